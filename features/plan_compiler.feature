@@ -1,0 +1,42 @@
+Feature: Compiling recipes into state-machine plans
+  The plan is pure data: the same recipe gives the same plan, and the plan shows every path a
+  run can take, including the honest ways it can fail.
+
+  Background:
+    Given the demo recipe
+
+  @PLAN-001
+  Scenario: Compiling twice gives byte-identical JSON
+    When I compile it twice
+    Then both plans are byte-identical
+    And the plan JSON loads back into the same plan
+
+  @PLAN-002
+  Scenario: Every observation is followed by target validation and evaluation
+    When I compile it
+    Then every navigate or observe state goes to its data.validate-target state
+    And every data.validate-target state goes only to its agent.evaluate state
+
+  @PLAN-003
+  Scenario: Blockers lead to replans until the replan budget is spent
+    When I compile it
+    Then "open.evaluate" on "blocked" goes to "open.replan" while replans are left
+    And "open.evaluate" on "blocked" goes to "end.replans_exhausted" when replans are exhausted
+    And "read" on "blocked" goes to "open.replan" while replans are left
+    And "check" on "failed" goes to "end.verification_failed"
+
+  @PLAN-004
+  Scenario: The search ladder goes from strict to loose
+    When I compile it
+    Then the search queries are "{metal} quote site:127.0.0.1", "{metal} quote 127.0.0.1", "{metal} quote", "{goal}", "{goal} latest"
+
+  @PLAN-005
+  Scenario: The Mermaid diagram of a shipped recipe renders
+    When I run "verity recipe compile --format mermaid" on it
+    Then Mermaid renders the diagram to SVG in Chromium with a node for every state
+
+  @PLAN-006
+  Scenario: Success is reachable only through the completion checks
+    When I compile it
+    Then the only state leading to "end.completed" is "output.validate"
+    And every terminal state other than "end.completed" names a failing stop reason

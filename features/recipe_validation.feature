@@ -1,0 +1,69 @@
+Feature: Recipe validation with precise errors
+  People write recipes by hand in an editor. Every mistake is reported at once, at the place
+  where it was made, in words that say what to do.
+
+  @RECIPE-001
+  Scenario Outline: A broken recipe reports exactly its problems at their positions
+    Given the broken recipe "<file>"
+    When I validate it
+    Then the problems are exactly those listed in its expect comments
+
+    Examples:
+      | file                   |
+      | yaml-syntax.yaml       |
+      | duplicate-keys.yaml    |
+      | wrong-types.yaml       |
+      | steps.yaml             |
+      | placeholders.yaml      |
+      | tools-and-output.yaml  |
+
+  @RECIPE-002
+  Scenario: A recipe that tries to construct Python objects is rejected, not executed
+    Given the broken recipe "unsafe-tag.yaml"
+    When I validate it
+    Then the problems are exactly those listed in its expect comments
+    And no object was constructed from the tagged values
+
+  @RECIPE-003
+  Scenario: A misspelt key gets a did-you-mean
+    Given the broken recipe "unknown-keys.yaml"
+    When I validate it
+    Then the problems are exactly those listed in its expect comments
+    And the problem at "guards.intentGuard.softBlockAfer" suggests "softBlockAfter"
+
+  @RECIPE-004
+  Scenario: Guard limits out of range are rejected with the allowed range
+    Given the broken recipe "limits.yaml"
+    When I validate it
+    Then the problems are exactly those listed in its expect comments
+    And the problem at "guards.max_replans" says "less than or equal to 20"
+
+  @RECIPE-005
+  Scenario: Domain patterns are checked and wildcards cover subdomains only
+    Given the broken recipe "bad-patterns.yaml"
+    When I validate it
+    Then the problems are exactly those listed in its expect comments
+    And the allowed domains "*.example.com" allow "https://a.b.example.com/x" but not "https://example.com/"
+
+  @RECIPE-006
+  Scenario: Placeholders must name declared inputs
+    Given the broken recipe "placeholders.yaml"
+    When I validate it
+    Then the problem at "goal" suggests "metal"
+
+  @RECIPE-007
+  Scenario: Steps no flow can reach are reported
+    Given the broken recipe "unreachable.yaml"
+    When I validate it
+    Then the problems are exactly those listed in its expect comments
+
+  @RECIPE-011
+  Scenario Outline: Oversized recipes are refused before processing
+    Given the broken recipe "<file>"
+    When I validate it
+    Then the problems are exactly those listed in its expect comments
+
+    Examples:
+      | file             |
+      | oversized.yaml   |
+      | alias-bomb.yaml  |

@@ -1,0 +1,68 @@
+"""The in-process event log of one run: assigns seq numbers and fans events out to listeners."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from runtime.events.model import Event, EventPayload
+
+EventListener = Callable[[Event], None]
+
+
+class EventLog:
+    """Append-only, ordered events of one run.
+
+    `emit` is synchronous and cheap so that a run never waits on its watchers: listeners must not
+    block (the gRPC service copies events into bounded per-subscriber buffers).
+    """
+
+    def __init__(
+        self,
+        run_id: str,
+        trace_id: str = "",
+        *,
+        clock_ns: Callable[[], int] = time.time_ns,
+        first_seq: int = 1,
+    ) -> None:
+        self.run_id = run_id
+        self.trace_id = trace_id
+        self._clock_ns = clock_ns
+        self._next_seq = first_seq
+        self._events: list[Event] = []
+        self._listeners: list[EventListener] = []
+        self._lock = threading.Lock()
+
+    def add_listener(self, listener: EventListener) -> None:
+        with self._lock:
+            self._listeners.append(listener)
+
+    def remove_listener(self, listener: EventListener) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+    def emit(self, payload: EventPayload) -> Event:
+        with self._lock:
+            event = Event(
+                seq=self._next_seq,
+                run_id=self.run_id,
+                timestamp_ns=self._clock_ns(),
+                trace_id=self.trace_id,
+                payload=payload,
+            )
+            self._next_seq += 1
+            self._events.append(event)
+            listeners = tuple(self._listeners)
+        for listener in listeners:
+            listener(event)
+        return event
+
+    def events(self, after_seq: int = 0) -> list[Event]:
+        with self._lock:
+            return [e for e in self._events if e.seq > after_seq]
+
+    @property
+    def last_seq(self) -> int:
+        return self._next_seq - 1

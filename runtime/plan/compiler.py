@@ -1,0 +1,223 @@
+"""Compile a Recipe into a Plan. Pure and deterministic: no clock, no I/O, no randomness."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from runtime.outcomes import StopReason, TaskState
+from runtime.plan.model import OBSERVATION_KINDS, Limits, Plan, State, Terminal, ToolPolicy, Transition
+from runtime.recipe.model import Recipe, Step
+from runtime.recipe.tool_registry import STEP_TOOLS, ToolRegistry, load_tool_registry
+
+# Generated state ids always contain a dot; recipe step ids cannot, so the two never collide.
+DONE = "end.completed"
+
+
+def failed(reason: StopReason) -> str:
+    return f"end.{reason.value}"
+
+
+def query_ladder(recipe: Recipe) -> list[str]:
+    """Seed 001's search ladder, strict to loose: site-restricted, domain keyword, keywords, goal.
+
+    Queries stay templates ({placeholders}); the executor fills them with the run's inputs.
+    """
+    if recipe.fallback.queries:
+        return list(recipe.fallback.queries)
+    keywords = " ".join(recipe.target.validation_keywords)
+    hosts: list[str] = []
+    for pattern in recipe.target.allowed_domains:
+        host = pattern.removeprefix("*.").split(":")[0]
+        if host not in hosts:
+            hosts.append(host)
+    ladder: list[str] = []
+    if keywords:
+        ladder += [f"{keywords} site:{host}" for host in hosts]
+        ladder += [f"{keywords} {host}" for host in hosts[:1]]
+        ladder.append(keywords)
+    ladder += ["{goal}", "{goal} latest"]
+    return list(dict.fromkeys(ladder))
+
+
+def _tool_for(step: Step) -> str:
+    key = f"act.{step.act.action}" if step.act else step.kind
+    return STEP_TOOLS[key]
+
+
+def _step_params(step: Step) -> dict[str, Any]:
+    if step.kind == "navigate":
+        return {"url": step.navigate_url}
+    body = getattr(step, step.kind)
+    if step.kind == "verify":
+        return {"conditions": [c.model_dump(mode="json", exclude_none=True) for c in body]}
+    if step.kind == "observe":
+        return dict(body)
+    return body.model_dump(mode="json", exclude_none=True, by_alias=True)
+
+
+def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan:
+    registry = registry or load_tool_registry(None)
+    ids = recipe.step_ids()
+    index_of = {step_id: i for i, step_id in enumerate(ids)}
+    needs_approval = set(recipe.tools.needs_approval) | {t.name for t in registry.tools.values() if t.needs_approval}
+
+    def step_entry(i: int) -> str:
+        return ids[i]
+
+    def after(i: int) -> str:
+        """Where the flow goes after step i succeeds."""
+        step = recipe.plan[i]
+        if step.next is not None:
+            return step.next
+        if i + 1 < len(recipe.plan):
+            return ids[i + 1]
+        return "intent.completion"
+
+    def on_failure(i: int, reason: StopReason) -> str:
+        target = recipe.plan[i].on_failure
+        return target if target is not None else failed(reason)
+
+    states: list[State] = [
+        State(
+            id="intent.preflight",
+            kind="intent.preflight",
+            transitions=[Transition(on="ok", to=step_entry(0)), Transition(on="blocked", to=failed(StopReason.INTENT_EXECUTION_FAILED))],
+        )
+    ]
+    last_observation: str | None = None
+    for i, step in enumerate(recipe.plan):
+        step_id = ids[i]
+        tool = _tool_for(step)
+        approval = step.needs_approval if step.needs_approval is not None else tool in needs_approval
+        timeout = step.timeout_ms or recipe.guards.timeouts.step_ms
+        common = {"step": i, "tool": tool, "needs_approval": approval, "timeout_ms": timeout, "params": _step_params(step)}
+        if step.kind in OBSERVATION_KINDS and step.validate_target:
+            last_observation = step_id
+            validate, evaluate, replan = f"{step_id}.validate-target", f"{step_id}.evaluate", f"{step_id}.replan"
+            states.append(
+                State(id=step_id, kind=step.kind, **common, transitions=[Transition(on="ok", to=validate), Transition(on="error", to=validate)])
+            )
+            states.append(
+                State(
+                    id=validate,
+                    kind="data.validate-target",
+                    step=i,
+                    tool="data.validate-target",
+                    timeout_ms=recipe.guards.timeouts.verify_ms,
+                    params={"observation": step_id},
+                    transitions=[Transition(on="valid", to=evaluate), Transition(on="blocked", to=evaluate)],
+                )
+            )
+            states.append(
+                State(
+                    id=evaluate,
+                    kind="agent.evaluate",
+                    step=i,
+                    tool="agent.evaluate",
+                    params={"observation": step_id},
+                    transitions=[
+                        Transition(on="valid", to=after(i)),
+                        Transition(on="blocked", to=replan, guard="replans_left"),
+                        Transition(on="blocked", to=on_failure(i, StopReason.REPLANS_EXHAUSTED), guard="replans_exhausted"),
+                    ],
+                )
+            )
+            states.append(
+                State(
+                    id=replan,
+                    kind="replan.search",
+                    step=i,
+                    tool="browser_search",
+                    needs_approval="browser_search" in needs_approval,
+                    timeout_ms=recipe.guards.timeouts.click_result_ms,
+                    params={"observation": step_id},
+                    transitions=[
+                        Transition(on="found", to=validate),
+                        Transition(on="exhausted", to=on_failure(i, StopReason.REPLANS_EXHAUSTED)),
+                    ],
+                )
+            )
+            continue
+        if step.kind in OBSERVATION_KINDS:
+            last_observation = None
+            transitions = [Transition(on="ok", to=after(i)), Transition(on="error", to=on_failure(i, StopReason.EXECUTE_ERROR))]
+        elif step.kind == "act":
+            transitions = [
+                Transition(on="verified", to=after(i)),
+                Transition(on="unverified", to=on_failure(i, StopReason.VERIFICATION_FAILED)),
+                Transition(on="error", to=on_failure(i, StopReason.EXECUTE_ERROR)),
+            ]
+        elif step.kind == "wait":
+            transitions = [Transition(on="ok", to=after(i)), Transition(on="timeout", to=on_failure(i, StopReason.TIMEOUT))]
+        elif step.kind == "extract":
+            blocked = (
+                [
+                    Transition(on="blocked", to=f"{last_observation}.replan", guard="replans_left"),
+                    Transition(on="blocked", to=on_failure(i, StopReason.REPLANS_EXHAUSTED), guard="replans_exhausted"),
+                ]
+                if last_observation
+                else [Transition(on="blocked", to=on_failure(i, StopReason.EXECUTE_ERROR))]
+            )
+            transitions = [Transition(on="ok", to=after(i)), *blocked, Transition(on="error", to=on_failure(i, StopReason.EXECUTE_ERROR))]
+        elif step.kind == "verify":
+            transitions = [Transition(on="passed", to=after(i)), Transition(on="failed", to=on_failure(i, StopReason.VERIFICATION_FAILED))]
+        else:  # close
+            transitions = [Transition(on="ok", to="intent.completion")]
+        states.append(State(id=step_id, kind=step.kind, **common, transitions=transitions))
+
+    states.append(
+        State(
+            id="intent.completion",
+            kind="intent.completion",
+            transitions=[Transition(on="ok", to="output.validate"), Transition(on="unmet", to=failed(StopReason.INTENT_EXECUTION_FAILED))],
+        )
+    )
+    states.append(
+        State(
+            id="output.validate",
+            kind="output.validate",
+            params={"schema": "output_schema"},
+            transitions=[Transition(on="valid", to=DONE), Transition(on="invalid", to=failed(StopReason.OUTPUT_INVALID))],
+        )
+    )
+    states.append(State(id=DONE, kind="terminal", terminal=Terminal(status=TaskState.COMPLETED, stop_reason=StopReason.COMPLETED)))
+    referenced = {t.to for s in states for t in s.transitions}
+    for reason in StopReason:
+        if reason is not StopReason.COMPLETED and failed(reason) in referenced:
+            states.append(State(id=failed(reason), kind="terminal", terminal=Terminal(status=reason.final_state, stop_reason=reason)))
+
+    tool_names = sorted(set(recipe.tools.allow or registry.names) | {s.tool for s in states if s.tool})
+    recipe_json = json.dumps(recipe.model_dump(mode="json", by_alias=True), sort_keys=True, ensure_ascii=False)
+    timeouts = recipe.guards.timeouts
+    return Plan(
+        recipe={"name": recipe.name, "version": recipe.version, "digest": "sha256:" + hashlib.sha256(recipe_json.encode()).hexdigest()},
+        goal=recipe.goal,
+        inputs={name: spec.model_dump(mode="json") for name, spec in recipe.inputs.items()},
+        intent=recipe.intent.model_dump(mode="json"),
+        intent_guard=recipe.guards.intentGuard.model_dump(mode="json"),
+        target=recipe.target.model_dump(mode="json"),
+        limits=Limits(
+            max_steps=recipe.guards.max_steps,
+            max_replans=recipe.guards.max_replans,
+            no_progress_window=recipe.guards.no_progress_window,
+            step_timeout_ms=timeouts.step_ms,
+            verify_timeout_ms=timeouts.verify_ms,
+            click_result_timeout_ms=timeouts.click_result_ms,
+            run_timeout_ms=timeouts.run_ms,
+        ),
+        tools=ToolPolicy(
+            allowed=sorted(recipe.tools.allow) if recipe.tools.allow is not None else None,
+            needs_approval=sorted(needs_approval),
+            scopes={name: registry.scope_of(name).value for name in tool_names},
+        ),
+        fallback={
+            "search_url": recipe.fallback.search_url,
+            "queries": query_ladder(recipe),
+            "max_results": recipe.fallback.max_results,
+        },
+        output_schema=recipe.output.schema_,
+        initial="intent.preflight",
+        states=states,
+    )

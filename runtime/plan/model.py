@@ -1,0 +1,122 @@
+"""The compiled plan: an explicit state machine as pure, serialisable data.
+
+Nothing here runs anything. The executor walks `states` from `initial`, performs each state's
+work, names the outcome, and follows the first transition whose `on` matches and whose `guard`
+holds. Guards are names from a small fixed vocabulary (see GUARDS), never code.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from runtime.outcomes import StopReason, TaskState
+
+PLAN_FORMAT = "verity.plan/v1"
+
+StateKind = Literal[
+    "intent.preflight",
+    "navigate",
+    "observe",
+    "data.validate-target",
+    "agent.evaluate",
+    "replan.search",
+    "act",
+    "wait",
+    "extract",
+    "verify",
+    "close",
+    "intent.completion",
+    "output.validate",
+    "terminal",
+]
+
+# Guard names a transition may carry, and what they mean. The executor implements exactly these.
+GUARDS: dict[str, str] = {
+    "replans_left": "fewer replans used than limits.max_replans",
+    "replans_exhausted": "limits.max_replans replans already used",
+}
+
+OBSERVATION_KINDS = ("navigate", "observe")
+
+
+class PlanModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Transition(PlanModel):
+    on: str = Field(description="The outcome of the state's work that takes this transition.")
+    to: str
+    guard: str | None = None
+
+
+class Terminal(PlanModel):
+    status: TaskState
+    stop_reason: StopReason
+
+
+class State(PlanModel):
+    id: str
+    kind: StateKind
+    step: int | None = Field(default=None, description="Index of the recipe plan step this state comes from.")
+    tool: str | None = None
+    needs_approval: bool = False
+    timeout_ms: int | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    transitions: list[Transition] = Field(default_factory=list)
+    terminal: Terminal | None = None
+
+    def next_for(self, outcome: str, guards: dict[str, bool] | None = None) -> str | None:
+        """The target of the first transition matching `outcome` whose guard holds."""
+        for transition in self.transitions:
+            if transition.on == outcome and (transition.guard is None or (guards or {}).get(transition.guard, False)):
+                return transition.to
+        return None
+
+
+class Limits(PlanModel):
+    max_steps: int
+    max_replans: int
+    no_progress_window: int
+    step_timeout_ms: int
+    verify_timeout_ms: int
+    click_result_timeout_ms: int
+    run_timeout_ms: int
+
+
+class ToolPolicy(PlanModel):
+    allowed: list[str] | None
+    needs_approval: list[str]
+    scopes: dict[str, str]
+
+
+class Plan(PlanModel):
+    format: str = PLAN_FORMAT
+    recipe: dict[str, str]
+    goal: str
+    inputs: dict[str, dict[str, Any]]
+    intent: dict[str, Any]
+    intent_guard: dict[str, Any]
+    target: dict[str, Any]
+    limits: Limits
+    tools: ToolPolicy
+    fallback: dict[str, Any]
+    output_schema: dict[str, Any]
+    initial: str
+    states: list[State]
+
+    def state(self, state_id: str) -> State:
+        for state in self.states:
+            if state.id == state_id:
+                return state
+        raise KeyError(state_id)
+
+    def to_json(self) -> str:
+        """Canonical JSON: the same recipe always gives byte-identical output."""
+        return json.dumps(self.model_dump(mode="json"), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> Plan:
+        return cls.model_validate_json(text)

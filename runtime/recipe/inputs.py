@@ -1,0 +1,53 @@
+"""Run inputs: `--input k=v` strings checked and converted against the recipe's declared inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from runtime.recipe.checks import did_you_mean
+from runtime.recipe.model import Recipe
+from runtime.recipe.problems import Problem, RecipeInvalid
+
+_TRUE = {"true", "yes", "1", "on"}
+_FALSE = {"false", "no", "0", "off"}
+
+
+def _convert(kind: str, raw: Any) -> Any:
+    if not isinstance(raw, str):
+        return raw
+    if kind == "integer":
+        return int(raw)
+    if kind == "number":
+        return float(raw)
+    if kind == "boolean":
+        lowered = raw.strip().lower()
+        if lowered in _TRUE | _FALSE:
+            return lowered in _TRUE
+        raise ValueError(raw)
+    return raw
+
+
+def resolve_inputs(recipe: Recipe, raw: Mapping[str, Any], source: str = "inputs") -> dict[str, Any]:
+    """Defaults filled in, values converted to their declared types; every problem reported at once."""
+    problems: list[Problem] = []
+    values: dict[str, Any] = {}
+    for name in raw:
+        if name not in recipe.inputs:
+            hint = did_you_mean(name, set(recipe.inputs)) or f" (this recipe takes: {', '.join(recipe.inputs) or 'no inputs'})"
+            problems.append(Problem(source, 0, 0, f"inputs.{name}", f"unknown input {name!r}{hint}", "unknown_input"))
+    for name, spec in recipe.inputs.items():
+        if name in raw:
+            try:
+                values[name] = _convert(spec.type, raw[name])
+            except ValueError:
+                problems.append(Problem(source, 0, 0, f"inputs.{name}", f"{raw[name]!r} is not a {spec.type}", "bad_input"))
+        elif spec.default is not None:
+            values[name] = spec.default
+        elif spec.required:
+            problems.append(Problem(source, 0, 0, f"inputs.{name}", f"input {name!r} is required ({spec.type})", "missing_input"))
+        else:
+            values[name] = None
+    if problems:
+        raise RecipeInvalid(problems)
+    return values

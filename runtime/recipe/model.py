@@ -1,0 +1,311 @@
+"""The recipe language: what a person writes in YAML, as pydantic models.
+
+The same models produce `recipes/recipe.schema.json` (for editors) and validate loaded YAML, so the
+editor's view of the language and the runtime's cannot drift apart. Semantic checks that need the
+whole recipe (placeholders, reachability, regexes, wildcards) live in checks.py.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from runtime.outcomes import BlockerKind
+
+StepId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,63}$", description="A step id: lowercase letters, digits, '-' or '_'.")]
+Milliseconds = Annotated[int, Field(ge=100, le=600_000, description="A duration in milliseconds (100 to 600000).")]
+
+
+class Strict(BaseModel):
+    """Base for every recipe mapping: unknown keys are errors (reported with a did-you-mean)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+# --- identity -------------------------------------------------------------------------------------
+
+
+class InputSpec(Strict):
+    type: Literal["string", "integer", "number", "boolean"] = "string"
+    description: str = ""
+    default: str | int | float | bool | None = None
+    required: bool = Field(default=True, description="An input without a default must be given at run time.")
+
+
+# --- intent and guards ------------------------------------------------------------------------------
+
+
+class Intent(Strict):
+    kind: Literal["auto", "browser_access", "general"] = Field(
+        default="auto",
+        description="`auto` detects the intent from the goal with `keywords` / `patterns` (or the model detector).",
+    )
+    keywords: list[str] = Field(
+        default_factory=lambda: ["用浏览器", "浏览器访问", "open in browser", "use the browser", "in the browser"],
+        description="Phrases that mark a browser task (matched case-insensitively in the goal).",
+    )
+    patterns: list[str] = Field(default_factory=list, description="Python regular expressions that mark a browser task.")
+
+
+class IntentGuardBrowser(Strict):
+    noFallback: bool = Field(default=True, description="Fail at preflight with intent_execution_failed when no browser tool is available.")
+    networkAdjacentOnly: bool = Field(default=True, description="Allow only network-adjacent tools besides the browser, and only softBlockAfter times.")
+    failTaskIfUnmet: bool = Field(default=True, description="Fail with intent_execution_failed when no browser tool succeeded by completion.")
+
+
+class IntentGuard(Strict):
+    enabled: bool = True
+    detector: Literal["heuristic", "model"] = "heuristic"
+    softBlockAfter: int = Field(default=2, ge=0, le=100, description="How many network-adjacent tool calls a browser task may make.")
+    browser: IntentGuardBrowser = Field(default_factory=IntentGuardBrowser)
+
+
+class Timeouts(Strict):
+    step_ms: Milliseconds = 15_000
+    verify_ms: Milliseconds = 5_000
+    click_result_ms: Milliseconds = Field(default=60_000, description="How long a search result click may take to reach an allowed domain.")
+    run_ms: Annotated[int, Field(ge=1_000, le=3_600_000)] = 300_000
+
+
+class Guards(Strict):
+    max_steps: int = Field(default=50, ge=1, le=1000, description="Executed states at most, replans included.")
+    max_replans: int = Field(default=3, ge=0, le=20)
+    no_progress_window: int = Field(
+        default=3, ge=2, le=50, description="Stop with no_progress when the last N actions repeat one signature or alternate A-B-A-B."
+    )
+    timeouts: Timeouts = Field(default_factory=Timeouts)
+    intentGuard: IntentGuard = Field(default_factory=IntentGuard)
+
+
+# --- target -----------------------------------------------------------------------------------------
+
+
+class Target(Strict):
+    start_url: str = Field(description="Where the run starts; may use {placeholders}.")
+    allowed_domains: list[str] = Field(
+        default_factory=list,
+        description="Hosts the run may visit. `*.example.com` matches subdomains only, not example.com itself.",
+    )
+    validation_keywords: list[str] = Field(default_factory=list, description="Words the target page must contain (title or text).")
+    expected_status: int = Field(default=200, ge=100, le=599)
+
+
+# --- tools ------------------------------------------------------------------------------------------
+
+
+class Tools(Strict):
+    allow: list[str] | None = Field(default=None, description="Tools the run may use; all registered tools when omitted.")
+    needs_approval: list[str] = Field(default_factory=list, description="Tools that wait for a person's confirmation.")
+    registry: str | None = Field(default=None, description="A directory of JSON/YAML tool descriptors, relative to the recipe.")
+
+
+# --- plan steps -------------------------------------------------------------------------------------
+
+
+class Locator(Strict):
+    """How to find an element. Give exactly one of: role (with optional name), text, css, xpath, ref."""
+
+    role: str | None = None
+    name: str | None = None
+    text: str | None = None
+    css: str | None = None
+    xpath: str | None = None
+    ref: str | None = None
+
+    @model_validator(mode="after")
+    def _one_locator(self) -> Locator:
+        given = [k for k in ("role", "text", "css", "xpath", "ref") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(f"give exactly one of role, text, css, xpath, ref (got {', '.join(given) or 'none'})")
+        if self.name is not None and self.role is None:
+            raise ValueError("`name` goes with `role`")
+        return self
+
+
+class ElementCheck(Locator):
+    state: Literal["present", "visible", "hidden", "absent", "enabled", "checked"] = "visible"
+    value: str | None = None
+
+
+class Expect(Strict):
+    """What must hold after an act for it to count as progress. Defaults to "the page changed"."""
+
+    url_includes: str | None = None
+    url_matches: str | None = None
+    text_includes: str | None = None
+    element: ElementCheck | None = None
+    page_changed: bool | None = None
+
+
+class ActStep(Strict):
+    click: Locator | None = None
+    type: Locator | None = None
+    select: Locator | None = None
+    press: str | None = Field(default=None, description="A key name such as Enter or Escape.")
+    scroll: Literal["up", "down", "top", "bottom"] | None = None
+    text: str | None = Field(default=None, description="Text to type (with `type`).")
+    value: str | None = Field(default=None, description="Option value or label (with `select`).")
+    submit: bool = False
+    expect: Expect | None = None
+
+    @model_validator(mode="after")
+    def _one_action(self) -> ActStep:
+        given = [k for k in ("click", "type", "select", "press", "scroll") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(f"give exactly one of click, type, select, press, scroll (got {', '.join(given) or 'none'})")
+        if given[0] == "type" and self.text is None:
+            raise ValueError("`type` needs `text`")
+        if given[0] == "select" and self.value is None:
+            raise ValueError("`select` needs `value`")
+        return self
+
+    @property
+    def action(self) -> str:
+        return next(k for k in ("click", "type", "select", "press", "scroll") if getattr(self, k) is not None)
+
+
+class WaitStep(Strict):
+    load: bool | None = None
+    text: str | None = None
+    url: str | None = None
+    timeout_ms: Annotated[int, Field(ge=0, le=600_000)] | None = None
+
+    @model_validator(mode="after")
+    def _one_condition(self) -> WaitStep:
+        given = [k for k in ("load", "text", "url", "timeout_ms") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(f"give exactly one of load, text, url, timeout_ms (got {', '.join(given) or 'none'})")
+        return self
+
+
+class FieldSpec(Locator):
+    attr: str | None = Field(default=None, description="Read this attribute instead of the element's text.")
+    type: Literal["string", "number", "integer", "boolean"] = "string"
+    required: bool = True
+    pattern: str | None = Field(default=None, description="A regular expression the value must match; its first group is kept when it has one.")
+
+
+class ExtractStep(Strict):
+    fields: dict[str, FieldSpec] = Field(default_factory=dict)
+    readable_text: bool = Field(default=False, description="Also keep the page's readable text as `text`.")
+    blocker_kind: BlockerKind = Field(default=BlockerKind.EXTRACTION_FAILED, description="The blocker reported when a required field is missing.")
+
+    @model_validator(mode="after")
+    def _something(self) -> ExtractStep:
+        if not self.fields and not self.readable_text:
+            raise ValueError("extract needs `fields` or `readable_text: true`")
+        return self
+
+
+class Condition(Strict):
+    """One verification. Give exactly one check."""
+
+    text_includes: str | None = None
+    title_includes: str | None = None
+    url_matches: str | None = None
+    field_present: str | None = None
+    field_matches: dict[str, str] | None = Field(default=None, description="Field name -> regular expression.")
+    element: ElementCheck | None = None
+
+    @model_validator(mode="after")
+    def _one_check(self) -> Condition:
+        given = [k for k in type(self).model_fields if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(f"give exactly one check (got {', '.join(given) or 'none'})")
+        return self
+
+
+class NavigateStep(Strict):
+    url: str
+
+
+class CloseStep(Strict):
+    summary: str = ""
+
+
+STEP_KINDS = ("navigate", "observe", "act", "wait", "extract", "verify", "close")
+
+
+class Step(Strict):
+    """One plan step: an optional id and flow keys, plus exactly one step kind."""
+
+    id: StepId | None = None
+    next: StepId | None = Field(default=None, description="Go to this step after success instead of the following one.")
+    on_failure: StepId | None = Field(default=None, description="Go to this step when the step fails instead of stopping the run.")
+    needs_approval: bool | None = Field(default=None, description="Ask a person before this step acts; overrides the tool policy.")
+    validate_target: bool = Field(default=True, description="After navigate/observe: check the page against the target (data.validate-target).")
+    timeout_ms: Milliseconds | None = None
+
+    navigate: str | NavigateStep | None = None
+    observe: dict[str, Any] | None = None
+    act: ActStep | None = None
+    wait: WaitStep | None = None
+    extract: ExtractStep | None = None
+    verify: list[Condition] | None = None
+    close: CloseStep | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _empty_bodies(cls, data: Any) -> Any:
+        # `- observe:` and `- close:` read naturally with no body; YAML gives None for them.
+        if isinstance(data, dict):
+            data = dict(data)
+            for kind in ("observe", "close"):
+                if kind in data and data[kind] is None:
+                    data[kind] = {}
+        return data
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Step:
+        given = [k for k in STEP_KINDS if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(f"a step needs exactly one of {', '.join(STEP_KINDS)} (got {', '.join(given) or 'none'})")
+        return self
+
+    @property
+    def kind(self) -> str:
+        return next(k for k in STEP_KINDS if getattr(self, k) is not None)
+
+    @property
+    def navigate_url(self) -> str | None:
+        if isinstance(self.navigate, NavigateStep):
+            return self.navigate.url
+        return self.navigate
+
+
+# --- fallback and output ----------------------------------------------------------------------------
+
+
+class Fallback(Strict):
+    search_url: str | None = Field(default=None, description="A search page URL template containing {query}.")
+    queries: list[str] | None = Field(default=None, description="The query ladder, strict to loose; generated when omitted.")
+    max_results: int = Field(default=5, ge=1, le=50, description="Search results considered per query.")
+
+
+class Output(Strict):
+    schema_: dict[str, Any] = Field(
+        default_factory=lambda: {"type": "object"}, alias="schema", description="A JSON Schema the structured result must satisfy."
+    )
+
+
+# --- the recipe -------------------------------------------------------------------------------------
+
+
+class Recipe(Strict):
+    name: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]{0,99}$", description="Lowercase name, used to start runs by name.")]
+    version: str = "1"
+    description: str = ""
+    goal: str = Field(description="What the run is for, in the user's words; may use {placeholders}.")
+    inputs: dict[Annotated[str, Field(pattern=r"^[a-z_][a-z0-9_]*$")], InputSpec] = Field(default_factory=dict)
+    intent: Intent = Field(default_factory=Intent)
+    target: Target
+    guards: Guards = Field(default_factory=Guards)
+    tools: Tools = Field(default_factory=Tools)
+    plan: Annotated[list[Step], Field(min_length=1)]
+    fallback: Fallback = Field(default_factory=Fallback)
+    output: Output = Field(default_factory=Output)
+
+    def step_ids(self) -> list[str]:
+        """Every step's id: its own, or `step-N` (1-based) when it has none."""
+        return [step.id or f"step-{i + 1}" for i, step in enumerate(self.plan)]

@@ -1,0 +1,181 @@
+"""The tool registry (seed 001): built-in descriptors merged with every JSON/YAML file of a directory.
+
+Registries are read once, when a recipe is loaded; edit the files and run again to pick changes up.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+from runtime.recipe.problems import Problem, RecipeInvalid, format_path
+from runtime.recipe.source import read_yaml
+
+
+class ToolScope(str, Enum):
+    """Seed 000's scope classes for the intent guard."""
+
+    BROWSER = "browser"
+    NETWORK_ADJACENT = "network_adjacent"
+    OUT_OF_SCOPE = "out_of_scope"
+
+
+_BROWSER_NAMES = re.compile(r"browser|playwright|puppeteer|pyppeteer|selenium|chromium|cdp", re.IGNORECASE)
+_NETWORK_NAMES = re.compile(r"webfetch|web_fetch|fetch|http|url|page|search", re.IGNORECASE)
+
+
+def classify_tool_name(name: str) -> ToolScope:
+    """Classify a tool by its name, as seed 000 does for tools that do not declare a scope."""
+    if _BROWSER_NAMES.search(name):
+        return ToolScope.BROWSER
+    if _NETWORK_NAMES.search(name):
+        return ToolScope.NETWORK_ADJACENT
+    return ToolScope.OUT_OF_SCOPE
+
+
+@dataclass(frozen=True)
+class ToolDescriptor:
+    name: str
+    description: str
+    scope: ToolScope
+    needs_approval: bool = False
+    keywords: tuple[str, ...] = ()
+    prompt: str = ""
+    source: str = "built-in"
+
+
+def _builtin(name: str, description: str, scope: ToolScope = ToolScope.BROWSER, needs_approval: bool = False) -> ToolDescriptor:
+    return ToolDescriptor(name=name, description=description, scope=scope, needs_approval=needs_approval)
+
+
+BUILTIN_TOOLS: tuple[ToolDescriptor, ...] = (
+    _builtin("session_start", "Open a browser session with its own context and primary tab."),
+    _builtin("session_stop", "Close the session's context and tabs."),
+    _builtin("open_url", "Navigate the primary tab to a URL."),
+    _builtin("browser_wait_for_loaded", "Wait until the page has loaded."),
+    _builtin("browser_screenshot", "Capture the page as a PNG artifact."),
+    _builtin("browser_readability_extract", "Reduce the page to its readable text."),
+    _builtin("browser_xpath_scan", "List interactive elements with their XPath."),
+    _builtin("browser_get_html", "Store the page or an element's HTML as an artifact."),
+    _builtin("browser_snapshot", "Observe the page: elements with refs bound to this tab and snapshot."),
+    _builtin("browser_click", "Click an element."),
+    _builtin("browser_type", "Type text into an element."),
+    _builtin("browser_select", "Choose an option of a select element."),
+    _builtin("browser_press", "Press a key."),
+    _builtin("browser_scroll", "Scroll the page."),
+    _builtin("browser_wait", "Wait for load, text, URL or a time."),
+    _builtin("browser_extract", "Extract fields or readable text from the page."),
+    _builtin("browser_verify", "Check conditions on the page and the extracted data."),
+    _builtin("browser_search", "Search with the recipe's search page and follow a result on an allowed domain."),
+    _builtin("close", "End the run with a summary."),
+    _builtin("data.validate-target", "Check the latest observation against the target: status, domain, keywords, blocks."),
+    _builtin("agent.evaluate", "Record a human-readable evaluation of the latest observation."),
+)
+
+# Which tool each plan step kind (and act action) uses; the intent guard and approvals key on these.
+STEP_TOOLS: dict[str, str] = {
+    "navigate": "open_url",
+    "observe": "browser_snapshot",
+    "act.click": "browser_click",
+    "act.type": "browser_type",
+    "act.select": "browser_select",
+    "act.press": "browser_press",
+    "act.scroll": "browser_scroll",
+    "wait": "browser_wait",
+    "extract": "browser_extract",
+    "verify": "browser_verify",
+    "close": "close",
+    "search": "browser_search",
+}
+
+_DESCRIPTOR_KEYS = {"name", "description", "scope", "needs_approval", "keywords", "prompt"}
+
+
+@dataclass(frozen=True)
+class ToolRegistry:
+    tools: dict[str, ToolDescriptor] = field(default_factory=dict)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.tools
+
+    def get(self, name: str) -> ToolDescriptor:
+        return self.tools[name]
+
+    def scope_of(self, name: str) -> ToolScope:
+        descriptor = self.tools.get(name)
+        return descriptor.scope if descriptor else classify_tool_name(name)
+
+    @property
+    def names(self) -> list[str]:
+        return sorted(self.tools)
+
+
+def load_tool_registry(directory: Path | None) -> ToolRegistry:
+    """Built-ins, then each *.json / *.yaml / *.yml file in `directory` (sorted), later files winning."""
+    tools = {tool.name: tool for tool in BUILTIN_TOOLS}
+    if directory is None:
+        return ToolRegistry(tools)
+    if not directory.is_dir():
+        raise RecipeInvalid([Problem(str(directory), 0, 0, "tools.registry", "tool registry directory does not exist", "registry_missing")])
+    problems: list[Problem] = []
+    files = sorted(p for p in directory.iterdir() if p.suffix in (".json", ".yaml", ".yml") and p.is_file())
+    for file in files:
+        doc, file_problems = read_yaml(file.read_text(encoding="utf-8", errors="replace"), str(file))
+        problems.extend(file_problems)
+        if file_problems:
+            continue
+        entries = doc.data.get("tools") if isinstance(doc.data, dict) and "tools" in doc.data else [doc.data]
+        base: tuple[str | int, ...] = ("tools",) if isinstance(doc.data, dict) and "tools" in doc.data else ()
+        if not isinstance(entries, list):
+            line, col = doc.position(base)
+            problems.append(Problem(str(file), line, col, format_path(base), "`tools` must be a list of descriptors", "bad_descriptor"))
+            continue
+        for index, entry in enumerate(entries):
+            path = base + (index,) if base else ()
+            descriptor, entry_problems = _descriptor(entry, path, doc, str(file))
+            problems.extend(entry_problems)
+            if descriptor:
+                tools[descriptor.name] = descriptor
+    if problems:
+        raise RecipeInvalid(problems)
+    return ToolRegistry(tools)
+
+
+def _descriptor(entry: object, path: tuple[str | int, ...], doc, source: str) -> tuple[ToolDescriptor | None, list[Problem]]:
+    def problem(at: tuple[str | int, ...], message: str) -> Problem:
+        line, col = doc.position(at)
+        return Problem(source, line, col, format_path(at), message, "bad_descriptor")
+
+    if not isinstance(entry, dict):
+        return None, [problem(path, "a tool descriptor is a mapping with at least `name` and `description`")]
+    problems = [problem(path + (key,), f"unknown descriptor key {key!r}") for key in entry if key not in _DESCRIPTOR_KEYS]
+    name, description = entry.get("name"), entry.get("description", "")
+    if not isinstance(name, str) or not name:
+        problems.append(problem(path, "a tool descriptor needs a `name`"))
+    scope_text = entry.get("scope")
+    scope = classify_tool_name(name) if isinstance(name, str) else ToolScope.OUT_OF_SCOPE
+    if scope_text is not None:
+        try:
+            scope = ToolScope(scope_text)
+        except ValueError:
+            problems.append(problem(path + ("scope",), f"scope must be one of {', '.join(s.value for s in ToolScope)}"))
+    keywords = entry.get("keywords", [])
+    if not isinstance(keywords, list) or not all(isinstance(k, str) for k in keywords):
+        problems.append(problem(path + ("keywords",), "keywords must be a list of strings"))
+        keywords = []
+    if problems:
+        return None, problems
+    return (
+        ToolDescriptor(
+            name=name,
+            description=str(description),
+            scope=scope,
+            needs_approval=bool(entry.get("needs_approval", False)),
+            keywords=tuple(keywords),
+            prompt=str(entry.get("prompt", "")),
+            source=source,
+        ),
+        [],
+    )

@@ -1,0 +1,29 @@
+"""Shared test configuration. Area fixtures live in each area's own conftest.py."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+CONTRACT_TAG = re.compile(r"^[A-Z][A-Z0-9]*-\d{3}$")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "contract(id): the contract (contracts/*.yaml) a scenario proves")
+
+
+def pytest_bdd_apply_tag(tag: str, function: Callable) -> bool | None:
+    # Contract ids such as RECIPE-001 are not valid marker names; carry them as contract("RECIPE-001").
+    if CONTRACT_TAG.match(tag):
+        pytest.mark.contract(tag)(function)
+        return True
+    return None
+
+
+@pytest.fixture
+def repo() -> Path:
+    return REPO

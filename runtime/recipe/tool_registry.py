@@ -15,11 +15,14 @@ from runtime.recipe.source import read_yaml
 
 
 class ToolScope(str, Enum):
-    """Seed 000's scope classes for the intent guard."""
+    """Seed 000's scope classes for the intent guard, plus `internal` for the runtime's own
+    bookkeeping steps (close, validate-target, evaluate): always allowed, and never counted as a
+    successful browser call, so they cannot satisfy a browser task's completion check."""
 
     BROWSER = "browser"
     NETWORK_ADJACENT = "network_adjacent"
     OUT_OF_SCOPE = "out_of_scope"
+    INTERNAL = "internal"
 
 
 _BROWSER_NAMES = re.compile(r"browser|playwright|puppeteer|pyppeteer|selenium|chromium|cdp", re.IGNORECASE)
@@ -69,9 +72,9 @@ BUILTIN_TOOLS: tuple[ToolDescriptor, ...] = (
     _builtin("browser_extract", "Extract fields or readable text from the page."),
     _builtin("browser_verify", "Check conditions on the page and the extracted data."),
     _builtin("browser_search", "Search with the recipe's search page and follow a result on an allowed domain."),
-    _builtin("close", "End the run with a summary."),
-    _builtin("data.validate-target", "Check the latest observation against the target: status, domain, keywords, blocks."),
-    _builtin("agent.evaluate", "Record a human-readable evaluation of the latest observation."),
+    _builtin("close", "End the run with a summary.", ToolScope.INTERNAL),
+    _builtin("data.validate-target", "Check the latest observation against the target: status, domain, keywords, blocks.", ToolScope.INTERNAL),
+    _builtin("agent.evaluate", "Record a human-readable evaluation of the latest observation.", ToolScope.INTERNAL),
 )
 
 # Which tool each plan step kind (and act action) uses; the intent guard and approvals key on these.

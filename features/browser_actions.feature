@@ -1,0 +1,135 @@
+Feature: Browser actions do what they say on real pages
+  Every action returns ok with data, or an error with a typed code. Targets can be a snapshot
+  ref, a role and name, visible text, a CSS selector or an XPath.
+
+  @BROWSER-011
+  Scenario Outline: Navigation reports the main document's HTTP status
+    Given a browser session
+    When I open "<path>"
+    Then the action succeeds
+    And the reported status is <status>
+
+    Examples:
+      | path        | status |
+      | /form.html  | 200    |
+      | /missing    | 404    |
+      | /forbidden  | 403    |
+
+  @BROWSER-011
+  Scenario: A refused connection fails with navigation_failed
+    Given a browser session
+    When I open a URL on a port nobody listens on
+    Then the action fails with "navigation_failed"
+
+  @BROWSER-012
+  Scenario: A user fills in and submits a form with every kind of target
+    Given a browser session showing "/form.html"
+    When I type "Ada Lovelace" into the element with role "textbox" and name "Full name"
+    And I type "ada@example.org" into the element with css "#email"
+    And I select "Green cover" in the element with xpath "//select[@id='colour']"
+    And I click the element with text "Gift wrap"
+    And I click the element with role "button" and name "Place order"
+    Then the page shows "Ordered: Ada Lovelace / ada@example.org / green / gift=yes"
+
+  @BROWSER-012
+  Scenario: Typing with submit presses Enter in the field
+    Given a browser session showing "/form.html"
+    When I type "Grace" into the element with css "#name" and submit
+    Then the page shows "Ordered: Grace"
+
+  @BROWSER-012
+  Scenario: Pressing a key and scrolling
+    Given a browser session showing "/buttons.html"
+    When I press "Escape" in the element with role "textbox" and name "Key catcher"
+    Then the page shows "Key Escape"
+    When I scroll down by 1500 pixels
+    Then the window is scrolled down by at least 1000 pixels
+    When I click the element with text "Far button"
+    Then the page shows "Far clicked"
+
+  @BROWSER-012
+  Scenario: A disabled button is refused and a missing element is reported
+    Given a browser session showing "/buttons.html"
+    When I click the element with css "#off"
+    Then the action fails with "not_interactable"
+    When I click the element with css "#nothing-here"
+    Then the action fails with "not_found"
+
+  @BROWSER-013
+  Scenario: Waiting for a single-page-app route change and its text
+    Given a browser session showing "/spa.html"
+    When I click the element with role "button" and name "Settings"
+    And I wait for the url to contain "/spa/settings"
+    Then the action succeeds
+    When I wait for the text "Settings view"
+    Then the action succeeds
+
+  @BROWSER-013
+  Scenario: Waiting for text that never appears ends with a timeout
+    Given a browser session showing "/form.html"
+    When I wait for the text "This never appears" for at most 700 ms
+    Then the action fails with "timeout"
+
+  @BROWSER-014
+  Scenario: Extracting fields by selector
+    Given a browser session showing "/index.html"
+    When I extract the heading text, the link targets and a missing field
+    Then the extracted "heading" is "Fixture site"
+    And the extracted "links" include "/form.html"
+    And the extraction lists "price" as missing
+
+  @BROWSER-015
+  Scenario: Verifying the outcome of an act with checks and a fingerprint
+    Given a browser session showing "/buttons.html"
+    And I take the page fingerprint
+    When I take the page fingerprint again
+    Then the fingerprint did not change
+    When I click the element with role "button" and name "Add one"
+    And I take the page fingerprint again
+    Then the fingerprint changed
+    And verifying the text "Clicked 1 times" passes
+    And verifying the text "Clicked 5 times" fails
+    And verifying the url contains "/buttons.html" passes
+    And verifying that the element with css "#off" is enabled fails
+    And verifying that the element with css "#gone" exists fails
+
+  @BROWSER-010
+  Scenario: Preparing an article page gives a screenshot and its readable text
+    Given a browser session showing "/article.html"
+    When I prepare the page
+    Then the action succeeds
+    And the prepared page has a PNG screenshot artifact
+    And the prepared text mentions "Old Tomas has worked these waters" and comes from "trafilatura"
+    And the prepared text does not mention "Copyright Fixture Press"
+
+  @BROWSER-010
+  Scenario: Preparing a page where trafilatura finds no main content falls back to its visible text
+    Given a browser session showing "/status.html"
+    When I prepare the page
+    Then the prepared text mentions "All systems normal" and comes from "inner_text"
+
+  @BROWSER-019
+  Scenario Outline: Blocked URLs are refused before loading
+    Given a browser session that blocks URLs starting with "http://127.0.0.1:1/admin"
+    When I open the raw URL "<url>"
+    Then the action fails with "blocked_url"
+    And the tab still shows "about:blank"
+
+    Examples:
+      | url                          |
+      | file:///etc/passwd           |
+      | chrome://settings            |
+      | http://127.0.0.1:1/admin/x   |
+
+  @BROWSER-020
+  Scenario: The seed 003 catalog works by XPath
+    Given a browser session showing "/form.html"
+    When I scan the page for XPaths
+    Then the scan lists an input with XPath "/html[1]/body[1]/form[1]/input[1]"
+    When I perform "browser_type" with xpath "//input[@id='name']" and text "Lin"
+    And I perform "browser_click" with xpath "//button[@type='submit']"
+    Then the page shows "Ordered: Lin"
+    When I perform "browser_get_html" without params
+    Then the result holds an "html" artifact containing "Ordered: Lin"
+    When I perform "browser_screenshot" without params
+    Then the result holds a "screenshot" artifact

@@ -1,0 +1,64 @@
+"""Typed errors of the browser driver.
+
+Actions never raise to the caller of `BrowserSession.perform`: every failure becomes an
+`ActionError` with a typed `code` inside an `ActionResult`. Launching and connecting (which happen
+before any session exists) raise `BrowserLaunchError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class ActionErrorCode(str, Enum):
+    """Why an action failed. These strings appear in events and reports; never rename them."""
+
+    TIMEOUT = "timeout"
+    STALE_REF = "stale_ref"
+    NOT_FOUND = "not_found"
+    NAVIGATION_FAILED = "navigation_failed"
+    BROWSER_CRASHED = "browser_crashed"
+    INVALID_PARAMS = "invalid_params"
+    BLOCKED_URL = "blocked_url"
+    UNKNOWN_ACTION = "unknown_action"
+    SESSION_CLOSED = "session_closed"
+    TAB_CLOSED = "tab_closed"
+    NOT_INTERACTABLE = "not_interactable"
+    SCRIPT_FAILED = "script_failed"
+
+
+@dataclass(frozen=True)
+class ActionError:
+    """A failed action: a typed code, a sentence a user can act on, and optional evidence."""
+
+    code: ActionErrorCode
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code.value, "message": self.message, "details": dict(self.details)}
+
+
+class BrowserActionError(Exception):
+    """Raised inside the driver to abort an action; `perform` turns it into an `ActionResult`."""
+
+    def __init__(self, code: ActionErrorCode, message: str, **details: Any) -> None:
+        super().__init__(f"{code.value}: {message}")
+        self.error = ActionError(code=code, message=message, details=details)
+
+
+class LaunchErrorCode(str, Enum):
+    CHROMIUM_NOT_FOUND = "chromium_not_found"
+    LAUNCH_FAILED = "launch_failed"
+    CONNECT_FAILED = "connect_failed"
+
+
+class BrowserLaunchError(Exception):
+    """Chromium could not be found, started or reached. `code` is typed, `str()` says what to do."""
+
+    def __init__(self, code: LaunchErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message

@@ -1,0 +1,233 @@
+"""Finding, launching and connecting to Chromium; the `Browser` that owns the connection.
+
+pyppeteer carries the CDP transport and starts the process; everything above it is ours.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+# pyppeteer must never try to download its own Chromium; we always pass executablePath.
+os.environ.setdefault("PYPPETEER_SKIP_CHROMIUM_DOWNLOAD", "1")
+
+import pyppeteer  # noqa: E402
+import pyppeteer.browser  # noqa: E402
+
+from runtime.browser.errors import BrowserLaunchError, LaunchErrorCode  # noqa: E402
+
+if TYPE_CHECKING:
+    from runtime.artifacts import ArtifactStore
+    from runtime.browser.observation import TabEvent
+    from runtime.browser.session import BrowserSession, SessionPolicy
+
+CHROMIUM_ENV_VAR = "VERITY_CHROME"
+CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
+
+OFFLINE_FLAGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
+
+# Cross-origin iframes normally live in other renderer processes (site isolation); keeping them
+# in-process lets one DOMSnapshot capture, and one CDP session act on, every frame of a tab.
+IN_PROCESS_FRAME_FLAGS = (
+    "--disable-site-isolation-trials",
+    "--disable-features=IsolateOrigins,site-per-process",
+)
+
+
+def find_chromium() -> str:
+    """Path of the Chromium to use: $VERITY_CHROME, else chromium / chromium-browser /
+    google-chrome on PATH. Raises `BrowserLaunchError(chromium_not_found)` saying how to fix it."""
+    configured = os.environ.get(CHROMIUM_ENV_VAR)
+    if configured:
+        path = Path(configured)
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path)
+        resolved = shutil.which(configured)
+        if resolved:
+            return resolved
+        raise BrowserLaunchError(
+            LaunchErrorCode.CHROMIUM_NOT_FOUND,
+            f"{CHROMIUM_ENV_VAR}={configured!r} is not an executable file; point it at a Chromium "
+            "binary (e.g. /usr/bin/chromium) or unset it to search PATH",
+        )
+    for name in CHROMIUM_CANDIDATES:
+        resolved = shutil.which(name)
+        if resolved:
+            return resolved
+    raise BrowserLaunchError(
+        LaunchErrorCode.CHROMIUM_NOT_FOUND,
+        "no Chromium found: looked for $VERITY_CHROME, then "
+        + ", ".join(CHROMIUM_CANDIDATES)
+        + " on PATH. Install one (`apt-get install chromium`) or set VERITY_CHROME=/path/to/chrome",
+    )
+
+
+@dataclass(frozen=True)
+class LaunchOptions:
+    """How to start Chromium. `executable_path=None` means `find_chromium()`."""
+
+    executable_path: str | None = None
+    headless: bool = True
+    extra_args: Sequence[str] = field(default_factory=tuple)
+    user_data_dir: str | None = None
+    launch_timeout_ms: int = 30_000
+
+
+class Browser:
+    """One Chromium (launched or connected) shared by many `BrowserSession`s.
+
+    Each session gets its own incognito browser context, so concurrent runs do not share cookies,
+    storage or tabs. `close()` is safe to call twice. If the Chromium process dies or the
+    connection drops, `crashed` becomes True and every pending or later action of every session
+    fails with `browser_crashed`.
+    """
+
+    def __init__(self, raw: pyppeteer.browser.Browser, *, launched: bool, ws_endpoint: str) -> None:
+        self._raw = raw
+        self._launched = launched
+        self.ws_endpoint = ws_endpoint
+        self._closing = False
+        self._closed = False
+        self.disconnected = asyncio.Event()
+        self._sessions: dict[str, BrowserSession] = {}
+        raw.on("disconnected", self._on_disconnected)
+
+    @property
+    def raw(self) -> pyppeteer.browser.Browser:
+        """The pyppeteer browser, for transport-level needs (CDP sessions, targets)."""
+        return self._raw
+
+    @property
+    def pid(self) -> int | None:
+        """The Chromium process id when we launched it; None when connected."""
+        process = self._raw.process
+        return process.pid if process is not None else None
+
+    @property
+    def crashed(self) -> bool:
+        """True when the connection dropped without `close()` being asked for."""
+        return self.disconnected.is_set() and not self._closing
+
+    @property
+    def sessions(self) -> dict[str, BrowserSession]:
+        return dict(self._sessions)
+
+    def _on_disconnected(self, *_: object) -> None:
+        self.disconnected.set()
+
+    async def open_session(
+        self,
+        session_id: str | None = None,
+        *,
+        artifacts: ArtifactStore,
+        on_tab_event: Callable[[TabEvent], None] | None = None,
+        policy: SessionPolicy | None = None,
+    ) -> BrowserSession:
+        """Create a session: a fresh incognito context with one primary tab (about:blank).
+
+        `on_tab_event` is called for tabs the page opens or closes (popups, target=_blank).
+        Raises `BrowserActionError(browser_crashed)` if the browser is gone.
+        """
+        from runtime.browser.session import BrowserSession
+
+        session = await BrowserSession.create(
+            self, session_id=session_id, artifacts=artifacts, on_tab_event=on_tab_event, policy=policy
+        )
+        self._sessions[session.session_id] = session
+        return session
+
+    def _forget_session(self, session_id: str) -> None:
+        self._sessions.pop(session_id, None)
+
+    async def close(self) -> None:
+        """Stop all sessions and close (launched) or disconnect from (connected) Chromium."""
+        if self._closed:
+            return
+        self._closing = True
+        self._closed = True
+        for session in list(self._sessions.values()):
+            try:
+                await asyncio.wait_for(session.stop(), timeout=5)
+            except Exception:  # noqa: BLE001 - closing must proceed even if a session is wedged
+                pass
+        try:
+            if self._launched:
+                await asyncio.wait_for(self._raw.close(), timeout=10)
+            else:
+                await asyncio.wait_for(self._raw.disconnect(), timeout=10)
+        except Exception:  # noqa: BLE001 - the process may already be gone; kill below
+            pass
+        process = self._raw.process
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+
+
+async def launch_browser(options: LaunchOptions | None = None) -> Browser:
+    """Start a headless Chromium with the offline flags. Never downloads a browser.
+
+    Signal handling is left to the caller (handleSIGINT/TERM/HUP are off).
+    """
+    options = options or LaunchOptions()
+    executable = options.executable_path or find_chromium()
+    args = [*OFFLINE_FLAGS, *IN_PROCESS_FRAME_FLAGS, *options.extra_args]
+    launch_kwargs: dict[str, object] = {
+        "executablePath": executable,
+        "headless": options.headless,
+        "args": args,
+        "handleSIGINT": False,
+        "handleSIGTERM": False,
+        "handleSIGHUP": False,
+        "autoClose": True,
+    }
+    if options.user_data_dir:
+        launch_kwargs["userDataDir"] = options.user_data_dir
+    try:
+        raw = await asyncio.wait_for(pyppeteer.launch(**launch_kwargs), options.launch_timeout_ms / 1000)
+    except asyncio.TimeoutError:
+        raise BrowserLaunchError(
+            LaunchErrorCode.LAUNCH_FAILED,
+            f"Chromium at {executable} did not start within {options.launch_timeout_ms} ms",
+        ) from None
+    except Exception as exc:  # pyppeteer raises BrowserError/OSError with useful text
+        raise BrowserLaunchError(
+            LaunchErrorCode.LAUNCH_FAILED, f"could not start Chromium at {executable}: {exc}"
+        ) from exc
+    return Browser(raw, launched=True, ws_endpoint=raw.wsEndpoint)
+
+
+async def connect_browser(ws_endpoint: str, *, timeout_ms: int = 10_000) -> Browser:
+    """Attach to an already running Chromium's CDP endpoint (``ws://127.0.0.1:PORT/devtools/browser/...``).
+
+    `close()` on the result disconnects and leaves that Chromium running.
+    """
+    if not ws_endpoint.startswith(("ws://", "wss://")):
+        raise BrowserLaunchError(
+            LaunchErrorCode.CONNECT_FAILED,
+            f"--browser-ws must be a ws:// or wss:// DevTools URL, got {ws_endpoint!r}",
+        )
+    try:
+        raw = await asyncio.wait_for(
+            pyppeteer.connect(browserWSEndpoint=ws_endpoint), timeout_ms / 1000
+        )
+    except asyncio.TimeoutError:
+        raise BrowserLaunchError(
+            LaunchErrorCode.CONNECT_FAILED, f"no answer from {ws_endpoint} within {timeout_ms} ms"
+        ) from None
+    except Exception as exc:
+        raise BrowserLaunchError(
+            LaunchErrorCode.CONNECT_FAILED, f"could not connect to {ws_endpoint}: {exc}"
+        ) from exc
+    return Browser(raw, launched=False, ws_endpoint=ws_endpoint)

@@ -1,0 +1,221 @@
+"""What the driver reports about a page: snapshots with refs, observations, prepared pages,
+fingerprints and verification outcomes. Plain data; the capture code lives elsewhere."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from runtime.artifacts import ArtifactRef
+
+
+@dataclass(frozen=True)
+class BoundingBox:
+    """CSS pixels relative to the top-level viewport at capture time (iframe offsets included)."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+
+@dataclass(frozen=True)
+class SnapshotElement:
+    """One interactive or visible element of a snapshot.
+
+    `ref` (``s<snapshot>:e<n>``) is valid only for actions on the same tab while this snapshot is
+    the tab's latest and the element is still the same connected DOM node. `frame` is "main" or
+    the iframe path (e.g. "main/iframe[1]"); `in_shadow` marks elements inside open shadow roots.
+    `new` is True when the element was not present in the tab's previous snapshot.
+    """
+
+    ref: str
+    role: str
+    name: str
+    text: str
+    tag: str
+    bbox: BoundingBox | None
+    visible: bool
+    interactive: bool
+    new: bool
+    frame: str = "main"
+    in_shadow: bool = False
+    attributes: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        return out
+
+    def describe(self) -> str:
+        """A one-line rendering for prompts: ``[s3:e12] button "Save" (new)``."""
+        parts = [f"[{self.ref}]", self.role or self.tag]
+        if self.name:
+            parts.append(f'"{self.name}"')
+        elif self.text:
+            parts.append(f'"{self.text}"')
+        for key in ("value", "type", "href", "checked", "disabled"):
+            if key in self.attributes:
+                parts.append(f"{key}={self.attributes[key]!r}")
+        if self.frame != "main":
+            parts.append(f"frame={self.frame}")
+        if self.in_shadow:
+            parts.append("shadow")
+        if self.new:
+            parts.append("(new)")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Interactive/visible elements of one tab at one moment, each with a stable ref.
+
+    `truncated` is True when the size budget cut elements; `cut` says what was cut and why
+    (e.g. "1840 elements beyond max_elements=400", "iframe https://x/ out-of-process: not captured").
+    """
+
+    snapshot_id: str
+    tab_id: str
+    url: str
+    title: str
+    elements: list[SnapshotElement]
+    total_candidates: int
+    truncated: bool
+    cut: list[str]
+    capture_ms: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "snapshot_id": self.snapshot_id,
+            "tab_id": self.tab_id,
+            "url": self.url,
+            "title": self.title,
+            "elements": [e.to_dict() for e in self.elements],
+            "total_candidates": self.total_candidates,
+            "truncated": self.truncated,
+            "cut": list(self.cut),
+            "capture_ms": round(self.capture_ms, 1),
+        }
+
+    def render(self, max_chars: int = 10_000) -> str:
+        """Text for an LLM prompt, at most `max_chars`, saying what was cut."""
+        header = f"snapshot {self.snapshot_id} tab={self.tab_id} url={self.url} title={self.title!r}"
+        lines = [header]
+        used = len(header) + 1
+        shown = 0
+        for element in self.elements:
+            line = element.describe()
+            if used + len(line) + 1 > max_chars - 80:
+                break
+            lines.append(line)
+            used += len(line) + 1
+            shown += 1
+        notes = list(self.cut)
+        if shown < len(self.elements):
+            notes.append(f"{len(self.elements) - shown} elements beyond {max_chars} chars")
+        if notes:
+            lines.append("[cut: " + "; ".join(notes) + "]")
+        return "\n".join(lines)[:max_chars]
+
+    def find(self, ref: str) -> SnapshotElement | None:
+        for element in self.elements:
+            if element.ref == ref:
+                return element
+        return None
+
+
+@dataclass(frozen=True)
+class Observation:
+    """Seed 002's observe: a page summary plus a snapshot of element candidates."""
+
+    tab_id: str
+    url: str
+    title: str
+    text_excerpt: str
+    snapshot: Snapshot
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tab_id": self.tab_id,
+            "url": self.url,
+            "title": self.title,
+            "text_excerpt": self.text_excerpt,
+            "snapshot": self.snapshot.to_dict(),
+        }
+
+    def render(self, max_chars: int = 10_000) -> str:
+        head = f"observe tab={self.tab_id} url={self.url} title={self.title!r}\n{self.text_excerpt[:2000]}\n"
+        return (head + self.snapshot.render(max(0, max_chars - len(head))))[:max_chars]
+
+
+@dataclass(frozen=True)
+class PreparedPage:
+    """Seed 003's mandatory page preparation: loaded, screenshotted, reduced to readable text.
+
+    `text_source` is "trafilatura" or "inner_text" (the fallback when trafilatura finds no main
+    content, which it does on small pages). `text` is empty and `text_artifact` set when the text
+    exceeds the inline limit (256 KB); `html_artifact` is set when the HTML exceeds it.
+    """
+
+    tab_id: str
+    url: str
+    status: int | None
+    title: str
+    text: str
+    text_source: str
+    screenshot: ArtifactRef
+    html_artifact: ArtifactRef | None
+    text_artifact: ArtifactRef | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tab_id": self.tab_id,
+            "url": self.url,
+            "status": self.status,
+            "title": self.title,
+            "text": self.text,
+            "text_source": self.text_source,
+            "screenshot": self.screenshot.to_dict(),
+            "html_artifact": self.html_artifact.to_dict() if self.html_artifact else None,
+            "text_artifact": self.text_artifact.to_dict() if self.text_artifact else None,
+        }
+
+
+@dataclass(frozen=True)
+class PageFingerprint:
+    """A hash of URL + DOM structure + visible text, to tell whether an act changed anything."""
+
+    url: str
+    digest: str
+    element_count: int
+    text_length: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class VerifyOutcome:
+    """Result of one verification check. `passed` is the verdict; `observed` is the evidence."""
+
+    check: str
+    passed: bool
+    expected: Any
+    observed: Any
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class TabEvent:
+    """A tab opened (popup, target=_blank, window.open) or closed within a session."""
+
+    kind: str  # "opened" | "closed"
+    session_id: str
+    tab_id: str
+    url: str
+    opener_tab_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,288 @@
+"""One tab of a session: its pyppeteer page, a raw CDP session, and its snapshot refs.
+
+Refs are bound to DOM node identity (the element object registered by the snapshot walker in an
+isolated world) and to the tab's latest snapshot: a ref is resolved only if it belongs to that
+snapshot and the very node it named is still connected.
+Anything else is `stale_ref` - the driver never re-finds "a similar element" behind a ref.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from runtime.browser.actions import Target
+from runtime.browser.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.observation import Snapshot, SnapshotElement
+from runtime.browser.snapshot_capture import (
+    Candidate,
+    FrameWorlds,
+    capture_candidates,
+    element_expression,
+    scanned_element_expression,
+    select_within_budget,
+)
+
+if TYPE_CHECKING:
+    from pyppeteer.page import Page
+
+    from runtime.browser.session import BrowserSession
+
+_REF_PATTERN = re.compile(r"^(s\d+):e(\d+)$")
+
+
+@dataclass(frozen=True)
+class ResolvedElement:
+    """A live element handle (CDP RemoteObject id) plus how it was found, for results."""
+
+    object_id: str
+    how: dict[str, Any]
+
+
+class Tab:
+    """A page the session drives. Created by the session; use its verbs through `perform`."""
+
+    def __init__(self, session: BrowserSession, tab_id: str, page: Page, cdp: Any, opener_tab_id: str | None) -> None:
+        self.session = session
+        self.tab_id = tab_id
+        self.page = page
+        self.cdp = cdp
+        self.opener_tab_id = opener_tab_id
+        self.last_status: int | None = None
+        self.deadline: float = 0.0
+        self.latest_snapshot: Snapshot | None = None
+        self.worlds = FrameWorlds(cdp)
+        self._ref_nodes: dict[str, tuple[int, int]] = {}
+
+    @classmethod
+    async def attach(cls, session: BrowserSession, tab_id: str, page: Page, *, opener_tab_id: str | None) -> Tab:
+        cdp = await page.target.createCDPSession()
+        tab = cls(session, tab_id, page, cdp, opener_tab_id)
+        page.on("response", tab._on_response)
+        page.on("framenavigated", tab._on_frame_navigated)
+        return tab
+
+    def _on_response(self, response: Any) -> None:
+        # Only the top document's status classifies a navigation (404 -> page_not_found).
+        request = response.request
+        if request.resourceType == "document" and request.frame is self.page.mainFrame:
+            self.last_status = response.status
+
+    def _on_frame_navigated(self, frame: Any) -> None:
+        if frame is self.page.mainFrame:
+            self.session.update_tab_url(self.tab_id, frame.url)
+
+    def remaining_ms(self) -> float:
+        return max(0.0, (self.deadline - time.monotonic()) * 1000)
+
+    # ----------------------------------------------------------------- scripting
+
+    async def evaluate(self, expression: str) -> Any:
+        """Evaluate in the top document's main world and return the JSON value."""
+        reply = await self.cdp.send(
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True},
+        )
+        if "exceptionDetails" in reply:
+            raise BrowserActionError(ActionErrorCode.SCRIPT_FAILED, _exception_text(reply["exceptionDetails"]))
+        return reply["result"].get("value")
+
+    async def call_on(self, element: ResolvedElement, function: str, *args: Any) -> Any:
+        """Call `function` with `this` = the element; args are JSON values; returns JSON."""
+        reply = await self.cdp.send(
+            "Runtime.callFunctionOn",
+            {
+                "objectId": element.object_id,
+                "functionDeclaration": function,
+                "arguments": [{"value": arg} for arg in args],
+                "returnByValue": True,
+                "awaitPromise": True,
+            },
+        )
+        if "exceptionDetails" in reply:
+            raise BrowserActionError(ActionErrorCode.SCRIPT_FAILED, _exception_text(reply["exceptionDetails"]))
+        return reply["result"].get("value")
+
+    async def current_url(self) -> str:
+        return str(await self.evaluate("location.href"))
+
+    # ----------------------------------------------------------------- snapshots
+
+    async def take_snapshot(self, max_elements: int) -> Snapshot:
+        """Capture, cut to budget, assign refs; the new snapshot invalidates older refs."""
+        started = time.perf_counter()
+        snapshot_id = self.session.next_snapshot_id()
+        capture = await capture_candidates(
+            self.cdp, self.worlds, mode="snapshot", snapshot_id=snapshot_id, max_elements=max_elements
+        )
+        gathered = capture.candidates
+        kept = select_within_budget(gathered, max_elements)
+        total = capture.total
+        cut: list[str] = []
+        if total > len(kept) and len(kept) >= max_elements:
+            cut.append(f"{total - len(kept)} of {total} candidate elements beyond max_elements={max_elements} "
+                       "(interactive elements are kept first)")
+        had_previous = self.latest_snapshot is not None
+        elements: list[SnapshotElement] = []
+        ref_nodes: dict[str, tuple[int, int]] = {}
+        for number, candidate in enumerate(kept, start=1):
+            ref = f"{snapshot_id}:e{number}"
+            ref_nodes[ref] = (candidate.context_id, candidate.local_index)
+            elements.append(
+                SnapshotElement(
+                    ref=ref,
+                    role=candidate.role,
+                    name=candidate.name,
+                    text=candidate.text,
+                    tag=candidate.tag,
+                    bbox=candidate.bbox,
+                    visible=True,
+                    interactive=candidate.interactive,
+                    # With no earlier snapshot on this tab nothing is "new" to the reader yet.
+                    new=had_previous and not candidate.seen_before,
+                    frame=candidate.frame,
+                    in_shadow=candidate.in_shadow,
+                    attributes=candidate.attributes,
+                )
+            )
+        self._ref_nodes = ref_nodes
+        snapshot = Snapshot(
+            snapshot_id=snapshot_id,
+            tab_id=self.tab_id,
+            url=capture.url,
+            title=capture.title,
+            elements=elements,
+            total_candidates=total,
+            truncated=bool(cut),
+            cut=cut + capture.notes,
+            capture_ms=(time.perf_counter() - started) * 1000,
+        )
+        self.latest_snapshot = snapshot
+        return snapshot
+
+    # ----------------------------------------------------------------- targets
+
+    async def resolve(self, target: Target) -> ResolvedElement:
+        """Find the element a target names, or raise `stale_ref` / `not_found` / `invalid_params`."""
+        if target.ref:
+            return await self._resolve_ref(target.ref)
+        if target.css:
+            script = (
+                f"(() => {{ const all = document.querySelectorAll({json.dumps(target.css)});"
+                f" return all[{target.index}] || null; }})()"
+            )
+            return await self._resolve_script(script, {"css": target.css, "index": target.index})
+        if target.xpath:
+            script = (
+                f"document.evaluate({json.dumps(target.xpath)}, document, null,"
+                f" XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null).snapshotItem({target.index})"
+            )
+            return await self._resolve_script(script, {"xpath": target.xpath, "index": target.index})
+        return await self._resolve_by_description(target)
+
+    async def _resolve_ref(self, ref: str) -> ResolvedElement:
+        match = _REF_PATTERN.match(ref)
+        if not match:
+            raise BrowserActionError(
+                ActionErrorCode.INVALID_PARAMS, f"ref {ref!r} is not a snapshot ref like 's3:e12'"
+            )
+        latest = self.latest_snapshot.snapshot_id if self.latest_snapshot else None
+        if match.group(1) != latest:
+            raise BrowserActionError(
+                ActionErrorCode.STALE_REF,
+                f"ref {ref} is not from tab {self.tab_id}'s latest snapshot ({latest or 'none'}); "
+                "take a new snapshot and use its refs",
+                ref=ref,
+                latest_snapshot_id=latest,
+            )
+        location = self._ref_nodes.get(ref)
+        if location is None:
+            raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"snapshot {latest} has no element {ref}", ref=ref)
+        stale = BrowserActionError(
+            ActionErrorCode.STALE_REF,
+            f"the element behind {ref} was removed, re-rendered or navigated away since snapshot {latest}; "
+            "take a new snapshot",
+            ref=ref,
+        )
+        context_id, local_index = location
+        try:
+            reply = await self.worlds.evaluate(context_id, element_expression(latest, local_index), by_value=False)
+        except Exception as exc:  # noqa: BLE001 - the frame's world is gone: it navigated
+            if "context" in str(exc).lower():
+                raise stale from None
+            raise
+        result = reply.get("result", {})
+        if "exceptionDetails" in reply or result.get("subtype") != "node":
+            raise stale
+        element = ResolvedElement(result["objectId"], {"ref": ref})
+        if not await self.call_on(element, "function() { return this.isConnected; }"):
+            raise stale
+        return element
+
+    async def _resolve_script(self, script: str, how: dict[str, Any]) -> ResolvedElement:
+        reply = await self.cdp.send("Runtime.evaluate", {"expression": script})
+        if "exceptionDetails" in reply:
+            raise BrowserActionError(
+                ActionErrorCode.INVALID_PARAMS,
+                f"invalid selector {how}: {_exception_text(reply['exceptionDetails'])}",
+            )
+        result = reply["result"]
+        if result.get("subtype") == "null" or "objectId" not in result:
+            raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"no element matches {how}", **how)
+        if result.get("subtype") != "node":
+            raise BrowserActionError(ActionErrorCode.INVALID_PARAMS, f"{how} does not select an element")
+        return ResolvedElement(result["objectId"], how)
+
+    async def _resolve_by_description(self, target: Target) -> ResolvedElement:
+        capture = await capture_candidates(self.cdp, self.worlds, mode="scan")
+        matches = match_candidates(capture.candidates, target)
+        how = target.to_dict()
+        if len(matches) <= target.index:
+            raise BrowserActionError(
+                ActionErrorCode.NOT_FOUND,
+                f"no visible element matches {how} ({len(matches)} match(es))",
+                target=how,
+            )
+        chosen = matches[target.index]
+        reply = await self.worlds.evaluate(
+            chosen.context_id, scanned_element_expression(chosen.local_index), by_value=False
+        )
+        result = reply.get("result", {})
+        if result.get("subtype") != "node":
+            raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"element matching {how} vanished", target=how)
+        return ResolvedElement(result["objectId"], {**how, "matches": len(matches)})
+
+
+def match_candidates(candidates: list[Candidate], target: Target) -> list[Candidate]:
+    """role/name/text matching: case-insensitive, exact matches first, then substring ones."""
+
+    def norm(value: str) -> str:
+        return " ".join(value.split()).casefold()
+
+    pool = candidates
+    if target.role:
+        role = target.role.casefold()
+        pool = [c for c in pool if c.role == role]
+        if not target.name:
+            return pool
+    wanted = norm(target.name or target.text or "")
+
+    def labels(candidate: Candidate) -> tuple[str, ...]:
+        if target.text:
+            return (norm(candidate.name), norm(candidate.text))
+        return (norm(candidate.name),)
+
+    exact = [c for c in pool if wanted in labels(c)]
+    if target.exact:
+        return exact
+    exact_ids = {id(c) for c in exact}
+    partial = [c for c in pool if id(c) not in exact_ids and any(wanted in label for label in labels(c))]
+    return exact + partial
+
+
+def _exception_text(details: dict[str, Any]) -> str:
+    exception = details.get("exception") or {}
+    return str(exception.get("description") or details.get("text") or "script error").splitlines()[0]

@@ -1,0 +1,48 @@
+"""The LLM gateway (seed 003) over the real google-genai client, plus seed 002's prompt builder.
+
+    gateway = LlmGateway.from_env()     # key from GOOGLE_API_KEY / GEMINI_API_KEY only
+    async for event in gateway.stream_chat([ChatMessage.system(prompt), ChatMessage.user(goal)], tools):
+        LlmDelta -> chat text; LlmToolCall -> run the tool, then append
+        ChatMessage.assistant(tool_calls=[call]) and ChatMessage.tool_result(call, result) and stream again;
+        LlmDone -> the turn ended.
+    Failures raise LlmError(code=LlmErrorCode...).
+"""
+
+from runtime.llm.errors import LlmError, LlmErrorCode
+from runtime.llm.gateway import LlmGateway, to_gemini_contents
+from runtime.llm.intent_model import INTENT_INSTRUCTION, GeminiIntentModel
+from runtime.llm.messages import ChatMessage, LlmDelta, LlmDone, LlmEvent, LlmReply, LlmToolCall, LlmUsage, ToolSpec
+from runtime.llm.prompt import PageContext, build_agent_prompt
+from runtime.llm.settings import (
+    API_KEY_VARIABLES,
+    BASE_URL_VARIABLE,
+    DEFAULT_MODEL,
+    MODEL_VARIABLE,
+    ApiKey,
+    GeminiSettings,
+)
+
+__all__ = [
+    "API_KEY_VARIABLES",
+    "BASE_URL_VARIABLE",
+    "DEFAULT_MODEL",
+    "INTENT_INSTRUCTION",
+    "MODEL_VARIABLE",
+    "ApiKey",
+    "ChatMessage",
+    "GeminiIntentModel",
+    "GeminiSettings",
+    "LlmDelta",
+    "LlmDone",
+    "LlmError",
+    "LlmErrorCode",
+    "LlmEvent",
+    "LlmGateway",
+    "LlmReply",
+    "LlmToolCall",
+    "LlmUsage",
+    "PageContext",
+    "ToolSpec",
+    "build_agent_prompt",
+    "to_gemini_contents",
+]

@@ -1,0 +1,287 @@
+"""Session guarantees: popups + sticky primary tab, timeouts, crashes, attach, idempotency,
+serial execution, isolation, context compression, and the launch error."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytest_bdd import given, parsers, scenarios, then, when
+
+from tests.browser.conftest import LoopThread, SessionHarness, find_element, last, page_text, remember
+from runtime.artifacts import ArtifactStore
+from runtime.browser import (
+    Action,
+    Browser,
+    BrowserLaunchError,
+    ObservationContext,
+    connect_browser,
+    find_chromium,
+    launch_browser,
+)
+from tests.fixtures.site_server import FixtureSite
+
+scenarios("browser_session.feature")
+
+
+# --- popups ----------------------------------------------------------------------------------------
+
+
+@then("the result reports a new tab opened by the primary tab")
+def _new_tab(harness: SessionHarness) -> None:
+    opened = last(harness).data["opened_tabs"]
+    assert len(opened) == 1, opened
+    assert opened[0]["opener_tab_id"] == harness.session.primary_tab_id
+    assert opened[0]["tab_id"] != harness.session.primary_tab_id
+    harness.results["new_tab"] = opened[0]["tab_id"]
+
+
+@then(parsers.parse('a tab event "{kind}" was emitted for it'))
+def _tab_event(harness: SessionHarness, kind: str) -> None:
+    assert any(e.kind == kind and e.tab_id == harness.results["new_tab"] for e in harness.tab_events)
+
+
+@then(parsers.parse('the new tab shows "{text}"'))
+def _new_tab_shows(harness: SessionHarness, text: str) -> None:
+    tab_id = harness.results["new_tab"]
+    result = harness.run(harness.session.wait("text_includes", text, tab_id=tab_id, timeout_ms=5000))
+    assert result.ok, result.error
+    # The default target is still the primary tab, not the popup that just opened.
+    assert harness.run(harness.session.snapshot()).value.tab_id == harness.session.primary_tab_id
+
+
+@then(parsers.parse("the new tab's URL contains \"{fragment}\""))
+def _new_tab_url(harness: SessionHarness, fragment: str) -> None:
+    tab_id = harness.results["new_tab"]
+    result = harness.run(harness.session.wait("url", fragment, tab_id=tab_id, timeout_ms=5000))
+    assert result.ok, result.error
+
+
+# --- timeouts ----------------------------------------------------------------------------------------
+
+
+@when(parsers.parse('I open "{path}" with a timeout of {ms:d} ms'))
+def _open_with_timeout(harness: SessionHarness, site: FixtureSite, path: str, ms: int) -> None:
+    started = time.monotonic()
+    remember(harness, harness.run(harness.session.open_url(site.url(path), timeout_ms=ms)))
+    harness.results["elapsed"] = time.monotonic() - started
+
+
+@then(parsers.parse("the action took less than {seconds:d} seconds"))
+def _took_less(harness: SessionHarness, seconds: int) -> None:
+    assert harness.results["elapsed"] < seconds
+
+
+# --- a crashed browser ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def doomed_browser(loop_thread: LoopThread) -> Iterator[Browser]:
+    browser = loop_thread.run(launch_browser())
+    yield browser
+    loop_thread.run(browser.close())
+
+
+@given(parsers.parse('a separate browser with a session showing "{path}"'), target_fixture="harness")
+def _separate(loop_thread: LoopThread, doomed_browser: Browser, site: FixtureSite, path: str,
+              tmp_path: Path) -> SessionHarness:
+    artifacts = ArtifactStore(tmp_path / "doomed")
+    session = loop_thread.run(doomed_browser.open_session(artifacts=artifacts))
+    assert loop_thread.run(session.open_url(site.url(path))).ok
+    harness = SessionHarness(loop_thread, session, artifacts, [])
+    harness.results["browser"] = doomed_browser
+    return harness
+
+
+@when("the Chromium process is killed")
+def _kill(harness: SessionHarness) -> None:
+    browser: Browser = harness.results["browser"]
+    assert browser.pid is not None
+    os.kill(browser.pid, signal.SIGKILL)
+
+
+@when("I take a snapshot in that session")
+def _snapshot_after_kill(harness: SessionHarness) -> None:
+    remember(harness, harness.run(harness.session.snapshot(timeout_ms=10_000), timeout=30))
+
+
+# --- attaching to a running Chromium --------------------------------------------------------------------
+
+
+@pytest.fixture
+def external_chromium(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    profile = tmp_path / "external-profile"
+    process = subprocess.Popen(
+        [find_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--remote-debugging-address=127.0.0.1",
+         "--remote-debugging-port=0", f"--user-data-dir={profile}", "about:blank"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    port_file = profile / "DevToolsActivePort"
+    deadline = time.monotonic() + 20
+    while not (port_file.exists() and len(port_file.read_text().splitlines()) >= 2):
+        assert time.monotonic() < deadline, "Chromium never wrote DevToolsActivePort"
+        time.sleep(0.05)
+    port, path = port_file.read_text().splitlines()[:2]
+    yield process, f"ws://127.0.0.1:{port}{path}"
+    process.kill()
+    process.wait(timeout=10)
+
+
+@given("a Chromium started with a remote debugging port on loopback", target_fixture="external")
+def _external(external_chromium: tuple[subprocess.Popen[bytes], str]) -> tuple[subprocess.Popen[bytes], str]:
+    return external_chromium
+
+
+@when(parsers.parse('I connect to its DevTools endpoint and open "{path}"'), target_fixture="harness")
+def _connect(loop_thread: LoopThread, external: tuple[subprocess.Popen[bytes], str], site: FixtureSite,
+             path: str, tmp_path: Path) -> SessionHarness:
+    browser = loop_thread.run(connect_browser(external[1]))
+    artifacts = ArtifactStore(tmp_path / "attached")
+    session = loop_thread.run(browser.open_session(artifacts=artifacts))
+    harness = SessionHarness(loop_thread, session, artifacts, [])
+    harness.results["browser"] = browser
+    remember(harness, loop_thread.run(session.open_url(site.url(path))))
+    return harness
+
+
+@then(parsers.parse("the connected session's snapshot lists {role} \"{name}\""))
+def _connected_snapshot(harness: SessionHarness, role: str, name: str) -> None:
+    find_element(harness.run(harness.session.snapshot()).value, role, name)
+
+
+@then("after disconnecting, that Chromium is still running")
+def _still_running(harness: SessionHarness, external: tuple[subprocess.Popen[bytes], str]) -> None:
+    harness.run(harness.results["browser"].close())
+    harness.run(harness.results["browser"].close())  # closing twice is harmless
+    time.sleep(0.3)
+    assert external[0].poll() is None
+
+
+# --- idempotency and serial execution --------------------------------------------------------------------
+
+
+@when(parsers.parse('I perform click on "{name}" with action_id "{action_id}"'))
+def _click_with_id(harness: SessionHarness, name: str, action_id: str) -> None:
+    action = Action(name="act", action_id=action_id,
+                    params={"kind": "click", "target": {"role": "button", "name": name}})
+    harness.results.setdefault("performed", []).append(harness.run(harness.session.perform(action)))
+
+
+@then("the second result is a replay of the first")
+def _replayed(harness: SessionHarness) -> None:
+    first, second = harness.results["performed"]
+    assert first.ok and not first.replayed
+    assert second.replayed and second.data == first.data
+
+
+@when(parsers.parse('I submit five clicks on "{name}" at once'))
+def _five_at_once(harness: SessionHarness, name: str) -> None:
+    async def click(index: int) -> tuple[float, object]:
+        result = await harness.session.click({"role": "button", "name": name}, action_id=f"burst-{index}")
+        return time.perf_counter(), result
+
+    async def burst() -> list[tuple[float, object]]:
+        return list(await asyncio.gather(*(click(i) for i in range(5))))
+
+    harness.results["burst"] = harness.run(burst())
+
+
+@then("all five succeed without overlapping")
+def _no_overlap(harness: SessionHarness) -> None:
+    finished = harness.results["burst"]
+    assert all(result.ok for _, result in finished)
+    ends = [end for end, _ in finished]
+    assert ends == sorted(ends), "results came back out of submission order"
+    for (previous_end, _), (end, result) in zip(finished, finished[1:]):
+        started = end - result.duration_ms / 1000
+        assert started >= previous_end - 0.005, "two actions of one session ran at the same time"
+
+
+# --- isolation -------------------------------------------------------------------------------------------
+
+
+@given(parsers.parse('a second browser session showing "{path}"'), target_fixture="second")
+def _second(harness: SessionHarness, shared_browser: Browser, site: FixtureSite, path: str,
+            tmp_path: Path) -> Iterator[SessionHarness]:
+    session = harness.run(shared_browser.open_session(artifacts=ArtifactStore(tmp_path / "second")))
+    assert harness.run(session.open_url(site.url(path))).ok
+    yield SessionHarness(harness.loop_thread, session, harness.artifacts, [])
+    harness.run(session.stop())
+
+
+@when(parsers.parse('the first session stores "{value}" in localStorage'))
+def _store(harness: SessionHarness, value: str) -> None:
+    harness.run(harness.session.tab().evaluate(f"localStorage.setItem('k', '{value}')"))
+    assert harness.run(harness.session.tab().evaluate("localStorage.getItem('k')")) == value
+
+
+@then("the second session's localStorage has no value")
+def _isolated(second: SessionHarness) -> None:
+    assert second.run(second.session.tab().evaluate("localStorage.getItem('k')")) is None
+
+
+# --- observation context ----------------------------------------------------------------------------------
+
+
+@given("an observation context", target_fixture="context")
+def _context() -> ObservationContext:
+    return ObservationContext()
+
+
+@when(parsers.parse('I add observe "o1", snapshot "s1", snapshot "s2", observe "o2" and snapshot "s3" of {size:d} characters'))
+def _fill_context(context: ObservationContext, size: int) -> None:
+    context.add_observe("o1", "O1 " + "x" * size)
+    context.add_snapshot("s1", "S1 " + "y" * size)
+    context.add_snapshot("s2", "S2 " + "z" * size)
+    context.add_observe("o2", "O2 " + "w" * size)
+    context.add_snapshot("s3", "S3 " + "v" * size)
+
+
+@then(parsers.parse('the rendered context shows "o1" and "s1" as placeholders'))
+def _placeholders(context: ObservationContext) -> None:
+    rendered = {entry.label: entry.text for entry in context.render()}
+    assert rendered["o1"] == "[older observe o1 omitted]"
+    assert rendered["s1"] == "[older snapshot s1 omitted]"
+
+
+@then(parsers.parse('it keeps "s2", "o2" and "s3", each at most {limit:d} characters'))
+def _kept(context: ObservationContext, limit: int) -> None:
+    rendered = {entry.label: entry.text for entry in context.render()}
+    for label in ("s2", "o2", "s3"):
+        assert rendered[label].startswith(label.upper()) and len(rendered[label]) <= limit
+        assert "[cut " in rendered[label]
+    assert [entry.label for entry in context.render()] == ["o1", "s1", "s2", "o2", "s3"]
+
+
+# --- launch errors ---------------------------------------------------------------------------------------
+
+
+@given("no Chromium on PATH and no VERITY_CHROME")
+def _no_chromium(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("VERITY_CHROME", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+
+
+@when("I look for Chromium", target_fixture="launch_error")
+def _look() -> BrowserLaunchError:
+    with pytest.raises(BrowserLaunchError) as caught:
+        find_chromium()
+    return caught.value
+
+
+@then(parsers.parse('the launch error is "{code}" and mentions "{hint}" and "{variable}"'))
+def _launch_error(launch_error: BrowserLaunchError, code: str, hint: str, variable: str) -> None:
+    assert launch_error.code.value == code
+    assert hint in str(launch_error) and variable in str(launch_error)
+
+
+def test_page_text_of_the_primary_tab(harness: SessionHarness, site: FixtureSite) -> None:
+    harness.run(harness.session.open_url(site.url("/popups.html")))
+    assert "Popups" in page_text(harness)

@@ -1,0 +1,152 @@
+"""pytest plugin for the BDD gate (`pytest -p runtime.gate.pytest_plugin --verity-gate-report=PATH`).
+
+It records, without changing how tests run or report:
+- every collected test and, for pytest-bdd tests, the feature file, scenario name and line it binds;
+- steps no visible step definition matches, using pytest-bdd's own lookup (so fixture scoping and
+  step-type rules are pytest-bdd's, not a re-implementation);
+- collection errors (a module whose `scenario()` names a missing scenario, a broken feature file...);
+- each test's outcome as pytest's summary names it.
+The report is written at session finish, which pytest reaches even after collection errors.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from pytest_bdd.parser import ScenarioTemplate
+from pytest_bdd.scenario import find_fixturedefs_for_step, scenario_wrapper_template_registry
+from pytest_bdd.utils import registry_get_safe
+
+from runtime.gate.collect import REPORT_OPTION, CollectedTest, CollectionError, PytestReport, UndefinedStep
+
+_EXAMPLE_PARAMETER = "_pytest_bdd_example"  # the parametrize name pytest-bdd gives Scenario Outline rows
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        REPORT_OPTION,
+        dest="verity_gate_report",
+        default=None,
+        metavar="PATH",
+        help="write the Verity BDD gate's JSON report (collected scenarios, undefined steps, outcomes) to PATH",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    report_path = config.getoption("verity_gate_report")
+    if report_path:
+        recorder = GateRecorder(Path(report_path), config.rootpath)
+        config.pluginmanager.register(recorder, "verity-gate-recorder")
+
+
+class GateRecorder:
+    def __init__(self, report_path: Path, rootpath: Path) -> None:
+        self.report_path = report_path
+        self.rootpath = rootpath
+        self.report = PytestReport()
+        self._deselected: set[str] = set()
+        self._undefined_seen: set[tuple[str, int, str]] = set()
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.report.collection_errors.append(_collection_error(report, self.rootpath))
+
+    # tryfirst: see every item before `-k` / `-m` deselect some of them.
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, session: pytest.Session, items: list[pytest.Item]) -> None:
+        for item in items:
+            self.report.collected.append(self._describe(item))
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self._deselected.update(item.nodeid for item in items)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        previous = self.report.outcomes.get(report.nodeid)
+        outcome = _phase_outcome(report)
+        if outcome is None:
+            return
+        if report.when == "teardown" and previous not in (None, "passed"):
+            return  # a teardown error after a failure does not hide the failure
+        self.report.outcomes[report.nodeid] = outcome
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.report.exit_status = int(exitstatus)
+        self.report.collected = [
+            replace(test, deselected=test.node_id in self._deselected) for test in self.report.collected
+        ]
+        self.report_path.write_text(json.dumps(self.report.to_json(), indent=1), encoding="utf-8")
+
+    def _describe(self, item: pytest.Item) -> CollectedTest:
+        # Doctests and non-Python items have no function object, or one that cannot be weak-referenced.
+        template = registry_get_safe(scenario_wrapper_template_registry, getattr(item, "obj", None))
+        if template is None:
+            return CollectedTest(node_id=item.nodeid)
+        feature_file = str(Path(template.feature.filename).resolve())
+        self._record_undefined_steps(item, template, feature_file)
+        return CollectedTest(
+            node_id=item.nodeid,
+            feature_file=feature_file,
+            scenario_name=template.name,
+            scenario_line=template.line_number,
+        )
+
+    def _record_undefined_steps(self, item: pytest.Item, template: ScenarioTemplate, feature_file: str) -> None:
+        callspec = getattr(item, "callspec", None)
+        example = callspec.params.get(_EXAMPLE_PARAMETER, {}) if callspec is not None else {}
+        # Outline steps are matched after <placeholders> are filled in, exactly as at run time.
+        scenario = template.render(example)
+        fixture_manager = item.session._fixturemanager
+        for step in scenario.steps:
+            if any(find_fixturedefs_for_step(step=step, fixturemanager=fixture_manager, node=item)):
+                continue
+            key = (feature_file, step.line_number, step.name)
+            if key in self._undefined_seen:
+                continue
+            self._undefined_seen.add(key)
+            self.report.undefined_steps.append(
+                UndefinedStep(
+                    node_id=item.nodeid,
+                    feature_file=feature_file,
+                    line=step.line_number,
+                    keyword=step.keyword,
+                    text=step.name,
+                )
+            )
+
+
+def _phase_outcome(report: pytest.TestReport) -> str | None:
+    expected_failure = hasattr(report, "wasxfail")
+    if report.when == "setup":
+        if report.failed:
+            return "error"
+        if report.skipped:
+            return "xfailed" if expected_failure else "skipped"
+        return None
+    if report.when == "call":
+        if report.failed:
+            return "failed"
+        if report.skipped:
+            return "xfailed" if expected_failure else "skipped"
+        return "xpassed" if expected_failure else "passed"
+    return "error" if report.failed else None
+
+
+def _collection_error(report: pytest.CollectReport, rootpath: Path) -> CollectionError:
+    node_path = report.nodeid.split("::", 1)[0]
+    text = report.longreprtext or ""
+    line_match = re.search(rf"^{re.escape(node_path)}:(\d+):", text, flags=re.MULTILINE) if node_path else None
+    error_lines = [line[1:].strip() for line in text.splitlines() if line.startswith("E ")]
+    message = "\n".join(error_lines[-4:]) or next(
+        (line.strip() for line in reversed(text.splitlines()) if line.strip()), "collection failed"
+    )
+    return CollectionError(
+        node_id=report.nodeid,
+        path=str((rootpath / node_path).resolve()) if node_path else str(rootpath),
+        line=int(line_match.group(1)) if line_match else 0,
+        message=message,
+    )

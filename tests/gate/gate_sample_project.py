@@ -1,0 +1,133 @@
+"""A throwaway project for the gate's tests, and a runner for the real `verity` console script.
+
+Every scenario builds a tiny project in tmp_path (contracts/, features/, tests/ and a pytest.ini)
+and runs `verity` on it, which in turn runs a real nested pytest.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+VERITY = Path(sys.executable).parent / "verity"
+NESTED_RUN_TIMEOUT_SECONDS = 120
+
+PYTEST_INI = """\
+[pytest]
+bdd_features_base_dir = features/
+# pytest-bdd turns every tag into a mark; contract ids are not registered marks.
+filterwarnings =
+    ignore::pytest.PytestUnknownMarkWarning
+"""
+
+CONTRACT_DEMO_001 = """\
+  - id: DEMO-001
+    owner: demo
+    statement: Adding two numbers gives their sum.
+    source:
+      seed: 004_520acc07423a0cd3.txt
+      section: "7"
+"""
+
+ADDING_FEATURE = """\
+Feature: Adding numbers
+
+  @DEMO-001
+  Scenario: Adding two numbers
+    Given the number 2
+    When I add 3
+    Then the total is 5
+"""
+
+ADDING_TEST = '''\
+from pathlib import Path
+
+import pytest
+from pytest_bdd import given, parsers, scenarios, then, when
+
+STEPS_RAN = Path(__file__).resolve().parent.parent / "steps-ran.log"
+{prelude}
+scenarios("demo_adding.feature")
+
+
+@given(parsers.parse("the number {{number:d}}"), target_fixture="total")
+def the_number(number: int) -> int:
+    with STEPS_RAN.open("a", encoding="utf-8") as log:
+        log.write(f"the number {{number}}\\n")
+    return number
+
+
+@when(parsers.parse("I add {{number:d}}"), target_fixture="total")
+def add(total: int, number: int) -> int:
+    return total + number
+
+
+@then(parsers.parse("the total is {{expected:d}}"))
+def total_is(total: int, expected: int) -> None:
+    assert total == expected
+'''
+
+
+@dataclass
+class SampleProject:
+    root: Path
+
+    def write(self, relative: str, text: str) -> Path:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def read(self, relative: str) -> str:
+        return (self.root / relative).read_text(encoding="utf-8")
+
+    def write_adding_test(self, prelude: str = "") -> None:
+        self.write("tests/test_adding.py", ADDING_TEST.format(prelude=prelude))
+
+    def position(self, relative: str, needle: str) -> tuple[int, int]:
+        """1-based line and column of the first occurrence of `needle` in the file."""
+        for number, line in enumerate(self.read(relative).splitlines(), start=1):
+            column = line.find(needle)
+            if column >= 0:
+                return number, column + 1
+        raise AssertionError(f"{needle!r} does not occur in {relative}")
+
+    @property
+    def steps_ran(self) -> bool:
+        return (self.root / "steps-ran.log").exists()
+
+
+@dataclass
+class CommandResult:
+    command: list[str]
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+    def explain(self) -> str:
+        return f"$ {shlex.join(self.command)}\nexit {self.exit_code}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"
+
+
+def run_verity(command_line: str, cwd: Path) -> CommandResult:
+    words = shlex.split(command_line)
+    assert words[0] == "verity", command_line
+    command = [str(VERITY), *words[1:]]
+    completed = subprocess.run(
+        command, cwd=cwd, capture_output=True, text=True, timeout=NESTED_RUN_TIMEOUT_SECONDS, check=False
+    )
+    return CommandResult(command=words, exit_code=completed.returncode, stdout=completed.stdout, stderr=completed.stderr)
+
+
+def matrix_contract(project: SampleProject, relative: str, contract_id: str) -> dict[str, object]:
+    matrix = json.loads(project.read(relative))
+    by_id = {contract["id"]: contract for contract in matrix["contracts"]}
+    assert contract_id in by_id, matrix
+    return by_id[contract_id]

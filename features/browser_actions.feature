@@ -133,3 +133,11 @@ Feature: Browser actions do what they say on real pages
     Then the result holds an "html" artifact containing "Ordered: Lin"
     When I perform "browser_screenshot" without params
     Then the result holds a "screenshot" artifact
+
+  @BROWSER-022
+  Scenario: A click on a button under an overlay fails and says what covers it
+    Given a browser session showing "/buttons.html"
+    When I click the element with css "#covered"
+    Then the action fails with "not_interactable"
+    And the error says it is covered by "div#overlay"
+    And the page still shows "Clicked 0 times"

@@ -322,9 +322,13 @@ _PREPARE_CLICK = """function() {
   if (this.disabled) return 'disabled';
   const root = this.getRootNode();
   const probe = root.elementFromPoint ? root : this.ownerDocument;
-  let node = probe.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  const hit = probe.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  let node = hit;
   while (node) { if (node === this) return 'ok'; node = node.parentNode || node.host; }
-  return 'covered';
+  if (!hit) return 'covered';
+  const id = hit.id ? '#' + hit.id : '';
+  const cls = typeof hit.className === 'string' && hit.className ? '.' + hit.className.trim().split(/\\s+/).join('.') : '';
+  return 'covered:' + hit.tagName.toLowerCase() + id + cls;
 }"""
 
 
@@ -336,18 +340,27 @@ async def _click(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
         raise BrowserActionError(
             ActionErrorCode.NOT_INTERACTABLE, f"element {element.how} is {state}; it cannot be clicked", state=state
         )
-    if state == "ok":
-        quads = (await tab.cdp.send("DOM.getContentQuads", {"objectId": element.object_id})).get("quads") or []
-        if quads:
-            quad = quads[0]
-            x = sum(quad[0::2]) / 4
-            y = sum(quad[1::2]) / 4
-            await tab.page.mouse.click(x, y)
-            return {"clicked": True, "method": "mouse", "x": round(x, 1), "y": round(y, 1)}
-    # Covered by another element (an overlay) or no box: dispatch the click on this element
-    # itself, so the click can never land on whatever happens to be on top.
+    if state.startswith("covered"):
+        # A person could not click it either: report what is on top (a cookie banner, a modal)
+        # rather than clicking through it or clicking the overlay instead.
+        covering = state.partition(":")[2] or "another element"
+        raise BrowserActionError(
+            ActionErrorCode.NOT_INTERACTABLE,
+            f"element {element.how} is covered by {covering}; dismiss it first",
+            state="covered",
+            covered_by=covering,
+        )
+    quads = (await tab.cdp.send("DOM.getContentQuads", {"objectId": element.object_id})).get("quads") or []
+    if quads:
+        quad = quads[0]
+        x = sum(quad[0::2]) / 4
+        y = sum(quad[1::2]) / 4
+        await tab.page.mouse.click(x, y)
+        return {"clicked": True, "method": "mouse", "x": round(x, 1), "y": round(y, 1)}
+    # Visible by the hit test but without content quads (e.g. inline boxes split oddly): the click
+    # goes to this element itself, never to a point that could belong to another one.
     await tab.call_on(element, "function() { this.click(); }")
-    return {"clicked": True, "method": "dom", "reason": state}
+    return {"clicked": True, "method": "dom"}
 
 
 _PREPARE_TYPE = """function(clear) {

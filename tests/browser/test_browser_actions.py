@@ -234,3 +234,10 @@ def test_page_text_helper_reads_the_primary_tab(harness: SessionHarness, site: F
 @then(parsers.parse('the tab still shows "{url}"'))
 def _still_blank(harness: SessionHarness, url: str) -> None:
     assert harness.results["blocked_page"] == url
+
+
+@then(parsers.parse('the error says it is covered by "{covering}"'))
+def _covered_by(harness: SessionHarness, covering: str) -> None:
+    error = last(harness).error
+    assert error is not None and error.details.get("covered_by") == covering, error
+    assert covering in error.message

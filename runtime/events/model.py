@@ -208,6 +208,8 @@ def payload_to_dict(payload: EventPayload) -> dict[str, Any]:
     def plain(value: Any) -> Any:
         if isinstance(value, (TaskState, StopReason, BlockerKind)):
             return value.value
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
         if isinstance(value, dict):
             return {k: plain(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):

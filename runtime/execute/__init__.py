@@ -1,0 +1,18 @@
+"""The executor: runs compiled plans in a real browser and records everything as events.
+
+    from runtime.execute import start_run, RunHandle, BrowserProvider
+
+    async with BrowserProvider() as browsers:
+        handle = start_run(recipe, inputs, run_id="r1", run_dir=Path("runs/r1"),
+                           events=EventLog("r1"), browser=browsers)
+        verdict = await handle.task
+
+Modules: run.py (start_run, RunHandle), walker.py (the state machine walk), provider.py (the shared
+Chromium), target_check.py (data.validate-target), field_values.py (typed extraction),
+run_files.py (the run directory), spans.py (OpenTelemetry), approvals.py, cli.py (`verity run`).
+"""
+
+from runtime.execute.provider import BrowserProvider
+from runtime.execute.run import RunHandle, placeholder_values, start_run
+
+__all__ = ["BrowserProvider", "RunHandle", "placeholder_values", "start_run"]

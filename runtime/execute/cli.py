@@ -1,0 +1,182 @@
+"""`verity run` and `verity demo`: run a recipe in headless Chromium from the command line.
+
+Exit codes are the verdict's (`StopReason.exit_code`): 0 only for completed, 3 for a bad recipe
+or bad inputs, 130 after Ctrl-C (a clean manual_stop that keeps the run directory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any, TextIO
+
+from runtime.events import Event, EventLog, FinalVerdict, StepFinished
+from runtime.events.model import payload_to_dict
+from runtime.execute.provider import BrowserProvider
+from runtime.execute.run import start_run
+from runtime.execute.run_files import json_default
+from runtime.outcomes import StopReason
+from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry, resolve_inputs
+from runtime.recipe.tool_registry import ToolRegistry
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    run = commands.add_parser("run", help="run a recipe in headless Chromium and report a verified verdict")
+    run.add_argument("recipe", type=Path, metavar="RECIPE", help="the recipe YAML file")
+    run.add_argument("--input", "-i", action="append", default=[], metavar="KEY=VALUE", help="a recipe input (repeatable)")
+    run.add_argument("--out", type=Path, metavar="DIR", help="the run directory (default: runs/<run id>)")
+    run.add_argument("--json", action="store_true", help="print every event as a JSON line instead of progress text")
+    run.add_argument("--browser-ws", metavar="WS_URL", help="attach to a running Chromium (ws://.../devtools/browser/...) instead of launching one")
+    run.set_defaults(handler=_run_command)
+
+    demo = commands.add_parser("demo", help="run the bundled demo: a dead quote link recovered through search, on a loopback site")
+    demo.add_argument("--out", type=Path, metavar="DIR", help="the run directory (default: runs/<run id>)")
+    demo.add_argument("--json", action="store_true", help="print every event as a JSON line instead of progress text")
+    demo.set_defaults(handler=_demo_command)
+
+
+# ---------------------------------------------------------------------- commands
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    return _guarded(lambda: _run_file(args))
+
+
+def _demo_command(args: argparse.Namespace) -> int:
+    return _guarded(lambda: _run_demo(args))
+
+
+def _guarded(body: Any) -> int:
+    """No tracebacks at the CLI: anything unexpected becomes one line and execute_error's code."""
+    try:
+        return int(body())
+    except KeyboardInterrupt:
+        print("verity: interrupted before the run started", file=sys.stderr)
+        return StopReason.MANUAL_STOP.exit_code
+    except Exception as error:  # noqa: BLE001 - the top-level handler the CLI promises
+        print(f"verity: error: {type(error).__name__}: {error}", file=sys.stderr)
+        return StopReason.EXECUTE_ERROR.exit_code
+
+
+def _run_file(args: argparse.Namespace) -> int:
+    path: Path = args.recipe
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        return _print_problems([Problem(str(path), 0, 0, "", f"cannot read the recipe: {reason}", "unreadable")])
+    try:
+        recipe, registry = load_recipe_with_registry(text, str(path), recipe_path=path)
+    except RecipeInvalid as invalid:
+        return _print_problems(invalid.problems)
+    raw: dict[str, str] = {}
+    problems: list[Problem] = []
+    for i, item in enumerate(args.input):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            problems.append(Problem("--input", 0, 0, f"--input[{i}]", f"{item!r} is not KEY=VALUE", "bad_input"))
+            continue
+        raw[key.strip()] = value
+    if problems:
+        return _print_problems(problems)
+    try:
+        inputs = resolve_inputs(recipe, raw, source="--input")
+    except RecipeInvalid as invalid:
+        return _print_problems(invalid.problems)
+    return asyncio.run(_execute(recipe, registry, inputs, out=args.out, json_mode=args.json, ws_endpoint=args.browser_ws))
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from runtime.demo import DEMO_RECIPE, DemoSite
+
+    started = time.perf_counter()
+    with DemoSite() as site:
+        recipe, registry = load_recipe_with_registry(DEMO_RECIPE.read_text(encoding="utf-8"), str(DEMO_RECIPE), recipe_path=DEMO_RECIPE)
+        inputs = resolve_inputs(recipe, {"site": site.quote_base, "search_site": site.search_base})
+        if not args.json:
+            print(f"demo site: quotes on {site.quote_base}, search on {site.search_base}")
+            print(f"recipe: {DEMO_RECIPE}")
+        code = asyncio.run(_execute(recipe, registry, inputs, out=args.out, json_mode=args.json, ws_endpoint=None))
+    if not args.json:
+        print(f"demo finished in {time.perf_counter() - started:.1f} s")
+    return code
+
+
+def _print_problems(problems: list[Problem]) -> int:
+    for problem in problems:
+        print(str(problem), file=sys.stderr)
+    print(f"verity: {len(problems)} problem(s); nothing was run", file=sys.stderr)
+    return StopReason.INVALID_INPUT.exit_code
+
+
+# ---------------------------------------------------------------------- the run
+
+
+def new_run_id(recipe: Recipe) -> str:
+    return f"{recipe.name}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+
+
+async def _execute(
+    recipe: Recipe, registry: ToolRegistry, inputs: dict[str, Any], *, out: Path | None, json_mode: bool, ws_endpoint: str | None
+) -> int:
+    run_id = new_run_id(recipe)
+    run_dir = out or Path("runs") / run_id
+    events = EventLog(run_id)
+    printer = _JsonLines(sys.stdout) if json_mode else _Progress(sys.stdout)
+    events.add_listener(printer)
+    provider = BrowserProvider(ws_endpoint=ws_endpoint)
+    loop = asyncio.get_running_loop()
+    try:
+        handle = start_run(recipe, inputs, run_id=run_id, run_dir=run_dir, events=events, browser=provider, registry=registry)
+        # Ctrl-C stops the run cleanly (manual_stop) instead of killing it mid-write.
+        loop.add_signal_handler(signal.SIGINT, handle.stop)
+        try:
+            verdict = await handle.task
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+    finally:
+        await provider.close()
+    if not json_mode:
+        _print_verdict(verdict, run_dir)
+    return verdict.stop_reason.exit_code
+
+
+class _Progress:
+    """One line per executed state: id, outcome, blocker, short summary."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def __call__(self, event: Event) -> None:
+        payload = event.payload
+        if isinstance(payload, StepFinished):
+            mark = "ok " if payload.ok else "!! "
+            blocker = payload.blocker_kind.value if payload.blocker_kind else ""
+            summary = " ".join(payload.observation_summary.split())[:100]
+            self.stream.write(f"{mark}{payload.state_id:<26} {payload.outcome:<11} {blocker:<18} {summary}\n")
+            self.stream.flush()
+
+
+class _JsonLines:
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def __call__(self, event: Event) -> None:
+        self.stream.write(json.dumps(event.to_dict(), ensure_ascii=False, default=json_default) + "\n")
+        self.stream.flush()
+
+
+def _print_verdict(verdict: FinalVerdict, run_dir: Path) -> None:
+    data = payload_to_dict(verdict)
+    print(f"\nverdict: {data['status']} ({data['stop_reason']}, exit {verdict.stop_reason.exit_code})" + (f", blocker {data['blocker_kind']}" if data["blocker_kind"] else ""))
+    print(f"summary: {verdict.summary}")
+    output = run_dir / "output.json"
+    if output.exists():
+        print(f"output:  {output.read_text(encoding='utf-8').strip()}".replace("\n", "\n         "))
+    print(f"run dir: {run_dir}")

@@ -1,0 +1,120 @@
+"""The run directory (seed 001 telemetry): what a run leaves behind for people and tools.
+
+    events.jsonl     every event's to_dict(), one per line, flushed as it is emitted
+    plans.json       the compiled plan plus plan_repairs / last_failure_summary from replans
+    executions.json  one record per executed state (outcome, observation_summary, blocker_kind, ...)
+    output.json      the structured output and whether it is valid
+    verdict.json     the final verdict
+    artifacts/       screenshots, large text and HTML (written by the artifact store)
+
+JSON files are replaced atomically (write, then rename) so a reader never sees half a file and a
+killed run keeps the last complete version.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from runtime.events import Event, FinalVerdict
+from runtime.events.model import payload_to_dict
+
+
+EXECUTIONS_WRITE_INTERVAL_S = 0.5
+
+
+@dataclass
+class ExecutionRecord:
+    """One executed state, as executions.json lists it."""
+
+    index: int
+    state_id: str
+    kind: str
+    tool: str | None
+    started_at: float
+    finished_at: float = 0.0
+    duration_ms: float = 0.0
+    outcome: str = ""
+    ok: bool = False
+    verified: bool = False
+    observation_summary: str = ""
+    blocker_kind: str | None = None
+    agent_state: dict[str, str] = field(default_factory=dict)
+    tool_results: list[dict[str, Any]] = field(default_factory=list)
+    evidence: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+
+
+def json_default(value: Any) -> Any:
+    """Nested dataclasses (an event's AgentState) become objects; anything else its string."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    return str(value)
+
+
+def write_json_atomically(path: Path, data: Any) -> None:
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=json_default) + "\n", encoding="utf-8")
+    os.replace(partial, path)
+
+
+class RunFiles:
+    """Writes one run's directory. `on_event` is an EventLog listener: cheap, never blocks long."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / "artifacts").mkdir(exist_ok=True)
+        self._events: IO[str] | None = open(run_dir / "events.jsonl", "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        self.executions: list[ExecutionRecord] = []
+        self.plan_data: dict[str, Any] = {}
+        self._serialized: dict[int, dict[str, Any]] = {}
+        self._dirty = False
+        self._written_at = 0.0
+
+    def on_event(self, event: Event) -> None:
+        if self._events is None:
+            return
+        self._events.write(json.dumps(event.to_dict(), ensure_ascii=False, default=json_default) + "\n")
+        self._events.flush()
+
+    def write_plan(self, plan_data: dict[str, Any], plan_repairs: list[dict[str, Any]], last_failure_summary: str) -> None:
+        self.plan_data = plan_data
+        write_json_atomically(
+            self.run_dir / "plans.json",
+            {"plan": plan_data, "plan_repairs": plan_repairs, "last_failure_summary": last_failure_summary},
+        )
+
+    def record_execution(self, record: ExecutionRecord) -> None:
+        """Add or update a finished state's record. The file is rewritten at most every
+        EXECUTIONS_WRITE_INTERVAL_S (rewriting it after every state made long runs quadratic);
+        `flush()` at the end of the run writes the final version."""
+        if not self.executions or self.executions[-1] is not record:
+            self.executions.append(record)
+        self._serialized[id(record)] = asdict(record)
+        self._dirty = True
+        if time.monotonic() - self._written_at >= EXECUTIONS_WRITE_INTERVAL_S:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._dirty:
+            write_json_atomically(self.run_dir / "executions.json", [self._serialized[id(r)] for r in self.executions if id(r) in self._serialized])
+            self._dirty = False
+            self._written_at = time.monotonic()
+
+    def write_output(self, data: dict[str, Any], valid: bool, errors: list[str]) -> None:
+        write_json_atomically(self.run_dir / "output.json", {"data": data, "valid": valid, "errors": errors})
+
+    def write_verdict(self, verdict: FinalVerdict, extra: dict[str, Any]) -> None:
+        write_json_atomically(self.run_dir / "verdict.json", {**payload_to_dict(verdict), **extra})
+
+    def close(self) -> None:
+        self.flush()
+        if self._events is not None:
+            self._events.close()
+            self._events = None

@@ -1,0 +1,163 @@
+"""Executor fixtures: one shared Chromium (the browser area's), the demo and fixture sites on
+loopback, and a runner that starts real runs through `start_run` and collects their events.
+
+Steps shared by several executor features live here too; feature-specific ones live in the tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_bdd import parsers, then
+
+from runtime.browser import Browser
+from runtime.demo import DEMO_RECIPE, DemoSite
+from runtime.events import Event, EventLog, FinalVerdict, StepFinished
+from runtime.execute import BrowserProvider, RunHandle, start_run
+from runtime.recipe import load_recipe_with_registry, resolve_inputs
+from tests.browser.conftest import LoopThread, loop_thread, shared_browser  # noqa: F401 - shared fixtures
+from tests.fixtures.site_server import FixtureSite
+
+RECIPES = Path(__file__).resolve().parents[1] / "fixtures" / "recipes"
+
+
+def recipe_path(name: str) -> Path:
+    return DEMO_RECIPE if name == "demo-quote" else RECIPES / f"{name}.yaml"
+
+
+@dataclass
+class RunRecord:
+    """A run as a test sees it: its handle, every event in order, its directory and verdict."""
+
+    handle: RunHandle
+    run_dir: Path
+    events: list[Event] = field(default_factory=list)
+    verdict: FinalVerdict | None = None
+
+    def payloads(self, kind: type) -> list[Any]:
+        return [e.payload for e in self.events if isinstance(e.payload, kind)]
+
+    def steps(self, state_id: str | None = None) -> list[StepFinished]:
+        return [p for p in self.payloads(StepFinished) if state_id is None or p.state_id == state_id]
+
+    def file(self, name: str) -> Any:
+        return json.loads((self.run_dir / name).read_text(encoding="utf-8"))
+
+    def event_lines(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in (self.run_dir / "events.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+class ExecRunner:
+    """Starts runs on the shared browser's loop and waits for them, from synchronous steps."""
+
+    def __init__(self, loop_thread: LoopThread, provider: BrowserProvider, runs_dir: Path) -> None:
+        self.loop_thread = loop_thread
+        self.provider = provider
+        self.runs_dir = runs_dir
+        self.last: RunRecord | None = None
+        self._count = 0
+
+    def start(self, recipe_name: str, raw_inputs: dict[str, str], *, provider: BrowserProvider | None = None, **start_kwargs: Any) -> RunRecord:
+        path = recipe_path(recipe_name)
+        recipe, registry = load_recipe_with_registry(path.read_text(encoding="utf-8"), str(path), recipe_path=path)
+        inputs = resolve_inputs(recipe, raw_inputs)
+        self._count += 1
+        run_id = f"{recipe.name}-{self._count}"
+        run_dir = self.runs_dir / run_id
+        events = EventLog(run_id)
+        collected: list[Event] = []
+        events.add_listener(collected.append)
+
+        async def begin() -> RunHandle:
+            return start_run(
+                recipe, inputs, run_id=run_id, run_dir=run_dir, events=events, browser=provider or self.provider, registry=registry, **start_kwargs
+            )
+
+        handle = self.loop_thread.run(begin())
+        self.last = RunRecord(handle=handle, run_dir=run_dir, events=collected)
+        return self.last
+
+    def wait(self, record: RunRecord, timeout: float = 60) -> RunRecord:
+        async def finish() -> FinalVerdict:
+            return await asyncio.wait_for(asyncio.shield(record.handle.task), timeout)
+
+        record.verdict = self.loop_thread.run(finish(), timeout + 5)
+        return record
+
+    def run(self, recipe_name: str, raw_inputs: dict[str, str], **kwargs: Any) -> RunRecord:
+        return self.wait(self.start(recipe_name, raw_inputs, **kwargs))
+
+    def call(self, function: Any, *args: Any) -> Any:
+        """Call a handle method on the loop thread, as a server handler would."""
+
+        async def invoke() -> Any:
+            return function(*args)
+
+        return self.loop_thread.run(invoke())
+
+
+@pytest.fixture(scope="session")
+def demo_site() -> Iterator[DemoSite]:
+    with DemoSite() as served:
+        yield served
+
+
+@pytest.fixture(scope="session")
+def fixture_site() -> Iterator[FixtureSite]:
+    with FixtureSite() as served:
+        yield served
+
+
+@pytest.fixture
+def runner(loop_thread: LoopThread, shared_browser: Browser, tmp_path: Path) -> ExecRunner:  # noqa: F811 - fixtures
+    return ExecRunner(loop_thread, BrowserProvider(browser=shared_browser), tmp_path / "runs")
+
+
+def wait_until(predicate: Any, timeout: float = 10.0, interval: float = 0.05) -> bool:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return predicate()
+
+
+# ---------------------------------------------------------------------- shared steps
+
+
+@then(parsers.parse('the run ends "{status}" with stop reason "{reason}"'))
+def run_ends(runner: ExecRunner, status: str, reason: str) -> None:
+    record = runner.last
+    assert record is not None and record.verdict is not None
+    assert (record.verdict.status.value, record.verdict.stop_reason.value) == (status, reason), record.verdict.summary
+
+
+@then(parsers.parse('the verdict names blocker "{blocker}"'))
+def verdict_blocker(runner: ExecRunner, blocker: str) -> None:
+    verdict = runner.last.verdict
+    assert verdict.blocker_kind is not None and verdict.blocker_kind.value == blocker, verdict
+
+
+@then("the final verdict is the last event, exactly once")
+def final_verdict_last(runner: ExecRunner) -> None:
+    record = runner.last
+    finals = [e for e in record.events if isinstance(e.payload, FinalVerdict)]
+    assert len(finals) == 1 and record.events[-1] is finals[0]
+    seqs = [e.seq for e in record.events]
+    assert seqs == list(range(1, len(seqs) + 1))
+    lines = record.event_lines()
+    assert [line["seq"] for line in lines] == seqs and lines[-1]["kind"] == "final_verdict"
+
+
+@then("the run is not verified")
+def not_verified(runner: ExecRunner) -> None:
+    assert runner.last.verdict.verified is False
+    assert runner.last.file("verdict.json")["stop_reason"] != "completed"

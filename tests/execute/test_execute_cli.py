@@ -1,0 +1,143 @@
+"""Binds features/execute_cli.feature: `verity run` / `verity demo` as real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from pytest_bdd import parsers, scenarios, then, when
+
+from runtime.demo import DEMO_RECIPE, DemoSite
+from tests.execute.conftest import RECIPES
+from tests.fixtures.site_server import FixtureSite
+
+scenarios("execute_cli.feature")
+
+VERITY = [sys.executable, "-m", "runtime.cli.main"]
+
+
+@dataclass
+class Command:
+    code: int
+    stdout: str
+    stderr: str
+    seconds: float
+    run_dir: Path
+
+
+def verity(args: list[str], run_dir: Path, timeout: float = 60) -> Command:
+    started = time.monotonic()
+    done = subprocess.run([*VERITY, *args], capture_output=True, text=True, timeout=timeout, cwd=run_dir.parent)
+    return Command(done.returncode, done.stdout, done.stderr, time.monotonic() - started, run_dir)
+
+
+@when('I run "verity run" on the demo recipe with --json', target_fixture="command")
+def run_demo_json(demo_site: DemoSite, tmp_path: Path) -> Command:
+    out = tmp_path / "run"
+    return verity(["run", str(DEMO_RECIPE), "--input", f"site={demo_site.quote_base}", "-i", f"search_site={demo_site.search_base}", "--out", str(out), "--json"], out)
+
+
+@when(parsers.parse('I run "verity run" on "{name}" against the quote site'), target_fixture="command")
+def run_recipe(demo_site: DemoSite, tmp_path: Path, name: str) -> Command:
+    out = tmp_path / "run"
+    return verity(["run", str(RECIPES / f"{name}.yaml"), "--input", f"site={demo_site.quote_base}", "--out", str(out)], out)
+
+
+@when('I run "verity run" on the broken recipe', target_fixture="command")
+def run_broken(tmp_path: Path) -> Command:
+    out = tmp_path / "run"
+    return verity(["run", str(RECIPES / "broken.yaml"), "--out", str(out)], out)
+
+
+@when(parsers.parse('I run "verity run" on "{name}" and press Ctrl-C while the page loads'), target_fixture="command")
+def run_and_interrupt(fixture_site: FixtureSite, tmp_path: Path, name: str) -> Command:
+    out = tmp_path / "run"
+    started = time.monotonic()
+    process = subprocess.Popen(
+        [*VERITY, "run", str(RECIPES / f"{name}.yaml"), "-i", f"site={fixture_site.base_url}", "--out", str(out), "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+    )
+    assert process.stdout is not None
+    for line in process.stdout:  # wait until the page load is under way
+        event = json.loads(line)
+        if event["kind"] == "tool_used" and event["payload"]["tool"] == "open_url":
+            break
+    time.sleep(0.3)
+    process.send_signal(signal.SIGINT)
+    rest, stderr = process.communicate(timeout=30)
+    return Command(process.returncode, rest, stderr, time.monotonic() - started, out)
+
+
+@when('I run "verity demo"', target_fixture="command")
+def run_demo_command(tmp_path: Path) -> Command:
+    out = tmp_path / "demo"
+    return verity(["demo", "--out", str(out)], out)
+
+
+@then(parsers.parse("the command exits {code:d}"))
+def exits(command: Command, code: int) -> None:
+    assert command.code == code, (command.stdout[-2000:], command.stderr[-2000:])
+    assert "Traceback" not in command.stderr
+
+
+@then(parsers.parse('every output line is a JSON event and the last one is the final verdict "{status}"'))
+def json_lines(command: Command, status: str) -> None:
+    events = [json.loads(line) for line in command.stdout.splitlines()]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert events[-1]["kind"] == "final_verdict" and events[-1]["payload"]["status"] == status
+    assert {"step_finished", "replan", "structured_output", "artifact"} <= {e["kind"] for e in events}
+
+
+@then("the run directory holds every telemetry file")
+def telemetry_files(command: Command) -> None:
+    for name in ("events.jsonl", "plans.json", "executions.json", "output.json", "verdict.json"):
+        assert (command.run_dir / name).is_file(), name
+    assert list((command.run_dir / "artifacts" / "screenshot").glob("*.png"))
+    lines = (command.run_dir / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    assert lines == command.stdout.splitlines()
+
+
+@then(parsers.parse('the progress shows the "{state_id}" step "{outcome}"'))
+def progress_line(command: Command, state_id: str, outcome: str) -> None:
+    line = next(line for line in command.stdout.splitlines() if line[3:].startswith(state_id + " "))
+    assert line.split()[2] == outcome, line
+    assert "verdict: error (verification_failed, exit 10)" in command.stdout
+
+
+@then(parsers.parse('the errors name "{first}" and "{second}"'))
+def errors_named(command: Command, first: str, second: str) -> None:
+    lines = command.stderr.splitlines()
+    assert any(first in line and "did you mean 'timeout_ms'" in line for line in lines), command.stderr
+    assert any(second in line for line in lines), command.stderr
+
+
+@then("nothing was run")
+def nothing_run(command: Command) -> None:
+    assert not command.run_dir.exists()
+
+
+@then("the run directory records a manual_stop verdict")
+def manual_stop_recorded(command: Command) -> None:
+    verdict = json.loads((command.run_dir / "verdict.json").read_text(encoding="utf-8"))
+    assert verdict["stop_reason"] == "manual_stop" and verdict["status"] == "stopped"
+    last = json.loads((command.run_dir / "events.jsonl").read_text(encoding="utf-8").splitlines()[-1])
+    assert last["kind"] == "final_verdict"
+
+
+@then("it printed the completed verdict, the output and the run directory")
+def demo_printed(command: Command) -> None:
+    assert "verdict: completed (completed, exit 0)" in command.stdout
+    assert '"price": 2345.6' in command.stdout
+    assert f"run dir: {command.run_dir}" in command.stdout
+    assert "page_not_found" in command.stdout and "followed" in command.stdout
+
+
+@then(parsers.parse("it took less than {seconds:d} seconds"))
+def took_less(command: Command, seconds: int) -> None:
+    assert command.seconds < seconds, command.seconds

@@ -1,0 +1,62 @@
+"""Plain tests of the executor's pure parts: typed field reading and target classification."""
+
+from __future__ import annotations
+
+import pytest
+
+from runtime.execute.field_values import parse_number, read_field
+from runtime.execute.target_check import PageObservation, validate_target
+from runtime.outcomes import BlockerKind
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [("1,234.50", 1234.5), ("$ 1 234.50 USD", 1234.5), ("-0.75%", -0.75), ("price: 29.84", 29.84), ("−3", -3.0), (".5", 0.5)],
+)
+def test_numbers_are_read_as_pages_print_them(text: str, number: float) -> None:
+    assert parse_number(text) == number
+
+
+def test_a_field_without_a_number_is_an_error_with_its_raw_text() -> None:
+    reading = read_field("price", "n/a", "number", None)
+    assert not reading.ok and reading.value is None and "n/a" in reading.error
+
+
+def test_pattern_group_is_kept_before_typing() -> None:
+    assert read_field("order", "Order 1,234 confirmed", "integer", r"Order ([\d,]+)").value == 1234
+    assert read_field("order", "Order 12.5", "integer", r"Order ([\d.]+)").error
+    assert read_field("code", "abc", "string", r"^\d+$").error.startswith("'abc' does not match")
+
+
+def test_missing_and_empty_fields_say_which() -> None:
+    assert read_field("x", None, "string", None).error == "not found on the page"
+    assert read_field("x", "  ", "string", None).error == "empty on the page"
+
+
+def _page(url: str = "http://127.0.0.1:8000/q", status: int | None = 200, title: str = "Gold quote", text: str = "gold price") -> PageObservation:
+    return PageObservation("open", url, status, title, text)
+
+
+def _check(page: PageObservation, **kwargs: object):
+    options = {"expected_status": 200, "allowed_domains": ["127.0.0.1"], "keywords": ["gold"]} | kwargs
+    return validate_target(page, **options)  # type: ignore[arg-type]
+
+
+def test_status_comes_before_domain_and_keywords() -> None:
+    check = _check(_page(url="http://elsewhere.test/q", status=500, text="nothing"))
+    assert check.blocker_kind is BlockerKind.SERVER_ERROR and check.evidence["status"] == 500
+
+
+def test_keyword_match_is_case_insensitive_and_reported() -> None:
+    check = _check(_page(title="GOLD Quote", text=""), keywords=["gold", "quote"])
+    assert check.valid and check.evidence["keywords_found"] == ["gold", "quote"]
+
+
+def test_an_unknown_status_is_not_held_against_the_page() -> None:
+    assert _check(_page(status=None)).valid
+
+
+def test_wildcard_domains_match_subdomains_only() -> None:
+    assert _check(_page(url="http://quotes.example.com/q"), allowed_domains=["*.example.com"]).valid
+    blocked = _check(_page(url="http://example.com/q"), allowed_domains=["*.example.com"])
+    assert blocked.blocker_kind is BlockerKind.DOMAIN_NOT_ALLOWED

@@ -1,0 +1,144 @@
+"""Runtime overhead: a recipe that visits, validates and extracts N loopback pages, against a
+hand-written pyppeteer script doing the same work, in the same process on the same Chromium.
+
+    uv run python tools/bench_runtime.py [--pages 20] [--rounds 3]
+
+The recipe does more than the script by design (seed 003's mandatory page preparation: a
+screenshot and readable text per page; events, run files, spans). The report says how much of
+the recipe's time each driver action took, so the cost of that extra work is visible.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from runtime.browser import Browser, launch_browser  # noqa: E402
+from runtime.events import EventLog  # noqa: E402
+from runtime.execute import BrowserProvider, start_run  # noqa: E402
+from runtime.recipe import load_recipe_text, resolve_inputs  # noqa: E402
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+def write_pages(root: Path, count: int) -> None:
+    for i in range(1, count + 1):
+        price = f"{1000 + i * 17.25:,.2f}"
+        (root / f"quote-{i}.html").write_text(
+            f'<!doctype html><html><head><meta charset="utf-8"><title>Quote {i} — Bench Exchange</title></head>'
+            f"<body><h1>Metal {i} quote</h1><p>The latest quote for metal {i}.</p>"
+            f'<table><tr><th>Price</th><td data-field="price">{price}</td></tr>'
+            f'<tr><th>Currency</th><td data-field="currency">USD</td></tr></table></body></html>',
+            encoding="utf-8",
+        )
+
+
+def bench_recipe(count: int) -> str:
+    steps = []
+    for i in range(1, count + 1):
+        steps.append(f'  - id: open-{i}\n    navigate: "{{site}}/quote-{i}.html"')
+        steps.append(f'  - id: read-{i}\n    extract:\n      fields:\n        price_{i}: {{css: "[data-field=price]", type: number}}')
+    return (
+        "name: bench-visit-validate-extract\n"
+        "goal: 用浏览器 read every quote page\n"
+        "inputs:\n  site: {description: base URL}\n"
+        'target:\n  start_url: "{site}/quote-1.html"\n  allowed_domains: ["127.0.0.1"]\n  validation_keywords: ["quote"]\n'
+        f"guards:\n  max_steps: {count * 5 + 10}\n"
+        "plan:\n" + "\n".join(steps) + "\n"
+    )
+
+
+async def run_recipe_once(browser: Browser, recipe_text: str, site: str, out: Path, number: int) -> tuple[float, dict[str, float]]:
+    recipe = load_recipe_text(recipe_text, "bench.yaml")
+    inputs = resolve_inputs(recipe, {"site": site})
+    run_dir = out / f"recipe-{number}"
+    started = time.perf_counter()
+    handle = start_run(recipe, inputs, run_id=f"bench-{number}", run_dir=run_dir, events=EventLog(f"bench-{number}"), browser=BrowserProvider(browser=browser))
+    verdict = await handle.task
+    elapsed = time.perf_counter() - started
+    if verdict.stop_reason.value != "completed":
+        raise SystemExit(f"the bench recipe did not complete: {verdict.stop_reason.value}: {verdict.summary}")
+    per_action: dict[str, float] = defaultdict(float)
+    for execution in json.loads((run_dir / "executions.json").read_text(encoding="utf-8")):
+        for result in execution["tool_results"]:
+            per_action[result["action"]] += result["duration_ms"]
+    return elapsed, dict(per_action)
+
+
+async def run_script_once(browser: Browser, site: str, count: int) -> float:
+    """What a person would write by hand: visit, check status/host/keyword, read and parse the price."""
+    started = time.perf_counter()
+    context = await browser.raw.createIncognitoBrowserContext()
+    page = await context.newPage()
+    prices = {}
+    for i in range(1, count + 1):
+        response = await page.goto(f"{site}/quote-{i}.html", {"waitUntil": "load"})
+        title = await page.title()
+        text = await page.evaluate("document.body.innerText")
+        if response.status != 200 or "127.0.0.1" not in page.url or "quote" not in (title + text).lower():
+            raise SystemExit(f"page {i} failed validation")
+        raw = await page.evaluate("document.querySelector('[data-field=price]').innerText")
+        prices[i] = float(raw.replace(",", ""))
+    await context.close()
+    if len(prices) != count:
+        raise SystemExit("the script missed pages")
+    return time.perf_counter() - started
+
+
+async def main(pages: int, rounds: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="verity-bench-") as tmp:
+        root = Path(tmp) / "site"
+        root.mkdir()
+        write_pages(root, pages)
+        server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_QuietHandler, directory=str(root)))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        site = f"http://127.0.0.1:{server.server_address[1]}"
+        recipe_text = bench_recipe(pages)
+        browser = await launch_browser()
+        try:
+            # Warm-up: first navigations, trafilatura's import and Chromium caches are not overhead.
+            await run_script_once(browser, site, 2)
+            await run_recipe_once(browser, bench_recipe(2), site, Path(tmp), 0)
+            script_times, recipe_times, actions = [], [], []
+            for number in range(1, rounds + 1):
+                script_times.append(await run_script_once(browser, site, pages))
+                elapsed, per_action = await run_recipe_once(browser, recipe_text, site, Path(tmp), number)
+                recipe_times.append(elapsed)
+                actions.append(per_action)
+        finally:
+            await browser.close()
+            server.shutdown()
+    script, recipe = statistics.median(script_times), statistics.median(recipe_times)
+    print(f"pages: {pages}, rounds: {rounds} (median reported)")
+    print(f"hand-written pyppeteer script: {script:.2f} s   rounds: {', '.join(f'{t:.2f}' for t in script_times)}")
+    print(f"recipe through the executor:   {recipe:.2f} s   rounds: {', '.join(f'{t:.2f}' for t in recipe_times)}")
+    print(f"ratio recipe/script: {recipe / script:.2f}x (target <= 1.10x)")
+    mean_actions = {name: statistics.mean(a.get(name, 0.0) for a in actions) / 1000 for name in actions[0]}
+    print("recipe time by driver action (s, mean over rounds):")
+    for name, seconds in sorted(mean_actions.items(), key=lambda kv: -kv[1]):
+        print(f"  {name:<16} {seconds:6.2f}")
+    print(f"  {'(executor)':<16} {recipe - sum(mean_actions.values()):6.2f}  events, run files, spans, validation, parsing")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=3)
+    options = parser.parse_args()
+    asyncio.run(main(options.pages, options.rounds))

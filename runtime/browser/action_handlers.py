@@ -223,11 +223,14 @@ async def get_html(tab: Tab, action: Action) -> Result:
 
 async def prepare_page(tab: Tab, action: Action) -> Result:
     await _wait_until_loaded(tab)
-    png, _, _ = await _capture_png(tab, False)
+    # The page is loaded and nothing acts on it meanwhile, so the capture, the HTML, the URL and
+    # the title are read in one round of concurrent CDP calls, and trafilatura (in a worker
+    # thread) overlaps the screenshot's encoding.
+    html_read = tab.evaluate("document.documentElement ? document.documentElement.outerHTML : ''")
+    html, url, title = await asyncio.gather(html_read, tab.current_url(), tab.page.title())
+    html = str(html or "")
+    (png, _, _), (text, source) = await asyncio.gather(_capture_png(tab, False), _readable_text(tab, html, url))
     shot = tab.session.artifacts.put("screenshot", png, "image/png")
-    html = str(await tab.evaluate("document.documentElement ? document.documentElement.outerHTML : ''") or "")
-    url = await tab.current_url()
-    text, source = await _readable_text(tab, html, url)
     inline, text_ref = _inline_or_artifact(tab, text)
     html_bytes = html.encode("utf-8")
     html_ref = (
@@ -239,7 +242,7 @@ async def prepare_page(tab: Tab, action: Action) -> Result:
         tab_id=tab.tab_id,
         url=url,
         status=tab.last_status,
-        title=await tab.page.title(),
+        title=title,
         text=inline,
         text_source=source,
         screenshot=shot,

@@ -550,12 +550,12 @@ class BrowserSession:
                               action_id=action_id, timeout_ms=None)
 
 
+# Popups come from user gestures, so only these actions wait for them to settle before reporting
+# `opened_tabs`; a tab a page opens on its own later is still tracked and announced as a TabEvent.
 _ACTIONS_THAT_MAY_OPEN_TABS = {
     ActionName.ACT.value,
     ActionName.BROWSER_CLICK.value,
     ActionName.BROWSER_TYPE.value,
-    ActionName.OPEN_URL.value,
-    ActionName.SESSION_START.value,
 }
 
 

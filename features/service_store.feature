@@ -1,0 +1,28 @@
+Feature: Runs are durable and can be looked up
+  The server keeps runs, their events and the artifact index in SQLite, so a restart or a crash
+  loses nothing that was recorded, and other services can find runs again later.
+
+  @SERVICE-006
+  Scenario: Runs a crashed server left in flight are interrupted by the next server, events intact
+    Given a server
+    And a served run that has emitted a status change, a step with agent notes and an artifact
+    When the store is copied as the crashed server left it
+    And a server is started on the copied store
+    Then the run ended stopped with stop reason interrupted
+    And streaming it replays the same events, then the interruption
+
+  @SERVICE-017
+  Scenario: ListRuns filters by status and recipe and pages newest first
+    Given a server
+    And 5 ended runs of "alpha" and "beta" with different outcomes
+    Then listing runs with status completed returns only the completed ones, newest first
+    And listing runs of recipe "beta" returns only its runs
+    And paging through all runs 2 at a time returns every run once, newest first
+    And a made-up page token is INVALID_ARGUMENT on field "page_token"
+
+  @SERVICE-017
+  Scenario: GetRun shows the artifact index and unknown runs are NOT_FOUND
+    Given a server
+    And a served run that has emitted a status change, a step with agent notes and an artifact
+    Then GetRun lists the artifact with its path, size and seq
+    And GetRun of "run-does-not-exist" fails with NOT_FOUND naming the run

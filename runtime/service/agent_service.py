@@ -1,0 +1,158 @@
+"""verity.v1.AgentService over `RunSupervisor`: request checking and message mapping only."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+import grpc
+
+from runtime.events import Event
+from runtime.outcomes import TaskState
+from runtime.recipe import RecipeInvalid, resolve_inputs
+from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
+from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
+from runtime.service.gen.verity.v1 import events_pb2 as events_pb
+from runtime.service.proto_mapping import (
+    artifact_to_proto,
+    confirmation_to_proto,
+    enum_from_proto,
+    event_to_proto,
+    run_info_to_proto,
+)
+from runtime.service.recipe_catalog import RecipeCatalog, load_or_report
+from runtime.service.rich_errors import invalid_argument, recipe_invalid, reports_errors
+from runtime.service.supervisor import LiveRun, RunSupervisor
+from runtime.store import RunCursor, RunFilter
+
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 500
+
+
+class AgentServicer(agent_grpc.AgentServiceServicer):
+    def __init__(self, supervisor: RunSupervisor, catalog: RecipeCatalog, *, max_response_bytes: int) -> None:
+        self._supervisor = supervisor
+        self._catalog = catalog
+        # Stream responses stay well under the client's receive limit.
+        self._max_response_bytes = max(1024, max_response_bytes // 2)
+
+    @reports_errors
+    async def StartRun(self, request: agent_pb.StartRunRequest, context: grpc.aio.ServicerContext) -> agent_pb.StartRunResponse:
+        live = await self._start(request)
+        return agent_pb.StartRunResponse(run_id=live.run_id, trace_id=live.record.trace_id)
+
+    @reports_errors
+    async def StreamRun(
+        self, request: agent_pb.StreamRunRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[agent_pb.StreamRunResponse]:
+        _require("run_id", request.run_id)
+        async for batch in self._supervisor.follow(request.run_id, request.after_seq):
+            for events in self._split_by_size(batch):
+                yield agent_pb.StreamRunResponse(events=events)
+
+    @reports_errors
+    async def Run(self, request: agent_pb.RunRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[agent_pb.RunResponse]:
+        live = await self._start(request)
+        async for batch in self._supervisor.follow(live.run_id, 0):
+            for events in self._split_by_size(batch):
+                yield agent_pb.RunResponse(events=events)
+
+    @reports_errors
+    async def ConfirmAction(
+        self, request: agent_pb.ConfirmActionRequest, context: grpc.aio.ServicerContext
+    ) -> agent_pb.ConfirmActionResponse:
+        _require("run_id", request.run_id)
+        _require("request_id", request.request_id)
+        record = await self._supervisor.confirm(request.run_id, request.request_id, request.approve, request.reason)
+        return agent_pb.ConfirmActionResponse(run=run_info_to_proto(record))
+
+    @reports_errors
+    async def StopRun(self, request: agent_pb.StopRunRequest, context: grpc.aio.ServicerContext) -> agent_pb.StopRunResponse:
+        _require("run_id", request.run_id)
+        record = await self._supervisor.stop(request.run_id)
+        return agent_pb.StopRunResponse(run=run_info_to_proto(record))
+
+    @reports_errors
+    async def GetRun(self, request: agent_pb.GetRunRequest, context: grpc.aio.ServicerContext) -> agent_pb.GetRunResponse:
+        _require("run_id", request.run_id)
+        record, artifacts, pending = await self._supervisor.get(request.run_id)
+        return agent_pb.GetRunResponse(
+            run=run_info_to_proto(record),
+            artifacts=[artifact_to_proto(a) for a in artifacts],
+            pending_confirmations=[confirmation_to_proto(c) for c in pending],
+        )
+
+    @reports_errors
+    async def ListRuns(self, request: agent_pb.ListRunsRequest, context: grpc.aio.ServicerContext) -> agent_pb.ListRunsResponse:
+        statuses: list[TaskState] = []
+        for index, number in enumerate(request.statuses):
+            state = enum_from_proto(TaskState, number) if number in events_pb.TaskState.values() else None
+            if state is None:
+                raise invalid_argument(f"statuses[{index}]", f"{number} is not a task state (TASK_STATE_UNSPECIFIED is not a filter)")
+            statuses.append(state)
+        if request.page_size < 0:
+            raise invalid_argument("page_size", f"must be 0 (default {DEFAULT_PAGE_SIZE}) or more, got {request.page_size}")
+        page_size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        cursor = decode_page_token(request.page_token) if request.page_token else None
+        run_filter = RunFilter(statuses=tuple(statuses), recipe_name=request.recipe_name)
+        records = await self._supervisor.list(run_filter, page_size + 1, cursor)
+        page, more = records[:page_size], len(records) > page_size
+        next_token = encode_page_token(RunCursor(page[-1].created_ns, page[-1].run_id)) if more else ""
+        return agent_pb.ListRunsResponse(runs=[run_info_to_proto(r) for r in page], next_page_token=next_token)
+
+    async def _start(self, request: agent_pb.StartRunRequest | agent_pb.RunRequest) -> LiveRun:
+        loaded = load_or_report(self._catalog, request.WhichOneof("recipe"), request.recipe_yaml, request.recipe_name)
+        raw_inputs = dict(request.inputs)
+        try:
+            inputs = resolve_inputs(loaded.recipe, raw_inputs)
+        except RecipeInvalid as error:
+            raise recipe_invalid(error, "the run inputs") from None
+        timeout_seconds: float | None = None
+        if request.options.HasField("timeout"):
+            timeout_seconds = request.options.timeout.ToTimedelta().total_seconds()
+            if timeout_seconds <= 0:
+                raise invalid_argument("options.timeout", f"must be positive, got {timeout_seconds}s")
+        return await self._supervisor.start(
+            loaded,
+            inputs,
+            raw_inputs=raw_inputs,
+            labels=dict(request.options.labels),
+            timeout_seconds=timeout_seconds,
+        )
+
+    def _split_by_size(self, batch: Iterable[Event]) -> Iterable[list[events_pb.Event]]:
+        """Group converted events into responses below the size limit (one event always fits)."""
+        group: list[events_pb.Event] = []
+        size = 0
+        for event in batch:
+            message = event_to_proto(event)
+            message_size = message.ByteSize() + 8
+            if group and size + message_size > self._max_response_bytes:
+                yield group
+                group, size = [], 0
+            group.append(message)
+            size += message_size
+        if group:
+            yield group
+
+
+def _require(field_path: str, value: Any) -> None:
+    if not value:
+        raise invalid_argument(field_path, "is required")
+
+
+def encode_page_token(cursor: RunCursor) -> str:
+    raw = json.dumps({"created_ns": cursor.created_ns, "run_id": cursor.run_id}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_page_token(token: str) -> RunCursor:
+    try:
+        padded = token + "=" * (-len(token) % 4)
+        data = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        return RunCursor(created_ns=int(data["created_ns"]), run_id=str(data["run_id"]))
+    except (binascii.Error, ValueError, KeyError, TypeError, UnicodeDecodeError):
+        raise invalid_argument("page_token", "is not a token returned by ListRuns; start over with an empty page_token") from None

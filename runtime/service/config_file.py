@@ -1,0 +1,74 @@
+"""`verity serve --config FILE`: server settings as a YAML mapping, checked with file:line:col."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError
+
+from runtime.service.auth import ServiceConfigError
+
+# YAML key -> (ServerConfig field, expected type). Paths are resolved against the config's folder.
+CONFIG_KEYS: dict[str, tuple[str, type]] = {
+    "host": ("host", str),
+    "port": ("port", int),
+    "token": ("token", str),
+    "token_file": ("token", Path),
+    "store": ("store_path", Path),
+    "runs_dir": ("runs_dir", Path),
+    "recipes_dir": ("recipes_dir", Path),
+    "max_concurrent_runs": ("max_concurrent_runs", int),
+    "max_message_bytes": ("max_message_bytes", int),
+    "subscriber_buffer": ("subscriber_buffer", int),
+    "retain_events_per_run": ("retain_events_per_run", int),
+    "shutdown_grace_seconds": ("shutdown_grace_seconds", float),
+}
+
+
+def read_token_file(path: Path) -> str:
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except OSError as error:
+        raise ServiceConfigError(f"{path}: cannot read the token file: {error.strerror or error}") from None
+    if not token:
+        raise ServiceConfigError(f"{path}: the token file is empty")
+    return token
+
+
+def load_config_file(path: Path) -> dict[str, Any]:
+    """ServerConfig keyword arguments from a YAML file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ServiceConfigError(f"{path}: cannot read the config: {getattr(error, 'strerror', None) or error}") from None
+    try:
+        data = YAML(typ="rt").load(text)
+    except MarkedYAMLError as error:
+        mark = error.problem_mark
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        raise ServiceConfigError(f"{where}: not valid YAML: {error.problem}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ServiceConfigError(f"{path}:1:1: the config is a YAML mapping of keys such as host, port, store")
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        line, col = data.lc.key(key) if hasattr(data, "lc") else (0, 0)
+        where = f"{path}:{line + 1}:{col + 1}"
+        if key not in CONFIG_KEYS:
+            raise ServiceConfigError(f"{where}: unknown key {key!r} (known: {', '.join(CONFIG_KEYS)})")
+        field, expected = CONFIG_KEYS[key]
+        if expected is Path:
+            if not isinstance(value, str) or not value:
+                raise ServiceConfigError(f"{where}: {key} must be a path")
+            resolved = (path.parent / value).resolve()
+            values[field] = read_token_file(resolved) if key == "token_file" else resolved
+        elif expected is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+            values[field] = float(value)
+        elif isinstance(value, expected) and not isinstance(value, bool):
+            values[field] = value
+        else:
+            raise ServiceConfigError(f"{where}: {key} must be {expected.__name__}, got {value!r}" if key != "token" else f"{where}: token must be text")
+    return values

@@ -1,0 +1,225 @@
+import datetime
+
+from google.protobuf import duration_pb2 as _duration_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from runtime.service.gen.verity.v1 import events_pb2 as _events_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class RunOptions(_message.Message):
+    __slots__ = ("timeout", "labels")
+    class LabelsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    timeout: _duration_pb2.Duration
+    labels: _containers.ScalarMap[str, str]
+    def __init__(self, timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., labels: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class StartRunRequest(_message.Message):
+    __slots__ = ("recipe_yaml", "recipe_name", "inputs", "options")
+    class InputsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    RECIPE_YAML_FIELD_NUMBER: _ClassVar[int]
+    RECIPE_NAME_FIELD_NUMBER: _ClassVar[int]
+    INPUTS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    recipe_yaml: str
+    recipe_name: str
+    inputs: _containers.ScalarMap[str, str]
+    options: RunOptions
+    def __init__(self, recipe_yaml: _Optional[str] = ..., recipe_name: _Optional[str] = ..., inputs: _Optional[_Mapping[str, str]] = ..., options: _Optional[_Union[RunOptions, _Mapping]] = ...) -> None: ...
+
+class StartRunResponse(_message.Message):
+    __slots__ = ("run_id", "trace_id")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    TRACE_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    trace_id: str
+    def __init__(self, run_id: _Optional[str] = ..., trace_id: _Optional[str] = ...) -> None: ...
+
+class StreamRunRequest(_message.Message):
+    __slots__ = ("run_id", "after_seq")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    after_seq: int
+    def __init__(self, run_id: _Optional[str] = ..., after_seq: _Optional[int] = ...) -> None: ...
+
+class StreamRunResponse(_message.Message):
+    __slots__ = ("events",)
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_events_pb2.Event]
+    def __init__(self, events: _Optional[_Iterable[_Union[_events_pb2.Event, _Mapping]]] = ...) -> None: ...
+
+class RunRequest(_message.Message):
+    __slots__ = ("recipe_yaml", "recipe_name", "inputs", "options")
+    class InputsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    RECIPE_YAML_FIELD_NUMBER: _ClassVar[int]
+    RECIPE_NAME_FIELD_NUMBER: _ClassVar[int]
+    INPUTS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    recipe_yaml: str
+    recipe_name: str
+    inputs: _containers.ScalarMap[str, str]
+    options: RunOptions
+    def __init__(self, recipe_yaml: _Optional[str] = ..., recipe_name: _Optional[str] = ..., inputs: _Optional[_Mapping[str, str]] = ..., options: _Optional[_Union[RunOptions, _Mapping]] = ...) -> None: ...
+
+class RunResponse(_message.Message):
+    __slots__ = ("events",)
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_events_pb2.Event]
+    def __init__(self, events: _Optional[_Iterable[_Union[_events_pb2.Event, _Mapping]]] = ...) -> None: ...
+
+class ConfirmActionRequest(_message.Message):
+    __slots__ = ("run_id", "request_id", "approve", "reason")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    APPROVE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    request_id: str
+    approve: bool
+    reason: str
+    def __init__(self, run_id: _Optional[str] = ..., request_id: _Optional[str] = ..., approve: _Optional[bool] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ConfirmActionResponse(_message.Message):
+    __slots__ = ("run",)
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    run: RunInfo
+    def __init__(self, run: _Optional[_Union[RunInfo, _Mapping]] = ...) -> None: ...
+
+class StopRunRequest(_message.Message):
+    __slots__ = ("run_id",)
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    def __init__(self, run_id: _Optional[str] = ...) -> None: ...
+
+class StopRunResponse(_message.Message):
+    __slots__ = ("run",)
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    run: RunInfo
+    def __init__(self, run: _Optional[_Union[RunInfo, _Mapping]] = ...) -> None: ...
+
+class GetRunRequest(_message.Message):
+    __slots__ = ("run_id",)
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    def __init__(self, run_id: _Optional[str] = ...) -> None: ...
+
+class GetRunResponse(_message.Message):
+    __slots__ = ("run", "artifacts", "pending_confirmations")
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    ARTIFACTS_FIELD_NUMBER: _ClassVar[int]
+    PENDING_CONFIRMATIONS_FIELD_NUMBER: _ClassVar[int]
+    run: RunInfo
+    artifacts: _containers.RepeatedCompositeFieldContainer[ArtifactInfo]
+    pending_confirmations: _containers.RepeatedCompositeFieldContainer[_events_pb2.ConfirmationRequested]
+    def __init__(self, run: _Optional[_Union[RunInfo, _Mapping]] = ..., artifacts: _Optional[_Iterable[_Union[ArtifactInfo, _Mapping]]] = ..., pending_confirmations: _Optional[_Iterable[_Union[_events_pb2.ConfirmationRequested, _Mapping]]] = ...) -> None: ...
+
+class ListRunsRequest(_message.Message):
+    __slots__ = ("statuses", "recipe_name", "page_size", "page_token")
+    STATUSES_FIELD_NUMBER: _ClassVar[int]
+    RECIPE_NAME_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    statuses: _containers.RepeatedScalarFieldContainer[_events_pb2.TaskState]
+    recipe_name: str
+    page_size: int
+    page_token: str
+    def __init__(self, statuses: _Optional[_Iterable[_Union[_events_pb2.TaskState, str]]] = ..., recipe_name: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListRunsResponse(_message.Message):
+    __slots__ = ("runs", "next_page_token")
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    runs: _containers.RepeatedCompositeFieldContainer[RunInfo]
+    next_page_token: str
+    def __init__(self, runs: _Optional[_Iterable[_Union[RunInfo, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class RunInfo(_message.Message):
+    __slots__ = ("run_id", "recipe_name", "recipe_version", "status", "stop_reason", "verified", "summary", "trace_id", "inputs", "labels", "create_time", "update_time", "end_time", "last_seq", "earliest_seq")
+    class InputsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    class LabelsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    RECIPE_NAME_FIELD_NUMBER: _ClassVar[int]
+    RECIPE_VERSION_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    STOP_REASON_FIELD_NUMBER: _ClassVar[int]
+    VERIFIED_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    TRACE_ID_FIELD_NUMBER: _ClassVar[int]
+    INPUTS_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_TIME_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    EARLIEST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    recipe_name: str
+    recipe_version: str
+    status: _events_pb2.TaskState
+    stop_reason: _events_pb2.StopReason
+    verified: bool
+    summary: str
+    trace_id: str
+    inputs: _containers.ScalarMap[str, str]
+    labels: _containers.ScalarMap[str, str]
+    create_time: _timestamp_pb2.Timestamp
+    update_time: _timestamp_pb2.Timestamp
+    end_time: _timestamp_pb2.Timestamp
+    last_seq: int
+    earliest_seq: int
+    def __init__(self, run_id: _Optional[str] = ..., recipe_name: _Optional[str] = ..., recipe_version: _Optional[str] = ..., status: _Optional[_Union[_events_pb2.TaskState, str]] = ..., stop_reason: _Optional[_Union[_events_pb2.StopReason, str]] = ..., verified: _Optional[bool] = ..., summary: _Optional[str] = ..., trace_id: _Optional[str] = ..., inputs: _Optional[_Mapping[str, str]] = ..., labels: _Optional[_Mapping[str, str]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_seq: _Optional[int] = ..., earliest_seq: _Optional[int] = ...) -> None: ...
+
+class ArtifactInfo(_message.Message):
+    __slots__ = ("artifact_id", "artifact_kind", "path", "media_type", "size", "sha256", "seq")
+    ARTIFACT_ID_FIELD_NUMBER: _ClassVar[int]
+    ARTIFACT_KIND_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    MEDIA_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    artifact_id: str
+    artifact_kind: str
+    path: str
+    media_type: str
+    size: int
+    sha256: str
+    seq: int
+    def __init__(self, artifact_id: _Optional[str] = ..., artifact_kind: _Optional[str] = ..., path: _Optional[str] = ..., media_type: _Optional[str] = ..., size: _Optional[int] = ..., sha256: _Optional[str] = ..., seq: _Optional[int] = ...) -> None: ...

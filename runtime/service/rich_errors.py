@@ -1,0 +1,151 @@
+"""Errors the service returns, as gRPC rich statuses (google.rpc.Status with typed details).
+
+Servicer methods raise `ServiceError`; `reports_errors` turns it into a status with details a
+client can act on, and turns any unexpected exception into INTERNAL with a reference id instead of
+a traceback on the wire.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+
+from runtime.recipe import Problem, RecipeInvalid
+
+_log = logging.getLogger(__name__)
+
+ERROR_DOMAIN = "verity"
+# The trailing-metadata key gRPC uses to carry a serialized google.rpc.Status.
+STATUS_DETAILS_KEY = "grpc-status-details-bin"
+
+
+@dataclass(frozen=True)
+class FieldViolation:
+    field: str
+    description: str
+
+
+@dataclass
+class ServiceError(Exception):
+    code: grpc.StatusCode
+    message: str
+    field_violations: Sequence[FieldViolation] = ()
+    reason: str = ""
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    resource_type: str = ""
+    resource_name: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.code.name}: {self.message}"
+
+    def to_status(self) -> status_pb2.Status:
+        details: list[Any] = []
+        if self.field_violations:
+            details.append(
+                error_details_pb2.BadRequest(
+                    field_violations=[
+                        error_details_pb2.BadRequest.FieldViolation(field=v.field, description=v.description)
+                        for v in self.field_violations
+                    ]
+                )
+            )
+        if self.reason:
+            details.append(error_details_pb2.ErrorInfo(reason=self.reason, domain=ERROR_DOMAIN, metadata=dict(self.metadata)))
+        if self.resource_type:
+            details.append(
+                error_details_pb2.ResourceInfo(
+                    resource_type=self.resource_type, resource_name=self.resource_name, description=self.message
+                )
+            )
+        packed = []
+        for detail in details:
+            wrapper = any_pb2.Any()
+            wrapper.Pack(detail)
+            packed.append(wrapper)
+        return status_pb2.Status(code=self.code.value[0], message=self.message, details=packed)
+
+
+def problem_violation(problem: Problem) -> FieldViolation:
+    where = f"{problem.source}:{problem.line}:{problem.col}" if problem.line else problem.source
+    return FieldViolation(field=problem.path, description=f"{where}: {problem.message} [{problem.code}]")
+
+
+def recipe_invalid(error: RecipeInvalid, what: str) -> ServiceError:
+    """INVALID_ARGUMENT for a bad recipe or bad inputs, one field violation per problem."""
+    count = len(error.problems)
+    first = error.problems[0] if error.problems else None
+    headline = f"{what} is invalid ({count} problem{'s' if count != 1 else ''})"
+    if first is not None:
+        headline += f"; first: {first}"
+    return ServiceError(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        headline,
+        field_violations=[problem_violation(p) for p in error.problems],
+    )
+
+
+def invalid_argument(field_path: str, description: str) -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        f"{field_path}: {description}",
+        field_violations=[FieldViolation(field_path, description)],
+    )
+
+
+def run_not_found(run_id: str) -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.NOT_FOUND,
+        f"run {run_id!r} not found",
+        resource_type="verity.v1.Run",
+        resource_name=run_id,
+    )
+
+
+def reports_errors(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate an async servicer method (unary or streaming) to report errors as rich statuses."""
+    if inspect.isasyncgenfunction(method):
+
+        @functools.wraps(method)
+        async def streaming(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
+            try:
+                async for response in method(self, request, context):
+                    yield response
+            except Exception as error:  # noqa: BLE001 - every failure must become a status
+                await _abort(context, error, method.__name__)
+
+        return streaming
+
+    @functools.wraps(method)
+    async def unary(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        try:
+            return await method(self, request, context)
+        except Exception as error:  # noqa: BLE001 - every failure must become a status
+            await _abort(context, error, method.__name__)
+
+    return unary
+
+
+async def _abort(context: grpc.aio.ServicerContext, error: Exception, method_name: str) -> None:
+    if isinstance(error, grpc.aio.AbortError):
+        raise error
+    if not isinstance(error, ServiceError):
+        reference = uuid.uuid4().hex[:12]
+        _log.error("%s failed (ref %s)", method_name, reference, exc_info=error)
+        error = ServiceError(
+            grpc.StatusCode.INTERNAL, f"internal error in {method_name} (server log reference {reference})"
+        )
+    status = error.to_status()
+    await context.abort(
+        error.code,
+        error.message,
+        trailing_metadata=((STATUS_DETAILS_KEY, status.SerializeToString()),),
+    )

@@ -1,0 +1,173 @@
+"""The Verity gRPC server: AgentService, RecipeService, health and reflection on grpc.aio."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+from grpc_reflection.v1alpha import reflection
+from opentelemetry.sdk.trace import SpanProcessor
+
+from runtime.execute import BrowserProvider
+from runtime.service.agent_service import AgentServicer
+from runtime.service.auth import BearerTokenInterceptor, ServiceConfigError, check_bind_is_safe
+from runtime.service.gen.verity.v1 import agent_service_pb2, agent_service_pb2_grpc, recipe_service_pb2, recipe_service_pb2_grpc
+from runtime.service.recipe_catalog import RecipeCatalog
+from runtime.service.recipe_service import RecipeServicer
+from runtime.service.supervisor import RunSupervisor, SupervisorLimits
+from runtime.service.tracing import RunTracer
+from runtime.store import BufferedRunStore, SqliteRunStore
+
+_log = logging.getLogger(__name__)
+
+AGENT_SERVICE = agent_service_pb2.DESCRIPTOR.services_by_name["AgentService"].full_name
+RECIPE_SERVICE = recipe_service_pb2.DESCRIPTOR.services_by_name["RecipeService"].full_name
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 50051
+    # repr=False: the token must never show up in logs or error messages.
+    token: str | None = field(default=None, repr=False)
+    store_path: Path = Path(".verity/verity.db")
+    runs_dir: Path = Path(".verity/runs")
+    recipes_dir: Path | None = Path("recipes")
+    max_concurrent_runs: int = 8
+    max_message_bytes: int = 4 * 1024 * 1024
+    subscriber_buffer: int = 10_000
+    retain_events_per_run: int | None = None
+    shutdown_grace_seconds: float = 10.0
+    store_flush_interval_seconds: float = 0.005
+    # Attach to a running Chromium (its DevTools websocket) instead of launching one.
+    browser_ws_endpoint: str | None = None
+
+    def validate(self) -> None:
+        check_bind_is_safe(self.host, self.token)
+        if not 0 <= self.port <= 65535:
+            raise ServiceConfigError(f"port must be 0..65535, got {self.port}")
+        if self.max_concurrent_runs < 1:
+            raise ServiceConfigError(f"max_concurrent_runs must be at least 1, got {self.max_concurrent_runs}")
+        if self.max_message_bytes < 64 * 1024:
+            raise ServiceConfigError(f"max_message_bytes must be at least 65536, got {self.max_message_bytes}")
+        if self.subscriber_buffer < 16:
+            raise ServiceConfigError(f"subscriber_buffer must be at least 16 events, got {self.subscriber_buffer}")
+        if self.retain_events_per_run is not None and self.retain_events_per_run < 1:
+            raise ServiceConfigError(f"retain_events_per_run must be at least 1, got {self.retain_events_per_run}")
+        if self.shutdown_grace_seconds < 0:
+            raise ServiceConfigError(f"shutdown_grace_seconds must be 0 or more, got {self.shutdown_grace_seconds}")
+
+
+class VerityServer:
+    """Build with a config, `await start()`, and `await stop()` for a graceful shutdown."""
+
+    def __init__(
+        self, config: ServerConfig, *, span_processors: tuple[SpanProcessor, ...] = (), browser: Any = None
+    ) -> None:
+        config.validate()
+        self.config = config
+        self._span_processors = span_processors
+        # One Chromium per server, launched on the first run; each run gets its own incognito context.
+        self._browser = browser if browser is not None else BrowserProvider(ws_endpoint=config.browser_ws_endpoint)
+        self._owns_browser = browser is None
+        self.port: int | None = None
+        self.supervisor: RunSupervisor | None = None
+        self._server: grpc.aio.Server | None = None
+        self._store: BufferedRunStore | None = None
+        self._tracer: RunTracer | None = None
+        self._health: HealthServicer | None = None
+        self._stopping: asyncio.Task[None] | None = None
+
+    @property
+    def target(self) -> str:
+        host = self.config.host
+        host = f"[{host}]" if ":" in host and not host.startswith("[") else host
+        return f"{host}:{self.port}"
+
+    async def start(self) -> int:
+        """Open the store, close runs a previous server left in flight, and listen. Returns the port."""
+        config = self.config
+        self._store = BufferedRunStore(
+            SqliteRunStore(config.store_path), flush_interval=config.store_flush_interval_seconds
+        )
+        self._tracer = RunTracer(self._span_processors)
+        self.supervisor = RunSupervisor(
+            self._store,
+            self._tracer,
+            runs_dir=config.runs_dir,
+            limits=SupervisorLimits(
+                max_concurrent_runs=config.max_concurrent_runs,
+                subscriber_buffer=config.subscriber_buffer,
+                retain_events_per_run=config.retain_events_per_run,
+            ),
+            browser=self._browser,
+        )
+        await self.supervisor.interrupt_stored_in_flight()
+
+        interceptors = [BearerTokenInterceptor(config.token)] if config.token else []
+        server = grpc.aio.server(
+            interceptors=interceptors,
+            options=[
+                ("grpc.max_receive_message_length", config.max_message_bytes),
+                ("grpc.max_send_message_length", config.max_message_bytes),
+                ("grpc.so_reuseport", 0),
+            ],
+        )
+        catalog = RecipeCatalog(config.recipes_dir)
+        agent_service_pb2_grpc.add_AgentServiceServicer_to_server(
+            AgentServicer(self.supervisor, catalog, max_response_bytes=config.max_message_bytes), server
+        )
+        recipe_service_pb2_grpc.add_RecipeServiceServicer_to_server(RecipeServicer(catalog), server)
+        self._health = HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
+        reflection.enable_server_reflection(
+            (AGENT_SERVICE, RECIPE_SERVICE, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+            server,
+        )
+        host = config.host
+        bind_host = f"[{host}]" if ":" in host and not host.startswith("[") else host
+        try:
+            self.port = server.add_insecure_port(f"{bind_host}:{config.port}")
+        except RuntimeError as error:
+            await self._store.close()
+            raise ServiceConfigError(f"cannot listen on {bind_host}:{config.port}: {error}") from None
+        await server.start()
+        self._server = server
+        for service in ("", AGENT_SERVICE, RECIPE_SERVICE):
+            await self._health.set(service, health_pb2.HealthCheckResponse.SERVING)
+        _log.info("serving on %s (auth: %s)", self.target, "bearer token" if config.token else "none, loopback only")
+        return self.port
+
+    async def stop(self, grace_seconds: float | None = None) -> None:
+        """Graceful shutdown; calling it again waits for the first call to finish."""
+        if self._stopping is None:
+            self._stopping = asyncio.ensure_future(self._shutdown(grace_seconds))
+        await asyncio.shield(self._stopping)
+
+    async def _shutdown(self, grace_seconds: float | None) -> None:
+        grace = self.config.shutdown_grace_seconds if grace_seconds is None else grace_seconds
+        assert self.supervisor and self._health and self._server and self._store and self._tracer
+        _log.info("shutting down: no new runs; %d in flight get %.1fs", self.supervisor.live_run_count, grace)
+        self.supervisor.stop_accepting()
+        await self._health.enter_graceful_shutdown()
+        await self.supervisor.drain(grace)
+        # Streams of ended runs have ended by now; what remains (health watches, idle streams) is cut.
+        await self._server.stop(grace=1.0)
+        await self._store.close()
+        if self._owns_browser:
+            try:
+                await self._browser.close()
+            except Exception:  # noqa: BLE001 - a dead browser must not stop the shutdown
+                _log.exception("closing the browser failed")
+        self._tracer.shutdown()
+        _log.info("stopped")
+
+    async def wait_for_termination(self) -> None:
+        assert self._server is not None
+        await self._server.wait_for_termination()

@@ -1,0 +1,516 @@
+"""Runs hosted by the server: their event logs, watchers, durable record and lifecycle.
+
+A run and its watchers are independent. The run emits into its `EventLog`; one listener per run
+buffers each event for the store, updates the run's state and offers the event to every watcher's
+bounded buffer, without ever waiting. Watchers come and go; only `stop` (or the run's own end, a
+timeout or a server shutdown) ends a run. Every run ends with a FinalVerdict event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import grpc
+from opentelemetry.trace import Span
+
+from runtime.events import (
+    ArtifactStored,
+    ConfirmationRequested,
+    Event,
+    EventLog,
+    FinalVerdict,
+    StatusChanged,
+)
+from runtime.execute import start_run
+from runtime.outcomes import StopReason, TaskState
+from runtime.service.fanout import RunBroadcast, SubscriberLagging
+from runtime.service.recipe_catalog import LoadedRecipe
+from runtime.service.rich_errors import ServiceError, invalid_argument, run_not_found
+from runtime.service.tracing import RunTracer
+from runtime.store import ArtifactRecord, BufferedRunStore, RunCursor, RunFilter, RunRecord, RunUpdate
+
+_log = logging.getLogger(__name__)
+
+IN_FLIGHT_STATES = tuple(state for state in TaskState if not state.is_final)
+
+
+@dataclass(frozen=True)
+class SupervisorLimits:
+    max_concurrent_runs: int = 8
+    # Live events a watcher may fall behind before it is cut off and told to resume.
+    subscriber_buffer: int = 10_000
+    # Events handed to a stream per wake-up; the servicer splits them further by bytes.
+    stream_batch: int = 500
+    # Keep at most this many newest events of an ended run (None keeps all).
+    retain_events_per_run: int | None = None
+    # How long StopRun waits for a stopped run to end before answering.
+    stop_wait_seconds: float = 10.0
+
+
+@dataclass
+class LiveRun:
+    """A run in flight on this server."""
+
+    record: RunRecord
+    events: EventLog
+    broadcast: RunBroadcast
+    # The root span when the supervisor traces the run itself; an engine run has the engine's.
+    span: Span | None = None
+    handle: Any = None  # runtime.execute.RunHandle once the engine runs it
+    final_seq: int | None = None
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+    timeout_timer: asyncio.TimerHandle | None = None
+
+    @property
+    def run_id(self) -> str:
+        return self.record.run_id
+
+    def pending_confirmations(self) -> list[ConfirmationRequested]:
+        if self.handle is None:
+            return []
+        return list(self.handle.pending_confirmations())
+
+
+class RunSupervisor:
+    def __init__(
+        self,
+        store: BufferedRunStore,
+        tracer: RunTracer,
+        *,
+        runs_dir: Path,
+        limits: SupervisorLimits = SupervisorLimits(),
+        browser: Any = None,
+    ) -> None:
+        self._store = store
+        self._tracer = tracer
+        self._runs_dir = runs_dir
+        self.limits = limits
+        self._browser = browser
+        self._live: dict[str, LiveRun] = {}
+        self._accepting = True
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        self._finalizers: set[asyncio.Task[None]] = set()
+
+    @property
+    def live_run_count(self) -> int:
+        return len(self._live)
+
+    def live_run(self, run_id: str) -> LiveRun | None:
+        return self._live.get(run_id)
+
+    # --- starting ---------------------------------------------------------------------------
+
+    async def start(
+        self,
+        loaded: LoadedRecipe,
+        inputs: dict[str, Any],
+        *,
+        raw_inputs: dict[str, str],
+        labels: dict[str, str] | None = None,
+        timeout_seconds: float | None = None,
+    ) -> LiveRun:
+        """Record a new run and hand it to the run engine, which emits into the run's EventLog."""
+        recipe = loaded.recipe
+        live = await self.open_run(recipe.name, recipe.version, raw_inputs, labels or {}, traced=False)
+        run_dir = self._runs_dir / live.run_id
+        try:
+            # The engine opens the run's root span on our provider and stamps its trace id on the
+            # log; its first event (created) carries it into the record before we answer.
+            live.handle = start_run(
+                recipe,
+                inputs,
+                run_id=live.run_id,
+                run_dir=run_dir,
+                events=live.events,
+                browser=self._browser,
+                registry=loaded.registry,
+                tracer_provider=self._tracer.provider,
+            )
+        except Exception as error:  # noqa: BLE001 - a failed start is recorded as the run's end
+            _log.exception("run %s: the engine could not start it", live.run_id)
+            self._end_without_engine(live, StopReason.EXECUTE_ERROR, f"the run could not start: {error}")
+            return live
+        live.handle.task.add_done_callback(lambda task: self._engine_finished(live, task))
+        if timeout_seconds:
+            live.timeout_timer = self._loop.call_later(timeout_seconds, self._time_out, live)
+        return live
+
+    async def open_run(
+        self,
+        recipe_name: str,
+        recipe_version: str,
+        inputs: dict[str, str],
+        labels: dict[str, str],
+        *,
+        traced: bool = True,
+    ) -> LiveRun:
+        """Record a run and its event log; whoever emits into `live.events` drives it.
+
+        This is the path every run's events take (the engine emits into this log). It is public so
+        the benchmark and tests can drive a served run without a browser; `traced` gives such a
+        run a root span of its own (an engine opens its own).
+        """
+        if not self._accepting:
+            raise ServiceError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down and accepts no new runs")
+        if len(self._live) >= self.limits.max_concurrent_runs:
+            raise ServiceError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"{len(self._live)} runs are in flight, the limit is {self.limits.max_concurrent_runs}; "
+                "retry when one has ended",
+                reason="RUN_LIMIT_REACHED",
+                metadata={"max_concurrent_runs": str(self.limits.max_concurrent_runs)},
+            )
+        run_id = f"run-{uuid.uuid4().hex[:16]}"
+        span = self._tracer.start_run_span(run_id, recipe_name, recipe_version) if traced else None
+        trace_id = self._tracer.trace_id_of(span) if span is not None else ""
+        now = time.time_ns()
+        record = RunRecord(
+            run_id=run_id,
+            recipe_name=recipe_name,
+            recipe_version=recipe_version,
+            status=TaskState.CREATED,
+            trace_id=trace_id,
+            created_ns=now,
+            updated_ns=now,
+            inputs=dict(inputs),
+            labels=dict(labels),
+        )
+        live = LiveRun(record=record, events=EventLog(run_id, trace_id), broadcast=RunBroadcast(self.limits.subscriber_buffer), span=span)
+        # Reserve the slot before the first await so concurrent starts cannot overshoot the limit.
+        self._live[run_id] = live
+        try:
+            await self._store.create_run(record)
+        except BaseException:
+            del self._live[run_id]
+            if span is not None:
+                span.end()
+            raise
+        live.events.add_listener(lambda event: self._on_event(live, event))
+        return live
+
+    # --- the per-run listener ------------------------------------------------------------------
+
+    def _on_event(self, live: LiveRun, event: Event) -> None:
+        if threading.get_ident() != self._loop_thread:
+            # Emitted from a worker thread: hand over to the loop, in order.
+            self._loop.call_soon_threadsafe(self._record_event, live, event)
+        else:
+            self._record_event(live, event)
+
+    def _record_event(self, live: LiveRun, event: Event) -> None:
+        store = self._store
+        store.append_event(event)
+        payload = event.payload
+        record = live.record
+        if isinstance(payload, FinalVerdict) and live.final_seq is None:
+            live.final_seq = event.seq
+            record = replace(
+                record,
+                status=payload.status,
+                stop_reason=payload.stop_reason,
+                verified=payload.verified,
+                summary=payload.summary,
+                ended_ns=event.timestamp_ns,
+            )
+            self._schedule_finalize(live)
+        elif isinstance(payload, StatusChanged) and live.final_seq is None:
+            record = replace(record, status=payload.status)
+        elif isinstance(payload, ArtifactStored):
+            store.add_artifact(
+                ArtifactRecord(
+                    run_id=event.run_id,
+                    artifact_id=payload.artifact_id,
+                    artifact_kind=payload.artifact_kind,
+                    path=payload.path,
+                    media_type=payload.media_type,
+                    size=payload.size,
+                    sha256=payload.sha256,
+                    seq=event.seq,
+                )
+            )
+        record = replace(
+            record,
+            last_seq=max(record.last_seq, event.seq),
+            updated_ns=event.timestamp_ns,
+            trace_id=event.trace_id or record.trace_id,
+        )
+        live.record = record
+        store.update_run(
+            RunUpdate(
+                run_id=record.run_id,
+                status=record.status,
+                updated_ns=record.updated_ns,
+                last_seq=record.last_seq,
+                trace_id=record.trace_id,
+                stop_reason=record.stop_reason,
+                verified=record.verified,
+                summary=record.summary,
+                ended_ns=record.ended_ns,
+            )
+        )
+        live.broadcast.publish(event)
+
+    def _schedule_finalize(self, live: LiveRun) -> None:
+        task = self._loop.create_task(self._finalize(live), name=f"finalize-{live.run_id}")
+        self._finalizers.add(task)
+        task.add_done_callback(self._finalizers.discard)
+
+    async def _finalize(self, live: LiveRun) -> None:
+        if live.timeout_timer is not None:
+            live.timeout_timer.cancel()
+        record = live.record
+        if live.span is not None and record.stop_reason is not None:
+            self._tracer.end_run_span(live.span, record.status, record.stop_reason, record.verified)
+        try:
+            await self._store.flush()
+            retain = self.limits.retain_events_per_run
+            if retain is not None and live.final_seq is not None and live.final_seq > retain:
+                await self._store.trim_events(live.run_id, live.final_seq - retain + 1)
+        finally:
+            # Stored from here on: later watchers replay from the store.
+            self._live.pop(live.run_id, None)
+            live.ended.set()
+
+    def _engine_finished(self, live: LiveRun, task: asyncio.Task[Any]) -> None:
+        if live.final_seq is not None:
+            return
+        if task.cancelled():
+            summary = "the run engine was cancelled before it reported a final verdict"
+        elif task.exception() is not None:
+            error = task.exception()
+            summary = f"the run engine failed: {type(error).__name__}: {error}"
+        else:
+            summary = "the run engine ended without a final verdict"
+        _log.error("run %s: %s", live.run_id, summary)
+        self._end_without_engine(live, StopReason.EXECUTE_ERROR, summary)
+
+    def _end_without_engine(self, live: LiveRun, reason: StopReason, summary: str) -> None:
+        """Close a run's event log with a verdict when its engine cannot (or never started)."""
+        if live.final_seq is not None:
+            return
+        live.events.emit(StatusChanged(status=reason.final_state, detail=summary))
+        live.events.emit(
+            FinalVerdict(status=reason.final_state, stop_reason=reason, verified=False, summary=summary)
+        )
+
+    def _time_out(self, live: LiveRun) -> None:
+        if live.final_seq is None:
+            self._request_stop(live, StopReason.TIMEOUT, "the run's timeout option elapsed")
+
+    def _request_stop(self, live: LiveRun, reason: StopReason, why: str) -> None:
+        if live.handle is not None:
+            live.handle.stop(reason)
+        else:
+            self._end_without_engine(live, reason, why)
+
+    # --- watching -------------------------------------------------------------------------------
+
+    async def follow(self, run_id: str, after_seq: int) -> AsyncIterator[list[Event]]:
+        """A run's events with seq > after_seq in batches: stored ones, then live ones, to the end."""
+        if after_seq < 0:
+            raise invalid_argument("after_seq", f"must be 0 or more, got {after_seq}")
+        live = self._live.get(run_id)
+        if live is None:
+            async for batch in self._follow_stored(run_id, after_seq):
+                yield batch
+            return
+        # Subscribe before taking the backlog: an event emitted in between lands in the buffer,
+        # and the seq check below drops the ones the backlog already had.
+        subscription = live.broadcast.subscribe()
+        last_seq = after_seq
+        try:
+            backlog = live.events.events(after_seq)
+            size = self.limits.stream_batch
+            for start in range(0, len(backlog), size):
+                batch = backlog[start : start + size]
+                yield batch
+                last_seq = batch[-1].seq
+                if any(e.is_final for e in batch):
+                    return
+            while True:
+                try:
+                    batch = await subscription.next_batch(size)
+                except SubscriberLagging as lagging:
+                    raise ServiceError(
+                        grpc.StatusCode.ABORTED,
+                        f"this stream fell more than {lagging.capacity} events behind run {run_id!r} and was "
+                        f"cut off; resume with StreamRun(after_seq={last_seq})",
+                        reason="SUBSCRIBER_LAGGING",
+                        metadata={"resume_after_seq": str(last_seq), "buffer_events": str(lagging.capacity)},
+                    ) from None
+                fresh = [e for e in batch if e.seq > last_seq]
+                if not fresh:
+                    continue
+                yield fresh
+                last_seq = fresh[-1].seq
+                if any(e.is_final for e in fresh):
+                    return
+        finally:
+            subscription.close()
+
+    async def _follow_stored(self, run_id: str, after_seq: int) -> AsyncIterator[list[Event]]:
+        record = await self._store.get_run(run_id)
+        if record is None:
+            raise run_not_found(run_id)
+        if after_seq + 1 < record.earliest_seq and after_seq < record.last_seq:
+            raise ServiceError(
+                grpc.StatusCode.OUT_OF_RANGE,
+                f"events of run {run_id!r} before seq {record.earliest_seq} were trimmed; the earliest "
+                f"available is {record.earliest_seq}: stream with after_seq >= {record.earliest_seq - 1}",
+                reason="HISTORY_TRIMMED",
+                metadata={"earliest_seq": str(record.earliest_seq), "last_seq": str(record.last_seq)},
+            )
+        cursor = after_seq
+        while True:
+            batch = await self._store.read_events(run_id, cursor, self.limits.stream_batch)
+            if not batch:
+                return
+            yield batch
+            cursor = batch[-1].seq
+            if any(e.is_final for e in batch):
+                return
+
+    # --- steering -------------------------------------------------------------------------------
+
+    async def confirm(self, run_id: str, request_id: str, approve: bool, reason: str) -> RunRecord:
+        live = self._live.get(run_id)
+        if live is None:
+            record = await self._store.get_run(run_id)
+            if record is None:
+                raise run_not_found(run_id)
+            raise ServiceError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"run {run_id!r} has ended ({record.status.value}); it waits for no confirmation",
+                reason="CONFIRMATION_NOT_PENDING",
+                metadata={"request_id": request_id, "status": record.status.value},
+            )
+        accepted = live.handle is not None and live.handle.confirm(request_id, approve, reason)
+        if not accepted:
+            pending = [c.request_id for c in live.pending_confirmations()]
+            raise ServiceError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"run {run_id!r} is not waiting for confirmation {request_id!r} "
+                f"(pending: {', '.join(pending) or 'none'})",
+                reason="CONFIRMATION_NOT_PENDING",
+                metadata={"request_id": request_id, "pending": ",".join(pending)},
+            )
+        return live.record
+
+    async def stop(self, run_id: str, reason: StopReason = StopReason.MANUAL_STOP) -> RunRecord:
+        """Stop a run and return its record once it ended (or after `stop_wait_seconds`)."""
+        live = self._live.get(run_id)
+        if live is None:
+            record = await self._store.get_run(run_id)
+            if record is None:
+                raise run_not_found(run_id)
+            return record  # already ended: stopping is idempotent
+        self._request_stop(live, reason, "stopped by StopRun")
+        try:
+            await asyncio.wait_for(live.ended.wait(), self.limits.stop_wait_seconds)
+        except asyncio.TimeoutError:
+            _log.warning("run %s: still running %.1fs after stop", run_id, self.limits.stop_wait_seconds)
+        return live.record
+
+    # --- reading --------------------------------------------------------------------------------
+
+    async def get(self, run_id: str) -> tuple[RunRecord, list[ArtifactRecord], list[ConfirmationRequested]]:
+        live = self._live.get(run_id)
+        if live is not None:
+            artifacts = await self._store.list_artifacts(run_id)
+            return live.record, artifacts, live.pending_confirmations()
+        record = await self._store.get_run(run_id)
+        if record is None:
+            raise run_not_found(run_id)
+        return record, await self._store.list_artifacts(run_id), []
+
+    async def list(self, run_filter: RunFilter, limit: int, after: RunCursor | None) -> list[RunRecord]:
+        return await self._store.list_runs(run_filter, limit, after)
+
+    # --- server lifecycle -----------------------------------------------------------------------
+
+    async def interrupt_stored_in_flight(self) -> list[str]:
+        """At startup: close the runs a previous server left in flight as stopped/interrupted."""
+        interrupted: list[str] = []
+        while True:
+            records = await self._store.list_runs(RunFilter(statuses=IN_FLIGHT_STATES), 200)
+            records = [r for r in records if r.run_id not in self._live]
+            if not records:
+                break
+            for record in records:
+                self._append_interruption(record, "the server stopped while the run was in flight")
+                interrupted.append(record.run_id)
+            await self._store.flush()
+        if interrupted:
+            _log.warning("marked %d run(s) left in flight as interrupted", len(interrupted))
+        return interrupted
+
+    def _append_interruption(self, record: RunRecord, summary: str) -> None:
+        log = EventLog(record.run_id, record.trace_id, first_seq=record.last_seq + 1)
+        closing = [
+            log.emit(StatusChanged(status=TaskState.STOPPED, detail=summary)),
+            log.emit(
+                FinalVerdict(
+                    status=TaskState.STOPPED, stop_reason=StopReason.INTERRUPTED, verified=False, summary=summary
+                )
+            ),
+        ]
+        for event in closing:
+            self._store.append_event(event)
+        final = closing[-1]
+        self._store.update_run(
+            RunUpdate(
+                run_id=record.run_id,
+                status=TaskState.STOPPED,
+                updated_ns=final.timestamp_ns,
+                last_seq=final.seq,
+                trace_id=record.trace_id,
+                stop_reason=StopReason.INTERRUPTED,
+                verified=False,
+                summary=summary,
+                ended_ns=final.timestamp_ns,
+            )
+        )
+
+    def stop_accepting(self) -> None:
+        self._accepting = False
+
+    async def drain(self, grace_seconds: float, interrupt_wait_seconds: float = 5.0) -> None:
+        """Let live runs finish within the grace period; interrupt the rest; flush the store."""
+        self._accepting = False
+        if self._live:
+            await self._wait_ended(list(self._live.values()), grace_seconds)
+        summary = "the server shut down before the run ended"
+        remaining = list(self._live.values())
+        for live in remaining:
+            self._request_stop(live, StopReason.INTERRUPTED, summary)
+        if remaining:
+            await self._wait_ended(remaining, interrupt_wait_seconds)
+        stuck = [live for live in self._live.values() if live.handle is not None]
+        for live in stuck:
+            live.handle.task.cancel()  # a cancelled engine still emits its own verdict
+        if stuck:
+            await self._wait_ended(stuck, interrupt_wait_seconds)
+        for live in list(self._live.values()):
+            # The engine did not wind down in time: record the interruption ourselves.
+            self._end_without_engine(live, StopReason.INTERRUPTED, summary)
+        if self._finalizers:
+            await asyncio.gather(*self._finalizers, return_exceptions=True)
+        await self._store.flush()
+
+    @staticmethod
+    async def _wait_ended(runs: list[LiveRun], timeout: float) -> None:
+        waiters = [asyncio.ensure_future(live.ended.wait()) for live in runs]
+        try:
+            await asyncio.wait(waiters, timeout=timeout)
+        finally:
+            for waiter in waiters:
+                waiter.cancel()

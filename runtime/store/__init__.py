@@ -1,0 +1,19 @@
+"""Durable storage of runs, their events and the artifact index (SQLite by default)."""
+
+from runtime.store.buffered import BufferedRunStore
+from runtime.store.interface import RunStore
+from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, RunUpdate, WriteBatch
+from runtime.store.sqlite import SqliteRunStore, StoreError
+
+__all__ = [
+    "ArtifactRecord",
+    "BufferedRunStore",
+    "RunCursor",
+    "RunFilter",
+    "RunRecord",
+    "RunStore",
+    "RunUpdate",
+    "SqliteRunStore",
+    "StoreError",
+    "WriteBatch",
+]

@@ -1,0 +1,32 @@
+"""The storage interface of the service. SQLite implements it today; PostgreSQL can later.
+
+Methods are synchronous and called from one dedicated thread (see `BufferedRunStore`), so an
+implementation may hold a single connection and never has to think about the event loop.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from runtime.events import Event
+from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, WriteBatch
+
+
+class RunStore(Protocol):
+    def write_batch(self, batch: WriteBatch) -> None:
+        """Apply a batch atomically: new runs, then events, artifacts and run updates."""
+
+    def get_run(self, run_id: str) -> RunRecord | None: ...
+
+    def list_runs(self, run_filter: RunFilter, limit: int, after: RunCursor | None = None) -> list[RunRecord]:
+        """Runs newest first (created_ns, then run_id, descending), strictly after `after`."""
+
+    def read_events(self, run_id: str, after_seq: int = 0, limit: int | None = None) -> list[Event]:
+        """Stored events of a run with seq > after_seq, in seq order."""
+
+    def list_artifacts(self, run_id: str) -> list[ArtifactRecord]: ...
+
+    def trim_events(self, run_id: str, keep_from_seq: int) -> int:
+        """Delete a run's events with seq < keep_from_seq; returns how many were deleted."""
+
+    def close(self) -> None: ...

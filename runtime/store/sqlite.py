@@ -1,0 +1,286 @@
+"""The default run store: one SQLite file holding runs, events and the artifact index."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+from enum import Enum
+from pathlib import Path
+
+from runtime.events import Event
+from runtime.events.model import payload_from_dict, payload_to_dict
+from runtime.outcomes import StopReason, TaskState
+from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, WriteBatch
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id         TEXT PRIMARY KEY,
+    recipe_name    TEXT NOT NULL,
+    recipe_version TEXT NOT NULL,
+    status         TEXT NOT NULL,
+    stop_reason    TEXT,
+    verified       INTEGER NOT NULL DEFAULT 0,
+    summary        TEXT NOT NULL DEFAULT '',
+    trace_id       TEXT NOT NULL,
+    inputs_json    TEXT NOT NULL DEFAULT '{}',
+    labels_json    TEXT NOT NULL DEFAULT '{}',
+    created_ns     INTEGER NOT NULL,
+    updated_ns     INTEGER NOT NULL,
+    ended_ns       INTEGER,
+    last_seq       INTEGER NOT NULL DEFAULT 0,
+    earliest_seq   INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX IF NOT EXISTS runs_by_created ON runs (created_ns DESC, run_id DESC);
+CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status);
+CREATE TABLE IF NOT EXISTS events (
+    run_id       TEXT NOT NULL,
+    seq          INTEGER NOT NULL,
+    timestamp_ns INTEGER NOT NULL,
+    trace_id     TEXT NOT NULL,
+    kind         TEXT NOT NULL,
+    payload_json TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS artifacts (
+    run_id        TEXT NOT NULL,
+    artifact_id   TEXT NOT NULL,
+    artifact_kind TEXT NOT NULL,
+    path          TEXT NOT NULL,
+    media_type    TEXT NOT NULL,
+    size          INTEGER NOT NULL,
+    sha256        TEXT NOT NULL,
+    seq           INTEGER NOT NULL,
+    PRIMARY KEY (run_id, artifact_id)
+) WITHOUT ROWID;
+"""
+
+_RUN_COLUMNS = (
+    "run_id, recipe_name, recipe_version, status, stop_reason, verified, summary, trace_id, "
+    "inputs_json, labels_json, created_ns, updated_ns, ended_ns, last_seq, earliest_seq"
+)
+
+
+class StoreError(Exception):
+    """The store file cannot be used (wrong schema version, not a database, ...)."""
+
+
+class SqliteRunStore:
+    """`RunStore` on SQLite in WAL mode. Use it from one thread at a time."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # check_same_thread=False: the connection is opened on the caller's thread and then used
+        # only from BufferedRunStore's single writer thread.
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            # NORMAL in WAL mode survives process crashes; only an OS crash may lose the last commits.
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version not in (0, SCHEMA_VERSION):
+                raise StoreError(
+                    f"{self.path}: store schema version {version} is not supported "
+                    f"(this Verity reads version {SCHEMA_VERSION}); use a new --store path"
+                )
+            self._db.executescript(_SCHEMA)
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as error:
+            self._db.close()
+            raise StoreError(f"{self.path}: cannot open the run store: {error}") from error
+
+    def write_batch(self, batch: WriteBatch) -> None:
+        if not batch:
+            return
+        db = self._db
+        db.execute("BEGIN")
+        try:
+            db.executemany(
+                f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * 15)})",
+                [_run_row(run) for run in batch.new_runs],
+            )
+            db.executemany(
+                "INSERT OR IGNORE INTO events (run_id, seq, timestamp_ns, trace_id, kind, payload_json) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        e.run_id,
+                        e.seq,
+                        e.timestamp_ns,
+                        e.trace_id,
+                        e.kind,
+                        payload_json(e),
+                    )
+                    for e in batch.events
+                ],
+            )
+            db.executemany(
+                "INSERT OR REPLACE INTO artifacts "
+                "(run_id, artifact_id, artifact_kind, path, media_type, size, sha256, seq) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (a.run_id, a.artifact_id, a.artifact_kind, a.path, a.media_type, a.size, a.sha256, a.seq)
+                    for a in batch.artifacts
+                ],
+            )
+            db.executemany(
+                "UPDATE runs SET status = ?, stop_reason = ?, verified = ?, summary = ?, updated_ns = ?, "
+                "ended_ns = ?, last_seq = MAX(last_seq, ?), trace_id = ? WHERE run_id = ?",
+                [
+                    (
+                        u.status.value,
+                        u.stop_reason.value if u.stop_reason else None,
+                        int(u.verified),
+                        u.summary,
+                        u.updated_ns,
+                        u.ended_ns,
+                        u.last_seq,
+                        u.trace_id,
+                        u.run_id,
+                    )
+                    for u in batch.run_updates.values()
+                ],
+            )
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        row = self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return _run_from_row(row) if row else None
+
+    def list_runs(self, run_filter: RunFilter, limit: int, after: RunCursor | None = None) -> list[RunRecord]:
+        clauses: list[str] = []
+        params: list[object] = []
+        if run_filter.statuses:
+            clauses.append(f"status IN ({', '.join('?' * len(run_filter.statuses))})")
+            params.extend(s.value for s in run_filter.statuses)
+        if run_filter.recipe_name:
+            clauses.append("recipe_name = ?")
+            params.append(run_filter.recipe_name)
+        if after is not None:
+            clauses.append("(created_ns < ? OR (created_ns = ? AND run_id < ?))")
+            params.extend((after.created_ns, after.created_ns, after.run_id))
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self._db.execute(
+            f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY created_ns DESC, run_id DESC LIMIT ?",
+            (*params, limit),
+        ).fetchall()
+        return [_run_from_row(row) for row in rows]
+
+    def read_events(self, run_id: str, after_seq: int = 0, limit: int | None = None) -> list[Event]:
+        rows = self._db.execute(
+            "SELECT seq, timestamp_ns, trace_id, kind, payload_json FROM events "
+            "WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            (run_id, after_seq, -1 if limit is None else limit),
+        ).fetchall()
+        return [
+            Event(
+                seq=seq,
+                run_id=run_id,
+                timestamp_ns=timestamp_ns,
+                trace_id=trace_id,
+                payload=payload_from_dict(kind, json.loads(payload_json)),
+            )
+            for seq, timestamp_ns, trace_id, kind, payload_json in rows
+        ]
+
+    def list_artifacts(self, run_id: str) -> list[ArtifactRecord]:
+        rows = self._db.execute(
+            "SELECT run_id, artifact_id, artifact_kind, path, media_type, size, sha256, seq "
+            "FROM artifacts WHERE run_id = ? ORDER BY seq, artifact_id",
+            (run_id,),
+        ).fetchall()
+        return [ArtifactRecord(*row) for row in rows]
+
+    def trim_events(self, run_id: str, keep_from_seq: int) -> int:
+        db = self._db
+        db.execute("BEGIN")
+        try:
+            deleted = db.execute("DELETE FROM events WHERE run_id = ? AND seq < ?", (run_id, keep_from_seq)).rowcount
+            db.execute(
+                "UPDATE runs SET earliest_seq = MAX(earliest_seq, ?) WHERE run_id = ?", (keep_from_seq, run_id)
+            )
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        return deleted
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def payload_json(event: Event) -> str:
+    """The payload as JSON. Never raises: one odd value must not cost a batch of other events."""
+    return json.dumps(payload_to_dict(event.payload), separators=(",", ":"), ensure_ascii=False, default=_json_value)
+
+
+def _json_value(value: object) -> object:
+    # Nested dataclasses (a StepFinished's AgentState) and enums inside evidence dicts.
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, Enum):
+        return value.value
+    return str(value)
+
+
+def _run_row(run: RunRecord) -> tuple[object, ...]:
+    return (
+        run.run_id,
+        run.recipe_name,
+        run.recipe_version,
+        run.status.value,
+        run.stop_reason.value if run.stop_reason else None,
+        int(run.verified),
+        run.summary,
+        run.trace_id,
+        json.dumps(run.inputs, sort_keys=True),
+        json.dumps(run.labels, sort_keys=True),
+        run.created_ns,
+        run.updated_ns,
+        run.ended_ns,
+        run.last_seq,
+        run.earliest_seq,
+    )
+
+
+def _run_from_row(row: tuple[object, ...]) -> RunRecord:
+    (
+        run_id,
+        recipe_name,
+        recipe_version,
+        status,
+        stop_reason,
+        verified,
+        summary,
+        trace_id,
+        inputs_json,
+        labels_json,
+        created_ns,
+        updated_ns,
+        ended_ns,
+        last_seq,
+        earliest_seq,
+    ) = row
+    return RunRecord(
+        run_id=str(run_id),
+        recipe_name=str(recipe_name),
+        recipe_version=str(recipe_version),
+        status=TaskState(status),
+        stop_reason=StopReason(stop_reason) if stop_reason else None,
+        verified=bool(verified),
+        summary=str(summary),
+        trace_id=str(trace_id),
+        inputs=json.loads(str(inputs_json)),
+        labels=json.loads(str(labels_json)),
+        created_ns=int(created_ns),  # type: ignore[arg-type]
+        updated_ns=int(updated_ns),  # type: ignore[arg-type]
+        ended_ns=int(ended_ns) if ended_ns is not None else None,  # type: ignore[arg-type]
+        last_seq=int(last_seq),  # type: ignore[arg-type]
+        earliest_seq=int(earliest_seq),  # type: ignore[arg-type]
+    )

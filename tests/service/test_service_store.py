@@ -1,0 +1,145 @@
+"""Bindings of features/service_store.feature: the SQLite store through the real server."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from pytest_bdd import given, parsers, scenarios, then, when
+from service_harness import ServedServer
+
+from runtime.events import AgentState, ArtifactStored, StatusChanged, StepFinished, StepStarted
+from runtime.outcomes import BlockerKind, StopReason, TaskState
+from runtime.service.client import VerityRpcError
+from runtime.service.gen.verity.v1 import events_pb2 as events_pb
+from runtime.service.proto_mapping import event_from_proto
+
+scenarios("service_store.feature")
+
+
+@given("a server", target_fixture="server")
+def _server(serve: Any) -> ServedServer:
+    return serve()
+
+
+@given("a served run that has emitted a status change, a step with agent notes and an artifact")
+def _served_run(server: ServedServer, context: dict[str, Any]) -> None:
+    context["run"] = live = server.open_run(recipe_name="durable", inputs={"metal": "gold"})
+    context["emitted"] = server.emit(
+        live,
+        [
+            StatusChanged(status=TaskState.RUNNING, detail="started"),
+            StepStarted(state_id="open", step_kind="navigate"),
+            StepFinished(
+                state_id="open", step_kind="navigate", outcome="blocked", ok=False, verified=False, duration_ms=12.5,
+                observation_summary="404", blocker_kind=BlockerKind.PAGE_NOT_FOUND,
+                agent_state=AgentState(thinking="the old link is gone", next_goal="search"),
+            ),
+            ArtifactStored(artifact_id="screenshot-0123456789abcdef", artifact_kind="screenshot", path="/runs/x/a.png", media_type="image/png", size=2048, sha256="ab" * 32),
+        ],
+    )
+
+
+@given(parsers.parse('{count:d} ended runs of "{first}" and "{second}" with different outcomes'))
+def _ended_runs(server: ServedServer, context: dict[str, Any], count: int, first: str, second: str) -> None:
+    outcomes = [StopReason.COMPLETED, StopReason.NO_PROGRESS, StopReason.COMPLETED, StopReason.MANUAL_STOP, StopReason.COMPLETED]
+    runs = []
+    for index in range(count):
+        live = server.open_run(recipe_name=first if index % 2 == 0 else second)
+        server.finish(live, outcomes[index])
+        runs.append((live.run_id, live.record.recipe_name, outcomes[index]))
+    context["runs"] = runs  # oldest first
+
+
+@when("the store is copied as the crashed server left it")
+def _copy_store(server: ServedServer, tmp_path: Path) -> None:
+    server.call(server.server.supervisor._store.flush())  # the writer commits every few ms anyway
+    source = sqlite3.connect(server.config.store_path)
+    target = sqlite3.connect(tmp_path / "crashed.db")
+    source.backup(target)  # a consistent snapshot, exactly what a killed process leaves committed
+    source.close()
+    target.close()
+
+
+@when("a server is started on the copied store", target_fixture="server")
+def _start_on_copy(serve: Any, tmp_path: Path) -> ServedServer:
+    return serve(store_path=tmp_path / "crashed.db")
+
+
+@then("the run ended stopped with stop reason interrupted")
+def _interrupted(server: ServedServer, context: dict[str, Any]) -> None:
+    run = server.client().get_run(context["run"].run_id).run
+    assert run.status == events_pb.TASK_STATE_STOPPED
+    assert run.stop_reason == events_pb.STOP_REASON_INTERRUPTED
+    assert run.inputs["metal"] == "gold" and run.recipe_name == "durable"
+
+
+@then("streaming it replays the same events, then the interruption")
+def _replay(server: ServedServer, context: dict[str, Any]) -> None:
+    received = [event_from_proto(e) for e in server.client().stream_run(context["run"].run_id)]
+    emitted = context["emitted"]
+    assert received[: len(emitted)] == emitted  # field for field, nested agent notes included
+    tail = received[len(emitted):]
+    assert [type(e.payload).__name__ for e in tail] == ["StatusChanged", "FinalVerdict"]
+    assert tail[-1].payload.stop_reason is StopReason.INTERRUPTED
+    assert {e.trace_id for e in received} == {emitted[0].trace_id}
+
+
+def _list_all(server: ServedServer, **filters: Any) -> list[Any]:
+    return list(server.client().iter_runs(**filters))
+
+
+@then("listing runs with status completed returns only the completed ones, newest first")
+def _by_status(server: ServedServer, context: dict[str, Any]) -> None:
+    runs = _list_all(server, statuses=[events_pb.TASK_STATE_COMPLETED])
+    expected = [run_id for run_id, _, reason in reversed(context["runs"]) if reason is StopReason.COMPLETED]
+    assert [r.run_id for r in runs] == expected
+    stopped = _list_all(server, statuses=[events_pb.TASK_STATE_STOPPED, events_pb.TASK_STATE_ERROR])
+    assert {r.run_id for r in stopped} == {run_id for run_id, _, reason in context["runs"] if reason is not StopReason.COMPLETED}
+
+
+@then(parsers.parse('listing runs of recipe "{name}" returns only its runs'))
+def _by_recipe(server: ServedServer, context: dict[str, Any], name: str) -> None:
+    runs = _list_all(server, recipe_name=name)
+    assert [r.run_id for r in runs] == [run_id for run_id, recipe, _ in reversed(context["runs"]) if recipe == name]
+
+
+@then("paging through all runs 2 at a time returns every run once, newest first")
+def _paging(server: ServedServer, context: dict[str, Any]) -> None:
+    client = server.client()
+    pages, token = [], ""
+    while True:
+        page = client.list_runs(page_size=2, page_token=token)
+        pages.append([r.run_id for r in page.runs])
+        token = page.next_page_token
+        if not token:
+            break
+    assert [len(p) for p in pages] == [2, 2, 1]
+    assert [run_id for page in pages for run_id in page] == [run_id for run_id, _, _ in reversed(context["runs"])]
+
+
+@then(parsers.parse('a made-up page token is INVALID_ARGUMENT on field "{field}"'))
+def _bad_token(server: ServedServer, field: str) -> None:
+    with pytest.raises(VerityRpcError) as failure:
+        server.client().list_runs(page_token="not-a-token")
+    assert failure.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert [v.field for v in failure.value.field_violations] == [field]
+
+
+@then("GetRun lists the artifact with its path, size and seq")
+def _artifacts(server: ServedServer, context: dict[str, Any]) -> None:
+    response = server.client().get_run(context["run"].run_id)
+    assert [(a.artifact_id, a.path, a.size, a.media_type, a.seq) for a in response.artifacts] == [
+        ("screenshot-0123456789abcdef", "/runs/x/a.png", 2048, "image/png", 4)
+    ]
+    assert response.run.status == events_pb.TASK_STATE_RUNNING and response.run.last_seq == 4
+
+
+@then(parsers.parse('GetRun of "{run_id}" fails with NOT_FOUND naming the run'))
+def _not_found(server: ServedServer, run_id: str) -> None:
+    with pytest.raises(VerityRpcError) as failure:
+        server.client().get_run(run_id)
+    assert failure.value.code == grpc.StatusCode.NOT_FOUND and run_id in failure.value.message

@@ -1,0 +1,235 @@
+"""Benchmark the gRPC event path: emit into a served run's EventLog, receive in another process.
+
+    uv run python tools/bench_service.py                 # all four measurements
+    uv run python tools/bench_service.py --events 50000 --subscribers 100
+
+The server runs in this process (a real VerityServer on a loopback port, SQLite store in a temp
+dir); events are emitted into a run the supervisor serves, so they take the production path:
+EventLog -> supervisor listener (store buffer + fan-out) -> StreamRun -> gRPC -> client. Clients
+run in a separate process (spawned), as other services would.
+
+Measured:
+  throughput   events/s delivered to one subscriber (public VerityClient.stream_run)
+  fan-out      N subscribers on one run: aggregate events/s and the slowest subscriber's time
+  start        StreamRun call -> first event received, for a run with stored events
+  latency      emit -> client receipt, p50/p99, at a steady 1 event/ms
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from runtime.events import ChatDelta, FinalVerdict  # noqa: E402
+from runtime.outcomes import StopReason, TaskState  # noqa: E402
+
+
+def _final() -> FinalVerdict:
+    return FinalVerdict(status=TaskState.COMPLETED, stop_reason=StopReason.COMPLETED, verified=True, summary="bench")
+
+
+# --- client side (separate process) --------------------------------------------------------------
+
+
+def _client_throughput(target: str, run_id: str, results: Any) -> None:
+    from runtime.service.client import VerityClient
+
+    with VerityClient(target) as client:
+        count, first = 0, None
+        for _event in client.stream_run(run_id):
+            if first is None:
+                first = time.perf_counter()
+            count += 1
+        results.send({"count": count, "seconds": time.perf_counter() - (first or time.perf_counter())})
+
+
+def _client_fanout(target: str, run_id: str, subscribers: int, results: Any) -> None:
+    import grpc
+
+    from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
+    from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
+
+    async def watch(stub: Any) -> tuple[int, float]:
+        count = 0
+        call = stub.StreamRun(agent_pb.StreamRunRequest(run_id=run_id))
+        async for response in call:
+            count += len(response.events)
+        return count, time.perf_counter()
+
+    async def main() -> None:
+        channels = [grpc.aio.insecure_channel(target) for _ in range(4)]
+        stubs = [agent_grpc.AgentServiceStub(c) for c in channels]
+        tasks = [asyncio.ensure_future(watch(stubs[i % 4])) for i in range(subscribers)]
+        # The server starts emitting once it sees every subscription; the clock starts at the first event.
+        await asyncio.wait(tasks, timeout=0)
+        begin = time.perf_counter()
+        done = await asyncio.gather(*tasks)
+        results.send({"counts": [c for c, _ in done], "slowest_seconds": max(t for _, t in done) - begin})
+        for channel in channels:
+            await channel.close()
+
+    asyncio.run(main())
+
+
+def _client_start_latency(target: str, run_id: str, calls: int, results: Any) -> None:
+    from runtime.service.client import VerityClient
+
+    samples = []
+    with VerityClient(target) as client:
+        list(client.stream_run(run_id))  # warm the connection
+        for _ in range(calls):
+            begin = time.perf_counter()
+            stream = client.stream_run(run_id)
+            next(stream)
+            samples.append(time.perf_counter() - begin)
+            stream.close()
+    results.send({"samples": samples})
+
+
+def _client_latency(target: str, run_id: str, results: Any) -> None:
+    from runtime.service.client import VerityClient
+
+    delays = []
+    with VerityClient(target) as client:
+        for event in client.stream_run(run_id):
+            received = time.time_ns()
+            if event.HasField("chat_delta"):
+                delays.append((received - event.timestamp.ToNanoseconds()) / 1e6)
+    results.send({"delays_ms": delays})
+
+
+# --- server side -----------------------------------------------------------------------------------
+
+
+async def _spawn(target_fn: Any, *args: Any) -> tuple[Any, Any]:
+    context = multiprocessing.get_context("spawn")
+    parent, child = context.Pipe()
+    process = context.Process(target=target_fn, args=(*args, child), daemon=True)
+    process.start()
+    return process, parent
+
+
+async def _receive(pipe: Any, timeout: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while not pipe.poll():
+        if time.monotonic() > deadline:
+            raise TimeoutError("bench client did not report")
+        await asyncio.sleep(0.005)
+    return pipe.recv()
+
+
+async def _wait_subscribers(live: Any, count: int) -> None:
+    while live.broadcast.subscriber_count < count:
+        await asyncio.sleep(0.005)
+
+
+async def _emit_burst(live: Any, count: int, text: str) -> None:
+    for i in range(count):
+        live.events.emit(ChatDelta(text=text))
+        if i % 256 == 255:
+            await asyncio.sleep(0)  # let the streams drain, as a working run yields between steps
+    live.events.emit(_final())
+
+
+async def run_benchmarks(args: argparse.Namespace) -> dict[str, Any]:
+    from runtime.service.server import ServerConfig, VerityServer
+
+    with tempfile.TemporaryDirectory() as tmp:
+        config = ServerConfig(
+            port=0,
+            store_path=Path(tmp) / "bench.db",
+            runs_dir=Path(tmp) / "runs",
+            recipes_dir=None,
+            # Large enough that the throughput figure measures delivery, not cut-offs.
+            subscriber_buffer=max(args.events, 10_000) + 10,
+            max_concurrent_runs=16,
+        )
+        server = VerityServer(config)
+        await server.start()
+        supervisor = server.supervisor
+        assert supervisor is not None
+        target = server.target
+        report: dict[str, Any] = {"events": args.events, "subscribers": args.subscribers, "event_text_bytes": len(args.text)}
+
+        # 1. throughput to one subscriber
+        live = await supervisor.open_run("bench", "1", {}, {})
+        process, pipe = await _spawn(_client_throughput, target, live.run_id)
+        await _wait_subscribers(live, 1)
+        emit_begin = time.perf_counter()
+        await _emit_burst(live, args.events, args.text)
+        emit_seconds = time.perf_counter() - emit_begin
+        result = await _receive(pipe)
+        process.join()
+        report["throughput_events_per_s"] = round(result["count"] / result["seconds"])
+        report["throughput_emit_seconds"] = round(emit_seconds, 3)
+
+        # 2. fan-out to N subscribers of one run
+        fan_events = args.fanout_events
+        live = await supervisor.open_run("bench", "1", {}, {})
+        process, pipe = await _spawn(_client_fanout, target, live.run_id, args.subscribers)
+        await _wait_subscribers(live, args.subscribers)
+        await _emit_burst(live, fan_events, args.text)
+        result = await _receive(pipe)
+        process.join()
+        expected = fan_events + 1
+        report["fanout_events_per_subscriber"] = expected
+        report["fanout_all_complete"] = all(c == expected for c in result["counts"])
+        report["fanout_slowest_subscriber_s"] = round(result["slowest_seconds"], 3)
+        report["fanout_aggregate_events_per_s"] = round(expected * args.subscribers / result["slowest_seconds"])
+
+        # 3. stream start latency (stored run)
+        live = await supervisor.open_run("bench", "1", {}, {})
+        live.events.emit(ChatDelta(text=args.text))
+        live.events.emit(_final())
+        await live.ended.wait()
+        process, pipe = await _spawn(_client_start_latency, target, live.run_id, 200)
+        result = await _receive(pipe)
+        process.join()
+        samples = sorted(result["samples"])
+        report["stream_start_ms_p50"] = round(statistics.median(samples) * 1000, 3)
+        report["stream_start_ms_p99"] = round(samples[int(len(samples) * 0.99) - 1] * 1000, 3)
+
+        # 4. emit -> receipt latency at 1 event/ms
+        live = await supervisor.open_run("bench", "1", {}, {})
+        process, pipe = await _spawn(_client_latency, target, live.run_id)
+        await _wait_subscribers(live, 1)
+        for _ in range(args.latency_events):
+            live.events.emit(ChatDelta(text=args.text))
+            await asyncio.sleep(0.001)
+        live.events.emit(_final())
+        result = await _receive(pipe)
+        process.join()
+        delays = sorted(result["delays_ms"])
+        report["delivery_latency_ms_p50"] = round(statistics.median(delays), 3)
+        report["delivery_latency_ms_p99"] = round(delays[int(len(delays) * 0.99) - 1], 3)
+
+        await server.stop(0)
+        return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--events", type=int, default=100_000, help="events for the throughput run")
+    parser.add_argument("--subscribers", type=int, default=100)
+    parser.add_argument("--fanout-events", type=int, default=2_000)
+    parser.add_argument("--latency-events", type=int, default=2_000)
+    parser.add_argument("--text", default="x" * 64, help="chat delta text of each event")
+    args = parser.parse_args(argv)
+    report = asyncio.run(run_benchmarks(args))
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

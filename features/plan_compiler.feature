@@ -40,3 +40,13 @@ Feature: Compiling recipes into state-machine plans
     When I compile it
     Then the only state leading to "end.completed" is "output.validate"
     And every terminal state other than "end.completed" names a failing stop reason
+
+  @PLAN-007
+  Scenario: An agent step succeeds only through verification
+    Given the recipe "agent-quote.yaml"
+    When I compile it
+    Then "find" on "verified" goes to "read"
+    And "find" on "unverified" goes to "end.verification_failed"
+    And "find" on "exhausted" goes to "end.max_steps_exceeded"
+    And "find" on "error" goes to "end.execute_error"
+    And the agent step "find" offers the model "browser_click, browser_extract, browser_snapshot, close, open_url"

@@ -16,6 +16,8 @@ Feature: Recipe validation with precise errors
       | steps.yaml             |
       | placeholders.yaml      |
       | tools-and-output.yaml  |
+      | agent-steps.yaml       |
+      | agent-unverifiable.yaml |
 
   @RECIPE-002
   Scenario: A recipe that tries to construct Python objects is rejected, not executed

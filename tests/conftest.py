@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+
+# One Chromium, its loop thread and the fixture site, shared by every area's tests.
+pytest_plugins = ["tests.fixtures.browser_loop"]
 CONTRACT_TAG = re.compile(r"^[A-Z][A-Z0-9]*-\d{3}$")
 
 

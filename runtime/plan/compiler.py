@@ -9,7 +9,7 @@ from typing import Any
 from runtime.outcomes import StopReason, TaskState
 from runtime.plan.model import OBSERVATION_KINDS, Limits, Plan, State, Terminal, ToolPolicy, Transition
 from runtime.recipe.model import Recipe, Step
-from runtime.recipe.tool_registry import STEP_TOOLS, ToolRegistry, load_tool_registry
+from runtime.recipe.tool_registry import AGENT_DEFAULT_TOOLS, STEP_TOOLS, ToolRegistry, load_tool_registry
 
 # Generated state ids always contain a dot; recipe step ids cannot, so the two never collide.
 DONE = "end.completed"
@@ -46,12 +46,20 @@ def _tool_for(step: Step) -> str:
     return STEP_TOOLS[key]
 
 
-def _step_params(step: Step) -> dict[str, Any]:
+def _step_params(step: Step, tools_for_agent: list[str] | None = None) -> dict[str, Any]:
     if step.kind == "navigate":
         return {"url": step.navigate_url}
     body = getattr(step, step.kind)
     if step.kind == "verify":
         return {"conditions": [c.model_dump(mode="json", exclude_none=True) for c in body]}
+    if step.kind == "agent":
+        return {
+            "task": body.task,
+            "tools": tools_for_agent,
+            "max_steps": body.max_steps,
+            "done_when": [c.model_dump(mode="json", exclude_none=True) for c in body.done_when],
+            "model": body.model,
+        }
     if step.kind == "observe":
         return dict(body)
     return body.model_dump(mode="json", exclude_none=True, by_alias=True)
@@ -60,11 +68,17 @@ def _step_params(step: Step) -> dict[str, Any]:
 def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan:
     registry = registry or load_tool_registry(None)
     ids = recipe.step_ids()
-    index_of = {step_id: i for i, step_id in enumerate(ids)}
     needs_approval = set(recipe.tools.needs_approval) | {t.name for t in registry.tools.values() if t.needs_approval}
 
-    def step_entry(i: int) -> str:
-        return ids[i]
+    def agent_tools(step: Step) -> list[str] | None:
+        """The tools an agent step's model may call: its own list, else seed 002's minimal set as
+        far as the recipe allows it. `close` is always offered: it is how the model finishes."""
+        if step.agent is None:
+            return None
+        if step.agent.tools is not None:
+            return sorted(set(step.agent.tools) | {"close"})
+        allowed = set(recipe.tools.allow) if recipe.tools.allow is not None else set(registry.names)
+        return sorted({name for name in AGENT_DEFAULT_TOOLS if name in allowed} | {"close"})
 
     def after(i: int) -> str:
         """Where the flow goes after step i succeeds."""
@@ -83,7 +97,7 @@ def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan
         State(
             id="intent.preflight",
             kind="intent.preflight",
-            transitions=[Transition(on="ok", to=step_entry(0)), Transition(on="blocked", to=failed(StopReason.INTENT_EXECUTION_FAILED))],
+            transitions=[Transition(on="ok", to=ids[0]), Transition(on="blocked", to=failed(StopReason.INTENT_EXECUTION_FAILED))],
         )
     ]
     last_observation: str | None = None
@@ -92,7 +106,7 @@ def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan
         tool = _tool_for(step)
         approval = step.needs_approval if step.needs_approval is not None else tool in needs_approval
         timeout = step.timeout_ms or recipe.guards.timeouts.step_ms
-        common = {"step": i, "tool": tool, "needs_approval": approval, "timeout_ms": timeout, "params": _step_params(step)}
+        common = {"step": i, "tool": tool, "needs_approval": approval, "timeout_ms": timeout, "params": _step_params(step, agent_tools(step))}
         if step.kind in OBSERVATION_KINDS and step.validate_target:
             last_observation = step_id
             validate, evaluate, replan = f"{step_id}.validate-target", f"{step_id}.evaluate", f"{step_id}.replan"
@@ -163,6 +177,13 @@ def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan
             transitions = [Transition(on="ok", to=after(i)), *blocked, Transition(on="error", to=on_failure(i, StopReason.EXECUTE_ERROR))]
         elif step.kind == "verify":
             transitions = [Transition(on="passed", to=after(i)), Transition(on="failed", to=on_failure(i, StopReason.VERIFICATION_FAILED))]
+        elif step.kind == "agent":
+            transitions = [
+                Transition(on="verified", to=after(i)),
+                Transition(on="unverified", to=on_failure(i, StopReason.VERIFICATION_FAILED)),
+                Transition(on="exhausted", to=on_failure(i, StopReason.MAX_STEPS_EXCEEDED)),
+                Transition(on="error", to=on_failure(i, StopReason.EXECUTE_ERROR)),
+            ]
         else:  # close
             transitions = [Transition(on="ok", to="intent.completion")]
         states.append(State(id=step_id, kind=step.kind, **common, transitions=transitions))

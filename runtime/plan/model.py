@@ -27,6 +27,7 @@ StateKind = Literal[
     "wait",
     "extract",
     "verify",
+    "agent",
     "close",
     "intent.completion",
     "output.validate",

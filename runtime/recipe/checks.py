@@ -37,6 +37,14 @@ def check_recipe(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:
     yield from _fallback_and_output(recipe)
 
 
+def _conditions_of(step, base: PathParts) -> Iterator[tuple[PathParts, list[Condition]]]:
+    """The condition lists of a step: a verify step's, and an agent step's `done_when`."""
+    if step.verify:
+        yield base + ("verify",), step.verify
+    if step.agent:
+        yield base + ("agent", "done_when"), step.agent.done_when
+
+
 def _regex_problem(pattern: str) -> str | None:
     try:
         re.compile(pattern)
@@ -55,11 +63,12 @@ def _regexes(recipe: Recipe) -> Iterator[Finding]:
             for name, spec in step.extract.fields.items():
                 if spec.pattern is not None:
                     candidates.append((base + ("extract", "fields", name, "pattern"), spec.pattern))
-        for j, condition in enumerate(step.verify or []):
-            if condition.url_matches is not None:
-                candidates.append((base + ("verify", j, "url_matches"), condition.url_matches))
-            for field_name, pattern in (condition.field_matches or {}).items():
-                candidates.append((base + ("verify", j, "field_matches", field_name), pattern))
+        for conditions_path, conditions in _conditions_of(step, base):
+            for j, condition in enumerate(conditions):
+                if condition.url_matches is not None:
+                    candidates.append((conditions_path + (j, "url_matches"), condition.url_matches))
+                for field_name, pattern in (condition.field_matches or {}).items():
+                    candidates.append((conditions_path + (j, "field_matches", field_name), pattern))
     for path, pattern in candidates:
         problem = _regex_problem(pattern)
         if problem:
@@ -108,8 +117,11 @@ def _templated(recipe: Recipe) -> Iterator[tuple[PathParts, str]]:
         if step.extract:
             for name, spec in step.extract.fields.items():
                 yield from _locator_texts(spec, base + ("extract", "fields", name))
-        for j, condition in enumerate(step.verify or []):
-            yield from _condition_texts(condition, base + ("verify", j))
+        for conditions_path, conditions in _conditions_of(step, base):
+            for j, condition in enumerate(conditions):
+                yield from _condition_texts(condition, conditions_path + (j,))
+        if step.agent:
+            yield base + ("agent", "task"), step.agent.task
         if step.close and step.close.summary:
             yield base + ("close", "summary"), step.close.summary
 
@@ -194,6 +206,14 @@ def _tools(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:
         for i, name in enumerate(getattr(recipe.tools, key) or []):
             if name not in registry:
                 yield ("tools", key, i), f"unknown tool {name!r}{did_you_mean(name, set(registry.names))}", "unknown_tool"
+    allowed = set(recipe.tools.allow) if recipe.tools.allow is not None else None
+    for i, step in enumerate(recipe.plan):
+        for j, name in enumerate((step.agent.tools if step.agent else None) or []):
+            path = ("plan", i, "agent", "tools", j)
+            if name not in registry:
+                yield path, f"unknown tool {name!r}{did_you_mean(name, set(registry.names))}", "unknown_tool"
+            elif allowed is not None and name not in allowed:
+                yield path, f"tool {name!r} is not in tools.allow, so the model could never use it", "tool_not_allowed"
 
 
 def _fields(recipe: Recipe) -> Iterator[Finding]:

@@ -216,6 +216,19 @@ class Condition(Strict):
         return self
 
 
+class AgentStep(Strict):
+    """Let the model (Gemini) choose browser actions, one tool call per turn, inside the recipe's
+    guardrails. It ends when the model calls `close`; it is done only when `done_when` verifies."""
+
+    task: str = Field(description="What the model should achieve, in plain words; may use {placeholders}.")
+    tools: list[str] | None = Field(default=None, description="Tools the model may call; the recipe's browser tools when omitted.")
+    max_steps: int = Field(default=12, ge=1, le=50, description="Tool calls at most (seed 002 suggests 10 to 15).")
+    done_when: Annotated[list[Condition], Field(min_length=1)] = Field(
+        description="Conditions checked after the model closes; the step counts as done only when all pass."
+    )
+    model: str | None = Field(default=None, description="Gemini model name; VERITY_GEMINI_MODEL or the default when omitted.")
+
+
 class NavigateStep(Strict):
     url: str
 
@@ -224,7 +237,7 @@ class CloseStep(Strict):
     summary: str = ""
 
 
-STEP_KINDS = ("navigate", "observe", "act", "wait", "extract", "verify", "close")
+STEP_KINDS = ("navigate", "observe", "act", "wait", "extract", "verify", "agent", "close")
 
 
 class Step(Strict):
@@ -243,6 +256,7 @@ class Step(Strict):
     wait: WaitStep | None = None
     extract: ExtractStep | None = None
     verify: list[Condition] | None = None
+    agent: AgentStep | None = None
     close: CloseStep | None = None
 
     @model_validator(mode="before")

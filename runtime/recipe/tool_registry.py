@@ -73,6 +73,7 @@ BUILTIN_TOOLS: tuple[ToolDescriptor, ...] = (
     _builtin("browser_verify", "Check conditions on the page and the extracted data."),
     _builtin("browser_search", "Search with the recipe's search page and follow a result on an allowed domain."),
     _builtin("close", "End the run with a summary.", ToolScope.INTERNAL),
+    _builtin("agent.act", "Let the model choose browser actions for an agent step; each call it makes is checked on its own.", ToolScope.INTERNAL),
     _builtin("data.validate-target", "Check the latest observation against the target: status, domain, keywords, blocks.", ToolScope.INTERNAL),
     _builtin("agent.evaluate", "Record a human-readable evaluation of the latest observation.", ToolScope.INTERNAL),
 )
@@ -90,8 +91,24 @@ STEP_TOOLS: dict[str, str] = {
     "extract": "browser_extract",
     "verify": "browser_verify",
     "close": "close",
+    "agent": "agent.act",
     "search": "browser_search",
 }
+
+# What an agent step's model is offered when the step names no tools: seed 002's minimal set
+# (open-url, snapshot, act, wait, extract, close), as far as the recipe allows them.
+AGENT_DEFAULT_TOOLS: tuple[str, ...] = (
+    "open_url",
+    "browser_snapshot",
+    "browser_click",
+    "browser_type",
+    "browser_select",
+    "browser_press",
+    "browser_scroll",
+    "browser_wait",
+    "browser_extract",
+    "close",
+)
 
 _DESCRIPTOR_KEYS = {"name", "description", "scope", "needs_approval", "keywords", "prompt"}
 

@@ -1,80 +1,21 @@
-"""Browser-area fixtures: one real Chromium per test session, a fresh incognito session per test.
+"""Browser-area fixtures and the steps shared by the browser feature files.
 
-The browser lives on an asyncio loop in a background thread; tests call `run(coro)` so plain
-(synchronous) pytest-bdd steps can drive the async driver.
+The shared Chromium, its loop thread and the fixture site come from tests/fixtures/browser_loop.py.
 """
 
 from __future__ import annotations
 
-import asyncio
-import sys
-import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
 
 import pytest
+from pytest_bdd import given, parsers, then, when
 
-REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from runtime.artifacts import ArtifactStore  # noqa: E402
-from runtime.browser import Browser, BrowserSession, TabEvent, launch_browser  # noqa: E402
-from tests.fixtures.site_server import FixtureSite  # noqa: E402
-
-T = TypeVar("T")
-
-
-class LoopThread:
-    """An asyncio loop in a daemon thread; `run` blocks the caller until a coroutine finishes."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, name="browser-loop", daemon=True)
-        self._thread.start()
-
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 60) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout=10)
-
-
-@pytest.fixture(scope="session")
-def loop_thread() -> Iterator[LoopThread]:
-    runner = LoopThread()
-    yield runner
-    runner.stop()
-
-
-@pytest.fixture(scope="session")
-def site() -> Iterator[FixtureSite]:
-    with FixtureSite() as served:
-        yield served
-
-
-@pytest.fixture(scope="session")
-def shared_browser(loop_thread: LoopThread) -> Iterator[Browser]:
-    browser = loop_thread.run(launch_browser())
-    yield browser
-    loop_thread.run(browser.close())
-
-
-class SessionHarness:
-    """What a test holds: the session, its artifact store, tab events seen, and `run`."""
-
-    def __init__(self, loop_thread: LoopThread, session: BrowserSession, artifacts: ArtifactStore,
-                 tab_events: list[TabEvent]) -> None:
-        self.loop_thread = loop_thread
-        self.session = session
-        self.artifacts = artifacts
-        self.tab_events = tab_events
-        self.results: dict[str, Any] = {}
-
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 60) -> T:
-        return self.loop_thread.run(coro, timeout)
+from runtime.artifacts import ArtifactStore
+from runtime.browser import Browser, TabEvent
+from tests.browser.harness import SessionHarness, find_element, last, page_text, remember
+from tests.fixtures.browser_loop import LoopThread
+from tests.fixtures.site_server import FixtureSite
 
 
 @pytest.fixture
@@ -89,33 +30,6 @@ def harness(loop_thread: LoopThread, shared_browser: Browser, tmp_path: Path) ->
 
 
 # --- steps shared by the browser feature files ---------------------------------------------------
-
-from pytest_bdd import given, parsers, then, when  # noqa: E402
-
-from runtime.browser import ActionResult, Snapshot, SnapshotElement  # noqa: E402
-
-
-def remember(harness: SessionHarness, result: ActionResult) -> ActionResult:
-    harness.results["last"] = result
-    return result
-
-
-def last(harness: SessionHarness) -> ActionResult:
-    return harness.results["last"]
-
-
-def find_element(snapshot: Snapshot, role: str, name: str) -> SnapshotElement:
-    for element in snapshot.elements:
-        if element.role == role and element.name == name:
-            return element
-    listed = "\n".join(e.describe() for e in snapshot.elements)
-    raise AssertionError(f"snapshot {snapshot.snapshot_id} has no {role} {name!r}:\n{listed}")
-
-
-def page_text(harness: SessionHarness, tab_id: str | None = None) -> str:
-    tab = harness.session.tab(tab_id)
-    return str(harness.run(tab.evaluate("document.body.innerText")))
-
 
 @given("a browser session")
 def _session(harness: SessionHarness) -> None:

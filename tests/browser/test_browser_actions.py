@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pytest_bdd import given, parsers, scenarios, then, when
 
-from tests.browser.conftest import SessionHarness, last, page_text, remember
+from tests.browser.harness import SessionHarness, last, page_text, remember
 from runtime.artifacts import ArtifactStore
 from runtime.browser import Action, Browser, SessionPolicy, Target
 from tests.fixtures.site_server import FixtureSite

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import SessionHarness
+from tests.browser.harness import SessionHarness
 from runtime.artifacts import ArtifactError, ArtifactStore
 from runtime.browser import Action, ActionErrorCode, BrowserActionError, ObservationContext, Target
 from tests.fixtures.site_server import FixtureSite

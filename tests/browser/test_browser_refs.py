@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytest_bdd import parsers, scenarios, then, when
 
-from tests.browser.conftest import SessionHarness, find_element, remember
+from tests.browser.harness import SessionHarness, find_element, remember
 
 scenarios("browser_refs.feature")
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
-from tests.browser.conftest import LoopThread, SessionHarness, find_element, last, page_text, remember
+from tests.browser.harness import SessionHarness, find_element, last, page_text, remember
+from tests.fixtures.browser_loop import LoopThread
 from runtime.artifacts import ArtifactStore
 from runtime.browser import (
     Action,

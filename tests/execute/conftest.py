@@ -21,7 +21,7 @@ from runtime.demo import DEMO_RECIPE, DemoSite
 from runtime.events import Event, EventLog, FinalVerdict, StepFinished
 from runtime.execute import BrowserProvider, RunHandle, start_run
 from runtime.recipe import load_recipe_with_registry, resolve_inputs
-from tests.browser.conftest import LoopThread, loop_thread, shared_browser  # noqa: F401 - shared fixtures
+from tests.fixtures.browser_loop import LoopThread
 from tests.fixtures.site_server import FixtureSite
 
 RECIPES = Path(__file__).resolve().parents[1] / "fixtures" / "recipes"

@@ -15,7 +15,7 @@ from runtime.demo import DemoSite
 from runtime.events import ConfirmationRequested, GuardrailTripped, StatusChanged, ToolUsed
 from runtime.execute import BrowserProvider
 from runtime.outcomes import TaskState
-from tests.browser.conftest import LoopThread
+from tests.fixtures.browser_loop import LoopThread
 from tests.execute.conftest import ExecRunner, wait_until
 from tests.fixtures.site_server import FixtureSite
 

@@ -32,6 +32,11 @@ def demo(case: dict) -> None:
     case["recipe"] = load_recipe_file(DEMO)
 
 
+@given(parsers.parse('the recipe "{name}"'))
+def fixture_recipe(case: dict, name: str) -> None:
+    case["recipe"] = load_recipe_file(REPO / "tests" / "fixtures" / "recipes" / name)
+
+
 @when("I compile it")
 def compile_once(case: dict) -> None:
     case["plan"] = compile_recipe(case["recipe"])
@@ -165,3 +170,11 @@ def failures_named(case: dict, success: str) -> None:
         else:
             assert state.terminal.stop_reason.value != "completed"
             assert state.id == f"end.{state.terminal.stop_reason.value}"
+
+
+@then(parsers.parse('the agent step "{state_id}" offers the model "{tools}"'))
+def agent_tools(case: dict, state_id: str, tools: str) -> None:
+    state = case["plan"].state(state_id)
+    assert state.kind == "agent" and state.tool == "agent.act"
+    assert state.params["tools"] == [t.strip() for t in tools.split(",")]
+    assert state.params["done_when"], "an agent step always carries its verification"

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_harness import DroppingProxy, ServedServer
+from tests.service.service_harness import DroppingProxy, ServedServer
 
 from runtime.service.server import ServerConfig
 
@@ -59,7 +59,7 @@ def context() -> dict[str, Any]:
 @pytest.fixture
 def serve_processes() -> Iterator[Callable[..., Any]]:
     """Start `verity serve` subprocesses; all are stopped (and their process groups killed) after the test."""
-    from service_harness import ServeProcess
+    from tests.service.service_harness import ServeProcess
 
     started: list[ServeProcess] = []
 

@@ -6,7 +6,6 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 from google.protobuf.descriptor import FileDescriptor
 from pytest_bdd import scenarios, then, when

@@ -17,7 +17,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 from google.protobuf.descriptor_pool import DescriptorPool
 from pytest_bdd import given, parsers, scenarios, then, when
-from service_harness import ServedServer, chat_deltas
+from tests.service.service_harness import ServedServer, chat_deltas
 
 from runtime.plan import compile_recipe, to_mermaid
 from runtime.recipe import load_recipe_file

@@ -17,7 +17,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from pytest_bdd import given, parsers, scenarios, then, when
-from service_harness import ServedServer, Watcher
+from tests.service.service_harness import Watcher
 
 from runtime.service.client import VerityClient, VerityRpcError
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb

@@ -9,7 +9,7 @@ from typing import Any
 import grpc
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
-from service_harness import ServedServer
+from tests.service.service_harness import ServedServer
 
 from runtime.events import AgentState, ArtifactStored, StatusChanged, StepFinished, StepStarted
 from runtime.outcomes import BlockerKind, StopReason, TaskState

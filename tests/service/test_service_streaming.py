@@ -8,7 +8,7 @@ from typing import Any
 import grpc
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
-from service_harness import ServedServer, Watcher, chat_deltas
+from tests.service.service_harness import ServedServer, Watcher, chat_deltas
 
 from runtime.service.client import VerityRpcError
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb

@@ -36,6 +36,13 @@ Feature: Running recipes through the gRPC API
     When the client approves the request
     Then confirming the same request again fails with FAILED_PRECONDITION
 
+  @SERVICE-022
+  Scenario: A run whose timeout elapses ends with stop reason timeout, streamed to the client
+    Given a server
+    When a client runs "service-approval" with Run and a 2 second timeout
+    Then the stream ends with a final verdict error with stop reason timeout no sooner than 2 seconds
+    And GetRun reports the run error with stop reason timeout
+
   @SERVICE-016 @SERVICE-003
   Scenario: StopRun stops a waiting run with manual_stop and every watcher sees it
     Given a server

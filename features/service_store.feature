@@ -26,3 +26,26 @@ Feature: Runs are durable and can be looked up
     And a served run that has emitted a status change, a step with agent notes and an artifact
     Then GetRun lists the artifact with its path, size and seq
     And GetRun of "run-does-not-exist" fails with NOT_FOUND naming the run
+
+  @SERVICE-021
+  Scenario: While another process locks the store, no event is lost and the outage is reported
+    Given a server whose store gives up waiting for a lock after 0.05 seconds
+    And a served run watched by a client
+    When another process holds the store's write lock
+    And the run emits 20 events
+    Then the watcher receives those 20 events while the store is locked
+    And listing runs fails with UNAVAILABLE STORE_UNAVAILABLE
+    And the server log reports the outage once
+    When the other process releases the lock
+    And the run emits its final verdict
+    Then streaming the run from the store replays all 23 events exactly once
+    And the server log reports that writing works again
+
+  @SERVICE-021
+  Scenario: Events that still cannot be written at shutdown are reported with their count
+    Given a server whose store gives up waiting for a lock after 0.05 seconds
+    And a served run watched by a client
+    When another process holds the store's write lock
+    And the run emits 5 events
+    And the server shuts down
+    Then the shutdown fails naming 7 lost events of the run

@@ -36,12 +36,20 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
-def check_bind_is_safe(host: str, token: str | None) -> None:
-    """Refuse to listen beyond this machine without a token."""
-    if not token and not is_loopback_host(host):
+def check_bind_is_safe(host: str, token: str | None, *, tls: bool = False, insecure: bool = False) -> None:
+    """Refuse to listen beyond this machine without a token, or with a token sent in plain text."""
+    if is_loopback_host(host):
+        return
+    if not token:
         raise ServiceConfigError(
             f"refusing to listen on {host!r} without a token: anyone who can reach it could start runs. "
             "Set VERITY_TOKEN (or --token-file / `token:` in the config), or listen on 127.0.0.1"
+        )
+    if not tls and not insecure:
+        raise ServiceConfigError(
+            f"refusing to listen on {host!r} with a bearer token but without TLS: the token would cross the "
+            "network in plain text. Give --tls-cert FILE and --tls-key FILE (`tls_cert:`/`tls_key:` in the "
+            "config), or pass --insecure (`insecure: true`) if a TLS-terminating proxy protects the traffic"
         )
 
 

@@ -20,6 +20,7 @@ from runtime.outcomes import StopReason
 EXIT_CONFIG_ERROR = 2
 EXIT_INVALID_ARGUMENT = StopReason.INVALID_INPUT.exit_code
 EXIT_RPC_ERROR = 4
+EXIT_STORE_WRITE_FAILED = 1
 DEFAULT_TARGET = "127.0.0.1:50051"
 
 
@@ -37,7 +38,8 @@ def _register_serve(commands: argparse._SubParsersAction) -> None:
         help="run the gRPC server (AgentService, RecipeService, health, reflection)",
         description="Serve the Verity gRPC API. The bearer token comes from --token, --token-file, the config "
         "file's token/token_file, or the VERITY_TOKEN environment variable, in that order. Without a "
-        "token the server only listens on loopback. SIGTERM shuts down gracefully.",
+        "token the server only listens on loopback; beyond loopback a token needs TLS (--tls-cert and "
+        "--tls-key) unless --insecure is given. SIGTERM shuts down gracefully.",
     )
     serve.add_argument("--config", type=Path, metavar="FILE", help="YAML file with server settings (flags override it)")
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
@@ -53,6 +55,14 @@ def _register_serve(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--retain-events-per-run", type=int, metavar="N", help="keep only the newest N events of ended runs")
     serve.add_argument("--grace-seconds", type=float, metavar="S", help="how long running runs may finish at shutdown")
     serve.add_argument("--browser-ws", metavar="URL", help="attach to a running Chromium's DevTools websocket instead of launching one")
+    serve.add_argument("--tls-cert", type=Path, metavar="FILE", help="PEM certificate (chain) to serve TLS with")
+    serve.add_argument("--tls-key", type=Path, metavar="FILE", help="PEM private key of --tls-cert")
+    serve.add_argument(
+        "--insecure",
+        action="store_true",
+        default=None,
+        help="allow a bearer token over plain text beyond loopback (only behind a TLS-terminating proxy)",
+    )
     serve.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     serve.set_defaults(handler=_serve)
 
@@ -74,6 +84,9 @@ def server_config_from_args(args: argparse.Namespace) -> Any:
         "retain_events_per_run": args.retain_events_per_run,
         "shutdown_grace_seconds": args.grace_seconds,
         "browser_ws_endpoint": args.browser_ws,
+        "tls_cert": args.tls_cert,
+        "tls_key": args.tls_key,
+        "insecure": args.insecure,
     }
     values.update({k: v for k, v in flags.items() if v is not None})
     if args.token:
@@ -87,12 +100,15 @@ def server_config_from_args(args: argparse.Namespace) -> Any:
 
 def _serve(args: argparse.Namespace) -> int:
     from runtime.service.auth import ServiceConfigError
-    from runtime.store import StoreError
+    from runtime.store import StoreError, StoreWriteError
 
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     try:
         config = server_config_from_args(args)
         return asyncio.run(_serve_until_signalled(config))
+    except StoreWriteError as error:
+        print(f"verity serve: {error}", file=sys.stderr)
+        return EXIT_STORE_WRITE_FAILED
     except (ServiceConfigError, StoreError) as error:
         print(f"verity serve: {error}", file=sys.stderr)
         return EXIT_CONFIG_ERROR
@@ -124,6 +140,17 @@ def _register_client(commands: argparse._SubParsersAction) -> None:
     common.add_argument("--target", default=os.environ.get("VERITY_TARGET", DEFAULT_TARGET), help="host:port of the server")
     common.add_argument("--token", default=None, help="bearer token (default: VERITY_TOKEN)")
     common.add_argument("--json", action="store_true", help="print JSON (one object per line for events)")
+    common.add_argument(
+        "--tls-ca",
+        type=Path,
+        default=Path(os.environ["VERITY_TLS_CA"]) if os.environ.get("VERITY_TLS_CA") else None,
+        metavar="FILE",
+        help="connect with TLS, trusting the CA certificate(s) in this PEM file (default: VERITY_TLS_CA)",
+    )
+    common.add_argument("--tls", action="store_true", help="connect with TLS, trusting the system's CA certificates")
+    common.add_argument(
+        "--insecure", action="store_true", help="allow sending the token in plain text to a host beyond loopback"
+    )
     actions = client.add_subparsers(dest="client_command", metavar="ACTION")
     client.set_defaults(handler=lambda _args: client.print_help() or 2)
 
@@ -171,11 +198,14 @@ def _with_client(handler: Any) -> Any:
     """Open a client for the command and turn RPC failures into a message and an exit code."""
 
     def run(args: argparse.Namespace) -> int:
+        from runtime.service.auth import ServiceConfigError
         from runtime.service.client import VerityClient, VerityRpcError
+        from runtime.service.transport_security import read_root_certificates
 
         token = args.token or os.environ.get("VERITY_TOKEN") or None
         try:
-            with VerityClient(args.target, token) as client:
+            roots = read_root_certificates(args.tls_ca) if args.tls_ca else None
+            with VerityClient(args.target, token, root_certificates=roots, tls=args.tls, insecure=args.insecure) as client:
                 return int(handler(client, args))
         except VerityRpcError as error:
             print(f"verity client: {error.code.name}: {error.message}", file=sys.stderr)
@@ -184,7 +214,7 @@ def _with_client(handler: Any) -> Any:
             for key, value in sorted(error.metadata.items()):
                 print(f"  {key} = {value}", file=sys.stderr)
             return EXIT_INVALID_ARGUMENT if error.code.name == "INVALID_ARGUMENT" else EXIT_RPC_ERROR
-        except ValueError as error:
+        except (ValueError, ServiceConfigError) as error:
             print(f"verity client: {error}", file=sys.stderr)
             return EXIT_CONFIG_ERROR
 

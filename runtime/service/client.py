@@ -7,6 +7,10 @@
 
 Streams track the last seq received and reconnect with `after_seq`, so a dropped connection or a
 lagging cut-off loses no event and repeats none.
+
+Beyond loopback, give `root_certificates=` (the server's CA, PEM bytes) or `tls=True` (the
+system's CAs): the client refuses to send a token in plain text to another host unless
+`insecure=True`.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 from runtime.service.gen.verity.v1 import recipe_service_pb2 as recipe_pb
 from runtime.service.gen.verity.v1 import recipe_service_pb2_grpc as recipe_grpc
+from runtime.service.auth import is_loopback_host
+from runtime.service.transport_security import is_handshake_failure
 
 # A dropped connection (UNAVAILABLE) or a lagging cut-off (ABORTED) is worth resuming; anything
 # else (NOT_FOUND, OUT_OF_RANGE, UNAUTHENTICATED, ...) would fail the same way again.
@@ -85,23 +91,35 @@ class VerityClient:
         resume_attempts: int = 20,
         resume_backoff: float = 0.1,
         channel_options: Sequence[tuple[str, Any]] = (),
+        root_certificates: bytes | None = None,
+        tls: bool = False,
+        insecure: bool = False,
     ) -> None:
         self.target = target
+        self.uses_tls = tls or root_certificates is not None
+        host = target_host(target)
+        if token and not self.uses_tls and not insecure and host is not None and not is_loopback_host(host):
+            raise ValueError(
+                f"refusing to send the bearer token in plain text to {target}: connect with TLS "
+                "(root_certificates= / --tls-ca FILE, or tls=True / --tls), or pass insecure=True / --insecure"
+            )
         self._metadata: tuple[tuple[str, str], ...] = (("authorization", f"Bearer {token}"),) if token else ()
         self._timeout = timeout
         self._resume_attempts = resume_attempts
         self._resume_backoff = resume_backoff
-        self.channel = grpc.insecure_channel(
-            target,
-            options=[
-                ("grpc.max_receive_message_length", max_message_bytes),
-                ("grpc.max_send_message_length", max_message_bytes),
-                # Resuming after a drop should take a moment, not gRPC's default 1s+ backoff.
-                ("grpc.initial_reconnect_backoff_ms", 100),
-                ("grpc.max_reconnect_backoff_ms", 2000),
-                *channel_options,
-            ],
-        )
+        options = [
+            ("grpc.max_receive_message_length", max_message_bytes),
+            ("grpc.max_send_message_length", max_message_bytes),
+            # Resuming after a drop should take a moment, not gRPC's default 1s+ backoff.
+            ("grpc.initial_reconnect_backoff_ms", 100),
+            ("grpc.max_reconnect_backoff_ms", 2000),
+            *channel_options,
+        ]
+        if self.uses_tls:
+            credentials = grpc.ssl_channel_credentials(root_certificates=root_certificates)
+            self.channel = grpc.secure_channel(target, credentials, options=options)
+        else:
+            self.channel = grpc.insecure_channel(target, options=options)
         self.agent = agent_grpc.AgentServiceStub(self.channel)
         self.recipes = recipe_grpc.RecipeServiceStub(self.channel)
 
@@ -146,8 +164,8 @@ class VerityClient:
                             return
                 return
             except grpc.RpcError as error:
-                if not (resume and error.code() in RESUMABLE_CODES and failures < self._resume_attempts):
-                    raise VerityRpcError.from_rpc_error(error) from None
+                if not (resume and self._is_resumable(error) and failures < self._resume_attempts):
+                    raise self._failure(error) from None
                 failures += 1
                 time.sleep(min(2.0, self._resume_backoff * failures))
             finally:
@@ -176,8 +194,8 @@ class VerityClient:
                         return
             return
         except grpc.RpcError as error:
-            if not (resume and run_id and error.code() in RESUMABLE_CODES):
-                raise VerityRpcError.from_rpc_error(error) from None
+            if not (resume and run_id and self._is_resumable(error)):
+                raise self._failure(error) from None
         finally:
             call.cancel()
         yield from self.stream_run(run_id, last_seq, resume=resume)
@@ -233,7 +251,39 @@ class VerityClient:
         try:
             return method(request, metadata=self._metadata, timeout=self._timeout)
         except grpc.RpcError as error:
-            raise VerityRpcError.from_rpc_error(error) from None
+            raise self._failure(error) from None
+
+    @staticmethod
+    def _is_resumable(error: grpc.RpcError) -> bool:
+        # A failed TLS handshake fails the same way on every retry.
+        return error.code() in RESUMABLE_CODES and not is_handshake_failure(error.details() or "")
+
+    def _failure(self, error: grpc.RpcError) -> VerityRpcError:
+        """The error with a hint when the cause is most likely TLS, which gRPC's text only implies."""
+        failure = VerityRpcError.from_rpc_error(error)
+        if failure.code != grpc.StatusCode.UNAVAILABLE:
+            return failure
+        if self.uses_tls and is_handshake_failure(failure.message):
+            failure.message = (
+                f"TLS handshake with {self.target} failed: the server's certificate is not signed by a trusted "
+                "CA (check --tls-ca / root_certificates) or does not name this host. gRPC said: " + failure.message
+            )
+        elif not self.uses_tls and "socket closed" in failure.message.lower():
+            failure.message += f" (if {self.target} serves TLS, connect with --tls-ca FILE / root_certificates=)"
+        return failure
+
+
+def target_host(target: str) -> str | None:
+    """The host a gRPC target names, or None for local transports (unix sockets, vsock)."""
+    scheme, _, rest = target.partition(":")
+    if scheme in ("unix", "unix-abstract", "vsock"):
+        return None
+    address = rest.lstrip("/") if scheme in ("dns", "ipv4", "ipv6") else target
+    if address.startswith("["):  # [v6]:port
+        return address[1 : address.index("]")] if "]" in address else None
+    if address.count(":") == 1:  # host:port
+        return address.split(":", 1)[0] or None
+    return address or None  # a bare host or a bare IPv6 address
 
 
 def _recipe_fields(recipe_yaml: str | None, recipe_name: str | None) -> dict[str, str]:

@@ -24,6 +24,10 @@ CONFIG_KEYS: dict[str, tuple[str, type]] = {
     "subscriber_buffer": ("subscriber_buffer", int),
     "retain_events_per_run": ("retain_events_per_run", int),
     "shutdown_grace_seconds": ("shutdown_grace_seconds", float),
+    "store_busy_timeout_seconds": ("store_busy_timeout_seconds", float),
+    "tls_cert": ("tls_cert", Path),
+    "tls_key": ("tls_key", Path),
+    "insecure": ("insecure", bool),
 }
 
 
@@ -67,6 +71,10 @@ def load_config_file(path: Path) -> dict[str, Any]:
             values[field] = read_token_file(resolved) if key == "token_file" else resolved
         elif expected is float and isinstance(value, (int, float)) and not isinstance(value, bool):
             values[field] = float(value)
+        elif expected is bool:
+            if not isinstance(value, bool):
+                raise ServiceConfigError(f"{where}: {key} must be true or false, got {value!r}")
+            values[field] = value
         elif isinstance(value, expected) and not isinstance(value, bool):
             values[field] = value
         else:

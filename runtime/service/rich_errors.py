@@ -20,6 +20,7 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 
 from runtime.recipe import Problem, RecipeInvalid
+from runtime.store import StoreWriteError
 
 _log = logging.getLogger(__name__)
 
@@ -110,6 +111,16 @@ def run_not_found(run_id: str) -> ServiceError:
     )
 
 
+def store_unavailable(failure: StoreWriteError) -> ServiceError:
+    """UNAVAILABLE while the run store cannot write: retrying later is the right thing to do."""
+    return ServiceError(
+        grpc.StatusCode.UNAVAILABLE,
+        f"{failure}; retry later (live streams keep running)",
+        reason="STORE_UNAVAILABLE",
+        metadata={"held_events": str(failure.held_events)},
+    )
+
+
 def reports_errors(method: Callable[..., Any]) -> Callable[..., Any]:
     """Decorate an async servicer method (unary or streaming) to report errors as rich statuses."""
     if inspect.isasyncgenfunction(method):
@@ -137,6 +148,8 @@ def reports_errors(method: Callable[..., Any]) -> Callable[..., Any]:
 async def _abort(context: grpc.aio.ServicerContext, error: Exception, method_name: str) -> None:
     if isinstance(error, grpc.aio.AbortError):
         raise error
+    if isinstance(error, StoreWriteError):
+        error = store_unavailable(error)
     if not isinstance(error, ServiceError):
         reference = uuid.uuid4().hex[:12]
         _log.error("%s failed (ref %s)", method_name, reference, exc_info=error)

@@ -22,7 +22,8 @@ from runtime.service.recipe_catalog import RecipeCatalog
 from runtime.service.recipe_service import RecipeServicer
 from runtime.service.supervisor import RunSupervisor, SupervisorLimits
 from runtime.service.tracing import RunTracer
-from runtime.store import BufferedRunStore, SqliteRunStore
+from runtime.service.transport_security import check_server_tls_files, server_credentials
+from runtime.store import BufferedRunStore, SqliteRunStore, StoreWriteError
 
 _log = logging.getLogger(__name__)
 
@@ -45,11 +46,27 @@ class ServerConfig:
     retain_events_per_run: int | None = None
     shutdown_grace_seconds: float = 10.0
     store_flush_interval_seconds: float = 0.005
+    # How long a store write waits for another process's lock before it fails and is retried.
+    store_busy_timeout_seconds: float = 5.0
     # Attach to a running Chromium (its DevTools websocket) instead of launching one.
     browser_ws_endpoint: str | None = None
+    # PEM files; with both set the server speaks TLS only.
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    # Allow a token over plain text beyond loopback (a TLS-terminating proxy in front).
+    insecure: bool = False
+
+    @property
+    def uses_tls(self) -> bool:
+        return self.tls_cert is not None and self.tls_key is not None
 
     def validate(self) -> None:
-        check_bind_is_safe(self.host, self.token)
+        if (self.tls_cert is None) != (self.tls_key is None):
+            given, missing = ("tls_cert", "tls_key") if self.tls_key is None else ("tls_key", "tls_cert")
+            raise ServiceConfigError(f"{given} is set but {missing} is not: TLS needs both the certificate and its private key")
+        if self.tls_cert is not None and self.tls_key is not None:
+            check_server_tls_files(self.tls_cert, self.tls_key)
+        check_bind_is_safe(self.host, self.token, tls=self.uses_tls, insecure=self.insecure)
         if not 0 <= self.port <= 65535:
             raise ServiceConfigError(f"port must be 0..65535, got {self.port}")
         if self.max_concurrent_runs < 1:
@@ -60,6 +77,8 @@ class ServerConfig:
             raise ServiceConfigError(f"subscriber_buffer must be at least 16 events, got {self.subscriber_buffer}")
         if self.retain_events_per_run is not None and self.retain_events_per_run < 1:
             raise ServiceConfigError(f"retain_events_per_run must be at least 1, got {self.retain_events_per_run}")
+        if self.store_busy_timeout_seconds < 0:
+            raise ServiceConfigError(f"store_busy_timeout_seconds must be 0 or more, got {self.store_busy_timeout_seconds}")
         if self.shutdown_grace_seconds < 0:
             raise ServiceConfigError(f"shutdown_grace_seconds must be 0 or more, got {self.shutdown_grace_seconds}")
 
@@ -94,7 +113,8 @@ class VerityServer:
         """Open the store, close runs a previous server left in flight, and listen. Returns the port."""
         config = self.config
         self._store = BufferedRunStore(
-            SqliteRunStore(config.store_path), flush_interval=config.store_flush_interval_seconds
+            SqliteRunStore(config.store_path, busy_timeout_seconds=config.store_busy_timeout_seconds),
+            flush_interval=config.store_flush_interval_seconds,
         )
         self._tracer = RunTracer(self._span_processors)
         self.supervisor = RunSupervisor(
@@ -132,16 +152,25 @@ class VerityServer:
         )
         host = config.host
         bind_host = f"[{host}]" if ":" in host and not host.startswith("[") else host
+        address = f"{bind_host}:{config.port}"
         try:
-            self.port = server.add_insecure_port(f"{bind_host}:{config.port}")
-        except RuntimeError as error:
+            if config.tls_cert is not None and config.tls_key is not None:
+                self.port = server.add_secure_port(address, server_credentials(config.tls_cert, config.tls_key))
+            else:
+                self.port = server.add_insecure_port(address)
+        except (RuntimeError, ServiceConfigError) as error:
             await self._store.close()
             raise ServiceConfigError(f"cannot listen on {bind_host}:{config.port}: {error}") from None
         await server.start()
         self._server = server
         for service in ("", AGENT_SERVICE, RECIPE_SERVICE):
             await self._health.set(service, health_pb2.HealthCheckResponse.SERVING)
-        _log.info("serving on %s (auth: %s)", self.target, "bearer token" if config.token else "none, loopback only")
+        _log.info(
+            "serving on %s (auth: %s; transport: %s)",
+            self.target,
+            "bearer token" if config.token else "none, loopback only",
+            "TLS" if config.uses_tls else "plain text",
+        )
         return self.port
 
     async def stop(self, grace_seconds: float | None = None) -> None:
@@ -159,13 +188,19 @@ class VerityServer:
         await self.supervisor.drain(grace)
         # Streams of ended runs have ended by now; what remains (health watches, idle streams) is cut.
         await self._server.stop(grace=1.0)
-        await self._store.close()
+        unwritten: StoreWriteError | None = None
+        try:
+            await self._store.close()
+        except StoreWriteError as failure:
+            unwritten = failure  # finish shutting down first, then report it
         if self._owns_browser:
             try:
                 await self._browser.close()
             except Exception:  # noqa: BLE001 - a dead browser must not stop the shutdown
                 _log.exception("closing the browser failed")
         self._tracer.shutdown()
+        if unwritten is not None:
+            raise unwritten
         _log.info("stopped")
 
     async def wait_for_termination(self) -> None:

@@ -35,7 +35,7 @@ from runtime.service.fanout import RunBroadcast, SubscriberLagging
 from runtime.service.recipe_catalog import LoadedRecipe
 from runtime.service.rich_errors import ServiceError, invalid_argument, run_not_found
 from runtime.service.tracing import RunTracer
-from runtime.store import ArtifactRecord, BufferedRunStore, RunCursor, RunFilter, RunRecord, RunUpdate
+from runtime.store import ArtifactRecord, BufferedRunStore, RunCursor, RunFilter, RunRecord, RunUpdate, StoreWriteError
 
 _log = logging.getLogger(__name__)
 
@@ -275,6 +275,8 @@ class RunSupervisor:
             retain = self.limits.retain_events_per_run
             if retain is not None and live.final_seq is not None and live.final_seq > retain:
                 await self._store.trim_events(live.run_id, live.final_seq - retain + 1)
+        except StoreWriteError:
+            pass  # the store has reported the outage and keeps the run's rows for its retries
         finally:
             # Stored from here on: later watchers replay from the store.
             self._live.pop(live.run_id, None)
@@ -504,7 +506,10 @@ class RunSupervisor:
             self._end_without_engine(live, StopReason.INTERRUPTED, summary)
         if self._finalizers:
             await asyncio.gather(*self._finalizers, return_exceptions=True)
-        await self._store.flush()
+        try:
+            await self._store.flush()
+        except StoreWriteError:
+            pass  # closing the store makes the last attempt and reports what could not be written
 
     @staticmethod
     async def _wait_ended(runs: list[LiveRun], timeout: float) -> None:

@@ -1,9 +1,9 @@
 """Durable storage of runs, their events and the artifact index (SQLite by default)."""
 
 from runtime.store.buffered import BufferedRunStore
-from runtime.store.interface import RunStore
+from runtime.store.interface import RunStore, StoreError, StoreWriteError
 from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, RunUpdate, WriteBatch
-from runtime.store.sqlite import SqliteRunStore, StoreError
+from runtime.store.sqlite import SqliteRunStore
 
 __all__ = [
     "ArtifactRecord",
@@ -15,5 +15,6 @@ __all__ = [
     "RunUpdate",
     "SqliteRunStore",
     "StoreError",
+    "StoreWriteError",
     "WriteBatch",
 ]

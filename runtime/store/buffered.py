@@ -4,6 +4,11 @@ A run emits events synchronously and must never wait for the disk, so `append_ev
 to an in-memory batch; a writer task commits the batch every `flush_interval` seconds in one
 transaction on a dedicated thread. Reads go through the same thread after a flush, so a reader
 always sees everything appended before it asked.
+
+When the store cannot commit (disk full, I/O error, the file locked by another process), the rows
+stay buffered in order and the writer retries with a backoff; `flush` and every read raise
+`StoreWriteError` meanwhile, so callers report the outage instead of reading stale data. Rows that
+still cannot be written when the store closes are reported by `close`, never dropped silently.
 """
 
 from __future__ import annotations
@@ -15,12 +20,15 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from runtime.events import Event
-from runtime.store.interface import RunStore
+from runtime.store.interface import RunStore, StoreWriteError
 from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, RunUpdate, WriteBatch
 
 _log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+RETRY_FIRST_DELAY_SECONDS = 0.05
+RETRY_MAX_DELAY_SECONDS = 2.0
 
 
 class BufferedRunStore:
@@ -31,7 +39,10 @@ class BufferedRunStore:
         self._pending = WriteBatch()
         self._write_lock = asyncio.Lock()
         self._wakeup = asyncio.Event()
+        self._closing = asyncio.Event()
         self._closed = False
+        # The current outage, if the last write failed.
+        self.write_failure: StoreWriteError | None = None
         self._writer_task = asyncio.get_running_loop().create_task(self._write_periodically(), name="verity-store-writer")
 
     # Buffered writes: cheap, synchronous, never touch the disk on the caller's stack.
@@ -53,17 +64,16 @@ class BufferedRunStore:
     async def create_run(self, run: RunRecord) -> None:
         """Record a new run and return once it is committed; raises if the store refuses it."""
         async with self._write_lock:
-            batch, self._pending = self._pending, WriteBatch()
-            if batch:
-                await self._on_thread(self._write_salvaging, batch)
-            await self._on_thread(self._store.write_batch, WriteBatch(new_runs=[run]))
+            await self._commit_pending()
+            try:
+                await self._on_thread(self._store.write_batch, WriteBatch(new_runs=[run]))
+            except Exception as error:
+                raise self._outage(error, WriteBatch(new_runs=[run])) from error
 
     async def flush(self) -> None:
-        """Commit everything buffered so far."""
+        """Commit everything buffered so far; raises StoreWriteError (the rows stay buffered) if it cannot."""
         async with self._write_lock:
-            batch, self._pending = self._pending, WriteBatch()
-            if batch:
-                await self._on_thread(self._write_salvaging, batch)
+            await self._commit_pending()
 
     async def get_run(self, run_id: str) -> RunRecord | None:
         await self.flush()
@@ -86,38 +96,67 @@ class BufferedRunStore:
         return await self._on_thread(self._store.trim_events, run_id, keep_from_seq)
 
     async def close(self) -> None:
-        """Flush what is buffered, stop the writer and close the store."""
+        """Flush what is buffered, stop the writer and close the store.
+
+        Raises StoreWriteError naming the events that could not be written: they are lost.
+        """
         if self._closed:
             return
         self._closed = True
+        self._closing.set()
         self._wakeup.set()
         await self._writer_task
-        await self.flush()
-        await self._on_thread(self._store.close)
-        self._thread.shutdown(wait=True)
-
-    def _write_salvaging(self, batch: WriteBatch) -> None:
-        """Write a batch; if the store rejects it, write its rows one by one and lose only the bad ones."""
         try:
-            self._store.write_batch(batch)
+            await self.flush()
+        except StoreWriteError as failure:
+            message = (
+                f"run store: {failure.held_events} event(s) of run(s) {', '.join(failure.run_ids) or '-'} "
+                f"could not be written before closing and are lost: {failure.__cause__ or failure}"
+            )
+            _log.error("%s", message)
+            raise StoreWriteError(message, held_events=failure.held_events, run_ids=failure.run_ids) from None
+        finally:
+            await self._on_thread(self._store.close)
+            self._thread.shutdown(wait=True)
+
+    async def _commit_pending(self) -> None:
+        batch, self._pending = self._pending, WriteBatch()
+        if not batch:
             return
-        except Exception:
-            _log.exception("run store: a batch of %d events was rejected; retrying row by row", len(batch.events))
-        singles = [
-            *(WriteBatch(new_runs=[run]) for run in batch.new_runs),
-            *(WriteBatch(events=[event]) for event in batch.events),
-            *(WriteBatch(artifacts=[artifact]) for artifact in batch.artifacts),
-            *(WriteBatch(run_updates={run_id: update}) for run_id, update in batch.run_updates.items()),
-        ]
-        for single in singles:
-            try:
-                self._store.write_batch(single)
-            except Exception:
-                _log.exception("run store: dropped a row the store rejects: %r", single)
+        try:
+            await self._on_thread(self._store.write_batch, batch)
+        except Exception as error:
+            # A batch is one transaction, so nothing of it was written: put it back in front of
+            # what arrived meanwhile and keep the order.
+            self._pending = batch.followed_by(self._pending)
+            raise self._outage(error, self._pending) from error
+        if self.write_failure is not None:
+            _log.warning("run store: writing works again; committed %d held event(s)", len(batch.events))
+            self.write_failure = None
+
+    def _outage(self, error: Exception, held: WriteBatch) -> StoreWriteError:
+        failure = StoreWriteError(
+            f"the run store cannot write ({type(error).__name__}: {error}); {len(held.events)} event(s) are "
+            "held in memory and retried",
+            held_events=len(held.events),
+            run_ids=held.run_ids,
+        )
+        if self.write_failure is None:  # report an outage once, not on every retry
+            _log.error("%s", failure)
+        self.write_failure = failure
+        return failure
 
     async def _write_periodically(self) -> None:
+        retry_delay = 0.0
         while not self._closed:
-            await self._wakeup.wait()
+            if retry_delay:
+                # Held rows are retried even when no new event arrives.
+                try:
+                    await asyncio.wait_for(self._closing.wait(), retry_delay)
+                except asyncio.TimeoutError:
+                    pass
+            else:
+                await self._wakeup.wait()
             self._wakeup.clear()
             if self._closed:
                 break
@@ -125,9 +164,9 @@ class BufferedRunStore:
             await asyncio.sleep(self._flush_interval)
             try:
                 await self.flush()
-            except Exception:
-                # The disk or database itself failed; keep the writer alive for later batches.
-                _log.exception("run store: writing a batch failed")
+                retry_delay = 0.0
+            except StoreWriteError:
+                retry_delay = min(RETRY_MAX_DELAY_SECONDS, max(RETRY_FIRST_DELAY_SECONDS, retry_delay * 2))
 
     async def _on_thread(self, function: Callable[..., T], *args: object) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._thread, function, *args)

@@ -12,6 +12,20 @@ from runtime.events import Event
 from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, WriteBatch
 
 
+class StoreError(Exception):
+    """The store file cannot be used (wrong schema version, not a database, ...)."""
+
+
+class StoreWriteError(StoreError):
+    """Buffered rows could not be committed (disk full, I/O error, the file locked by another
+    process). The rows stay buffered and are retried; the message says how many and why."""
+
+    def __init__(self, message: str, *, held_events: int, run_ids: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.held_events = held_events
+        self.run_ids = run_ids
+
+
 class RunStore(Protocol):
     def write_batch(self, batch: WriteBatch) -> None:
         """Apply a batch atomically: new runs, then events, artifacts and run updates."""

@@ -90,3 +90,17 @@ class WriteBatch:
 
     def __bool__(self) -> bool:
         return bool(self.new_runs or self.events or self.artifacts or self.run_updates)
+
+    def followed_by(self, later: WriteBatch) -> WriteBatch:
+        """This batch's rows, then `later`'s, in order; a later run update wins."""
+        return WriteBatch(
+            new_runs=[*self.new_runs, *later.new_runs],
+            events=[*self.events, *later.events],
+            artifacts=[*self.artifacts, *later.artifacts],
+            run_updates={**self.run_updates, **later.run_updates},
+        )
+
+    @property
+    def run_ids(self) -> tuple[str, ...]:
+        ids = dict.fromkeys([*(r.run_id for r in self.new_runs), *(e.run_id for e in self.events), *self.run_updates])
+        return tuple(ids)

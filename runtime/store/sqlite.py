@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sqlite3
-from enum import Enum
 from pathlib import Path
 
 from runtime.events import Event
 from runtime.events.model import payload_from_dict, payload_to_dict
 from runtime.outcomes import StopReason, TaskState
+from runtime.store.interface import StoreError
 from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, WriteBatch
 
 SCHEMA_VERSION = 1
@@ -63,19 +62,18 @@ _RUN_COLUMNS = (
 )
 
 
-class StoreError(Exception):
-    """The store file cannot be used (wrong schema version, not a database, ...)."""
-
-
 class SqliteRunStore:
     """`RunStore` on SQLite in WAL mode. Use it from one thread at a time."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, busy_timeout_seconds: float = 5.0) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # check_same_thread=False: the connection is opened on the caller's thread and then used
-        # only from BufferedRunStore's single writer thread.
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        # only from BufferedRunStore's single writer thread. The busy timeout is how long a write
+        # waits for another process's lock before it fails (and is retried later).
+        self._db = sqlite3.connect(
+            self.path, check_same_thread=False, isolation_level=None, timeout=busy_timeout_seconds
+        )
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             # NORMAL in WAL mode survives process crashes; only an OS crash may lose the last commits.
@@ -144,10 +142,10 @@ class SqliteRunStore:
                     for u in batch.run_updates.values()
                 ],
             )
+            db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            self._roll_back()
             raise
-        db.execute("COMMIT")
 
     def get_run(self, run_id: str) -> RunRecord | None:
         row = self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE run_id = ?", (run_id,)).fetchone()
@@ -205,28 +203,26 @@ class SqliteRunStore:
             db.execute(
                 "UPDATE runs SET earliest_seq = MAX(earliest_seq, ?) WHERE run_id = ?", (keep_from_seq, run_id)
             )
+            db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            self._roll_back()
             raise
-        db.execute("COMMIT")
         return deleted
 
     def close(self) -> None:
         self._db.close()
 
+    def _roll_back(self) -> None:
+        # A failed COMMIT (the file locked, the disk full) leaves the transaction open; close it so
+        # the next write can begin one.
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
+
 
 def payload_json(event: Event) -> str:
-    """The payload as JSON. Never raises: one odd value must not cost a batch of other events."""
-    return json.dumps(payload_to_dict(event.payload), separators=(",", ":"), ensure_ascii=False, default=_json_value)
-
-
-def _json_value(value: object) -> object:
-    # Nested dataclasses (a StepFinished's AgentState) and enums inside evidence dicts.
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.asdict(value)
-    if isinstance(value, Enum):
-        return value.value
-    return str(value)
+    """The payload as the event model serialises it. Free-form values the model leaves as they are
+    (evidence, params) that JSON cannot hold are stored as their text, as the gRPC stream sends them."""
+    return json.dumps(payload_to_dict(event.payload), separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 def _run_row(run: RunRecord) -> tuple[object, ...]:

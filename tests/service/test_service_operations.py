@@ -22,6 +22,7 @@ from tests.service.service_harness import ServedServer, chat_deltas
 from runtime.plan import compile_recipe, to_mermaid
 from runtime.recipe import load_recipe_file
 from runtime.service.client import VerityClient, VerityRpcError
+from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 
 scenarios("service_operations.feature")
@@ -349,7 +350,13 @@ def _reflection_lists(server: ServedServer, first: str, second: str, third: str)
 def _reflection_describes(server: ServedServer) -> None:
     with grpc.insecure_channel(server.target) as channel:
         pool = DescriptorPool(ProtoReflectionDescriptorDatabase(channel))
-        method = pool.FindServiceByName("verity.v1.AgentService").methods_by_name["StreamRun"]
+        service = pool.FindServiceByName("verity.v1.AgentService")
+        committed = agent_pb.DESCRIPTOR.services_by_name["AgentService"]
+        # Every method, with its streaming shape, as a tool without the protos (grpcurl) sees it.
+        assert {(m.name, m.client_streaming, m.server_streaming) for m in service.methods} == {
+            (m.name, m.client_streaming, m.server_streaming) for m in committed.methods
+        }
+        method = service.methods_by_name["StreamRun"]
         assert method.server_streaming
         assert method.output_type.full_name == "verity.v1.StreamRunResponse"
         assert "final_verdict" in pool.FindMessageTypeByName("verity.v1.Event").fields_by_name

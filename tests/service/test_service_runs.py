@@ -133,6 +133,14 @@ def _run_with_run(target: str, client_for: Any, site: FixtureSite, context: dict
     context["events"] = list(client_for(target).run(recipe_name=name, inputs=_inputs(site)))
 
 
+@when(parsers.parse('a client runs "{name}" with Run and a {seconds:d} second timeout'))
+def _run_with_timeout(target: str, client_for: Any, site: FixtureSite, context: dict[str, Any], name: str, seconds: int) -> None:
+    client = context["client"] = client_for(target)
+    started = time.monotonic()
+    context["events"] = list(client.run(recipe_name=name, inputs=_inputs(site), timeout_seconds=seconds))
+    context["elapsed"] = time.monotonic() - started
+
+
 @when(parsers.parse('a client starts "{name}" and waits for its confirmation request'))
 def _start_and_wait(target: str, client_for: Any, site: FixtureSite, context: dict[str, Any], name: str) -> None:
     client = context["client"] = client_for(target)
@@ -249,6 +257,27 @@ def _no_inputs_in_spans(context: dict[str, Any], site: FixtureSite) -> None:
     for span in spans:
         for key, value in (span.attributes or {}).items():
             assert site.base_url not in str(value), f"{span.name} {key}={value!r} leaks the site input"
+
+
+@then(parsers.parse("the stream ends with a final verdict {status} with stop reason {reason} no sooner than {seconds:d} seconds"))
+def _stream_ends_with(context: dict[str, Any], status: str, reason: str, seconds: int) -> None:
+    events = context["events"]
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    # The run was waiting for a confirmation nobody gave: only the timeout could end it.
+    assert any(e.HasField("confirmation_requested") for e in events)
+    final = events[-1].final_verdict
+    assert events[-1].HasField("final_verdict") and not final.verified
+    assert final.status == events_pb.TaskState.Value(f"TASK_STATE_{status.upper()}")
+    assert final.stop_reason == events_pb.StopReason.Value(f"STOP_REASON_{reason.upper()}")
+    assert context["elapsed"] >= seconds
+    context["run_id"] = events[-1].run_id
+
+
+@then(parsers.parse("GetRun reports the run {status} with stop reason {reason}"))
+def _get_shows(context: dict[str, Any], status: str, reason: str) -> None:
+    run = context["client"].get_run(context["run_id"]).run
+    assert run.status == events_pb.TaskState.Value(f"TASK_STATE_{status.upper()}")
+    assert run.stop_reason == events_pb.StopReason.Value(f"STOP_REASON_{reason.upper()}")
 
 
 @then("GetRun shows the run waiting_for_user_confirmation with that request pending")

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
-from tests.service.service_harness import ServedServer
+from tests.service.service_harness import ServedServer, Watcher, chat_deltas, running
 
-from runtime.events import AgentState, ArtifactStored, StatusChanged, StepFinished, StepStarted
+from runtime.events import AgentState, ArtifactStored, GuardrailTripped, StatusChanged, StepFinished, StepStarted
 from runtime.outcomes import BlockerKind, StopReason, TaskState
 from runtime.service.client import VerityRpcError
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 from runtime.service.proto_mapping import event_from_proto
+from runtime.store import StoreWriteError
 
 scenarios("service_store.feature")
 
@@ -143,3 +148,147 @@ def _not_found(server: ServedServer, run_id: str) -> None:
     with pytest.raises(VerityRpcError) as failure:
         server.client().get_run(run_id)
     assert failure.value.code == grpc.StatusCode.NOT_FOUND and run_id in failure.value.message
+
+
+# --- store outages (SERVICE-021) ---------------------------------------------------------------
+
+# Another process that takes the store's write lock and keeps it until told to let go, as a
+# backup tool or a `sqlite3` shell in a transaction would.
+LOCK_HOLDER = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN IMMEDIATE")
+print("locked", flush=True)
+sys.stdin.readline()
+db.execute("ROLLBACK")
+"""
+
+
+@given(parsers.parse("a server whose store gives up waiting for a lock after {seconds:f} seconds"), target_fixture="server")
+def _server_with_busy_timeout(serve: Any, seconds: float) -> ServedServer:
+    return serve(store_busy_timeout_seconds=seconds)
+
+
+@given("a served run watched by a client")
+def _watched_run(server: ServedServer, context: dict[str, Any]) -> None:
+    context["run"] = live = server.open_run(recipe_name="outage")
+    context["watcher"] = Watcher(server.client(), live.run_id).start()
+    server.emit(live, [running()])
+    context["watcher"].wait_for(1)
+
+
+@pytest.fixture
+def lock_holders() -> Iterator[list[subprocess.Popen[str]]]:
+    holders: list[subprocess.Popen[str]] = []
+    yield holders
+    for holder in holders:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait(10)
+
+
+@when("another process holds the store's write lock")
+def _hold_lock(server: ServedServer, context: dict[str, Any], lock_holders: list[subprocess.Popen[str]]) -> None:
+    server.call(server.server.supervisor._store.flush())  # what was emitted before is committed
+    holder = subprocess.Popen(
+        [sys.executable, "-c", LOCK_HOLDER, str(server.config.store_path)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    lock_holders.append(holder)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+    context["holder"] = holder
+
+
+@when(parsers.parse("the run emits {count:d} events"))
+def _emit(server: ServedServer, context: dict[str, Any], count: int) -> None:
+    server.emit(context["run"], chat_deltas(count))
+
+
+@then(parsers.parse("the watcher receives those {count:d} events while the store is locked"))
+def _live_while_locked(server: ServedServer, context: dict[str, Any], count: int) -> None:
+    watcher: Watcher = context["watcher"]
+    watcher.wait_for(1 + count)
+    assert watcher.seqs == list(range(1, 2 + count))
+    assert context["holder"].poll() is None  # still locked
+
+
+@then("listing runs fails with UNAVAILABLE STORE_UNAVAILABLE")
+def _list_unavailable(server: ServedServer) -> None:
+    with pytest.raises(VerityRpcError) as failure:
+        server.client(resume_attempts=0).list_runs()
+    error = failure.value
+    assert error.code == grpc.StatusCode.UNAVAILABLE and error.reason == "STORE_UNAVAILABLE"
+    assert "database is locked" in error.message and int(error.metadata["held_events"]) >= 20
+
+
+@then("the server log reports the outage once")
+def _outage_logged(caplog: pytest.LogCaptureFixture) -> None:
+    reports = [r for r in caplog.records if r.name == "runtime.store.buffered" and r.levelno == logging.ERROR]
+    assert len(reports) == 1, [r.getMessage() for r in reports]
+    assert "cannot write (OperationalError: database is locked)" in reports[0].getMessage()
+
+
+@when("the other process releases the lock")
+def _release(context: dict[str, Any]) -> None:
+    holder = context["holder"]
+    holder.communicate("\n", timeout=10)
+    assert holder.returncode == 0
+
+
+@when("the run emits its final verdict")
+def _final(server: ServedServer, context: dict[str, Any]) -> None:
+    server.finish(context["run"])
+
+
+@then(parsers.parse("streaming the run from the store replays all {count:d} events exactly once"))
+def _replay_all(server: ServedServer, context: dict[str, Any], count: int) -> None:
+    run_id = context["run"].run_id
+    assert server.server.supervisor.live_run(run_id) is None  # ended: streams come from the store
+    replayed = list(server.client().stream_run(run_id))
+    assert [e.seq for e in replayed] == list(range(1, count + 1))
+    assert replayed[-1].HasField("final_verdict")
+    context["watcher"].join()
+    assert replayed == context["watcher"].events
+    rows = sqlite3.connect(server.config.store_path).execute("SELECT COUNT(*) FROM events WHERE run_id = ?", (run_id,)).fetchone()
+    assert rows == (count,)
+
+
+@then("the server log reports that writing works again")
+def _recovered(caplog: pytest.LogCaptureFixture) -> None:
+    messages = [r.getMessage() for r in caplog.records if r.name == "runtime.store.buffered"]
+    assert any(m.startswith("run store: writing works again; committed") for m in messages), messages
+
+
+@when("the server shuts down", target_fixture="shutdown_failure")
+def _shut_down(server: ServedServer) -> StoreWriteError:
+    with pytest.raises(StoreWriteError) as failure:
+        server.stop(grace=0.0)
+    return failure.value
+
+
+@then(parsers.parse("the shutdown fails naming {count:d} lost events of the run"))
+def _lost_named(shutdown_failure: StoreWriteError, context: dict[str, Any], count: int) -> None:
+    # 5 chat deltas and the interruption's status change and verdict; the first event was committed.
+    run_id = context["run"].run_id
+    assert shutdown_failure.held_events == count and shutdown_failure.run_ids == (run_id,)
+    assert str(shutdown_failure).startswith(
+        f"run store: {count} event(s) of run(s) {run_id} could not be written before closing and are lost: database is locked"
+    ), str(shutdown_failure)
+
+
+def test_free_form_values_are_stored_as_the_stream_sends_them(serve: Any) -> None:
+    """Evidence may hold values JSON cannot (a Path); the store keeps the text the live stream sent."""
+    server = serve()
+    live = server.open_run(recipe_name="evidence")
+    watcher = Watcher(server.client(), live.run_id).start()
+    server.emit(
+        live,
+        [GuardrailTripped(guard="data.validate-target", blocker_kind=BlockerKind.PAGE_NOT_FOUND, detail="404",
+                          evidence={"page": Path("/site/missing.html"), "kinds": (BlockerKind.ACCESS_DENIED,), "status": 404})],
+    )
+    server.finish(live)
+    watcher.join()
+    replayed = list(server.client().stream_run(live.run_id))
+    assert replayed == watcher.events
+    evidence = event_from_proto(replayed[0]).payload.evidence
+    assert evidence == {"page": "/site/missing.html", "kinds": ["access_denied"], "status": 404}

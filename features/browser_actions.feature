@@ -141,3 +141,29 @@ Feature: Browser actions do what they say on real pages
     Then the action fails with "not_interactable"
     And the error says it is covered by "div#overlay"
     And the page still shows "Clicked 0 times"
+
+  @BROWSER-023
+  Scenario: Extracting fields through any kind of target
+    Given a browser session showing "/form.html"
+    And I take a snapshot and remember the ref of button "Place order" as "order"
+    When I extract fields by ref "order", by role "textbox" and name "Note to seller" with attribute "aria-label", by text "Order a book", by XPath "//select/option[2]" and a missing one by role "button" and name "Cancel"
+    Then the extracted "by_ref" is "Place order"
+    And the extracted "by_role" is "Note to seller"
+    And the extracted "by_text" is "Order a book"
+    And the extracted "by_xpath" is "Green cover"
+    And the extraction lists "missing" as missing
+
+  @BROWSER-023
+  Scenario: Extracting through a ref from an older snapshot fails with stale_ref
+    Given a browser session showing "/form.html"
+    And I take a snapshot and remember the ref of button "Place order" as "order"
+    And I take another snapshot
+    When I extract the field "label" by ref "order"
+    Then the action fails with "stale_ref"
+
+  @BROWSER-024
+  Scenario: Verifying the page title
+    Given a browser session showing "/form.html"
+    When I select "Blue cover" in the element with css "#colour"
+    Then verifying the title includes "order FORM (blue)" passes and observes "Order form (blue)"
+    And verifying the title includes "Invoice" fails and observes "Order form (blue)"

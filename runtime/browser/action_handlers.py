@@ -10,6 +10,7 @@ import json
 import re
 import struct
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -562,6 +563,64 @@ _EXTRACT_FIELDS = """((fields) => {
   return out;
 })"""
 
+# The same reading rule as _EXTRACT_FIELDS, for one element found through any Target.
+_READ_ELEMENT = """function(attr) {
+  if (attr) return this.getAttribute(attr);
+  if ('value' in this && ['INPUT','TEXTAREA','SELECT'].includes(this.tagName)) return this.value;
+  return (this.innerText || this.textContent || '').trim();
+}"""
+
+_FIELD_KEYS = {"selector", "target", "attr", "all"}
+
+
+@dataclass(frozen=True)
+class _FieldRequest:
+    """One field to extract: by a CSS selector read in one batch, or by any other Target."""
+
+    selector: str | None
+    target: Target | None
+    attr: str | None
+    all: bool
+
+
+def _field_request(name: str, spec: Any) -> _FieldRequest:
+    where = f"params.fields.{name}"
+    if isinstance(spec, str):
+        spec = {"selector": spec}
+    if not isinstance(spec, dict):
+        raise _invalid(f"{where} must be a CSS selector string or an object with 'selector' or 'target'")
+    unknown = sorted(set(spec) - _FIELD_KEYS)
+    if unknown:
+        raise _invalid(f"{where} has unknown keys {unknown}; allowed: {sorted(_FIELD_KEYS)}")
+    if ("selector" in spec) == ("target" in spec):
+        raise _invalid(f"{where} needs exactly one of 'selector' (CSS) or 'target' (ref, role+name, text, css or xpath)")
+    attr = spec.get("attr")
+    if attr is not None and not isinstance(attr, str):
+        raise _invalid(f"{where}.attr must be a string")
+    read_all = bool(spec.get("all"))
+    if "selector" in spec:
+        if not isinstance(spec["selector"], str):
+            raise _invalid(f"{where}.selector must be a string")
+        return _FieldRequest(spec["selector"], None, attr, read_all)
+    target = Target.from_params(spec["target"], field_path=f"{where}.target")
+    if target.css and not target.index:
+        return _FieldRequest(target.css, None, attr, read_all)
+    if read_all:
+        raise _invalid(f"{where}.all needs a CSS selector; a {target.kind} target names one element")
+    return _FieldRequest(None, target, attr, False)
+
+
+async def _read_target(tab: Tab, target: Target, attr: str | None) -> Any:
+    """The element's text/value/attribute, or None when nothing matches (a missing field, not an
+    error). A stale ref or a bad selector still fails the action: the caller must know."""
+    try:
+        element = await tab.resolve(target)
+    except BrowserActionError as exc:
+        if exc.error.code is ActionErrorCode.NOT_FOUND:
+            return None
+        raise
+    return await tab.call_on(element, _READ_ELEMENT, attr)
+
 
 async def extract(tab: Tab, action: Action) -> Result:
     params = action.params
@@ -569,23 +628,23 @@ async def extract(tab: Tab, action: Action) -> Result:
         return await readability_extract(tab, action)
     fields = params.get("fields")
     if not isinstance(fields, dict) or not fields:
-        raise _invalid("extract needs params.fields ({name: {selector, attr?, all?}}) or params.readable=true")
-    specs: dict[str, dict[str, Any]] = {}
-    for name, spec in fields.items():
-        if isinstance(spec, str):
-            spec = {"selector": spec}
-        if not isinstance(spec, dict) or not isinstance(spec.get("selector"), str):
-            raise _invalid(f"params.fields.{name} needs a 'selector' string")
-        unknown = sorted(set(spec) - {"selector", "attr", "all"})
-        if unknown:
-            raise _invalid(f"params.fields.{name} has unknown keys {unknown}; allowed: selector, attr, all")
-        specs[name] = {"selector": spec["selector"], "attr": spec.get("attr"), "all": bool(spec.get("all"))}
-    try:
-        values = await tab.evaluate(f"{_EXTRACT_FIELDS}({json.dumps(specs)})")
-    except BrowserActionError as exc:
-        raise _invalid(f"bad selector in params.fields: {exc.error.message}") from None
-    missing = [name for name, value in values.items() if value is None or value == []]
-    return {"fields": values, "missing": missing, "url": await tab.current_url()}, None
+        raise _invalid("extract needs params.fields ({name: {selector | target, attr?, all?}}) or params.readable=true")
+    requests = {name: _field_request(name, spec) for name, spec in fields.items()}
+    batch = {
+        name: {"selector": r.selector, "attr": r.attr, "all": r.all} for name, r in requests.items() if r.selector is not None
+    }
+    values: dict[str, Any] = {}
+    if batch:
+        try:
+            values = await tab.evaluate(f"{_EXTRACT_FIELDS}({json.dumps(batch)})")
+        except BrowserActionError as exc:
+            raise _invalid(f"bad selector in params.fields: {exc.error.message}") from None
+    for name, request in requests.items():
+        if request.target is not None:
+            values[name] = await _read_target(tab, request.target, request.attr)
+    ordered = {name: values.get(name) for name in requests}
+    missing = [name for name, value in ordered.items() if value is None or value == []]
+    return {"fields": ordered, "missing": missing, "url": await tab.current_url()}, None
 
 
 async def close(tab: Tab, action: Action) -> Result:
@@ -670,8 +729,17 @@ async def verify(tab: Tab, action: Action) -> Result:
         passed = observed == expected
         outcome = VerifyOutcome(check, passed, expected, observed,
                                 f"{target.to_dict()} {state}={observed!r} (expected {expected!r})")
+    elif check == "title_includes":
+        value = _str_param(params, "value")
+        assert value is not None
+        title = str(await tab.evaluate("document.title") or "")
+        passed = " ".join(value.split()).casefold() in " ".join(title.split()).casefold()
+        outcome = VerifyOutcome(check, passed, value, title,
+                                f"title {title!r} {'includes' if passed else 'does not include'} {value!r}")
     else:
-        raise _invalid(f"params.check must be url_matches, text_present or element_state, got {check!r}")
+        raise _invalid(
+            f"params.check must be url_matches, text_present, title_includes or element_state, got {check!r}"
+        )
     return outcome.to_dict(), outcome
 
 

@@ -36,11 +36,12 @@ class ActionName(str, Enum):
                                                            -> {kind, target: {...}, opened_tabs, ...}
       - wait                {kind *required*: load|text_includes|url|timeout, value?, regex?}
                                                            -> {kind, satisfied: true, waited_ms}
-      - extract             {fields?: {name: {selector, attr?, all?}}, readable?: bool}
-                                                           -> {fields: {...}} or {text, ...}
+      - extract             {fields?: {name: {selector | target, attr?, all?}}, readable?: bool}
+                                                           -> {fields: {...}, missing} or {text, ...}
+                            (target: any Target form; `all` needs a CSS selector)
       - close               {summary?}                     -> {closed: true, summary}
     Observe -> Act -> Verify (seed 004):
-      - verify              {check *required*: url_matches|text_present|element_state, ...}
+      - verify              {check *required*: url_matches|text_present|title_includes|element_state, ...}
                                                            -> VerifyOutcome.to_dict()
       - page_fingerprint    {}                             -> PageFingerprint.to_dict()
       - prepare_page        {}                             -> PreparedPage.to_dict()

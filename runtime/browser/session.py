@@ -516,13 +516,16 @@ class BrowserSession:
     async def extract(self, fields: dict[str, Any] | None = None, *, readable: bool = False,
                       tab_id: str | None = None, action_id: str | None = None,
                       timeout_ms: int | None = None) -> ActionResult:
-        """`extract`: fields {name: {selector, attr?, all?}} -> {fields, missing}, or readable text."""
+        """`extract`: fields {name: {selector | target, attr?, all?}} -> {fields, missing}, or readable
+        text. `target` is any target `click` accepts (ref, role+name, text, css, xpath); a field
+        nothing matches is None and listed in `missing`; a stale ref fails the action."""
         return await self._do(ActionName.EXTRACT, {"fields": fields, "readable": readable or None},
                               tab_id=tab_id, action_id=action_id, timeout_ms=timeout_ms)
 
     async def verify(self, check: str, *, tab_id: str | None = None, action_id: str | None = None,
                      timeout_ms: int | None = None, **params: Any) -> ActionResult:
         """`verify`: check url_matches {value, regex?} | text_present {value} |
+        title_includes {value} (case-insensitive, observed = the document title) |
         element_state {target, state: exists|visible|enabled|checked|value, expected?}.
         ok=True with data.passed telling the verdict; `result.value` is a `VerifyOutcome`."""
         target = params.get("target")

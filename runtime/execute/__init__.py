@@ -7,9 +7,11 @@
                            events=EventLog("r1"), browser=browsers)
         verdict = await handle.task
 
-Modules: run.py (start_run, RunHandle), walker.py (the state machine walk), provider.py (the shared
-Chromium), target_check.py (data.validate-target), field_values.py (typed extraction),
-run_files.py (the run directory), spans.py (OpenTelemetry), approvals.py, cli.py (`verity run`).
+Modules: run.py (start_run, RunHandle), walker.py (the state machine walk), step_outcome.py
+(StepResult, RunStopped), agent_step.py and agent_tools.py (agent steps: Gemini picks the tool
+calls), provider.py (the shared Chromium), target_check.py (data.validate-target),
+field_values.py (typed extraction), run_files.py (the run directory), spans.py (OpenTelemetry),
+trace_file.py (trace.jsonl), approvals.py, cli.py (`verity run`).
 """
 
 from runtime.execute.provider import BrowserProvider

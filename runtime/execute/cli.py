@@ -21,6 +21,7 @@ from runtime.events.model import payload_to_dict
 from runtime.execute.provider import BrowserProvider
 from runtime.execute.run import start_run
 from runtime.execute.run_files import json_default
+from runtime.execute.trace_file import TRACE_FILE, trace_file_provider
 from runtime.outcomes import StopReason
 from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry, resolve_inputs
 from runtime.recipe.tool_registry import ToolRegistry
@@ -131,9 +132,13 @@ async def _execute(
     printer = _JsonLines(sys.stdout) if json_mode else _Progress(sys.stdout)
     events.add_listener(printer)
     provider = BrowserProvider(ws_endpoint=ws_endpoint)
+    # The run's spans go to <run_dir>/trace.jsonl, for analysing the run offline.
+    tracer_provider = trace_file_provider(run_dir / TRACE_FILE)
     loop = asyncio.get_running_loop()
     try:
-        handle = start_run(recipe, inputs, run_id=run_id, run_dir=run_dir, events=events, browser=provider, registry=registry)
+        handle = start_run(
+            recipe, inputs, run_id=run_id, run_dir=run_dir, events=events, browser=provider, registry=registry, tracer_provider=tracer_provider
+        )
         # Ctrl-C stops the run cleanly (manual_stop) instead of killing it mid-write.
         loop.add_signal_handler(signal.SIGINT, handle.stop)
         try:
@@ -142,6 +147,7 @@ async def _execute(
             loop.remove_signal_handler(signal.SIGINT)
     finally:
         await provider.close()
+        tracer_provider.shutdown()
     if not json_mode:
         _print_verdict(verdict, run_dir)
     return verdict.stop_reason.exit_code
@@ -180,3 +186,4 @@ def _print_verdict(verdict: FinalVerdict, run_dir: Path) -> None:
     if output.exists():
         print(f"output:  {output.read_text(encoding='utf-8').strip()}".replace("\n", "\n         "))
     print(f"run dir: {run_dir}")
+    print(f"trace:   {run_dir / TRACE_FILE} (OpenTelemetry spans, one JSON object per line)")

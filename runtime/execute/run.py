@@ -25,7 +25,8 @@ from runtime.execute.approvals import ApprovalDesk
 from runtime.execute.provider import BrowserProvider
 from runtime.execute.run_files import RunFiles
 from runtime.execute.spans import RunSpans
-from runtime.execute.walker import PlanWalk, RunEnd, RunStopped
+from runtime.execute.step_outcome import RunStopped
+from runtime.execute.walker import PlanWalk, RunEnd
 from runtime.outcomes import StopReason, TaskState
 from runtime.plan import compile_recipe
 from runtime.recipe import Recipe

@@ -5,6 +5,7 @@
     executions.json  one record per executed state (outcome, observation_summary, blocker_kind, ...)
     output.json      the structured output and whether it is valid
     verdict.json     the final verdict
+    trace.jsonl      the run's OpenTelemetry spans (written by `verity run` / `verity demo`, see trace_file.py)
     artifacts/       screenshots, large text and HTML (written by the artifact store)
 
 JSON files are replaced atomically (write, then rename) so a reader never sees half a file and a
@@ -46,6 +47,7 @@ class ExecutionRecord:
     blocker_kind: str | None = None
     agent_state: dict[str, str] = field(default_factory=dict)
     tool_results: list[dict[str, Any]] = field(default_factory=list)
+    agent_turns: list[dict[str, Any]] = field(default_factory=list)  # agent states: one entry per model turn
     evidence: dict[str, Any] = field(default_factory=dict)
     error: str = ""
 

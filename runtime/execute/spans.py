@@ -67,6 +67,10 @@ class RunSpans:
             attributes={"verity.state.id": state_id, "verity.state.kind": kind},
         )
 
+    def start_child(self, parent: Span | None, name: str, attributes: dict[str, str | int]) -> Span:
+        """A span inside a state's span (an agent turn), or inside the run's when there is none."""
+        return self._tracer.start_span(name, context=trace.set_span_in_context(parent or self.root), attributes=attributes)
+
     @staticmethod
     def end_state(span: Span, outcome: str, blocker_kind: BlockerKind | None, stop_reason: StopReason | None) -> None:
         span.set_attribute("verity.state.outcome", outcome)

@@ -4,6 +4,10 @@ one is recorded as an event.
 
 A state can also stop the run outright (a guard trips, the browser dies, a person denies an
 approval): it raises `RunStopped`, which the walk turns into the run's end.
+
+An `agent` state hands its task to the model (agent_step.py); every tool call the model makes goes
+through this walk's guards, approvals, driver actions and no-progress detector, and counts
+against guards.max_steps.
 """
 
 from __future__ import annotations
@@ -14,11 +18,12 @@ import json
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 from urllib.parse import quote_plus, urljoin, urlsplit
 
 import jsonschema
+from opentelemetry.trace import Span
 
 from runtime.artifacts import ArtifactRef
 from runtime.browser import ActionErrorCode, ActionResult, BrowserSession, PreparedPage
@@ -35,12 +40,16 @@ from runtime.events import (
     StructuredOutput,
     ToolUsed,
 )
+from runtime.execute.agent_step import AgentLoop
+from runtime.execute.agent_tools import scroll_motion
 from runtime.execute.approvals import ApprovalDesk
 from runtime.execute.field_values import read_field
 from runtime.execute.run_files import ExecutionRecord, RunFiles
 from runtime.execute.spans import RunSpans
+from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.execute.target_check import REPLAN_GUIDANCE, PageObservation, TargetCheck, validate_target
 from runtime.guard import IntentGuard, NoProgressDetector, action_signature
+from runtime.llm import GeminiSettings, LlmError, LlmGateway
 from runtime.outcomes import BlockerKind, StopReason, TaskState
 from runtime.plan.model import Plan, State
 from runtime.recipe.domains import url_allowed
@@ -51,37 +60,6 @@ from runtime.recipe.placeholders import fill
 PLAN_CHECK_TOOLS = frozenset({"data.validate-target", "agent.evaluate"})
 
 VERIFY_POLL_SECONDS = 0.1
-SCROLL_TO_END_PX = 1_000_000
-
-
-class RunStopped(Exception):
-    """Ends the run from inside a state with a stop reason (not an outcome the plan routes)."""
-
-    def __init__(
-        self,
-        reason: StopReason,
-        detail: str,
-        blocker_kind: BlockerKind | None = None,
-        evidence: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__(f"{reason.value}: {detail}")
-        self.reason = reason
-        self.detail = detail
-        self.blocker_kind = blocker_kind
-        self.evidence = evidence or {}
-
-
-@dataclass
-class StepResult:
-    outcome: str
-    ok: bool
-    verified: bool = False
-    summary: str = ""
-    blocker_kind: BlockerKind | None = None
-    thinking: str = ""
-    evaluation: str = ""
-    error: str = ""
-    evidence: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -150,6 +128,26 @@ class PlanWalk:
         self._record: ExecutionRecord | None = None
         self._approval_numbers = itertools.count(1)
         self._last_failure = ""
+        # Evidence for the failure detail it was noted with (other failures set only the detail).
+        self._failure_evidence: dict[str, dict[str, Any]] = {}
+        self._state_span: Span | None = None
+        # Tool calls agent steps made; with executed states they count against guards.max_steps.
+        self.agent_calls = 0
+        # Read from the environment at intent.preflight when the plan has agent states.
+        self.llm_settings: GeminiSettings | None = None
+
+    @property
+    def steps_used(self) -> int:
+        return self.executed + self.agent_calls
+
+    def note_failure(self, detail: str, evidence: dict[str, Any]) -> None:
+        """What the verdict says went wrong when no blocker explains it."""
+        self._last_failure = detail
+        self._failure_evidence = {detail: evidence}
+
+    def record_turn(self, turn: dict[str, Any]) -> None:
+        if self._record is not None:
+            self._record.agent_turns.append(turn)
 
     # ------------------------------------------------------------------ the walk
 
@@ -161,10 +159,11 @@ class PlanWalk:
             if state.kind == "terminal":
                 assert state.terminal is not None
                 return self._terminal_end(state)
-            if self.executed >= self.plan.limits.max_steps:
+            if self.steps_used >= self.plan.limits.max_steps:
                 raise RunStopped(
                     StopReason.MAX_STEPS_EXCEEDED,
-                    f"the run executed {self.executed} states, the limit guards.max_steps; next was {state.id}",
+                    f"the run used {self.steps_used} steps ({self.executed} states, {self.agent_calls} agent tool call(s)), "
+                    f"the limit guards.max_steps; next was {state.id}",
                     self.blocker.kind if self.blocker else None,
                 )
             self.executed += 1
@@ -199,13 +198,14 @@ class PlanWalk:
         }.get(reason, reason.value)
         if blocker is not None and reason in (StopReason.REPLANS_EXHAUSTED, StopReason.EXECUTE_ERROR):
             detail = f"{detail}; last blocker {blocker.kind.value} at {blocker.state_id}: {blocker.reason}"
-        evidence = dict(blocker.evidence) if blocker is not None else {}
+        evidence = dict(blocker.evidence) if blocker is not None else dict(self._failure_evidence.get(self._last_failure, {}))
         if self._last_failure:
             detail = f"{detail}; {self._last_failure}"
         return RunEnd(reason, detail, blocker.kind if blocker else None, evidence)
 
     async def _execute(self, state: State) -> tuple[StepResult, str | None]:
         span = self.spans.start_state(state.id, state.kind)
+        self._state_span = span
         started = time.time()
         began = time.perf_counter()
         record = ExecutionRecord(index=self.executed, state_id=state.id, kind=state.kind, tool=state.tool, started_at=started)
@@ -273,7 +273,7 @@ class PlanWalk:
         )
 
     def _memory(self) -> str:
-        parts = [f"step {self.executed}/{self.plan.limits.max_steps}", f"replans {self.replans_used}/{self.plan.limits.max_replans}"]
+        parts = [f"step {self.steps_used}/{self.plan.limits.max_steps}", f"replans {self.replans_used}/{self.plan.limits.max_replans}"]
         if self.observation is not None:
             parts.append(f"page {self.observation.url} (HTTP {self.observation.status})")
         if self.blocker is not None:
@@ -285,8 +285,12 @@ class PlanWalk:
     # ------------------------------------------------------------------ dispatch
 
     async def _run_state(self, state: State) -> StepResult:
+        # An agent state's own tool (agent.act) is bookkeeping: each call its model makes is
+        # authorized and settled on its own, so tools.allow need not list agent.act.
+        checked = state.tool is not None and state.tool not in PLAN_CHECK_TOOLS and state.kind != "agent"
         if state.tool is not None and state.tool not in PLAN_CHECK_TOOLS:
-            self._authorize(state)
+            if checked:
+                self._authorize(state)
             if state.needs_approval:
                 await self._ask_approval(state)
         handler = {
@@ -300,41 +304,46 @@ class PlanWalk:
             "wait": self._wait,
             "extract": self._extract,
             "verify": self._verify,
+            "agent": self._agent,
             "close": self._close,
             "intent.completion": self._completion,
             "output.validate": self._validate_output,
         }[state.kind]
         result = await handler(state)
-        if state.tool is not None and state.tool not in PLAN_CHECK_TOOLS:
+        if checked:
+            assert state.tool is not None
             self.guard.on_settled(state.tool, result.ok)
         return result
 
     def _authorize(self, state: State) -> None:
+        assert state.tool is not None
+        self.authorize_tool(state.tool, state.id)
+
+    def authorize_tool(self, tool: str, needed_by: str) -> None:
         """tools.allow, then the intent guard; a refusal stops the run with tool_policy_blocked."""
-        tool = state.tool
-        assert tool is not None
         allowed = self.plan.tools.allowed
         if allowed is not None and tool not in allowed:
-            detail = f"{tool} (needed by {state.id}) is not in tools.allow ({', '.join(allowed) or 'empty'}); add it there or change the step"
-            self._trip_policy(tool, detail, "tools.allow")
+            detail = f"{tool} (needed by {needed_by}) is not in tools.allow ({', '.join(allowed) or 'empty'}); add it there or change the step"
+            self.trip_policy(tool, detail, "tools.allow")
             raise RunStopped(StopReason.TOOL_POLICY_BLOCKED, detail, evidence={"tool": tool, "allowed": allowed})
         decision = self.guard.before_tool(tool)
         if not decision.allowed:
-            self._trip_policy(tool, decision.detail, "intentGuard")
+            self.trip_policy(tool, decision.detail, "intentGuard")
             raise RunStopped(
                 decision.stop_reason or StopReason.TOOL_POLICY_BLOCKED, decision.detail, evidence={"tool": tool, "scope": decision.scope}
             )
 
-    def _trip_policy(self, tool: str, detail: str, guard: str) -> None:
-        self.events.emit(ToolUsed(tool=tool, action_id=self._new_action_id(tool), phase="blocked", summary=detail, error_code="tool_policy_blocked"))
+    def trip_policy(self, tool: str, detail: str, guard: str) -> None:
+        self.events.emit(ToolUsed(tool=tool, action_id=self.new_action_id(tool), phase="blocked", summary=detail, error_code="tool_policy_blocked"))
         self.events.emit(GuardrailTripped(guard=guard, blocker_kind=None, detail=detail, evidence={"tool": tool}))
 
     async def _ask_approval(self, state: State) -> None:
+        await self.ask_approval(state.tool or state.kind, f"{state.kind} {state.id}: {self._describe(state)}", self._filled_params(state), state.id)
+
+    async def ask_approval(self, tool: str, summary: str, params: dict[str, Any], needed_by: str) -> None:
+        """ConfirmationRequested, then wait for a person; a denial stops the run with approval_denied."""
         request = ConfirmationRequested(
-            request_id=f"{self.run_id}:approve:{next(self._approval_numbers)}",
-            tool=state.tool or state.kind,
-            summary=f"{state.kind} {state.id}: {self._describe(state)}",
-            params=self._filled_params(state),
+            request_id=f"{self.run_id}:approve:{next(self._approval_numbers)}", tool=tool, summary=summary, params=params
         )
         answer_future = self.approvals.open(request)
         self.events.emit(request)
@@ -346,8 +355,8 @@ class PlanWalk:
         if not answer.approved:
             raise RunStopped(
                 StopReason.APPROVAL_DENIED,
-                f"{request.tool} for {state.id} was denied" + (f": {answer.reason}" if answer.reason else ""),
-                evidence={"request_id": request.request_id},
+                f"{request.tool} for {needed_by} was denied" + (f": {answer.reason}" if answer.reason else ""),
+                evidence={"request_id": request.request_id, "tool": tool},
             )
         self.events.emit(StatusChanged(status=TaskState.RUNNING, detail=f"approved {request.request_id}"))
 
@@ -361,41 +370,41 @@ class PlanWalk:
 
     # ------------------------------------------------------------------ placeholders
 
-    def _fill(self, text: str | None) -> str | None:
+    def fill_text(self, text: str | None) -> str | None:
         return None if text is None else fill(text, self.values)
 
-    def _fill_locator(self, locator: dict[str, Any] | None) -> dict[str, Any] | None:
+    def fill_locator(self, locator: dict[str, Any] | None) -> dict[str, Any] | None:
         if locator is None:
             return None
-        return {k: (self._fill(v) if k in ("name", "text", "css", "xpath") and isinstance(v, str) else v) for k, v in locator.items()}
+        return {k: (self.fill_text(v) if k in ("name", "text", "css", "xpath") and isinstance(v, str) else v) for k, v in locator.items()}
 
     def _filled_params(self, state: State) -> dict[str, Any]:
         params = dict(state.params)
         if state.kind == "navigate":
-            params["url"] = self._fill(params.get("url"))
+            params["url"] = self.fill_text(params.get("url"))
         elif state.kind == "act":
             for key in ("click", "type", "select"):
                 if key in params:
-                    params[key] = self._fill_locator(params[key])
+                    params[key] = self.fill_locator(params[key])
             for key in ("text", "value"):
                 if key in params:
-                    params[key] = self._fill(params[key])
+                    params[key] = self.fill_text(params[key])
         return params
 
     # ------------------------------------------------------------------ browser actions
 
-    def _new_action_id(self, name: str) -> str:
+    def new_action_id(self, name: str) -> str:
         return f"{self.run_id}:a{next(self._action_numbers)}:{name}"
 
-    async def _browser(self) -> BrowserSession:
+    async def browser(self) -> BrowserSession:
         if self.session is None:
             self.session = await self._open_session()
         return self.session
 
-    async def _action(self, name: str, summary: str, call: Callable[[BrowserSession, str], Awaitable[ActionResult]]) -> ActionResult:
+    async def run_action(self, name: str, summary: str, call: Callable[[BrowserSession, str], Awaitable[ActionResult]]) -> ActionResult:
         """One driver action, bracketed by ToolUsed events; a dead browser stops the run."""
-        session = await self._browser()
-        action_id = self._new_action_id(name)
+        session = await self.browser()
+        action_id = self.new_action_id(name)
         self.events.emit(ToolUsed(tool=name, action_id=action_id, phase="start", summary=summary))
         result = await call(session, action_id)
         if result.ok:
@@ -434,10 +443,10 @@ class PlanWalk:
             ArtifactStored(artifact_id=ref.id, artifact_kind=ref.kind, path=ref.path, media_type=ref.media_type, size=ref.size, sha256=ref.sha256)
         )
 
-    async def _open_and_prepare(self, state_id: str, url: str, timeout_ms: int) -> PageObservation:
+    async def open_and_prepare(self, state_id: str, url: str, timeout_ms: int) -> PageObservation:
         """Navigate, then seed 003's mandatory page preparation (loaded -> screenshot + readable text)."""
         self.tried_urls.add(url)
-        opened = await self._action("open_url", f"open {url}", lambda s, a: s.open_url(url, action_id=a, timeout_ms=timeout_ms))
+        opened = await self.run_action("open_url", f"open {url}", lambda s, a: s.open_url(url, action_id=a, timeout_ms=timeout_ms))
         if not opened.ok:
             assert opened.error is not None
             return PageObservation(state_id, url, None, "", "", opened.error.code.value, opened.error.message)
@@ -445,7 +454,7 @@ class PlanWalk:
         return await self._prepare(state_id, timeout_ms, status=opened.data.get("status"))
 
     async def _prepare(self, state_id: str, timeout_ms: int, status: int | None = None) -> PageObservation:
-        prepared = await self._action("prepare_page", "wait for load, screenshot, readable text", lambda s, a: s.prepare_page(action_id=a, timeout_ms=timeout_ms))
+        prepared = await self.run_action("prepare_page", "wait for load, screenshot, readable text", lambda s, a: s.prepare_page(action_id=a, timeout_ms=timeout_ms))
         if not prepared.ok:
             assert prepared.error is not None
             return PageObservation(state_id, "", status, "", "", prepared.error.code.value, prepared.error.message)
@@ -461,6 +470,7 @@ class PlanWalk:
     # ------------------------------------------------------------------ states
 
     async def _preflight(self, state: State) -> StepResult:
+        self._require_model()
         goal = str(self.values.get("goal", self.plan.goal))
         intent = await self.guard.detect(goal)
         available = self.plan.tools.allowed if self.plan.tools.allowed is not None else sorted(self.plan.tools.scopes)
@@ -474,10 +484,24 @@ class PlanWalk:
         self._last_failure = decision.detail
         return StepResult("blocked", False, summary=decision.detail, thinking=thinking, error=decision.detail, evidence={"intent": intent.to_dict()})
 
+    def _require_model(self) -> None:
+        """Agent steps need Gemini: without a usable key the run stops here, before anything runs."""
+        agent_states = [s.id for s in self.plan.states if s.kind == "agent"]
+        if not agent_states or self.llm_settings is not None:
+            return
+        try:
+            self.llm_settings = GeminiSettings.from_env()
+        except LlmError as error:
+            raise RunStopped(
+                StopReason.INVALID_INPUT,
+                f"agent step(s) {', '.join(agent_states)} need a Gemini model: {error.message}",
+                evidence={"llm_error": error.code.value, "agent_states": agent_states},
+            ) from None
+
     async def _navigate(self, state: State) -> StepResult:
-        url = self._fill(state.params["url"]) or ""
+        url = self.fill_text(state.params["url"]) or ""
         timeout = state.timeout_ms or self.plan.limits.step_timeout_ms
-        observation = await self._open_and_prepare(state.id, url, timeout)
+        observation = await self.open_and_prepare(state.id, url, timeout)
         return self._observed(state, observation, thinking=f"open {url} and prepare the page")
 
     async def _observe(self, state: State) -> StepResult:
@@ -486,7 +510,7 @@ class PlanWalk:
         rendered = ""
         if not observation.error_code:
             max_elements = state.params.get("max_elements")
-            snap = await self._action("observe", "snapshot the page", lambda s, a: s.observe(max_elements=max_elements, action_id=a, timeout_ms=timeout))
+            snap = await self.run_action("observe", "snapshot the page", lambda s, a: s.observe(max_elements=max_elements, action_id=a, timeout_ms=timeout))
             rendered = str(snap.data.get("rendered", ""))[:2000] if snap.ok else ""
         result = self._observed(state, observation, thinking="look at the current page")
         if rendered:
@@ -507,7 +531,7 @@ class PlanWalk:
         if observation is None:
             observation = PageObservation(state.id, "", None, "", "", "no_observation", "nothing was observed before validation")
         target = self.plan.target
-        keywords = [self._fill(k) or "" for k in target.get("validation_keywords", [])]
+        keywords = [self.fill_text(k) or "" for k in target.get("validation_keywords", [])]
         check = validate_target(
             observation, expected_status=int(target.get("expected_status", 200)), allowed_domains=list(target.get("allowed_domains", [])), keywords=keywords
         )
@@ -546,7 +570,7 @@ class PlanWalk:
         summary_text = self._failure_summary(blocker)
         self.last_failure_summary = summary_text
         search_template = self.plan.fallback.get("search_url")
-        queries = [self._fill(q) or "" for q in self.plan.fallback.get("queries") or []]
+        queries = [self.fill_text(q) or "" for q in self.plan.fallback.get("queries") or []]
         if not search_template:
             self._record_repair(attempt, blocker, summary_text, "", "", "no fallback.search_url: nothing to search")
             self._last_failure = "no fallback.search_url to search with"
@@ -559,7 +583,7 @@ class PlanWalk:
             self._query_cursor += 1
             search_url = fill(search_template, {**self.values, "query": quote_plus(query)})
             self.events.emit(Replanned(attempt=attempt, blocker_kind=blocker.kind if blocker else None, failure_summary=summary_text, query=query, url=search_url))
-            page = await self._open_and_prepare(state.id, search_url, timeout)
+            page = await self.open_and_prepare(state.id, search_url, timeout)
             if page.error_code:
                 self._record_repair(attempt, blocker, summary_text, query, search_url, f"search page failed: {page.error_code}")
                 continue
@@ -571,7 +595,7 @@ class PlanWalk:
                 self._record_repair(attempt, blocker, summary_text, query, search_url, "no untried result on an allowed domain", skipped=skipped)
                 continue
             chosen = candidates[0]
-            observation = await self._open_and_prepare(state.id, chosen, timeout)
+            observation = await self.open_and_prepare(state.id, chosen, timeout)
             self.observation = observation
             self.target_check = None
             self._record_repair(attempt, blocker, summary_text, query, search_url, f"followed {chosen}", chosen=chosen, skipped=skipped)
@@ -595,7 +619,7 @@ class PlanWalk:
 
     async def _result_links(self, timeout: int) -> list[str]:
         fields = {"links": {"selector": "a[href]", "attr": "href", "all": True}}
-        found = await self._action("extract", "read search result links", lambda s, a: s.extract(fields, action_id=a, timeout_ms=timeout))
+        found = await self.run_action("extract", "read search result links", lambda s, a: s.extract(fields, action_id=a, timeout_ms=timeout))
         if not found.ok:
             return []
         base = str(found.data.get("url", ""))
@@ -648,19 +672,19 @@ class PlanWalk:
         self.files.write_plan(self.files.plan_data, self.plan_repairs, self.last_failure_summary)
 
     async def _fingerprint(self, timeout: int) -> str:
-        result = await self._action("page_fingerprint", "fingerprint the page", lambda s, a: s.fingerprint(action_id=a, timeout_ms=timeout))
+        result = await self.run_action("page_fingerprint", "fingerprint the page", lambda s, a: s.fingerprint(action_id=a, timeout_ms=timeout))
         return str(result.data.get("digest", "")) if result.ok else ""
 
     async def _act(self, state: State) -> StepResult:
         params = self._filled_params(state)
         timeout = state.timeout_ms or self.plan.limits.step_timeout_ms
         # Observe: a fresh snapshot binds refs to this tab and moment; the fingerprint is the "before".
-        await self._action("snapshot", "observe before acting", lambda s, a: s.snapshot(action_id=a, timeout_ms=timeout))
+        await self.run_action("snapshot", "observe before acting", lambda s, a: s.snapshot(action_id=a, timeout_ms=timeout))
         before = await self._fingerprint(timeout)
         action_name = next(k for k in ("click", "type", "select", "press", "scroll") if k in params)
         target = params.get(action_name) if action_name in ("click", "type", "select") else None
         tool = state.tool or f"browser_{action_name}"
-        acted = await self._action("act", f"{action_name} {json.dumps(target or params.get(action_name), ensure_ascii=False)}", self._act_call(action_name, params, timeout))
+        acted = await self.run_action("act", f"{action_name} {json.dumps(target or params.get(action_name), ensure_ascii=False)}", self._act_call(action_name, params, timeout))
         after = await self._fingerprint(timeout) if acted.ok else before
         signature_target = json.dumps({"action": action_name, "target": target, "value": params.get("text") or params.get("value") or params.get("press")}, sort_keys=True)
         verdict = self.progress.record(action_signature(tool, signature_target, before, after))
@@ -696,9 +720,7 @@ class PlanWalk:
             return lambda s, a: self._select(s, a, target, params["value"], timeout)
         if action_name == "press":
             return lambda s, a: s.press(params["press"], action_id=a, timeout_ms=timeout)
-        direction = params["scroll"]
-        amount = SCROLL_TO_END_PX if direction in ("top", "bottom") else 600
-        direction = {"top": "up", "bottom": "down"}.get(direction, direction)
+        direction, amount = scroll_motion(params["scroll"])
         return lambda s, a: s.scroll(direction=direction, amount=amount, action_id=a, timeout_ms=timeout)
 
     @staticmethod
@@ -717,8 +739,8 @@ class PlanWalk:
         """
         expect = dict(expect or {})
         deadline = time.monotonic() + self.plan.limits.verify_timeout_ms / 1000
-        session = await self._browser()
-        action_id = self._new_action_id("verify")
+        session = await self.browser()
+        action_id = self.new_action_id("verify")
         self.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="start", summary=f"verify {sorted(expect) or ['page_changed']}"))
         polls = 0
         while True:
@@ -748,11 +770,11 @@ class PlanWalk:
                 checks.append({"check": name, "passed": False, "expected": params, "observed": None, "message": f"{result.error.code.value}: {result.error.message}"})
 
         if expect.get("url_includes") is not None:
-            await driver_check("url_matches", value=self._fill(expect["url_includes"]))
+            await driver_check("url_matches", value=self.fill_text(expect["url_includes"]))
         if expect.get("url_matches") is not None:
             await driver_check("url_matches", value=expect["url_matches"], regex=True)
         if expect.get("text_includes") is not None:
-            await driver_check("text_present", value=self._fill(expect["text_includes"]))
+            await driver_check("text_present", value=self.fill_text(expect["text_includes"]))
         if expect.get("element") is not None:
             await self._element_check(driver_check, expect["element"])
         wants_change = expect.get("page_changed")
@@ -766,10 +788,10 @@ class PlanWalk:
         return checks
 
     async def _element_check(self, driver_check: Callable[..., Awaitable[None]], element: dict[str, Any]) -> None:
-        locator = self._fill_locator({k: v for k, v in element.items() if k in ("role", "name", "text", "css", "xpath", "ref")})
+        locator = self.fill_locator({k: v for k, v in element.items() if k in ("role", "name", "text", "css", "xpath", "ref")})
         state = element.get("state", "visible")
         if element.get("value") is not None:
-            await driver_check("element_state", target=locator, state="value", expected=self._fill(element["value"]))
+            await driver_check("element_state", target=locator, state="value", expected=self.fill_text(element["value"]))
             return
         mapping = {"present": ("exists", True), "absent": ("exists", False), "visible": ("visible", True), "hidden": ("visible", False), "enabled": ("enabled", True), "checked": ("checked", True)}
         driver_state, expected = mapping[state]
@@ -782,12 +804,12 @@ class PlanWalk:
             kind, value = "timeout", int(params["timeout_ms"])
             timeout = max(timeout, value + 1000)
         elif params.get("text") is not None:
-            kind, value = "text_includes", self._fill(params["text"])
+            kind, value = "text_includes", self.fill_text(params["text"])
         elif params.get("url") is not None:
-            kind, value = "url", self._fill(params["url"])
+            kind, value = "url", self.fill_text(params["url"])
         else:
             kind, value = "load", None
-        result = await self._action("wait", f"wait for {kind} {value or ''}".strip(), lambda s, a: s.wait(kind, value, action_id=a, timeout_ms=timeout))
+        result = await self.run_action("wait", f"wait for {kind} {value or ''}".strip(), lambda s, a: s.wait(kind, value, action_id=a, timeout_ms=timeout))
         if result.ok:
             return StepResult("ok", True, verified=True, summary=f"{kind} {value or ''} satisfied after {result.data.get('waited_ms')} ms".strip())
         assert result.error is not None
@@ -799,21 +821,18 @@ class PlanWalk:
         timeout = state.timeout_ms or self.plan.limits.step_timeout_ms
         blocker_kind = BlockerKind(params.get("blocker_kind", BlockerKind.EXTRACTION_FAILED.value))
         raw: dict[str, str | None] = {}
-        css_fields = {name: {"selector": self._fill(spec["css"]), **({"attr": spec["attr"]} if spec.get("attr") else {})} for name, spec in params.get("fields", {}).items() if spec.get("css")}
-        if css_fields:
-            found = await self._action("extract", f"extract {', '.join(css_fields)}", lambda s, a: s.extract(css_fields, action_id=a, timeout_ms=timeout))
+        field_specs = params.get("fields", {})
+        if field_specs:
+            requested = {name: self._field_request(spec) for name, spec in field_specs.items()}
+            found = await self.run_action("extract", f"extract {', '.join(requested)}", lambda s, a: s.extract(requested, action_id=a, timeout_ms=timeout))
             if not found.ok:
                 assert found.error is not None
                 return StepResult("error", False, summary=f"extract failed: {found.error.message}", error=found.error.code.value)
             for name, value in (found.data.get("fields") or {}).items():
                 raw[name] = None if value is None else str(value)
-        for name, spec in params.get("fields", {}).items():
-            if spec.get("css"):
-                continue
-            raw[name] = await self._read_by_locator(name, spec, timeout)
         readings = {name: read_field(name, raw.get(name), spec.get("type", "string"), spec.get("pattern")) for name, spec in params.get("fields", {}).items()}
         if params.get("readable_text"):
-            text = await self._action("extract", "extract readable text", lambda s, a: s.extract(readable=True, action_id=a, timeout_ms=timeout))
+            text = await self.run_action("extract", "extract readable text", lambda s, a: s.extract(readable=True, action_id=a, timeout_ms=timeout))
             self.data["text"] = str(text.data.get("text", "")) if text.ok else None
         missing = {name: r.error for name, r in readings.items() if not r.ok and params["fields"][name].get("required", True)}
         for name, reading in readings.items():
@@ -829,24 +848,19 @@ class PlanWalk:
         shown = ", ".join(f"{name}={r.value!r}" for name, r in readings.items())
         return StepResult("ok", True, verified=True, summary=f"extracted {shown}" if shown else "extracted the readable text", evidence=evidence)
 
-    async def _read_by_locator(self, name: str, spec: dict[str, Any], timeout: int) -> str | None:
-        # The driver's extract reads CSS selectors; other locators are read through its
-        # element_state check, which resolves any target and reports the element's text/value.
-        locator = self._fill_locator({k: v for k, v in spec.items() if k in ("role", "name", "text", "xpath", "ref")})
-        result = await self._action("verify", f"read field {name}", lambda s, a: s.verify("element_state", target=locator, state="value", expected="", action_id=a, timeout_ms=timeout))
-        if not result.ok:
-            return None
-        observed = result.data.get("observed")
-        return None if observed is None else str(observed)
+    def _field_request(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """A recipe field (any locator, optional attr) as the driver's extract field."""
+        locator = self.fill_locator({k: v for k, v in spec.items() if k in ("role", "name", "text", "css", "xpath", "ref")})
+        return {"target": locator, **({"attr": spec["attr"]} if spec.get("attr") else {})}
 
     async def _verify(self, state: State) -> StepResult:
         timeout = state.timeout_ms or self.plan.limits.step_timeout_ms
-        session = await self._browser()
-        action_id = self._new_action_id("verify")
+        session = await self.browser()
+        action_id = self.new_action_id("verify")
         self.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="start", summary=f"{len(state.params.get('conditions', []))} condition(s)"))
         results: list[dict[str, Any]] = []
         for i, condition in enumerate(state.params.get("conditions", [])):
-            results.append(await self._condition(session, condition, timeout, f"{action_id}:{i + 1}"))
+            results.append(await self.check_condition(session, condition, timeout, f"{action_id}:{i + 1}"))
         passed = all(r["passed"] for r in results)
         self.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="success", summary=f"{sum(r['passed'] for r in results)}/{len(results)} passed"))
         if session.browser.crashed:
@@ -862,7 +876,7 @@ class PlanWalk:
         self._last_failure = "failed: " + "; ".join(f"{r['check']} {r['expected']!r} (observed {str(r['observed'])[:60]!r})" for r in failed)
         return StepResult("failed", False, summary=f"{len(failed)} of {len(results)} condition(s) failed: {described}", evidence=evidence)
 
-    async def _condition(self, session: BrowserSession, condition: dict[str, Any], timeout: int, action_id: str) -> dict[str, Any]:
+    async def check_condition(self, session: BrowserSession, condition: dict[str, Any], timeout: int, action_id: str) -> dict[str, Any]:
         def outcome(check: str, passed: bool, expected: Any, observed: Any) -> dict[str, Any]:
             return {"check": check, "passed": passed, "expected": expected, "observed": observed}
 
@@ -873,15 +887,13 @@ class PlanWalk:
             return bool(result.data.get("passed")), result.data.get("observed")
 
         if "text_includes" in condition:
-            expected = self._fill(condition["text_includes"])
+            expected = self.fill_text(condition["text_includes"])
             passed, observed = await driver("text_present", value=expected)
             return outcome("text_includes", passed, expected, observed)
         if "title_includes" in condition:
-            expected = self._fill(condition["title_includes"]) or ""
-            # The <title> element's text is the document title; element_state reports it as its value.
-            _, observed = await driver("element_state", target={"css": "title"}, state="value", expected="")
-            title = observed if isinstance(observed, str) else ""
-            return outcome("title_includes", expected.casefold() in title.casefold(), expected, title)
+            expected = self.fill_text(condition["title_includes"]) or ""
+            passed, observed = await driver("title_includes", value=expected)
+            return outcome("title_includes", passed, expected, observed)
         if "url_matches" in condition:
             passed, observed = await driver("url_matches", value=condition["url_matches"], regex=True)
             return outcome("url_matches", passed, condition["url_matches"], observed)
@@ -906,10 +918,20 @@ class PlanWalk:
                 failures[name] = value
         return outcome("field_matches", not failures, matches, {n: self.data.get(n) for n in matches})
 
+    async def _agent(self, state: State) -> StepResult:
+        self._require_model()
+        assert self.llm_settings is not None
+        settings = replace(self.llm_settings, model=state.params.get("model") or self.llm_settings.model)
+        gateway = LlmGateway(settings)
+        try:
+            return await AgentLoop(self, state, gateway, self._state_span).run()
+        finally:
+            await gateway.aclose()
+
     async def _close(self, state: State) -> StepResult:
-        summary = self._fill(state.params.get("summary")) or ""
+        summary = self.fill_text(state.params.get("summary")) or ""
         self.close_summary = summary
-        result = await self._action("close", summary or "close the session", lambda s, a: s.close(summary, action_id=a))
+        result = await self.run_action("close", summary or "close the session", lambda s, a: s.close(summary, action_id=a))
         if not result.ok:
             assert result.error is not None
             return StepResult("ok", False, summary=f"close failed: {result.error.message}", error=result.error.code.value)

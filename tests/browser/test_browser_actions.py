@@ -94,6 +94,29 @@ def _extract(harness: SessionHarness) -> None:
     assert result.ok, result.error
 
 
+@when(parsers.re(
+    r'I extract fields by ref "(?P<label>[^"]*)", by role "(?P<role>[^"]*)" and name "(?P<name>[^"]*)" with attribute '
+    r'"(?P<attr>[^"]*)", by text "(?P<text>[^"]*)", by XPath "(?P<xpath>[^"]*)" and a missing one by role '
+    r'"(?P<missing_role>[^"]*)" and name "(?P<missing_name>[^"]*)"'
+))
+def _extract_by_targets(harness: SessionHarness, label: str, role: str, name: str, attr: str, text: str, xpath: str,
+                        missing_role: str, missing_name: str) -> None:
+    fields = {
+        "by_ref": {"target": harness.results[f"ref:{label}"]},
+        "by_role": {"target": {"role": role, "name": name}, "attr": attr},
+        "by_text": {"target": {"text": text}},
+        "by_xpath": {"target": {"xpath": xpath}},
+        "missing": {"target": {"role": missing_role, "name": missing_name}},
+    }
+    result = remember(harness, harness.run(harness.session.extract(fields)))
+    assert result.ok, result.error
+
+
+@when(parsers.parse('I extract the field "{field}" by ref "{label}"'))
+def _extract_by_ref(harness: SessionHarness, field: str, label: str) -> None:
+    remember(harness, harness.run(harness.session.extract({field: {"target": {"ref": harness.results[f"ref:{label}"]}}})))
+
+
 @then(parsers.parse('the extracted "{name}" is "{value}"'))
 def _extracted_is(harness: SessionHarness, name: str, value: str) -> None:
     assert last(harness).data["fields"][name] == value
@@ -148,6 +171,13 @@ def _verify_url(harness: SessionHarness, fragment: str, verdict: str) -> None:
 def _verify_state(harness: SessionHarness, css: str, state: str, verdict: str) -> None:
     passed = _verify(harness, "element_state", target=Target(css=css), state=state)
     assert passed is (verdict == "passes")
+
+
+@then(parsers.re(r'verifying the title includes "(?P<text>[^"]*)" (?P<verdict>passes|fails) and observes "(?P<title>[^"]*)"'))
+def _verify_title(harness: SessionHarness, text: str, verdict: str, title: str) -> None:
+    result = harness.run(harness.session.verify("title_includes", value=text))
+    assert result.ok, result.error
+    assert result.data["passed"] is (verdict == "passes") and result.data["observed"] == title
 
 
 @when("I prepare the page")

@@ -22,6 +22,7 @@ from runtime.events import Event, EventLog, FinalVerdict, StepFinished
 from runtime.execute import BrowserProvider, RunHandle, start_run
 from runtime.recipe import load_recipe_with_registry, resolve_inputs
 from tests.fixtures.browser_loop import LoopThread
+from tests.fixtures.gemini_server import GeminiServer
 from tests.fixtures.site_server import FixtureSite
 
 RECIPES = Path(__file__).resolve().parents[1] / "fixtures" / "recipes"
@@ -117,6 +118,47 @@ def fixture_site() -> Iterator[FixtureSite]:
 @pytest.fixture
 def runner(loop_thread: LoopThread, shared_browser: Browser, tmp_path: Path) -> ExecRunner:  # noqa: F811 - fixtures
     return ExecRunner(loop_thread, BrowserProvider(browser=shared_browser), tmp_path / "runs")
+
+
+AGENT_API_KEY = "sk-verity-agent-fixture-7f3a9c"
+
+
+@pytest.fixture
+def gemini() -> Iterator[GeminiServer]:
+    with GeminiServer() as server:
+        yield server
+
+
+@pytest.fixture
+def gemini_env(gemini: GeminiServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Point agent steps at the loopback Gemini server; runs read the key from this process's
+    environment at intent.preflight, as they would in production."""
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    env = gemini.env(api_key=AGENT_API_KEY)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return env
+
+
+def span_tree(run_dir: Path) -> list[dict[str, Any]]:
+    """The spans of a run's trace.jsonl, checked to form one tree rooted at verity.run whose trace
+    id is the one every event of the run carries."""
+    spans = [json.loads(line) for line in (run_dir / "trace.jsonl").read_text(encoding="utf-8").splitlines()]
+    event_trace_ids = {json.loads(line)["trace_id"] for line in (run_dir / "events.jsonl").read_text(encoding="utf-8").splitlines()}
+    assert len(event_trace_ids) == 1
+    roots = [s for s in spans if s["parent_span_id"] is None]
+    assert [r["name"] for r in roots] == ["verity.run"], roots
+    ids = [s["span_id"] for s in spans]
+    assert len(set(ids)) == len(ids)
+    assert {s["trace_id"] for s in spans} == event_trace_ids
+    by_id = {s["span_id"]: s for s in spans}
+    for span in spans:  # every span reaches the root through its parents
+        seen = span
+        while seen["parent_span_id"] is not None:
+            seen = by_id[seen["parent_span_id"]]
+        assert seen is roots[0]
+        assert span["start_ns"] <= span["end_ns"]
+    return spans
 
 
 def wait_until(predicate: Any, timeout: float = 10.0, interval: float = 0.05) -> bool:

@@ -13,7 +13,7 @@ from pathlib import Path
 from pytest_bdd import parsers, scenarios, then, when
 
 from runtime.demo import DEMO_RECIPE, DemoSite
-from tests.execute.conftest import RECIPES
+from tests.execute.conftest import RECIPES, span_tree
 from tests.fixtures.site_server import FixtureSite
 
 scenarios("execute_cli.feature")
@@ -140,3 +140,15 @@ def demo_printed(command: Command) -> None:
 @then(parsers.parse("it took less than {seconds:d} seconds"))
 def took_less(command: Command, seconds: int) -> None:
     assert command.seconds < seconds, command.seconds
+
+
+@then("its trace.jsonl is one tree of spans rooted at verity.run, one child per executed state")
+def demo_trace(command: Command) -> None:
+    assert f"trace:   {command.run_dir / 'trace.jsonl'}" in command.stdout
+    spans = span_tree(command.run_dir)
+    root = spans[-1]
+    assert root["name"] == "verity.run" and root["attributes"]["verity.stop_reason"] == "completed"
+    states = [s for s in spans if s["parent_span_id"] == root["span_id"]]
+    executed = json.loads((command.run_dir / "verdict.json").read_text(encoding="utf-8"))["executed_states"]
+    assert len(states) == len(spans) - 1 == executed
+    assert {s["attributes"]["verity.state.kind"] for s in states} >= {"navigate", "replan.search", "extract", "verify"}

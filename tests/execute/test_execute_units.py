@@ -60,3 +60,34 @@ def test_wildcard_domains_match_subdomains_only() -> None:
     assert _check(_page(url="http://quotes.example.com/q"), allowed_domains=["*.example.com"]).valid
     blocked = _check(_page(url="http://example.com/q"), allowed_domains=["*.example.com"])
     assert blocked.blocker_kind is BlockerKind.DOMAIN_NOT_ALLOWED
+
+
+def test_agent_tools_are_valid_json_schema_and_only_runnable_ones_are_offered() -> None:
+    import jsonschema
+
+    from runtime.execute.agent_tools import AGENT_TOOL_SPECS, offered_tools
+    from runtime.recipe.tool_registry import AGENT_DEFAULT_TOOLS, BUILTIN_TOOLS
+
+    for spec in AGENT_TOOL_SPECS.values():
+        jsonschema.Draft202012Validator.check_schema(spec.schema)
+    builtin = {tool.name for tool in BUILTIN_TOOLS}
+    assert set(AGENT_TOOL_SPECS) <= builtin  # names users see are the registry's
+    assert set(AGENT_DEFAULT_TOOLS) <= set(AGENT_TOOL_SPECS)
+    offered = [spec.name for spec in offered_tools(["browser_click", "notes_write", "close"])]
+    assert offered == ["browser_click", "close"]
+
+
+def test_model_text_keeps_its_braces_when_checked_like_recipe_text() -> None:
+    from runtime.execute.agent_step import literal_text
+    from runtime.recipe.placeholders import fill
+
+    assert fill(literal_text("total {price} USD"), {"price": "9"}) == "total {price} USD"
+    assert literal_text({"text": "{x}", "index": 1}) == {"text": "{{x}}", "index": 1}
+
+
+def test_a_target_index_sent_as_a_float_becomes_an_int() -> None:
+    from runtime.execute.agent_tools import target_argument
+
+    assert target_argument({"target": {"role": "link", "index": 2.0}}) == {"role": "link", "index": 2}
+    assert target_argument({"target": "s1:e4"}) == "s1:e4"
+    assert target_argument({}) is None

@@ -57,3 +57,11 @@ Feature: People and policies stay in control of a run
     Then the run ends "error" with stop reason "intent_execution_failed"
     And the step "intent.preflight" was blocked naming the available tools
     And no page was opened
+
+  @EXEC-027
+  Scenario: The model detector classifies a goal the keywords do not settle
+    Given a Gemini server on loopback and an API key in the environment
+    And Gemini will classify the goal as "browser_access"
+    When I run "model-detector" against the quote site
+    Then the run ends "error" with stop reason "intent_execution_failed"
+    And Gemini was asked to classify the goal once

@@ -48,8 +48,8 @@ from runtime.execute.run_files import ExecutionRecord, RunFiles
 from runtime.execute.spans import RunSpans
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.execute.target_check import REPLAN_GUIDANCE, PageObservation, TargetCheck, validate_target
-from runtime.guard import IntentGuard, NoProgressDetector, action_signature
-from runtime.llm import GeminiSettings, LlmError, LlmGateway
+from runtime.guard import IntentDecision, IntentGuard, NoProgressDetector, action_signature
+from runtime.llm import GeminiIntentModel, GeminiSettings, LlmError, LlmGateway
 from runtime.outcomes import BlockerKind, StopReason, TaskState
 from runtime.plan.model import Plan, State
 from runtime.recipe.domains import url_allowed
@@ -472,7 +472,7 @@ class PlanWalk:
     async def _preflight(self, state: State) -> StepResult:
         self._require_model()
         goal = str(self.values.get("goal", self.plan.goal))
-        intent = await self.guard.detect(goal)
+        intent = await self._detect_intent(goal)
         available = self.plan.tools.allowed if self.plan.tools.allowed is not None else sorted(self.plan.tools.scopes)
         decision = self.guard.preflight(list(available))
         thinking = f"intent {intent.label} ({intent.detector}: {intent.reason})"
@@ -483,6 +483,21 @@ class PlanWalk:
             raise RunStopped(decision.stop_reason, decision.detail)
         self._last_failure = decision.detail
         return StepResult("blocked", False, summary=decision.detail, thinking=thinking, error=decision.detail, evidence={"intent": intent.to_dict()})
+
+    async def _detect_intent(self, goal: str) -> IntentDecision:
+        """`detector: model` asks Gemini when the keywords miss. Without a configured key the guard
+        falls back to the heuristic and says so in the decision (seed 000 section 4.2)."""
+        if self.plan.intent_guard.get("detector") != "model":
+            return await self.guard.detect(goal)
+        try:
+            settings = self.llm_settings or GeminiSettings.from_env()
+        except LlmError:
+            return await self.guard.detect(goal)
+        gateway = LlmGateway(settings)
+        try:
+            return await self.guard.detect(goal, GeminiIntentModel(gateway))
+        finally:
+            await gateway.aclose()
 
     def _require_model(self) -> None:
         """Agent steps need Gemini: without a usable key the run stops here, before anything runs."""

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pytest_bdd import parsers, then
+from pytest_bdd import given, parsers, then
 
 from runtime.browser import Browser
 from runtime.demo import DEMO_RECIPE, DemoSite
@@ -138,6 +138,11 @@ def gemini_env(gemini: GeminiServer, monkeypatch: pytest.MonkeyPatch) -> dict[st
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     return env
+
+
+@given("a Gemini server on loopback and an API key in the environment")
+def gemini_ready(gemini_env: dict[str, str]) -> None:
+    assert gemini_env["GEMINI_API_KEY"] == AGENT_API_KEY
 
 
 def span_tree(run_dir: Path) -> list[dict[str, Any]]:

@@ -41,11 +41,6 @@ def link_refs(request: RecordedRequest, name: str) -> list[str]:
 # ---------------------------------------------------------------------- the scripted model
 
 
-@given("a Gemini server on loopback and an API key in the environment")
-def gemini_ready(gemini_env: dict[str, str]) -> None:
-    assert gemini_env["GEMINI_API_KEY"] == AGENT_API_KEY
-
-
 @given(parsers.re(WILL + r"only say (?P<chunks>\"[^\"]*\"(?: \"[^\"]*\")*)$"))
 def will_say(gemini: GeminiServer, chunks: str) -> None:
     gemini.enqueue(text_reply(*re.findall(r'"([^"]*)"', chunks)))

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
 from collections.abc import Iterator
 
 import pytest
-from pytest_bdd import parsers, scenarios, then, when
+from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.browser import launch_browser
 from runtime.demo import DemoSite
@@ -17,6 +18,7 @@ from runtime.execute import BrowserProvider
 from runtime.outcomes import TaskState
 from tests.fixtures.browser_loop import LoopThread
 from tests.execute.conftest import ExecRunner, wait_until
+from tests.fixtures.gemini_server import GeminiServer, text_reply
 from tests.fixtures.site_server import FixtureSite
 
 scenarios("execute_control.feature")
@@ -149,3 +151,14 @@ def no_action(runner: ExecRunner, action: str) -> None:
 def preflight_blocked(runner: ExecRunner, state_id: str) -> None:
     step = runner.last.steps(state_id)[0]
     assert step.outcome == "blocked" and "notes_write" in step.observation_summary
+
+
+@given(parsers.parse('Gemini will classify the goal as "{label}"'))
+def will_classify(gemini: GeminiServer, label: str) -> None:
+    gemini.enqueue(text_reply(json.dumps({"label": label, "confidence": 0.9, "reason": "the quote is on a web page"})))
+
+
+@then("Gemini was asked to classify the goal once")
+def asked_once(gemini: GeminiServer) -> None:
+    assert len(gemini.requests) == 1
+    assert "read today's gold quote" in json.dumps(gemini.requests[0].body, ensure_ascii=False)

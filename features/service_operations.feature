@@ -25,6 +25,7 @@ Feature: Operating the gRPC service safely
     And compiling "quote-lite" returns the same plan JSON as compiling it locally
     And compiling the broken recipe fails with INVALID_ARGUMENT
     And ListRecipes lists "quote-lite" with its inputs
+    And ListRecipes also lists the bundled recipe "demo-quote"
     And starting the unknown recipe "no-such-recipe" fails with NOT_FOUND
 
   @SERVICE-009

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import grpc
 
+from runtime.demo import DEMO_RECIPE
 from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry
 from runtime.recipe.tool_registry import ToolRegistry
 from runtime.service.rich_errors import ServiceError, invalid_argument, recipe_invalid
@@ -36,20 +37,27 @@ class CatalogEntry:
         return self.loaded.recipe if self.loaded else None
 
 
+# Recipes that ship inside the package, known to every server after its own directory's.
+BUNDLED_RECIPES: tuple[Path, ...] = (DEMO_RECIPE,)
+
+
 class RecipeCatalog:
-    """The `*.yaml` / `*.yml` files of a directory, looked up by the recipe's `name`.
+    """The `*.yaml` / `*.yml` files of a directory, looked up by the recipe's `name`, then the
+    bundled recipes (a file of the directory with the same name wins).
 
     Files are re-read when they change (size or mtime), so editing a recipe needs no restart.
     """
 
-    def __init__(self, directory: Path | None) -> None:
+    def __init__(self, directory: Path | None, bundled: tuple[Path, ...] = BUNDLED_RECIPES) -> None:
         self.directory = directory
+        self.bundled = bundled
         self._cache: dict[Path, tuple[tuple[int, int], CatalogEntry]] = {}
 
     def entries(self) -> list[CatalogEntry]:
-        if self.directory is None or not self.directory.is_dir():
-            return []
-        files = sorted(p for p in self.directory.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+        files: list[Path] = []
+        if self.directory is not None and self.directory.is_dir():
+            files = sorted(p for p in self.directory.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+        files += [p for p in self.bundled if p.is_file()]
         entries: list[CatalogEntry] = []
         seen: set[str] = set()
         for path in files:
@@ -83,7 +91,10 @@ class RecipeCatalog:
         cached = self._cache.get(path)
         if cached and cached[0] == key:
             return cached[1]
-        relative = str(path.relative_to(self.directory)) if self.directory else str(path)
+        if path in self.bundled:
+            relative = f"bundled:{path.name}"  # a path inside the installed package means nothing to clients
+        else:
+            relative = str(path.relative_to(self.directory)) if self.directory else str(path)
         try:
             text = path.read_text(encoding="utf-8")
             recipe, registry = load_recipe_with_registry(text, str(path), recipe_path=path)

@@ -260,6 +260,12 @@ def _list_recipes(server: ServedServer, name: str) -> None:
     assert not recipes["broken"].valid and recipes["broken"].problems[0].line == 9
 
 
+@then(parsers.parse('ListRecipes also lists the bundled recipe "{name}"'))
+def _bundled_recipe(server: ServedServer, name: str) -> None:
+    recipes = {r.name: r for r in server.client().list_recipes().recipes}
+    assert recipes[name].valid and "site" in recipes[name].inputs
+
+
 @then(parsers.parse('starting the unknown recipe "{name}" fails with NOT_FOUND'))
 def _unknown_recipe(server: ServedServer, name: str) -> None:
     with pytest.raises(VerityRpcError) as failure:

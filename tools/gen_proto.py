@@ -3,6 +3,8 @@
     uv run python tools/gen_proto.py           # rewrite runtime/service/gen/
     uv run python tools/gen_proto.py --check   # exit 1 if the committed stubs are stale
 
+After changing a .proto, also run `uv run python tools/proto_fields.py --write` (field lock).
+
 protoc writes absolute imports (`from verity.v1 import events_pb2`) that only work with the
 generated root on sys.path. We rewrite them to `runtime.service.gen.verity.v1` so the stubs import
 as part of the installed package.

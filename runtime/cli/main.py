@@ -1,33 +1,29 @@
-"""The `verity` command line: one sub-command per area, each registered by its own module."""
+"""The `verity` command line: one sub-command per area, each defined by its own module."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from runtime import __version__
 
-Register = Callable[[argparse._SubParsersAction], None]
+# Each command and the area module whose `register(subparsers)` defines it. Only the area of the
+# command being run is imported: `verity --help` and `--version` import none, and `verity recipe`
+# does not pay for the browser, the LLM client or gRPC.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "recipe": ("runtime.recipe.cli", "validate, compile and describe recipes"),
+    "run": ("runtime.execute.cli", "run a recipe in headless Chromium and report a verified verdict"),
+    "demo": ("runtime.execute.cli", "run the bundled demo: a dead quote link recovered through search"),
+    "serve": ("runtime.service.cli", "run the gRPC server (AgentService, RecipeService, health, reflection)"),
+    "client": ("runtime.service.cli", "talk to a running `verity serve`"),
+    "bdd": ("runtime.gate.cli", "check that every contract is proven by a scenario bound to a passing test"),
+}
 
 
-def _registrations() -> list[Register]:
-    # Imported here so `verity --version` stays fast and one area's import error names itself.
-    from runtime.execute import cli as execute_cli
-    from runtime.gate import cli as gate_cli
-    from runtime.recipe import cli as recipe_cli
-    from runtime.service import cli as service_cli
-
-    return [
-        recipe_cli.register,
-        gate_cli.register,
-        service_cli.register,
-        execute_cli.register,
-    ]
-
-
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="verity",
         description="Verity: a declarative, BDD-first browser agent. "
@@ -35,14 +31,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"verity {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for register in _registrations():
-        register(commands)
+    chosen = next((arg for arg in argv if not arg.startswith("-")), None)
+    if chosen in COMMANDS:
+        importlib.import_module(COMMANDS[chosen][0]).register(commands)
+    for name, (_module, summary) in COMMANDS.items():
+        if name not in commands.choices:
+            commands.add_parser(name, help=summary)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(arguments)
+    args = parser.parse_args(arguments)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()

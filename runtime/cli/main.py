@@ -40,13 +40,17 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     return parser
 
 
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    """Parse a `verity` command line, loading only the area its command belongs to."""
+    return build_parser(argv).parse_args(argv)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(arguments)
-    args = parser.parse_args(arguments)
+    args = parse_args(arguments)
     handler = getattr(args, "handler", None)
     if handler is None:
-        parser.print_help()
+        build_parser(arguments).print_help()
         return 2
     try:
         return int(handler(args))

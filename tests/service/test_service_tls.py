@@ -14,7 +14,7 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 from tests.service.service_harness import ServedServer
 
-from runtime.cli.main import build_parser, main
+from runtime.cli.main import main, parse_args
 from runtime.service.auth import ServiceConfigError
 from runtime.service.client import VerityClient, VerityRpcError
 from runtime.service.config_file import load_config_file
@@ -168,7 +168,7 @@ def _refused_plain(context: dict[str, Any]) -> None:
 
 @then("the same flags with --insecure are accepted")
 def _insecure_accepted(tmp_path: Path) -> None:
-    config = server_config_from_args(build_parser().parse_args([*SERVE_PUBLIC, "--insecure", "--store", str(tmp_path / "x.db")]))
+    config = server_config_from_args(parse_args([*SERVE_PUBLIC, "--insecure", "--store", str(tmp_path / "x.db")]))
     assert config.insecure and not config.uses_tls
     config.validate()
 
@@ -176,10 +176,10 @@ def _insecure_accepted(tmp_path: Path) -> None:
 @then("the same flags with --tls-cert and --tls-key are accepted")
 def _tls_accepted(tmp_path: Path, pairs: dict[str, CertificatePair]) -> None:
     args = [*SERVE_PUBLIC, "--tls-cert", str(pairs["server"].cert), "--tls-key", str(pairs["server"].key)]
-    config = server_config_from_args(build_parser().parse_args(args))
+    config = server_config_from_args(parse_args(args))
     assert config.uses_tls and not config.insecure
     config.validate()
-    half = server_config_from_args(build_parser().parse_args([*SERVE_PUBLIC, "--tls-cert", str(pairs["server"].cert)]))
+    half = server_config_from_args(parse_args([*SERVE_PUBLIC, "--tls-cert", str(pairs["server"].cert)]))
     with pytest.raises(ServiceConfigError, match="tls_cert is set but tls_key is not"):
         half.validate()
 

@@ -10,8 +10,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
-# One Chromium, its loop thread and the fixture site, shared by every area's tests.
-pytest_plugins = ["tests.fixtures.browser_loop"]
+# One Chromium, its loop thread and the fixture site, and the loopback Gemini server, shared by
+# every area's tests.
+pytest_plugins = ["tests.fixtures.browser_loop", "tests.fixtures.gemini_fixtures"]
 CONTRACT_TAG = re.compile(r"^[A-Z][A-Z0-9]*-\d{3}$")
 
 

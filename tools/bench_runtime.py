@@ -16,11 +16,9 @@ import json
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from collections import defaultdict
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -29,14 +27,21 @@ sys.path.insert(0, str(REPO))
 import trafilatura  # noqa: E402
 
 from runtime.browser import Browser, launch_browser  # noqa: E402
+from runtime.demo.loopback import LoopbackSite  # noqa: E402
 from runtime.events import EventLog  # noqa: E402
 from runtime.execute import BrowserProvider, start_run  # noqa: E402
 from runtime.recipe import load_recipe_text, resolve_inputs  # noqa: E402
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        pass
+def _pages_handler(root: Path) -> type[SimpleHTTPRequestHandler]:
+    class QuietPages(SimpleHTTPRequestHandler):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, directory=str(root), **kwargs)  # type: ignore[arg-type]
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            pass
+
+    return QuietPages
 
 
 def write_pages(root: Path, count: int) -> None:
@@ -83,41 +88,27 @@ async def run_recipe_once(browser: Browser, recipe_text: str, site: str, out: Pa
     return elapsed, dict(per_action)
 
 
-async def run_script_once(browser: Browser, site: str, count: int) -> float:
-    """What a person would write by hand: visit, check status/host/keyword, read and parse the price."""
+async def run_script_once(browser: Browser, site: str, count: int, evidence: Path | None = None) -> float:
+    """What a person would write by hand: visit, check status/host/keyword, read and parse the price.
+
+    With `evidence`, it also keeps what the runtime must keep for every page (seed 003's page
+    preparation): a PNG screenshot written there and the readable text (trafilatura, or the
+    visible text when it finds no main block)."""
     started = time.perf_counter()
     context = await browser.raw.createIncognitoBrowserContext()
     page = await context.newPage()
+    if evidence is not None:
+        evidence.mkdir(parents=True, exist_ok=True)
     prices = {}
     for i in range(1, count + 1):
         response = await page.goto(f"{site}/quote-{i}.html", {"waitUntil": "load"})
         title = await page.title()
-        text = await page.evaluate("document.body.innerText")
-        if response.status != 200 or "127.0.0.1" not in page.url or "quote" not in (title + text).lower():
-            raise SystemExit(f"page {i} failed validation")
-        raw = await page.evaluate("document.querySelector('[data-field=price]').innerText")
-        prices[i] = float(raw.replace(",", ""))
-    await context.close()
-    if len(prices) != count:
-        raise SystemExit("the script missed pages")
-    return time.perf_counter() - started
-
-
-async def run_script_with_evidence_once(browser: Browser, site: str, count: int, out: Path) -> float:
-    """The same script, also keeping the evidence the runtime must keep for every page (seed 003's
-    page preparation): a PNG screenshot written to disk and the readable text (trafilatura, or
-    the visible text when it finds no main block)."""
-    started = time.perf_counter()
-    context = await browser.raw.createIncognitoBrowserContext()
-    page = await context.newPage()
-    out.mkdir(parents=True, exist_ok=True)
-    prices = {}
-    for i in range(1, count + 1):
-        response = await page.goto(f"{site}/quote-{i}.html", {"waitUntil": "load"})
-        html, title = await page.content(), await page.title()
-        png = await page.screenshot({"type": "png"})
-        (out / f"page-{i}.png").write_bytes(png)
-        text = await asyncio.to_thread(trafilatura.extract, html, url=page.url) or await page.evaluate("document.body.innerText")
+        if evidence is None:
+            text = await page.evaluate("document.body.innerText")
+        else:
+            html = await page.content()
+            (evidence / f"page-{i}.png").write_bytes(await page.screenshot({"type": "png"}))
+            text = await asyncio.to_thread(trafilatura.extract, html, url=page.url) or await page.evaluate("document.body.innerText")
         if response.status != 200 or "127.0.0.1" not in page.url or "quote" not in (title + text).lower():
             raise SystemExit(f"page {i} failed validation")
         raw = await page.evaluate("document.querySelector('[data-field=price]').innerText")
@@ -133,26 +124,25 @@ async def main(pages: int, rounds: int) -> None:
         root = Path(tmp) / "site"
         root.mkdir()
         write_pages(root, pages)
-        server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_QuietHandler, directory=str(root)))
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        site = f"http://127.0.0.1:{server.server_address[1]}"
+        served = LoopbackSite(handler=_pages_handler(root)).start()
+        site = f"http://127.0.0.1:{served.port}"
         recipe_text = bench_recipe(pages)
         browser = await launch_browser()
         try:
             # Warm-up: first navigations, trafilatura's import and Chromium caches are not overhead.
             await run_script_once(browser, site, 2)
-            await run_script_with_evidence_once(browser, site, 2, Path(tmp) / "evidence-0")
+            await run_script_once(browser, site, 2, Path(tmp) / "evidence-0")
             await run_recipe_once(browser, bench_recipe(2), site, Path(tmp), 0)
             script_times, evidence_times, recipe_times, actions = [], [], [], []
             for number in range(1, rounds + 1):
                 script_times.append(await run_script_once(browser, site, pages))
-                evidence_times.append(await run_script_with_evidence_once(browser, site, pages, Path(tmp) / f"evidence-{number}"))
+                evidence_times.append(await run_script_once(browser, site, pages, Path(tmp) / f"evidence-{number}"))
                 elapsed, per_action = await run_recipe_once(browser, recipe_text, site, Path(tmp), number)
                 recipe_times.append(elapsed)
                 actions.append(per_action)
         finally:
             await browser.close()
-            server.shutdown()
+            served.stop()
     script, evidence, recipe = (statistics.median(t) for t in (script_times, evidence_times, recipe_times))
     rounds_of = lambda times: ", ".join(f"{t:.2f}" for t in times)  # noqa: E731
     print(f"pages: {pages}, rounds: {rounds} (median reported)")

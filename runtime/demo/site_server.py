@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import html
 import re
-import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from string import Template
-from types import TracebackType
 from urllib.parse import parse_qs, urlsplit
+
+from runtime.demo.loopback import LoopbackHTTPServer, LoopbackSite
 
 PAGES = Path(__file__).parent / "site"
 
@@ -42,7 +42,7 @@ def _page(page_name: str, **values: str) -> str:
 
 
 class _DemoHandler(BaseHTTPRequestHandler):
-    server: _DemoServer
+    server: LoopbackHTTPServer
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
         pass
@@ -93,21 +93,11 @@ class _DemoHandler(BaseHTTPRequestHandler):
         return "\n".join(f'    <li><a href="{html.escape(url)}">{html.escape(text)}</a></li>' for url, text in links)
 
 
-class _DemoServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-
-class DemoSite:
+class DemoSite(LoopbackSite):
     """`with DemoSite() as site:` serves the demo on a free loopback port until the block ends."""
 
-    def __init__(self, port: int = 0) -> None:
-        self._requested_port = port
-        self._server: _DemoServer | None = None
-
-    @property
-    def port(self) -> int:
-        assert self._server is not None, "DemoSite is not started"
-        return self._server.server_address[1]
+    handler = _DemoHandler
+    thread_name = "verity-demo-site"
 
     @property
     def quote_base(self) -> str:
@@ -116,20 +106,3 @@ class DemoSite:
     @property
     def search_base(self) -> str:
         return f"http://localhost:{self.port}"
-
-    def start(self) -> DemoSite:
-        self._server = _DemoServer(("127.0.0.1", self._requested_port), _DemoHandler)
-        threading.Thread(target=self._server.serve_forever, name="verity-demo-site", daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> DemoSite:
-        return self.start()
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        self.stop()

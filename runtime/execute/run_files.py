@@ -14,7 +14,6 @@ killed run keeps the last complete version.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import time
@@ -53,9 +52,8 @@ class ExecutionRecord:
 
 
 def json_default(value: Any) -> Any:
-    """Nested dataclasses (an event's AgentState) become objects; anything else its string."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return asdict(value)
+    """Values JSON has no type for (a Path in free-form evidence) are written as their text.
+    Dataclasses never get here: Event.to_dict() and asdict() already turn them into objects."""
     return str(value)
 
 

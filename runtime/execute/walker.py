@@ -407,8 +407,9 @@ class PlanWalk:
         action_id = self.new_action_id(name)
         self.events.emit(ToolUsed(tool=name, action_id=action_id, phase="start", summary=summary))
         result = await call(session, action_id)
+        summary_of_result = _result_summary(result) if result.ok else ""
         if result.ok:
-            self.events.emit(ToolUsed(tool=name, action_id=action_id, phase="success", summary=_result_summary(result)))
+            self.events.emit(ToolUsed(tool=name, action_id=action_id, phase="success", summary=summary_of_result))
         else:
             assert result.error is not None
             self.events.emit(
@@ -422,7 +423,7 @@ class PlanWalk:
                     "ok": result.ok,
                     "duration_ms": round(result.duration_ms, 1),
                     "error": result.error.to_dict() if result.error else None,
-                    "summary": _result_summary(result) if result.ok else "",
+                    "summary": summary_of_result,
                 }
             )
         if result.error_code is ActionErrorCode.BROWSER_CRASHED or session.browser.crashed:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ from pydantic import ValidationError
 from runtime.recipe.checks import check_recipe, did_you_mean, registry_dir
 from runtime.recipe.model import Recipe
 from runtime.recipe.problems import Problem, RecipeInvalid, format_path
+from runtime.recipe.schema import recipe_json_schema
 from runtime.recipe.source import MAX_RECIPE_BYTES, YamlDocument, read_yaml
 from runtime.recipe.tool_registry import ToolRegistry, load_tool_registry
 
@@ -146,11 +146,6 @@ def _expected_phrase(item: dict[str, Any]) -> str:
     }.get(kind, item["msg"].removeprefix("Input should be ").lower())
 
 
-@functools.cache
-def _recipe_json_schema() -> dict[str, Any]:
-    return Recipe.model_json_schema(by_alias=True)
-
-
 def _schema_candidates(schema: dict[str, Any], node: dict[str, Any]) -> list[dict[str, Any]]:
     while "$ref" in node:
         node = schema["$defs"][node["$ref"].rsplit("/", 1)[-1]]
@@ -163,7 +158,7 @@ def _schema_candidates(schema: dict[str, Any], node: dict[str, Any]) -> list[dic
 
 def allowed_keys(path: tuple) -> set[str]:
     """The keys the recipe language accepts in the mapping at `path` (from the JSON Schema)."""
-    schema = _recipe_json_schema()
+    schema = recipe_json_schema()
     nodes = [schema]
     for part in path:
         following = []

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from runtime.recipe.model import Recipe
 
 
+@functools.cache
 def recipe_json_schema() -> dict[str, Any]:
+    """Built once per process; treat the result as read-only."""
     schema = Recipe.model_json_schema(by_alias=True)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = "https://verity.dev/schemas/recipe.schema.json"

@@ -1,4 +1,5 @@
-"""Read recipe YAML into plain Python data plus the position of every key and value.
+"""Read YAML (recipes, tool descriptors, server config) into plain Python data plus the position
+of every key and value.
 
 We compose the YAML into ruamel.yaml's node graph and build Python values ourselves, so that:
 - no YAML tag ever constructs an object (`!!python/object` is rejected, never instantiated);
@@ -45,8 +46,9 @@ class YamlDocument:
 
 
 class _Builder:
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, what: str) -> None:
         self.source = source
+        self.what = what
         self.problems: list[Problem] = []
         self.doc = YamlDocument(data=None)
         self.nodes_seen = 0
@@ -54,6 +56,9 @@ class _Builder:
     def problem(self, node: Node, path: Path, message: str, code: str) -> None:
         mark = node.start_mark
         self.problems.append(Problem(self.source, mark.line + 1, mark.column + 1, format_path(path), message, code))
+
+    def unknown_tag(self, node: Node, path: Path, tag: str) -> None:
+        self.problem(node, path, f"unknown YAML tag {_shown(tag)}: {self.what}s use plain YAML only, no tags", "unknown_tag")
 
     def build(self, node: Node, path: Path) -> Any:
         self.nodes_seen += 1
@@ -63,15 +68,15 @@ class _Builder:
         tag = getattr(node.tag, "value", node.tag) or ""
         if isinstance(node, MappingNode):
             if tag != _CORE + "map":
-                self.problem(node, path, f"unknown YAML tag {_shown(tag)}: recipes use plain YAML only, no tags", "unknown_tag")
+                self.unknown_tag(node, path, tag)
             return self.build_mapping(node, path)
         if isinstance(node, SequenceNode):
             if tag != _CORE + "seq":
-                self.problem(node, path, f"unknown YAML tag {_shown(tag)}: recipes use plain YAML only, no tags", "unknown_tag")
+                self.unknown_tag(node, path, tag)
             return [self.build(item, path + (i,)) for i, item in enumerate(node.value)]
         assert isinstance(node, ScalarNode)
         if tag not in _SCALAR_TAGS:
-            self.problem(node, path, f"unknown YAML tag {_shown(tag)}: recipes use plain YAML only, no tags", "unknown_tag")
+            self.unknown_tag(node, path, tag)
             return node.value
         return _scalar(tag, node.value)
 
@@ -81,7 +86,7 @@ class _Builder:
         for key_node, value_node in node.value:
             key_tag = getattr(key_node.tag, "value", key_node.tag)
             if key_tag == _CORE + "merge":
-                self.problem(key_node, path, "merge keys (<<) are not supported in recipes: write the keys out", "merge_key")
+                self.problem(key_node, path, f"merge keys (<<) are not supported in {self.what}s: write the keys out", "merge_key")
                 continue
             if not isinstance(key_node, ScalarNode):
                 self.problem(key_node, path, "mapping keys must be plain text", "bad_key")
@@ -138,12 +143,14 @@ def _scalar(tag: str, text: str) -> Any:
     return text
 
 
-def read_yaml(text: str, source: str) -> tuple[YamlDocument, list[Problem]]:
-    """Parse one YAML document. Returns the document and every structural problem found."""
+def read_yaml(text: str, source: str, *, what: str = "recipe") -> tuple[YamlDocument, list[Problem]]:
+    """Parse one YAML document. Returns the document and every structural problem found.
+
+    `what` names the kind of file in messages ("recipe", "server config", ...)."""
     if len(text.encode("utf-8", errors="replace")) > MAX_RECIPE_BYTES:
         size = len(text.encode("utf-8", errors="replace"))
         return YamlDocument(data=None), [
-            Problem(source, 0, 0, "", f"file is {size} bytes; recipes may be at most {MAX_RECIPE_BYTES} bytes", "file_too_large")
+            Problem(source, 0, 0, "", f"file is {size} bytes; {what}s may be at most {MAX_RECIPE_BYTES} bytes", "file_too_large")
         ]
     yaml = YAML(typ="rt", pure=True)
     try:
@@ -157,13 +164,13 @@ def read_yaml(text: str, source: str) -> tuple[YamlDocument, list[Problem]]:
         return YamlDocument(data=None), [Problem(source, 0, 0, "", f"YAML error: {error}", "yaml_syntax")]
     nodes = [n for n in nodes if n is not None]
     if not nodes:
-        return YamlDocument(data=None), [Problem(source, 1, 1, "", "the file is empty: a recipe is a YAML mapping", "empty")]
+        return YamlDocument(data=None), [Problem(source, 1, 1, "", f"the file is empty: a {what} is a YAML mapping", "empty")]
     if len(nodes) > 1:
         extra = nodes[1].start_mark
         return YamlDocument(data=None), [
-            Problem(source, extra.line + 1, extra.column + 1, "", "a recipe file holds one YAML document; found another here", "multiple_documents")
+            Problem(source, extra.line + 1, extra.column + 1, "", f"a {what} file holds one YAML document; found another here", "multiple_documents")
         ]
-    builder = _Builder(source)
+    builder = _Builder(source, what)
     try:
         builder.doc.data = builder.build(nodes[0], ())
     except _TooLarge as too_large:

@@ -142,7 +142,7 @@ def load_tool_registry(directory: Path | None) -> ToolRegistry:
     problems: list[Problem] = []
     files = sorted(p for p in directory.iterdir() if p.suffix in (".json", ".yaml", ".yml") and p.is_file())
     for file in files:
-        doc, file_problems = read_yaml(file.read_text(encoding="utf-8", errors="replace"), str(file))
+        doc, file_problems = read_yaml(file.read_text(encoding="utf-8", errors="replace"), str(file), what="tool descriptor")
         problems.extend(file_problems)
         if file_problems:
             continue

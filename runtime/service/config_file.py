@@ -5,9 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError
-
+from runtime.recipe.source import read_yaml
 from runtime.service.auth import ServiceConfigError
 
 # YAML key -> (ServerConfig field, expected type). Paths are resolved against the config's folder.
@@ -47,20 +45,24 @@ def load_config_file(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise ServiceConfigError(f"{path}: cannot read the config: {getattr(error, 'strerror', None) or error}") from None
-    try:
-        data = YAML(typ="rt").load(text)
-    except MarkedYAMLError as error:
-        mark = error.problem_mark
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        raise ServiceConfigError(f"{where}: not valid YAML: {error.problem}") from None
+    # The shared reader: no YAML tag is ever constructed, duplicate keys are errors, and every key
+    # keeps its position.
+    doc, problems = read_yaml(text, str(path), what="server config")
+    if [p.code for p in problems] == ["empty"]:
+        return {}  # an empty config file means "all defaults"
+    if problems:
+        first = problems[0]
+        where = f"{path}:{first.line}:{first.col}" if first.line else str(path)
+        raise ServiceConfigError(f"{where}: {first.message}")
+    data = doc.data
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise ServiceConfigError(f"{path}:1:1: the config is a YAML mapping of keys such as host, port, store")
     values: dict[str, Any] = {}
     for key, value in data.items():
-        line, col = data.lc.key(key) if hasattr(data, "lc") else (0, 0)
-        where = f"{path}:{line + 1}:{col + 1}"
+        line, col = doc.position((key,), prefer_key=True)
+        where = f"{path}:{line}:{col}"
         if key not in CONFIG_KEYS:
             raise ServiceConfigError(f"{where}: unknown key {key!r} (known: {', '.join(CONFIG_KEYS)})")
         field, expected = CONFIG_KEYS[key]

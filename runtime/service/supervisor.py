@@ -244,19 +244,7 @@ class RunSupervisor:
             trace_id=event.trace_id or record.trace_id,
         )
         live.record = record
-        store.update_run(
-            RunUpdate(
-                run_id=record.run_id,
-                status=record.status,
-                updated_ns=record.updated_ns,
-                last_seq=record.last_seq,
-                trace_id=record.trace_id,
-                stop_reason=record.stop_reason,
-                verified=record.verified,
-                summary=record.summary,
-                ended_ns=record.ended_ns,
-            )
-        )
+        store.update_run(RunUpdate.of(record))
         live.broadcast.publish(event)
 
     def _schedule_finalize(self, live: LiveRun) -> None:

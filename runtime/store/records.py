@@ -48,6 +48,21 @@ class RunUpdate:
     summary: str = ""
     ended_ns: int | None = None
 
+    @classmethod
+    def of(cls, record: RunRecord) -> RunUpdate:
+        """The update that brings a stored run up to `record`."""
+        return cls(
+            run_id=record.run_id,
+            status=record.status,
+            updated_ns=record.updated_ns,
+            last_seq=record.last_seq,
+            trace_id=record.trace_id,
+            stop_reason=record.stop_reason,
+            verified=record.verified,
+            summary=record.summary,
+            ended_ns=record.ended_ns,
+        )
+
 
 @dataclass(frozen=True)
 class ArtifactRecord:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pytest_bdd import given, parsers, then
+from pytest_bdd import given, parsers, then, when
 
 from runtime.browser import Browser
 from runtime.demo import DEMO_RECIPE, DemoSite
@@ -22,7 +23,7 @@ from runtime.events import Event, EventLog, FinalVerdict, StepFinished
 from runtime.execute import BrowserProvider, RunHandle, start_run
 from runtime.recipe import load_recipe_with_registry, resolve_inputs
 from tests.fixtures.browser_loop import LoopThread
-from tests.fixtures.gemini_server import GeminiServer
+from tests.fixtures.gemini_fixtures import FIXTURE_API_KEY
 from tests.fixtures.site_server import FixtureSite
 
 RECIPES = Path(__file__).resolve().parents[1] / "fixtures" / "recipes"
@@ -110,39 +111,34 @@ def demo_site() -> Iterator[DemoSite]:
 
 
 @pytest.fixture(scope="session")
-def fixture_site() -> Iterator[FixtureSite]:
-    with FixtureSite() as served:
-        yield served
+def fixture_site(site: FixtureSite) -> FixtureSite:
+    """The suite's one fixture site (tests/fixtures/browser_loop.py), under the executor's name."""
+    return site
 
 
 @pytest.fixture
-def runner(loop_thread: LoopThread, shared_browser: Browser, tmp_path: Path) -> ExecRunner:  # noqa: F811 - fixtures
+def runner(loop_thread: LoopThread, shared_browser: Browser, tmp_path: Path) -> ExecRunner:
     return ExecRunner(loop_thread, BrowserProvider(browser=shared_browser), tmp_path / "runs")
 
 
-AGENT_API_KEY = "sk-verity-agent-fixture-7f3a9c"
 
 
-@pytest.fixture
-def gemini() -> Iterator[GeminiServer]:
-    with GeminiServer() as server:
-        yield server
+@when("I stop the run", target_fixture="stopped_at")
+def stop_run(runner: ExecRunner) -> float:
+    runner.call(runner.last.handle.stop)
+    return time.monotonic()
 
 
-@pytest.fixture
-def gemini_env(gemini: GeminiServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """Point agent steps at the loopback Gemini server; runs read the key from this process's
-    environment at intent.preflight, as they would in production."""
-    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
-    env = gemini.env(api_key=AGENT_API_KEY)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    return env
+@then(parsers.parse('the run ends "{status}" with stop reason "{reason}" within {seconds:d} seconds'))
+def ends_within(runner: ExecRunner, stopped_at: float, status: str, reason: str, seconds: int) -> None:
+    record = runner.wait(runner.last, timeout=seconds)
+    assert time.monotonic() - stopped_at < seconds
+    assert (record.verdict.status.value, record.verdict.stop_reason.value) == (status, reason)
 
 
 @given("a Gemini server on loopback and an API key in the environment")
 def gemini_ready(gemini_env: dict[str, str]) -> None:
-    assert gemini_env["GEMINI_API_KEY"] == AGENT_API_KEY
+    assert gemini_env["GEMINI_API_KEY"] == FIXTURE_API_KEY
 
 
 def span_tree(run_dir: Path) -> list[dict[str, Any]]:

@@ -8,7 +8,6 @@ import logging
 import os
 import re
 import subprocess
-import time
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,8 @@ from runtime.demo import DemoSite
 from runtime.events import ChatDelta, ConfirmationRequested, GuardrailTripped, StatusChanged, StepStarted, StructuredOutput, ToolUsed
 from runtime.execute.agent_tools import NUDGE
 from runtime.outcomes import TaskState
-from tests.execute.conftest import AGENT_API_KEY, RECIPES, ExecRunner, span_tree, wait_until
+from tests.execute.conftest import RECIPES, ExecRunner, span_tree, wait_until
+from tests.fixtures.gemini_fixtures import FIXTURE_API_KEY
 from tests.fixtures.gemini_server import GeminiServer, RecordedRequest, ScriptedReply, error_reply, function_call_reply, text_reply
 from tests.fixtures.site_server import FixtureSite
 
@@ -339,25 +339,25 @@ def turn_spans(command: dict[str, Any], count: int, name: str, state_id: str) ->
 
 @then("the API key appears in no log record, event or run file")
 def key_not_logged(runner: ExecRunner, gemini: GeminiServer, caplog: pytest.LogCaptureFixture) -> None:
-    assert gemini.requests[0].headers["x-goog-api-key"] == AGENT_API_KEY  # it was there to leak
+    assert gemini.requests[0].headers["x-goog-api-key"] == FIXTURE_API_KEY  # it was there to leak
     assert caplog.records, "the scenario must have captured the client's debug logs"
     logged = "\n".join(f"{r.name} {r.getMessage()} {r.args!r} {r.exc_text or ''}" for r in caplog.records)
-    assert AGENT_API_KEY not in logged
-    assert AGENT_API_KEY not in json.dumps([e.to_dict() for e in runner.last.events], default=str)
+    assert FIXTURE_API_KEY not in logged
+    assert FIXTURE_API_KEY not in json.dumps([e.to_dict() for e in runner.last.events], default=str)
     for path in runner.last.run_dir.rglob("*"):
         if path.is_file():
-            assert AGENT_API_KEY.encode() not in path.read_bytes(), path
+            assert FIXTURE_API_KEY.encode() not in path.read_bytes(), path
 
 
 @then("the API key appears in no event, run file, trace or command output")
 def key_nowhere(command: dict[str, Any], gemini: GeminiServer) -> None:
-    key = AGENT_API_KEY.encode()
-    assert gemini.requests and all(r.headers["x-goog-api-key"] == AGENT_API_KEY for r in gemini.requests)
+    key = FIXTURE_API_KEY.encode()
+    assert gemini.requests and all(r.headers["x-goog-api-key"] == FIXTURE_API_KEY for r in gemini.requests)
     files = [p for p in command["run_dir"].rglob("*") if p.is_file()]
     assert {"events.jsonl", "trace.jsonl", "executions.json", "verdict.json", "plans.json", "output.json"} <= {p.name for p in files}
     for path in files:
         assert key not in path.read_bytes(), f"the API key leaked into {path}"
-    assert AGENT_API_KEY not in command["stdout"] + command["stderr"]
+    assert FIXTURE_API_KEY not in command["stdout"] + command["stderr"]
 
 
 # ---------------------------------------------------------------------- stops and budgets
@@ -371,19 +371,6 @@ def will_be_slow(gemini: GeminiServer, seconds: str) -> None:
 @when("the model is answering")
 def model_answering(runner: ExecRunner, gemini: GeminiServer) -> None:
     assert wait_until(lambda: len(gemini.requests) == 1)
-
-
-@when("I stop the run", target_fixture="stopped_at")
-def stop_run(runner: ExecRunner) -> float:
-    runner.call(runner.last.handle.stop)
-    return time.monotonic()
-
-
-@then(parsers.parse('the run ends "{status}" with stop reason "{reason}" within {seconds:d} seconds'))
-def ends_within(runner: ExecRunner, stopped_at: float, status: str, reason: str, seconds: int) -> None:
-    record = runner.wait(runner.last, timeout=seconds)
-    assert time.monotonic() - stopped_at < seconds
-    assert (record.verdict.status.value, record.verdict.stop_reason.value) == (status, reason)
 
 
 @then(parsers.parse('the agent step "{state_id}" ended "{outcome}"'))

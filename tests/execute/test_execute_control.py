@@ -103,19 +103,6 @@ def loading(runner: ExecRunner) -> None:
     time.sleep(0.3)  # let the navigation reach the hanging server
 
 
-@when("I stop the run", target_fixture="stopped_at")
-def stop_run(runner: ExecRunner) -> float:
-    runner.call(runner.last.handle.stop)
-    return time.monotonic()
-
-
-@then(parsers.parse('the run ends "{status}" with stop reason "{reason}" within {seconds:d} seconds'))
-def ends_within(runner: ExecRunner, stopped_at: float, status: str, reason: str, seconds: int) -> None:
-    record = runner.wait(runner.last, timeout=seconds)
-    assert time.monotonic() - stopped_at < seconds
-    assert (record.verdict.status.value, record.verdict.stop_reason.value) == (status, reason)
-
-
 @then("the run directory keeps the events, executions and verdict")
 def run_dir_kept(runner: ExecRunner) -> None:
     record = runner.last

@@ -91,3 +91,7 @@ class BlockerKind(str, Enum):
     NO_SEARCH_RESULTS = "no_search_results"
     EXTRACTION_FAILED = "extraction_failed"
     QUOTE_FETCH_FAILED = "quote_fetch_failed"
+    SCHEME_NOT_ALLOWED = "scheme_not_allowed"
+    LOGIN_REQUIRED = "login_required"
+    CAPTCHA = "captcha"
+    RATE_LIMITED = "rate_limited"

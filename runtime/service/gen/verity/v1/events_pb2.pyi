@@ -55,6 +55,10 @@ class BlockerKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     BLOCKER_KIND_NO_SEARCH_RESULTS: _ClassVar[BlockerKind]
     BLOCKER_KIND_EXTRACTION_FAILED: _ClassVar[BlockerKind]
     BLOCKER_KIND_QUOTE_FETCH_FAILED: _ClassVar[BlockerKind]
+    BLOCKER_KIND_SCHEME_NOT_ALLOWED: _ClassVar[BlockerKind]
+    BLOCKER_KIND_LOGIN_REQUIRED: _ClassVar[BlockerKind]
+    BLOCKER_KIND_CAPTCHA: _ClassVar[BlockerKind]
+    BLOCKER_KIND_RATE_LIMITED: _ClassVar[BlockerKind]
 TASK_STATE_UNSPECIFIED: TaskState
 TASK_STATE_CREATED: TaskState
 TASK_STATE_RUNNING: TaskState
@@ -91,6 +95,10 @@ BLOCKER_KIND_NAVIGATION_FAILED: BlockerKind
 BLOCKER_KIND_NO_SEARCH_RESULTS: BlockerKind
 BLOCKER_KIND_EXTRACTION_FAILED: BlockerKind
 BLOCKER_KIND_QUOTE_FETCH_FAILED: BlockerKind
+BLOCKER_KIND_SCHEME_NOT_ALLOWED: BlockerKind
+BLOCKER_KIND_LOGIN_REQUIRED: BlockerKind
+BLOCKER_KIND_CAPTCHA: BlockerKind
+BLOCKER_KIND_RATE_LIMITED: BlockerKind
 
 class Event(_message.Message):
     __slots__ = ("seq", "run_id", "timestamp", "trace_id", "status_changed", "step_started", "step_finished", "tool_used", "chat_delta", "guardrail_tripped", "replan", "confirmation_requested", "artifact", "structured_output", "final_verdict")

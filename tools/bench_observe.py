@@ -19,7 +19,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from runtime.artifacts import ArtifactStore  # noqa: E402
-from runtime.browser import BrowserLaunchError, launch_browser  # noqa: E402
+from runtime.browser import BrowserLaunchError, launch_browser, open_session  # noqa: E402
 from tests.fixtures.site_server import FixtureSite  # noqa: E402
 
 
@@ -33,7 +33,7 @@ async def bench(runs: int, elements: int) -> int:
     with FixtureSite() as site, tempfile.TemporaryDirectory() as run_dir:
         browser = await launch_browser()
         try:
-            session = await browser.open_session(artifacts=ArtifactStore(run_dir))
+            session = await open_session(browser, artifacts=ArtifactStore(run_dir))
             opened = await session.open_url(site.url(f"/big?n={elements}"), timeout_ms=30_000)
             if not opened.ok:
                 print(f"bench_observe: could not open the big page: {opened.error}", file=sys.stderr)

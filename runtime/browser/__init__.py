@@ -1,10 +1,15 @@
 """Verity's browser driver: headless Chromium over CDP (pyppeteer transport), our verbs on top.
 
-Layers, thinnest first:
+Layers, each importing only the ones below it:
 
-- `launch_browser()` / `connect_browser(ws)` -> `Browser` (one Chromium, many runs).
-- `await browser.open_session(artifacts=ArtifactStore(run_dir))` -> `BrowserSession` (one run:
-  an incognito context, a sticky `primary_tab_id`, popups tracked and reported).
+- vocabulary: `actions` (Action, ActionResult, Target), `errors`, `observation`, `policy`.
+- `launch`: `launch_browser()` / `connect_browser(ws)` -> `Browser` (one Chromium, many runs;
+  knows nothing of sessions).
+- `tab`: one page: refs, snapshots, evaluation (`snapshot_capture` collects the elements).
+- `action_handlers`: the catalog, one handler per action name, grouped by job, built on tab.
+- `tab_tracking`, `verbs`, `session`: `await open_session(browser, artifacts=ArtifactStore(run_dir))`
+  -> `BrowserSession` (one run: an incognito context, a sticky `primary_tab_id`, popups tracked
+  and reported).
 - `await session.perform(Action(name=..., action_id=..., tab_id=..., params=..., timeout_ms=...))`
   -> `ActionResult(ok, data, error)`: serial per session, idempotent by `action_id`, always ends
   (timeout / browser_crashed at worst), never raises. Typed verbs (`open_url`, `observe`,
@@ -14,7 +19,7 @@ Layers, thinnest first:
 Usage::
 
     browser = await launch_browser()
-    session = await browser.open_session(artifacts=ArtifactStore(run_dir))
+    session = await open_session(browser, artifacts=ArtifactStore(run_dir))
     await session.open_url("http://127.0.0.1:8000/form.html")
     snap = (await session.snapshot()).value                  # Snapshot with refs "s1:e3"...
     await session.click(snap.elements[0].ref)                 # or {"role": "button", "name": "Save"}
@@ -56,7 +61,9 @@ from runtime.browser.observation import (
     VerifyOutcome,
 )
 from runtime.browser.observation_context import ContextEntry, ObservationContext
-from runtime.browser.session import BrowserSession, SessionPolicy, TabInfo
+from runtime.browser.policy import SessionPolicy
+from runtime.browser.session import BrowserSession, open_session
+from runtime.browser.tab_tracking import TabInfo
 
 __all__ = [
     "DEFAULT_ACTION_TIMEOUT_MS",
@@ -89,4 +96,5 @@ __all__ = [
     "connect_browser",
     "find_chromium",
     "launch_browser",
+    "open_session",
 ]

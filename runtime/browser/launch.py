@@ -8,10 +8,9 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 # pyppeteer must never try to download its own Chromium; we always pass executablePath.
 os.environ.setdefault("PYPPETEER_SKIP_CHROMIUM_DOWNLOAD", "1")
@@ -20,11 +19,6 @@ import pyppeteer  # noqa: E402
 import pyppeteer.browser  # noqa: E402
 
 from runtime.browser.errors import BrowserLaunchError, LaunchErrorCode  # noqa: E402
-
-if TYPE_CHECKING:
-    from runtime.artifacts import ArtifactStore
-    from runtime.browser.observation import TabEvent
-    from runtime.browser.session import BrowserSession, SessionPolicy
 
 CHROMIUM_ENV_VAR = "VERITY_CHROME"
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
@@ -86,12 +80,12 @@ class LaunchOptions:
 
 
 class Browser:
-    """One Chromium (launched or connected) shared by many `BrowserSession`s.
+    """One Chromium (launched or connected), shared by many runs.
 
-    Each session gets its own incognito browser context, so concurrent runs do not share cookies,
-    storage or tabs. `close()` is safe to call twice. If the Chromium process dies or the
-    connection drops, `crashed` becomes True and every pending or later action of every session
-    fails with `browser_crashed`.
+    It owns the connection and nothing above it: whatever a run opens on it (an incognito context
+    with its tabs) registers a stop callback with `on_close`, and `close()` calls them before the
+    browser goes. `close()` is safe to call twice. If the Chromium process dies or the connection
+    drops, `crashed` becomes True; callers watch `disconnected` to fail their pending work.
     """
 
     def __init__(self, raw: pyppeteer.browser.Browser, *, launched: bool, ws_endpoint: str) -> None:
@@ -101,7 +95,7 @@ class Browser:
         self._closing = False
         self._closed = False
         self.disconnected = asyncio.Event()
-        self._sessions: dict[str, BrowserSession] = {}
+        self._stop_on_close: dict[str, Callable[[], Awaitable[object]]] = {}
         raw.on("disconnected", self._on_disconnected)
 
     @property
@@ -121,46 +115,31 @@ class Browser:
         return self.disconnected.is_set() and not self._closing
 
     @property
-    def sessions(self) -> dict[str, BrowserSession]:
-        return dict(self._sessions)
+    def process_died(self) -> bool:
+        """True when we launched Chromium and its process has exited."""
+        process = self._raw.process
+        return process is not None and process.poll() is not None
 
     def _on_disconnected(self, *_: object) -> None:
         self.disconnected.set()
 
-    async def open_session(
-        self,
-        session_id: str | None = None,
-        *,
-        artifacts: ArtifactStore,
-        on_tab_event: Callable[[TabEvent], None] | None = None,
-        policy: SessionPolicy | None = None,
-    ) -> BrowserSession:
-        """Create a session: a fresh incognito context with one primary tab (about:blank).
+    def on_close(self, key: str, stop: Callable[[], Awaitable[object]]) -> None:
+        """Call `stop()` (given at most 5 s) when this browser closes, unless `drop_on_close(key)`."""
+        self._stop_on_close[key] = stop
 
-        `on_tab_event` is called for tabs the page opens or closes (popups, target=_blank).
-        Raises `BrowserActionError(browser_crashed)` if the browser is gone.
-        """
-        from runtime.browser.session import BrowserSession
-
-        session = await BrowserSession.create(
-            self, session_id=session_id, artifacts=artifacts, on_tab_event=on_tab_event, policy=policy
-        )
-        self._sessions[session.session_id] = session
-        return session
-
-    def _forget_session(self, session_id: str) -> None:
-        self._sessions.pop(session_id, None)
+    def drop_on_close(self, key: str) -> None:
+        self._stop_on_close.pop(key, None)
 
     async def close(self) -> None:
-        """Stop all sessions and close (launched) or disconnect from (connected) Chromium."""
+        """Stop what registered `on_close`, then close (launched) or disconnect from (connected) Chromium."""
         if self._closed:
             return
         self._closing = True
         self._closed = True
-        for session in list(self._sessions.values()):
+        for stop in list(self._stop_on_close.values()):
             try:
-                await asyncio.wait_for(session.stop(), timeout=5)
-            except Exception:  # noqa: BLE001 - closing must proceed even if a session is wedged
+                await asyncio.wait_for(stop(), timeout=5)
+            except Exception:  # noqa: BLE001 - closing must proceed even if one stop is wedged
                 pass
         try:
             if self._launched:

@@ -1,4 +1,4 @@
-"""One tab of a session: its pyppeteer page, a raw CDP session, and its snapshot refs.
+"""One tab: its pyppeteer page, a raw CDP session, and its snapshot refs.
 
 Refs are bound to DOM node identity (the element object registered by the snapshot walker in an
 isolated world) and to the tab's latest snapshot: a ref is resolved only if it belongs to that
@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -29,8 +30,6 @@ from runtime.browser.snapshot_capture import (
 if TYPE_CHECKING:
     from pyppeteer.page import Page
 
-    from runtime.browser.session import BrowserSession
-
 _REF_PATTERN = re.compile(r"^(s\d+):e(\d+)$")
 
 
@@ -42,11 +41,23 @@ class ResolvedElement:
     how: dict[str, Any]
 
 
-class Tab:
-    """A page the session drives. Created by the session; use its verbs through `perform`."""
+@dataclass(frozen=True)
+class TabHooks:
+    """What a tab needs from whoever keeps track of it, as plain callables.
 
-    def __init__(self, session: BrowserSession, tab_id: str, page: Page, cdp: Any, opener_tab_id: str | None) -> None:
-        self.session = session
+    `next_snapshot_id` names each snapshot (unique across the tabs that share it, so a ref names
+    its tab's snapshot); `url_changed(tab_id, url)` hears every new URL of the top document.
+    """
+
+    next_snapshot_id: Callable[[], str]
+    url_changed: Callable[[str, str], None]
+
+
+class Tab:
+    """One page driven over CDP. Knows its own page only; ids and URL bookkeeping go through `hooks`."""
+
+    def __init__(self, tab_id: str, page: Page, cdp: Any, opener_tab_id: str | None, hooks: TabHooks) -> None:
+        self.hooks = hooks
         self.tab_id = tab_id
         self.page = page
         self.cdp = cdp
@@ -58,9 +69,9 @@ class Tab:
         self._ref_nodes: dict[str, tuple[int, int]] = {}
 
     @classmethod
-    async def attach(cls, session: BrowserSession, tab_id: str, page: Page, *, opener_tab_id: str | None) -> Tab:
+    async def attach(cls, tab_id: str, page: Page, *, opener_tab_id: str | None, hooks: TabHooks) -> Tab:
         cdp = await page.target.createCDPSession()
-        tab = cls(session, tab_id, page, cdp, opener_tab_id)
+        tab = cls(tab_id, page, cdp, opener_tab_id, hooks)
         page.on("response", tab._on_response)
         page.on("framenavigated", tab._on_frame_navigated)
         return tab
@@ -73,7 +84,11 @@ class Tab:
 
     def _on_frame_navigated(self, frame: Any) -> None:
         if frame is self.page.mainFrame:
-            self.session.update_tab_url(self.tab_id, frame.url)
+            self.note_url(frame.url)
+
+    def note_url(self, url: str) -> None:
+        """Tell the tracker the top document now shows `url`."""
+        self.hooks.url_changed(self.tab_id, url)
 
     def remaining_ms(self) -> float:
         return max(0.0, (self.deadline - time.monotonic()) * 1000)
@@ -114,7 +129,7 @@ class Tab:
     async def take_snapshot(self, max_elements: int) -> Snapshot:
         """Capture, cut to budget, assign refs; the new snapshot invalidates older refs."""
         started = time.perf_counter()
-        snapshot_id = self.session.next_snapshot_id()
+        snapshot_id = self.hooks.next_snapshot_id()
         capture = await capture_candidates(
             self.cdp, self.worlds, mode="snapshot", snapshot_id=snapshot_id, max_elements=max_elements
         )

@@ -12,7 +12,7 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from runtime.artifacts import ArtifactStore
-from runtime.browser import Browser, TabEvent
+from runtime.browser import Browser, TabEvent, open_session
 from tests.browser.harness import SessionHarness, find_element, last, page_text, remember
 from tests.fixtures.browser_loop import LoopThread
 from tests.fixtures.site_server import FixtureSite
@@ -24,7 +24,7 @@ def harness(loop_thread: LoopThread, shared_browser: Browser, tmp_path: Path) ->
         pytest.fail("the shared browser crashed in an earlier test")
     artifacts = ArtifactStore(tmp_path / "run")
     events: list[TabEvent] = []
-    session = loop_thread.run(shared_browser.open_session(artifacts=artifacts, on_tab_event=events.append))
+    session = loop_thread.run(open_session(shared_browser, artifacts=artifacts, on_tab_event=events.append))
     yield SessionHarness(loop_thread, session, artifacts, events)
     loop_thread.run(session.stop())
 

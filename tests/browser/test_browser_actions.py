@@ -9,7 +9,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from tests.browser.harness import SessionHarness, last, page_text, remember
 from runtime.artifacts import ArtifactStore
-from runtime.browser import Action, Browser, SessionPolicy, Target
+from runtime.browser import Action, Browser, SessionPolicy, Target, open_session
 from tests.fixtures.site_server import FixtureSite
 
 scenarios("browser_actions.feature")
@@ -206,8 +206,8 @@ def _prepared_not(harness: SessionHarness, text: str) -> None:
 
 @given(parsers.parse('a browser session that blocks URLs starting with "{prefix}"'), target_fixture="harness")
 def _blocking_session(harness: SessionHarness, shared_browser: Browser, prefix: str, tmp_path: Path) -> SessionHarness:
-    session = harness.run(shared_browser.open_session(
-        artifacts=ArtifactStore(tmp_path / "blocking"), policy=SessionPolicy(blocked_url_prefixes=(prefix,))))
+    session = harness.run(open_session(
+        shared_browser, artifacts=ArtifactStore(tmp_path / "blocking"), policy=SessionPolicy(blocked_url_prefixes=(prefix,))))
     return SessionHarness(harness.loop_thread, session, harness.artifacts, [])
 
 

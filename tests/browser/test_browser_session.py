@@ -25,6 +25,7 @@ from runtime.browser import (
     connect_browser,
     find_chromium,
     launch_browser,
+    open_session,
 )
 from tests.fixtures.site_server import FixtureSite
 
@@ -93,7 +94,7 @@ def doomed_browser(loop_thread: LoopThread) -> Iterator[Browser]:
 def _separate(loop_thread: LoopThread, doomed_browser: Browser, site: FixtureSite, path: str,
               tmp_path: Path) -> SessionHarness:
     artifacts = ArtifactStore(tmp_path / "doomed")
-    session = loop_thread.run(doomed_browser.open_session(artifacts=artifacts))
+    session = loop_thread.run(open_session(doomed_browser, artifacts=artifacts))
     assert loop_thread.run(session.open_url(site.url(path))).ok
     harness = SessionHarness(loop_thread, session, artifacts, [])
     harness.results["browser"] = doomed_browser
@@ -145,7 +146,7 @@ def _connect(loop_thread: LoopThread, external: tuple[subprocess.Popen[bytes], s
              path: str, tmp_path: Path) -> SessionHarness:
     browser = loop_thread.run(connect_browser(external[1]))
     artifacts = ArtifactStore(tmp_path / "attached")
-    session = loop_thread.run(browser.open_session(artifacts=artifacts))
+    session = loop_thread.run(open_session(browser, artifacts=artifacts))
     harness = SessionHarness(loop_thread, session, artifacts, [])
     harness.results["browser"] = browser
     remember(harness, loop_thread.run(session.open_url(site.url(path))))
@@ -211,7 +212,7 @@ def _no_overlap(harness: SessionHarness) -> None:
 @given(parsers.parse('a second browser session showing "{path}"'), target_fixture="second")
 def _second(harness: SessionHarness, shared_browser: Browser, site: FixtureSite, path: str,
             tmp_path: Path) -> Iterator[SessionHarness]:
-    session = harness.run(shared_browser.open_session(artifacts=ArtifactStore(tmp_path / "second")))
+    session = harness.run(open_session(shared_browser, artifacts=ArtifactStore(tmp_path / "second")))
     assert harness.run(session.open_url(site.url(path))).ok
     yield SessionHarness(harness.loop_thread, session, harness.artifacts, [])
     harness.run(session.stop())

@@ -1,0 +1,61 @@
+"""Starting, navigating and closing: the actions that move a tab to a URL or end the session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runtime.browser.action_handlers.params import required_str, str_param
+from runtime.browser.action_handlers.scope import ActionScope, Result
+from runtime.browser.actions import Action
+from runtime.browser.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.policy import SessionPolicy
+from runtime.browser.tab import Tab
+
+
+async def navigate(tab: Tab, policy: SessionPolicy, url: str) -> dict[str, Any]:
+    policy.check_navigation(url)
+    tab.last_status = None
+    # Leave a little of the action budget so pyppeteer's own timeout reports first, precisely.
+    budget = max(1, int(tab.remaining_ms()) - 250)
+    try:
+        response = await tab.page.goto(url, {"waitUntil": "load", "timeout": budget})
+    except Exception as exc:
+        if type(exc).__name__ == "TimeoutError":
+            raise BrowserActionError(
+                ActionErrorCode.TIMEOUT, f"{url} did not finish loading within {budget} ms", url=url
+            ) from None
+        if "net::" in str(exc) or type(exc).__name__ == "PageError":
+            raise BrowserActionError(
+                ActionErrorCode.NAVIGATION_FAILED, f"could not load {url}: {exc}", url=url
+            ) from None
+        raise
+    status = response.status if response is not None else tab.last_status
+    tab.last_status = status
+    final_url = tab.page.url
+    tab.note_url(final_url)
+    return {"url": final_url, "status": status, "title": await tab.page.title()}
+
+
+async def session_start(scope: ActionScope, action: Action) -> Result:
+    url = str_param(action.params, "url", required=False)
+    primary = scope.primary_tab()
+    data: dict[str, Any] = {"tab_id": primary.tab_id, "session_id": scope.session_id}
+    if url:
+        data.update(await navigate(primary, scope.policy, url))
+    else:
+        data.update({"url": primary.page.url, "title": await primary.page.title(), "status": primary.last_status})
+    return data, None
+
+
+async def session_stop(scope: ActionScope, action: Action) -> Result:  # handled by the session itself
+    return {"stopped": True}, None
+
+
+async def open_url(scope: ActionScope, action: Action) -> Result:
+    return await navigate(scope.tab, scope.policy, required_str(action.params, "url")), None
+
+
+async def close(scope: ActionScope, action: Action) -> Result:
+    summary = str_param(action.params, "summary", required=False)
+    await scope.end_session()
+    return {"closed": True, "summary": summary}, None

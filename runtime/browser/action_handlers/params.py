@@ -1,0 +1,45 @@
+"""Reading an action's params: each reader names the field it rejects and says what it wants."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runtime.browser.actions import Target
+from runtime.browser.errors import ActionErrorCode, BrowserActionError
+
+
+def invalid(message: str) -> BrowserActionError:
+    return BrowserActionError(ActionErrorCode.INVALID_PARAMS, message)
+
+
+def str_param(params: dict[str, Any], key: str, *, required: bool = True) -> str | None:
+    value = params.get(key)
+    if value is None:
+        if required:
+            raise invalid(f"params.{key} is required (a string)")
+        return None
+    if not isinstance(value, str):
+        raise invalid(f"params.{key} must be a string, got {type(value).__name__}")
+    return value
+
+
+def required_str(params: dict[str, Any], key: str) -> str:
+    value = str_param(params, key)
+    assert value is not None
+    return value
+
+
+def int_param(params: dict[str, Any], key: str, default: int, *, minimum: int = 0) -> int:
+    value = params.get(key, default)
+    if value is None:
+        return default
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise invalid(f"params.{key} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def target_param(params: dict[str, Any], key: str = "target") -> Target:
+    if params.get(key) is None:
+        raise invalid(f"params.{key} is required: {{'ref': 's1:e2'}}, {{'role': 'button', 'name': 'Save'}}, "
+                      "{'text': ...}, {'css': ...} or {'xpath': ...}")
+    return Target.from_params(params[key], field_path=f"params.{key}")

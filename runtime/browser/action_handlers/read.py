@@ -1,0 +1,177 @@
+"""Reading a page: screenshots, HTML, readable text, XPath scans, snapshots and observations."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import struct
+from typing import Any
+
+import trafilatura
+
+from runtime.artifacts import ArtifactRef
+from runtime.browser.action_handlers.params import int_param, invalid, str_param
+from runtime.browser.action_handlers.scope import ActionScope, Result
+from runtime.browser.action_handlers.wait import wait_until_loaded
+from runtime.browser.actions import Action, Target
+from runtime.browser.observation import Observation, PreparedPage
+from runtime.browser.tab import Tab
+
+
+async def _capture_png(tab: Tab, full_page: bool) -> tuple[bytes, int, int]:
+    params: dict[str, Any] = {"format": "png"}
+    if full_page:
+        metrics = await tab.cdp.send("Page.getLayoutMetrics")
+        size = metrics.get("cssContentSize") or metrics["contentSize"]
+        params["clip"] = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
+        params["captureBeyondViewport"] = True
+    # Raw CDP rather than page.screenshot(): pyppeteer's activates (focuses) the tab first.
+    reply = await tab.cdp.send("Page.captureScreenshot", params)
+    png = base64.b64decode(reply["data"])
+    width, height = struct.unpack(">II", png[16:24])  # PNG IHDR
+    return png, width, height
+
+
+async def screenshot(scope: ActionScope, action: Action) -> Result:
+    tab = scope.tab
+    png, width, height = await _capture_png(tab, bool(action.params.get("full_page", False)))
+    ref = scope.artifacts.put("screenshot", png, "image/png")
+    return {"artifact": ref.to_dict(), "url": await tab.current_url(), "width": width, "height": height}, ref
+
+
+async def _readable_text(tab: Tab, html: str, url: str) -> tuple[str, str]:
+    extracted = await asyncio.to_thread(
+        trafilatura.extract, html, url=url, include_comments=False, include_tables=True
+    )
+    if extracted and extracted.strip():
+        return extracted.strip(), "trafilatura"
+    # trafilatura looks for an article-like main block and returns nothing on small pages
+    # (forms, one-line pages); the visible text is then the honest reduction.
+    inner = await tab.evaluate("document.body ? document.body.innerText : ''")
+    return str(inner or "").strip(), "inner_text"
+
+
+def _inline_or_artifact(scope: ActionScope, text: str) -> tuple[str, ArtifactRef | None]:
+    encoded = text.encode("utf-8")
+    if len(encoded) <= scope.policy.inline_limit_bytes:
+        return text, None
+    return "", scope.artifacts.put("text", encoded, "text/plain")
+
+
+async def readability_extract(scope: ActionScope, action: Action) -> Result:
+    tab = scope.tab
+    html = await tab.evaluate("document.documentElement ? document.documentElement.outerHTML : ''")
+    url = await tab.current_url()
+    text, source = await _readable_text(tab, str(html or ""), url)
+    inline, ref = _inline_or_artifact(scope, text)
+    data = {"text": inline, "title": await tab.page.title(), "url": url, "source": source,
+            "artifact": ref.to_dict() if ref else None}
+    return data, None
+
+
+async def get_html(scope: ActionScope, action: Action) -> Result:
+    tab = scope.tab
+    xpath = str_param(action.params, "xpath", required=False)
+    if xpath:
+        element = await tab.resolve(Target(xpath=xpath))
+        html = await tab.call_on(element, "function() { return this.outerHTML; }")
+    else:
+        html = await tab.evaluate("document.documentElement.outerHTML")
+    encoded = str(html).encode("utf-8")
+    ref = scope.artifacts.put("html", encoded, "text/html")
+    return {"artifact": ref.to_dict(), "url": await tab.current_url(), "size": len(encoded)}, ref
+
+
+async def prepare_page(scope: ActionScope, action: Action) -> Result:
+    tab = scope.tab
+    await wait_until_loaded(tab)
+    # The page is loaded and nothing acts on it meanwhile, so the capture, the HTML, the URL and
+    # the title are read in one round of concurrent CDP calls, and trafilatura (in a worker
+    # thread) overlaps the screenshot's encoding.
+    html_read = tab.evaluate("document.documentElement ? document.documentElement.outerHTML : ''")
+    html, url, title = await asyncio.gather(html_read, tab.current_url(), tab.page.title())
+    html = str(html or "")
+    (png, _, _), (text, source) = await asyncio.gather(_capture_png(tab, False), _readable_text(tab, html, url))
+    shot = scope.artifacts.put("screenshot", png, "image/png")
+    inline, text_ref = _inline_or_artifact(scope, text)
+    html_bytes = html.encode("utf-8")
+    html_ref = (
+        scope.artifacts.put("html", html_bytes, "text/html")
+        if len(html_bytes) > scope.policy.inline_limit_bytes
+        else None
+    )
+    prepared = PreparedPage(
+        tab_id=tab.tab_id,
+        url=url,
+        status=tab.last_status,
+        title=title,
+        text=inline,
+        text_source=source,
+        screenshot=shot,
+        html_artifact=html_ref,
+        text_artifact=text_ref,
+    )
+    return prepared.to_dict(), prepared
+
+
+_XPATH_SCAN_SCRIPT = """
+((scope, limit) => {
+  const selector = 'a[href],button,input:not([type=hidden]),select,textarea,summary,[role],[onclick],[contenteditable],h1,h2,h3,h4,h5,h6';
+  const xpathOf = (el) => {
+    const steps = [];
+    for (let node = el; node && node.nodeType === 1; node = node.parentNode) {
+      let index = 1;
+      for (let sib = node.previousElementSibling; sib; sib = sib.previousElementSibling)
+        if (sib.tagName === node.tagName) index++;
+      steps.unshift(node.tagName.toLowerCase() + '[' + index + ']');
+    }
+    return '/' + steps.join('/');
+  };
+  const out = [];
+  let total = 0;
+  for (const el of document.querySelectorAll(selector)) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if (scope === 'viewport' && (r.bottom < 0 || r.top > innerHeight || r.right < 0 || r.left > innerWidth)) continue;
+    total++;
+    if (out.length >= limit) continue;
+    out.push({xpath: xpathOf(el), tag: el.tagName.toLowerCase(),
+              text: (el.innerText || el.value || el.getAttribute('aria-label') || '').trim().slice(0, 120),
+              bbox: {x: Math.round(r.x), y: Math.round(r.y + scrollY), w: Math.round(r.width), h: Math.round(r.height)}});
+  }
+  return {elements: out, total};
+})
+"""
+
+
+async def xpath_scan(scope: ActionScope, action: Action) -> Result:
+    area = action.params.get("scope", "viewport")
+    if area not in ("viewport", "document"):
+        raise invalid(f"params.scope must be 'viewport' or 'document', got {area!r}")
+    limit = int_param(action.params, "limit", 500, minimum=1)
+    found = await scope.tab.evaluate(f"{_XPATH_SCAN_SCRIPT}({json.dumps(area)}, {limit})")
+    return {"elements": found["elements"], "total": found["total"], "truncated": found["total"] > limit}, None
+
+
+def _budget(scope: ActionScope, action: Action) -> int:
+    return int_param(action.params, "max_elements", scope.policy.snapshot_max_elements, minimum=1)
+
+
+async def snapshot(scope: ActionScope, action: Action) -> Result:
+    taken = await scope.tab.take_snapshot(_budget(scope, action))
+    max_chars = int_param(action.params, "max_chars", scope.policy.snapshot_max_chars, minimum=100)
+    return {**taken.to_dict(), "rendered": taken.render(max_chars)}, taken
+
+
+async def observe(scope: ActionScope, action: Action) -> Result:
+    tab = scope.tab
+    taken = await tab.take_snapshot(_budget(scope, action))
+    text_chars = int_param(action.params, "text_chars", 2000, minimum=0)
+    excerpt = await tab.evaluate(f"(document.body ? document.body.innerText : '').slice(0, {text_chars})")
+    observation = Observation(
+        tab_id=tab.tab_id, url=taken.url, title=taken.title, text_excerpt=str(excerpt or ""), snapshot=taken
+    )
+    max_chars = int_param(action.params, "max_chars", scope.policy.snapshot_max_chars, minimum=100)
+    return {**observation.to_dict(), "rendered": observation.render(max_chars)}, observation
+

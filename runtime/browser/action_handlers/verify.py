@@ -1,0 +1,96 @@
+"""Checking a page: verify's checks (URL, text, title, element state) and the page fingerprint."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from runtime.browser.action_handlers.params import invalid, required_str, target_param
+from runtime.browser.action_handlers.scope import ActionScope, Result
+from runtime.browser.actions import Action
+from runtime.browser.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.observation import PageFingerprint, VerifyOutcome
+
+_FINGERPRINT_SCRIPT = """(() => {
+  const els = document.getElementsByTagName('*');
+  const tags = new Array(els.length);
+  for (let i = 0; i < els.length; i++) tags[i] = els[i].tagName;
+  const fields = Array.from(document.querySelectorAll('input,textarea,select'))
+    .map(e => e.type === 'checkbox' || e.type === 'radio' ? String(e.checked) : e.value);
+  return {url: location.href, structure: tags.join(','), fields: fields.join('\\u0001'),
+          text: document.body ? document.body.innerText : ''};
+})()"""
+
+
+async def page_fingerprint(scope: ActionScope, action: Action) -> Result:
+    raw = await scope.tab.evaluate(_FINGERPRINT_SCRIPT)
+    digest = hashlib.sha256(
+        "\u0000".join((raw["url"], raw["structure"], raw["fields"], raw["text"])).encode("utf-8")
+    ).hexdigest()
+    fingerprint = PageFingerprint(
+        url=raw["url"],
+        digest=digest,
+        element_count=raw["structure"].count(",") + 1 if raw["structure"] else 0,
+        text_length=len(raw["text"]),
+    )
+    return fingerprint.to_dict(), fingerprint
+
+
+_ELEMENT_STATE = """function() {
+  const r = this.getBoundingClientRect();
+  const style = getComputedStyle(this);
+  return {
+    exists: this.isConnected,
+    visible: this.isConnected && r.width > 0 && r.height > 0 && style.visibility !== 'hidden' && style.display !== 'none',
+    enabled: !this.disabled,
+    checked: !!this.checked,
+    value: 'value' in this ? String(this.value) : (this.innerText || '').trim(),
+  };
+}"""
+
+
+async def verify(scope: ActionScope, action: Action) -> Result:
+    tab = scope.tab
+    params = action.params
+    check = params.get("check")
+    if check == "url_matches":
+        value = required_str(params, "value")
+        url = await tab.current_url()
+        passed = bool(re.search(value, url)) if params.get("regex") else value in url
+        outcome = VerifyOutcome(check, passed, value, url, f"url {url} {'matches' if passed else 'does not match'} {value!r}")
+    elif check == "text_present":
+        value = required_str(params, "value")
+        body = " ".join(str(await tab.evaluate("document.body ? document.body.innerText : ''") or "").split())
+        passed = " ".join(value.split()) in body
+        outcome = VerifyOutcome(check, passed, value, body[:300],
+                                f"text {value!r} {'is' if passed else 'is not'} on the page")
+    elif check == "element_state":
+        target = target_param(params)
+        state = params.get("state", "exists")
+        if state not in ("exists", "visible", "enabled", "checked", "value"):
+            raise invalid(f"params.state must be exists, visible, enabled, checked or value, got {state!r}")
+        expected = params.get("expected", True if state != "value" else None)
+        if state == "value" and not isinstance(expected, str):
+            raise invalid("element_state with state=value needs params.expected (a string)")
+        try:
+            element = await tab.resolve(target)
+            observed_states = await tab.call_on(element, _ELEMENT_STATE)
+        except BrowserActionError as exc:
+            if exc.error.code is not ActionErrorCode.NOT_FOUND:
+                raise
+            observed_states = {"exists": False, "visible": False, "enabled": False, "checked": False, "value": None}
+        observed = observed_states[state]
+        passed = observed == expected
+        outcome = VerifyOutcome(check, passed, expected, observed,
+                                f"{target.to_dict()} {state}={observed!r} (expected {expected!r})")
+    elif check == "title_includes":
+        value = required_str(params, "value")
+        title = str(await tab.evaluate("document.title") or "")
+        passed = " ".join(value.split()).casefold() in " ".join(title.split()).casefold()
+        outcome = VerifyOutcome(check, passed, value, title,
+                                f"title {title!r} {'includes' if passed else 'does not include'} {value!r}")
+    else:
+        raise invalid(
+            f"params.check must be url_matches, text_present, title_includes or element_state, got {check!r}"
+        )
+    return outcome.to_dict(), outcome

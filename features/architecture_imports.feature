@@ -1,0 +1,81 @@
+Feature: The runtime's imports point one way
+  runtime/ reads as a pipeline: recipe -> plan -> execute -> browser / guard / llm -> events ->
+  service. A module imports only what is upstream of it, so it can be read, tested and changed
+  without the modules that use it. Every import counts: at module level, under TYPE_CHECKING,
+  inside a function, and through a package's re-exports.
+
+  @ARCH-001
+  Scenario: No module of runtime/ imports itself through a chain of imports
+    Given the import graph of runtime/
+    Then it has no import cycle
+
+  @ARCH-001
+  Scenario: A cycle hidden under TYPE_CHECKING, inside a function and behind a re-export is reported
+    Given the file "shop/__init__.py":
+      """
+      from shop.checkout import Checkout
+      """
+    And the file "shop/cart.py":
+      """
+      from typing import TYPE_CHECKING
+
+      if TYPE_CHECKING:
+          from shop import Checkout
+      """
+    And the file "shop/checkout.py":
+      """
+      class Checkout:
+          def total(self) -> int:
+              from .cart import Cart
+              return 0
+      """
+    When I read the import graph of "shop"
+    Then it reports the import cycle "shop.cart -> shop.checkout -> shop.cart"
+    And the cycle is shown with the imports at "shop/cart.py:4" and "shop/checkout.py:3"
+
+  @ARCH-002
+  Scenario: Upstream areas never import the areas that drive them
+    Given the import graph of runtime/
+    Then no module of recipe, plan, outcomes, events, artifacts, browser, guard or llm imports execute, service, cli or gate
+
+  @ARCH-002
+  Scenario: A browser module that imports the executor inside a function is reported
+    Given the file "runtime/browser/driver.py":
+      """
+      def start():
+          from runtime.execute import run
+          return run
+      """
+    And the file "runtime/execute/__init__.py":
+      """
+      from runtime.execute.run import run
+      """
+    And the file "runtime/execute/run.py":
+      """
+      def run():
+          return None
+      """
+    When I read the import graph of "runtime"
+    Then "runtime/browser/driver.py:2" is reported for importing "runtime.execute.run" downstream
+
+  @ARCH-003
+  Scenario: Inside runtime/browser each layer imports only the layers below it
+    Given the import graph of runtime/
+    Then runtime/browser's modules import only their own layer and the ones below: vocabulary, launch, tab, action handlers, session
+
+  @ARCH-003
+  Scenario: A launcher that names the session above it, only for a type, is reported
+    Given the file "runtime/browser/launch.py":
+      """
+      from typing import TYPE_CHECKING
+
+      if TYPE_CHECKING:
+          from runtime.browser.session import BrowserSession
+      """
+    And the file "runtime/browser/session.py":
+      """
+      BrowserSession = object
+      """
+    When I read the import graph of "runtime"
+    Then it has no import cycle
+    And "runtime/browser/launch.py:4" is reported for importing the layer above it, "session"

@@ -1,0 +1,91 @@
+"""Binds features/architecture_imports.feature: the import graph of runtime/, read from source."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pytest_bdd import given, parsers, scenarios, then, when
+
+from tests.architecture.import_graph import ImportGraph, read_import_graph
+from tests.architecture.layer_rules import Layer, downstream_imports, layer_violations
+
+scenarios("architecture_imports.feature")
+
+REPO = Path(__file__).resolve().parents[2]
+
+# runtime/browser bottom first, as its __init__ describes them. A new module must be placed here.
+BROWSER_LAYERS = (
+    Layer("vocabulary", ("errors", "actions", "observation", "observation_context", "policy")),
+    Layer("launch", ("launch",)),
+    Layer("tab", ("snapshot_capture", "tab")),
+    Layer("action handlers", ("action_handlers",)),
+    Layer("session", ("tab_tracking", "verbs", "session")),
+)
+
+
+def _names(listed: str) -> list[str]:
+    """"a, b or c" -> ["a", "b", "c"]."""
+    return [name.strip() for name in re.split(r",| or | and ", listed) if name.strip()]
+
+
+@given("the import graph of runtime/", target_fixture="graph")
+def _runtime_graph() -> ImportGraph:
+    return read_import_graph(REPO / "runtime")
+
+
+@given(parsers.parse('the file "{relative}":'))
+def _file(tmp_path: Path, relative: str, docstring: str) -> None:
+    path = tmp_path / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(docstring + "\n", encoding="utf-8")
+
+
+@when(parsers.parse('I read the import graph of "{package}"'), target_fixture="graph")
+def _read_graph(tmp_path: Path, package: str) -> ImportGraph:
+    return read_import_graph(tmp_path / package)
+
+
+@then("it has no import cycle")
+def _no_cycle(graph: ImportGraph) -> None:
+    cycles = graph.cycles()
+    assert not cycles, "\n\n".join(cycle.describe() for cycle in cycles)
+
+
+@then(parsers.parse('it reports the import cycle "{chain}"'))
+def _reports_cycle(graph: ImportGraph, chain: str) -> None:
+    described = [cycle.describe() for cycle in graph.cycles()]
+    assert len(described) == 1, described
+    assert described[0].splitlines()[0] == f"import cycle: {chain}", described[0]
+
+
+@then(parsers.parse('the cycle is shown with the imports at "{first}" and "{second}"'))
+def _cycle_lines(graph: ImportGraph, first: str, second: str) -> None:
+    shown = [line.strip().split(": ")[0] for line in graph.cycles()[0].describe().splitlines()[1:]]
+    assert shown == [first, second], shown
+
+
+@then(parsers.parse("no module of {upstream} imports {downstream}"))
+def _nothing_downstream(graph: ImportGraph, upstream: str, downstream: str) -> None:
+    wrong = downstream_imports(graph, _names(upstream), _names(downstream))
+    assert not wrong, "imports against the pipeline:\n" + "\n".join(edge.describe() for edge in wrong)
+
+
+@then(parsers.parse('"{where}" is reported for importing "{module}" downstream'))
+def _reported_downstream(graph: ImportGraph, where: str, module: str) -> None:
+    wrong = downstream_imports(graph, ["browser"], ["execute"])
+    assert [(f"{edge.path}:{edge.line}", edge.imported) for edge in wrong] == [(where, module)], wrong
+
+
+@then(parsers.parse("runtime/browser's modules import only their own layer and the ones below: {layers}"))
+def _browser_layers(graph: ImportGraph, layers: str) -> None:
+    assert [layer.name for layer in BROWSER_LAYERS] == _names(layers)
+    problems = layer_violations(graph, "runtime.browser", BROWSER_LAYERS)
+    assert not problems, "\n".join(problems)
+
+
+@then(parsers.parse('"{where}" is reported for importing the layer above it, "{layer}"'))
+def _reported_upward(graph: ImportGraph, where: str, layer: str) -> None:
+    problems = layer_violations(graph, "runtime.browser", BROWSER_LAYERS)
+    assert len(problems) == 1 and problems[0].startswith(f"{where}: "), problems
+    assert problems[0].endswith(f"imports the layer above it, {layer!r}"), problems

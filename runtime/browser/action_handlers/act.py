@@ -10,7 +10,7 @@ from typing import Any
 
 from pyppeteer.us_keyboard_layout import keyDefinitions
 
-from runtime.browser.action_handlers.params import int_param, invalid, required_str, str_param, target_param
+from runtime.browser.action_handlers.params import enum_param, int_param, invalid, required_str, str_param, target_param
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.actions import Action, ActKind, Target
 from runtime.browser.errors import ActionErrorCode, BrowserActionError
@@ -157,10 +157,7 @@ async def _scroll(tab: Tab, element: ResolvedElement | None, direction: str, amo
 async def act(scope: ActionScope, action: Action) -> Result:
     tab = scope.tab
     params = action.params
-    try:
-        kind = ActKind(params.get("kind"))
-    except ValueError:
-        raise invalid(f"params.kind must be one of {[k.value for k in ActKind]}, got {params.get('kind')!r}") from None
+    kind = enum_param(params, "kind", ActKind)
     await scope.refuse_blocked_tab()
     element: ResolvedElement | None = None
     needs_target = kind in (ActKind.CLICK, ActKind.TYPE, ActKind.SELECT)

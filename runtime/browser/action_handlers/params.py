@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from enum import Enum
+from typing import Any, TypeVar
 
 from runtime.browser.actions import Target
 from runtime.browser.errors import ActionErrorCode, BrowserActionError
+
+Choice = TypeVar("Choice", bound=Enum)
 
 
 def invalid(message: str) -> BrowserActionError:
@@ -43,3 +46,11 @@ def target_param(params: dict[str, Any], key: str = "target") -> Target:
         raise invalid(f"params.{key} is required: {{'ref': 's1:e2'}}, {{'role': 'button', 'name': 'Save'}}, "
                       "{'text': ...}, {'css': ...} or {'xpath': ...}")
     return Target.from_params(params[key], field_path=f"params.{key}")
+
+
+def enum_param(params: dict[str, Any], key: str, choices: type[Choice]) -> Choice:
+    try:
+        return choices(params.get(key))
+    except ValueError:
+        listed = [choice.value for choice in choices]
+        raise invalid(f"params.{key} must be one of {listed}, got {params.get(key)!r}") from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 
-from runtime.browser.action_handlers.params import int_param, invalid, required_str
+from runtime.browser.action_handlers.params import enum_param, int_param, invalid, required_str
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.actions import Action, WaitKind
 from runtime.browser.errors import ActionErrorCode, BrowserActionError
@@ -33,10 +33,7 @@ async def wait_for_loaded(scope: ActionScope, action: Action) -> Result:
 async def wait(scope: ActionScope, action: Action) -> Result:
     tab = scope.tab
     params = action.params
-    try:
-        kind = WaitKind(params.get("kind"))
-    except ValueError:
-        raise invalid(f"params.kind must be one of {[k.value for k in WaitKind]}, got {params.get('kind')!r}") from None
+    kind = enum_param(params, "kind", WaitKind)
     started = asyncio.get_running_loop().time()
     if kind is WaitKind.TIMEOUT:
         milliseconds = int_param(params, "value", 0)

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 
 from runtime.artifacts import ArtifactStore
-from runtime.browser import Browser, BrowserSession, LaunchOptions, connect_browser, launch_browser
+from runtime.browser import Browser, BrowserSession, LaunchOptions, connect_browser, launch_browser, open_session
 
 
 class BrowserProvider:
@@ -50,7 +50,7 @@ class BrowserProvider:
     async def open_session(self, run_dir: Path, *, session_id: str | None = None) -> BrowserSession:
         """A fresh incognito session whose artifacts go under `run_dir/artifacts`."""
         browser = await self.start()
-        return await browser.open_session(session_id, artifacts=ArtifactStore(run_dir))
+        return await open_session(browser, session_id, artifacts=ArtifactStore(run_dir))
 
     async def close(self) -> None:
         if self._browser is not None and self._owns_browser:

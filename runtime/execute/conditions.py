@@ -1,0 +1,144 @@
+"""One judge for "does this condition hold?". An act's expectations, a verify step's conditions, an
+agent step's done_when and the model's own browser_verify all ask `check_condition`.
+
+A condition is one recipe mapping with one key: text_includes, title_includes, url_matches,
+url_includes, element {locator, state?, value?}, page_changed (the page fingerprint differs
+from the one taken before an act), field_present or field_matches. Page conditions are asked of
+the driver's verify action; field conditions read what the run extracted.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from runtime.browser import BrowserSession
+from runtime.execute.values import RunValues, locator_of
+
+# A recipe's element state as the driver's element_state check and the value it must have.
+ELEMENT_STATES: dict[str, tuple[str, bool]] = {
+    "present": ("exists", True),
+    "absent": ("exists", False),
+    "visible": ("visible", True),
+    "hidden": ("visible", False),
+    "enabled": ("enabled", True),
+    "checked": ("checked", True),
+}
+
+# What an act's `expect` may hold, in the order its conditions are checked.
+EXPECTATION_KEYS = ("url_includes", "url_matches", "text_includes", "element")
+
+
+@dataclass(frozen=True)
+class ConditionCheck:
+    """One condition judged: `check` is the condition's key as the recipe writes it."""
+
+    check: str
+    passed: bool
+    expected: Any
+    observed: Any
+    message: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ConditionProbe:
+    """Where conditions are judged: the page (through the session), the run's placeholder values
+    and extracted fields. `before` is the page fingerprint an act took before acting."""
+
+    session: BrowserSession
+    values: RunValues
+    fields: Mapping[str, Any]
+    timeout_ms: int
+    before: str = ""
+
+
+async def check_condition(probe: ConditionProbe, condition: dict[str, Any], action_id: str) -> ConditionCheck:
+    """Does `condition` hold now? `action_id` must be new for each call: the driver answers a
+    repeated id from its cache."""
+    values = probe.values
+    if "text_includes" in condition:
+        expected = values.text(condition["text_includes"])
+        return await _ask_page(probe, "text_includes", expected, action_id, "text_present", value=expected)
+    if "title_includes" in condition:
+        expected = values.text(condition["title_includes"]) or ""
+        return await _ask_page(probe, "title_includes", expected, action_id, "title_includes", value=expected)
+    if "url_includes" in condition:
+        expected = values.text(condition["url_includes"])
+        return await _ask_page(probe, "url_includes", expected, action_id, "url_matches", value=expected)
+    if "url_matches" in condition:
+        # A regular expression: never filled, its braces are quantifiers.
+        pattern = condition["url_matches"]
+        return await _ask_page(probe, "url_matches", pattern, action_id, "url_matches", value=pattern, regex=True)
+    if "element" in condition:
+        element = condition["element"]
+        target = values.locator(locator_of(element))
+        if element.get("value") is not None:
+            return await _ask_page(probe, "element", target, action_id, "element_state", target=target, state="value", expected=values.text(element["value"]))
+        state, wanted = ELEMENT_STATES[element.get("state", "visible")]
+        return await _ask_page(probe, "element", target, action_id, "element_state", target=target, state=state, expected=wanted)
+    if "page_changed" in condition:
+        result = await probe.session.fingerprint(action_id=action_id, timeout_ms=probe.timeout_ms)
+        after = str(result.data.get("digest", "")) if result.ok else ""
+        changed = bool(after) and after != probe.before
+        return ConditionCheck("page_changed", changed, "a different page fingerprint", after[:16], "the page changed" if changed else "the page did not change")
+    if "field_present" in condition:
+        name = condition["field_present"]
+        value = probe.fields.get(name)
+        return ConditionCheck("field_present", value is not None and value != "", name, value)
+    patterns: dict[str, str] = condition.get("field_matches") or {}
+    mismatched = [name for name, pattern in patterns.items() if probe.fields.get(name) is None or not re.search(pattern, str(probe.fields[name]))]
+    return ConditionCheck("field_matches", not mismatched, patterns, {name: probe.fields.get(name) for name in patterns})
+
+
+async def check_all(probe: ConditionProbe, conditions: list[dict[str, Any]], action_id: str) -> list[ConditionCheck]:
+    """Each condition once, in order; the driver calls are `action_id:1`, `action_id:2`, ..."""
+    return [await check_condition(probe, condition, f"{action_id}:{i}") for i, condition in enumerate(conditions, 1)]
+
+
+async def _ask_page(probe: ConditionProbe, check: str, expected: Any, action_id: str, driver_check: str, **params: Any) -> ConditionCheck:
+    result = await probe.session.verify(driver_check, action_id=action_id, timeout_ms=probe.timeout_ms, **params)
+    if not result.ok:
+        # The driver could not look (no such element, a dead tab): the condition does not hold.
+        error = f"{result.error_code.value if result.error_code else 'error'}: {result.error.message if result.error else ''}"
+        return ConditionCheck(check, False, expected, error, error)
+    return ConditionCheck(check, bool(result.data.get("passed")), expected, result.data.get("observed"), str(result.data.get("message", "")))
+
+
+def expectation_conditions(expect: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """An act's `expect` as single conditions; with none of the page checks it expects a change."""
+    expect = dict(expect or {})
+    conditions = [{key: expect[key]} for key in EXPECTATION_KEYS if expect.get(key) is not None]
+    wants_change = expect.get("page_changed")
+    if wants_change is None:
+        wants_change = not conditions
+    if wants_change:
+        conditions.append({"page_changed": True})
+    return conditions
+
+
+def describe_condition(condition: dict[str, Any]) -> str:
+    """A condition in words, for the model's instructions."""
+    if "text_includes" in condition:
+        return f"the page shows the text {condition['text_includes']!r}"
+    if "title_includes" in condition:
+        return f"the page title includes {condition['title_includes']!r}"
+    if "url_matches" in condition:
+        return f"the URL matches the regular expression {condition['url_matches']!r}"
+    if "element" in condition:
+        element = dict(condition["element"])
+        state = element.pop("state", "visible")
+        return f"the element {json.dumps(element, ensure_ascii=False)} is {state}"
+    if "field_present" in condition:
+        return f"the field {condition['field_present']!r} was extracted"
+    return f"the fields match {json.dumps(condition.get('field_matches', {}), ensure_ascii=False)}"
+
+
+def describe_failures(checks: list[ConditionCheck], observed_chars: int) -> str:
+    """The failed checks, each with what was expected and what the page showed."""
+    return "; ".join(f"{c.check} {c.expected!r} (observed {str(c.observed)[:observed_chars]!r})" for c in checks if not c.passed)

@@ -1,0 +1,180 @@
+"""What a state handler may touch, handed to it explicitly: one `RunContext` per run.
+
+The walker owns the loop; a handler gets the context and the state, does its work and returns a
+`StepResult`. Handlers never see the walker. The context is a few named collaborators, each with
+one job:
+
+    values     placeholder values and filling (values.py)
+    guard      the intent guard; progress: the no-progress detector
+    tools      tools.allow, the intent guard's before_tool and approvals (tool_gate.py)
+    browser    the session, driver actions, page preparation and artifacts (browser_access.py)
+    recorder   the running state's execution record and span (step_record.py)
+    page       the latest observation and whether it is the target
+    recovery   the latest blocker, replans and plan repairs (recovery.py)
+    findings   extracted data and what the verdict will say
+    budget     guards.max_steps: executed states plus agent tool calls
+    model      the run's Gemini settings (model_access.py)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from runtime.events import EventLog
+from runtime.execute.action_ids import ActionIds
+from runtime.execute.approvals import ApprovalDesk
+from runtime.execute.browser_access import BrowserAccess, SessionOpener
+from runtime.execute.conditions import ConditionProbe
+from runtime.execute.model_access import ModelAccess
+from runtime.execute.recovery import Recovery
+from runtime.execute.run_files import RunFiles
+from runtime.execute.spans import RunSpans
+from runtime.execute.step_outcome import RunStopped
+from runtime.execute.step_record import StepRecorder
+from runtime.execute.target_check import PageObservation, TargetCheck
+from runtime.execute.tool_gate import ToolGate
+from runtime.execute.values import RunValues
+from runtime.guard import IntentGuard, NoProgressDetector
+from runtime.outcomes import BlockerKind, StopReason
+from runtime.plan.model import Plan, State
+
+
+@dataclass
+class PageState:
+    """What the run last saw of the page (navigate, observe, a followed search result, an agent's
+    open_url) and, once data.validate-target ran on it, whether it is the recipe's target."""
+
+    observation: PageObservation | None = None
+    target_check: TargetCheck | None = None
+
+    def saw(self, observation: PageObservation) -> None:
+        """A new observation: any earlier target check was about another page."""
+        self.observation = observation
+        self.target_check = None
+
+
+@dataclass
+class StepBudget:
+    """guards.max_steps counts executed states and the tool calls agent steps made."""
+
+    limit: int
+    executed: int = 0
+    agent_calls: int = 0
+
+    @property
+    def used(self) -> int:
+        return self.executed + self.agent_calls
+
+    def exceeded(self, next_up: str, blocker_kind: BlockerKind | None = None) -> RunStopped | None:
+        """The stop when no step is left for `next_up`, else None."""
+        if self.used < self.limit:
+            return None
+        return RunStopped(
+            StopReason.MAX_STEPS_EXCEEDED,
+            f"the run used {self.used} steps ({self.executed} states, {self.agent_calls} agent tool call(s)), "
+            f"the limit guards.max_steps; {next_up}",
+            blocker_kind,
+        )
+
+
+@dataclass
+class RunFindings:
+    """What the run found out and the verdict is built from."""
+
+    data: dict[str, Any] = field(default_factory=dict)
+    output_valid: bool | None = None  # None until output.validate ran
+    output_errors: list[str] = field(default_factory=list)
+    close_summary: str = ""
+    # Act/verify/agent states whose latest execution did not verify: done needs success AND verified.
+    unverified: dict[str, str] = field(default_factory=dict)
+    # What the verdict says went wrong when no blocker explains it, with its evidence.
+    failure: str = ""
+    failure_evidence: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def note_failure(self, detail: str, evidence: dict[str, Any] | None = None) -> None:
+        """The latest failure; evidence, when given, belongs to this detail only."""
+        self.failure = detail
+        if evidence is not None:
+            self.failure_evidence = {detail: evidence}
+
+    @property
+    def evidence_of_failure(self) -> dict[str, Any]:
+        return dict(self.failure_evidence.get(self.failure, {}))
+
+    def verified(self, state_id: str) -> None:
+        self.unverified.pop(state_id, None)
+
+    def not_verified(self, state_id: str, why: str) -> None:
+        self.unverified[state_id] = why
+
+
+@dataclass
+class RunContext:
+    plan: Plan
+    values: RunValues
+    events: EventLog
+    spans: RunSpans
+    files: RunFiles
+    guard: IntentGuard
+    progress: NoProgressDetector
+    tools: ToolGate
+    browser: BrowserAccess
+    recorder: StepRecorder
+    model: ModelAccess
+    recovery: Recovery
+    budget: StepBudget
+    page: PageState = field(default_factory=PageState)
+    findings: RunFindings = field(default_factory=RunFindings)
+
+    @classmethod
+    def create(
+        cls,
+        plan: Plan,
+        values: dict[str, Any],
+        *,
+        run_id: str,
+        events: EventLog,
+        files: RunFiles,
+        spans: RunSpans,
+        approvals: ApprovalDesk,
+        open_session: SessionOpener,
+    ) -> RunContext:
+        guard = IntentGuard.from_plan(plan)
+        action_ids = ActionIds(run_id)
+        recorder = StepRecorder(events, files, spans)
+        return cls(
+            plan=plan,
+            values=RunValues(values),
+            events=events,
+            spans=spans,
+            files=files,
+            guard=guard,
+            progress=NoProgressDetector(plan.limits.no_progress_window),
+            tools=ToolGate(plan.tools, guard, events, approvals, action_ids),
+            browser=BrowserAccess(open_session, events, action_ids, recorder),
+            recorder=recorder,
+            model=ModelAccess(plan),
+            recovery=Recovery(plan.limits.max_replans),
+            budget=StepBudget(plan.limits.max_steps),
+        )
+
+    def timeout_for(self, state: State) -> int:
+        """The state's own timeout, else guards.timeouts.step_ms."""
+        return state.timeout_ms or self.plan.limits.step_timeout_ms
+
+    async def probe(self, timeout_ms: int, before: str = "") -> ConditionProbe:
+        """Where conditions are judged now: this run's page, values and extracted fields."""
+        return ConditionProbe(await self.browser.session(), self.values, self.findings.data, timeout_ms, before)
+
+    def memory(self) -> str:
+        """The run in one line, for each step's agent_state."""
+        parts = [f"step {self.budget.used}/{self.plan.limits.max_steps}", f"replans {self.recovery.replans_used}/{self.plan.limits.max_replans}"]
+        observation = self.page.observation
+        if observation is not None:
+            parts.append(f"page {observation.url} (HTTP {observation.status})")
+        if self.recovery.blocker is not None:
+            parts.append(f"last blocker {self.recovery.blocker.kind.value}")
+        if self.findings.data:
+            parts.append("fields " + ", ".join(f"{k}={v!r}" for k, v in self.findings.data.items() if k != "text")[:200])
+        return "; ".join(parts)

@@ -1,0 +1,56 @@
+"""The run's Gemini settings: read from the environment once, when the plan first needs a model.
+
+Agent steps cannot run without a model, so a plan with agent states stops at its first state
+(intent.preflight) when no key is configured, before anything touches a page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from runtime.execute.step_outcome import RunStopped
+from runtime.guard import IntentDecision, IntentGuard
+from runtime.llm import GeminiIntentModel, GeminiSettings, LlmError, LlmGateway
+from runtime.outcomes import StopReason
+from runtime.plan.model import Plan
+
+
+class ModelAccess:
+    def __init__(self, plan: Plan) -> None:
+        self.agent_states = [s.id for s in plan.states if s.kind == "agent"]
+        self.uses_model_detector = plan.intent_guard.get("detector") == "model"
+        self.settings: GeminiSettings | None = None
+
+    def require(self) -> None:
+        """Agent steps need Gemini: without a usable key the run stops here (invalid_input)."""
+        if not self.agent_states or self.settings is not None:
+            return
+        try:
+            self.settings = GeminiSettings.from_env()
+        except LlmError as error:
+            raise RunStopped(
+                StopReason.INVALID_INPUT,
+                f"agent step(s) {', '.join(self.agent_states)} need a Gemini model: {error.message}",
+                evidence={"llm_error": error.code.value, "agent_states": self.agent_states},
+            ) from None
+
+    def gateway(self, model: str | None) -> LlmGateway:
+        """A gateway for one agent state, on its own model when it names one. Close it after use."""
+        self.require()
+        assert self.settings is not None
+        return LlmGateway(replace(self.settings, model=model or self.settings.model))
+
+    async def detect_intent(self, guard: IntentGuard, goal: str) -> IntentDecision:
+        """`detector: model` asks Gemini when the keywords miss. Without a configured key the guard
+        falls back to the heuristic and says so in the decision (seed 000 section 4.2)."""
+        if not self.uses_model_detector:
+            return await guard.detect(goal)
+        try:
+            settings = self.settings or GeminiSettings.from_env()
+        except LlmError:
+            return await guard.detect(goal)
+        gateway = LlmGateway(settings)
+        try:
+            return await guard.detect(goal, GeminiIntentModel(gateway))
+        finally:
+            await gateway.aclose()

@@ -1,0 +1,82 @@
+"""What the run knows about getting unstuck: the latest blocker, the replans used, and the plan
+repairs written to plans.json (seed 001's failure summary and search ladder)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from runtime.execute.run_files import RunFiles
+from runtime.execute.target_check import REPLAN_GUIDANCE
+from runtime.outcomes import BlockerKind
+
+
+@dataclass
+class Blocker:
+    """Why a state could not go on, with what it saw; a replan and the verdict name it."""
+
+    state_id: str
+    kind: BlockerKind
+    reason: str
+    evidence: dict[str, Any]
+
+
+@dataclass
+class Recovery:
+    max_replans: int
+    blocker: Blocker | None = None
+    replans_used: int = 0
+    # The next query of the fallback ladder: a later replan goes on where the last one stopped.
+    query_cursor: int = 0
+    plan_repairs: list[dict[str, Any]] = field(default_factory=list)
+    last_failure_summary: str = ""
+
+    @property
+    def blocker_kind(self) -> BlockerKind | None:
+        return self.blocker.kind if self.blocker is not None else None
+
+    def transition_guards(self) -> dict[str, bool]:
+        """The plan's transition guards (plan.model.GUARDS) as they stand now."""
+        return {"replans_left": self.replans_used < self.max_replans, "replans_exhausted": self.replans_used >= self.max_replans}
+
+    def failure_summary(self) -> str:
+        """Seed 001's failure summary of the latest blocker: what, where, what was seen, what to do."""
+        blocker = self.blocker
+        if blocker is None:
+            return "replanning without a recorded blocker"
+        evidence = blocker.evidence
+        guidance = REPLAN_GUIDANCE.get(blocker.kind, "search for another page on an allowed domain")
+        snippet = str(evidence.get("snippet", ""))[:160]
+        return (
+            f"step {blocker.state_id} was blocked ({blocker.kind.value}): {blocker.reason}. "
+            f"Observed {evidence.get('url', '')} HTTP {evidence.get('status')} title {evidence.get('title', '')!r}: {snippet!r}. "
+            f"Guidance: {guidance}."
+        )
+
+    def record_repair(
+        self,
+        files: RunFiles,
+        attempt: int,
+        query: str,
+        search_url: str,
+        result: str,
+        *,
+        chosen: str = "",
+        skipped: dict[str, str] | None = None,
+    ) -> None:
+        """One try of a replan, appended to plans.json's plan_repairs."""
+        blocker = self.blocker
+        self.plan_repairs.append(
+            {
+                "attempt": attempt,
+                "blocker_kind": blocker.kind.value if blocker else None,
+                "offending_step": blocker.state_id if blocker else None,
+                "failure_summary": self.last_failure_summary,
+                "query": query,
+                "search_url": search_url,
+                "followed": chosen,
+                "skipped": skipped or {},
+                "result": result,
+            }
+        )
+        files.write_plan(files.plan_data, self.plan_repairs, self.last_failure_summary)

@@ -1,0 +1,58 @@
+"""The run's placeholder values and the one way recipe text is filled with them.
+
+Plan params keep their `{placeholders}`: the plan stays the same for every input, and each run
+fills what it needs at the moment it acts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runtime.plan.model import State
+from runtime.recipe.placeholders import fill
+
+LOCATOR_KEYS = ("role", "name", "text", "css", "xpath", "ref")
+# Locator parts that are text a recipe may template; role and ref are names, never filled.
+_FILLED_LOCATOR_KEYS = ("name", "text", "css", "xpath")
+
+
+def locator_of(spec: dict[str, Any]) -> dict[str, Any]:
+    """The locator part of a recipe mapping that also carries other keys (state, attr, type, ...)."""
+    return {k: v for k, v in spec.items() if k in LOCATOR_KEYS}
+
+
+class RunValues:
+    """The inputs plus `start_url` and `goal`, as `{placeholders}` see them."""
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.values = values
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.values.get(name, default)
+
+    def text(self, text: str | None) -> str | None:
+        return None if text is None else fill(text, self.values)
+
+    def with_extra(self, text: str, **extra: Any) -> str:
+        """Fill `text` with the run's values plus a few of the caller's own (a search `query`)."""
+        return fill(text, {**self.values, **extra})
+
+    def locator(self, locator: dict[str, Any] | None) -> dict[str, Any] | None:
+        if locator is None:
+            return None
+        return {k: (self.text(v) if k in _FILLED_LOCATOR_KEYS and isinstance(v, str) else v) for k, v in locator.items()}
+
+    def params(self, state: State) -> dict[str, Any]:
+        """A state's params with the placeholders its action reads filled in (navigate's url, act's
+        target, text and value); everything else as the plan has it."""
+        params = dict(state.params)
+        if state.kind == "navigate":
+            params["url"] = self.text(params.get("url"))
+        elif state.kind == "act":
+            for key in ("click", "type", "select"):
+                if key in params:
+                    params[key] = self.locator(params[key])
+            for key in ("text", "value"):
+                if key in params:
+                    params[key] = self.text(params[key])
+        return params

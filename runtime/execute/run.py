@@ -231,11 +231,12 @@ async def _finish(
     extra: dict[str, Any] = {"duration_ms": round((time.perf_counter() - started) * 1000, 1), "run_id": events.run_id, "trace_id": events.trace_id}
     try:
         if walk is not None:
-            extra["executed_states"] = walk.executed
-            extra["replans_used"] = walk.replans_used
-            extra["intent_guard"] = walk.guard.metadata()
-            if walk.output_valid is None:
-                files.write_output(walk.data, False, [f"the run ended ({end.stop_reason.value}) before output validation"])
+            ctx = walk.context
+            extra["executed_states"] = ctx.budget.executed
+            extra["replans_used"] = ctx.recovery.replans_used
+            extra["intent_guard"] = ctx.guard.metadata()
+            if ctx.findings.output_valid is None:
+                files.write_output(ctx.findings.data, False, [f"the run ended ({end.stop_reason.value}) before output validation"])
         files.flush()
         files.write_verdict(verdict, extra)
     except OSError as error:

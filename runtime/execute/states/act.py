@@ -1,0 +1,105 @@
+"""`act`: Observe -> Act -> Verify (seed 004). A fresh snapshot binds refs, the page fingerprint
+before and after feeds the no-progress detector, and the act counts only when its expectations
+hold (by default: the page changed), polled while its effect lands."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+from runtime.browser import ActionErrorCode, ActionResult, BrowserSession
+from runtime.events import ToolUsed
+from runtime.execute.agent_tools import scroll_motion
+from runtime.execute.browser_access import DriverCall
+from runtime.execute.conditions import ConditionCheck, check_all, expectation_conditions
+from runtime.execute.context import RunContext
+from runtime.execute.step_outcome import RunStopped, StepResult
+from runtime.guard import action_signature
+from runtime.outcomes import StopReason
+from runtime.plan.model import State
+
+ACTIONS = ("click", "type", "select", "press", "scroll")
+VERIFY_POLL_SECONDS = 0.1
+
+
+async def act(ctx: RunContext, state: State) -> StepResult:
+    params = ctx.values.params(state)
+    timeout = ctx.timeout_for(state)
+    # Observe: a fresh snapshot binds refs to this tab and moment; the fingerprint is the "before".
+    await ctx.browser.run_action("snapshot", "observe before acting", lambda s, a: s.snapshot(action_id=a, timeout_ms=timeout))
+    before = await ctx.browser.fingerprint(timeout)
+    action_name = next(k for k in ACTIONS if k in params)
+    target = params.get(action_name) if action_name in ("click", "type", "select") else None
+    tool = state.tool or f"browser_{action_name}"
+    described_action = json.dumps(target or params.get(action_name), ensure_ascii=False)
+    acted = await ctx.browser.run_action("act", f"{action_name} {described_action}", driver_call(action_name, params, timeout))
+    after = await ctx.browser.fingerprint(timeout) if acted.ok else before
+    signature_target = json.dumps({"action": action_name, "target": target, "value": params.get("text") or params.get("value") or params.get("press")}, sort_keys=True)
+    verdict = ctx.progress.record(action_signature(tool, signature_target, before, after))
+    thinking = f"{action_name} on {target}"
+    if not acted.ok:
+        assert acted.error is not None
+        ctx.findings.not_verified(state.id, acted.error.code.value)
+        if verdict is not None:
+            raise RunStopped(StopReason.NO_PROGRESS, verdict.detail, evidence={"signatures": list(verdict.signatures)})
+        return StepResult(
+            "error", False, summary=f"{action_name} failed: {acted.error.code.value}: {acted.error.message}", error=acted.error.code.value,
+            thinking=thinking, evidence={"error": acted.error.to_dict()},
+        )
+    checks = [c.to_dict() for c in await await_expectations(ctx, params.get("expect"), before, timeout)]
+    if verdict is not None:
+        raise RunStopped(StopReason.NO_PROGRESS, verdict.detail, evidence={"signatures": list(verdict.signatures), "checks": checks})
+    described = "; ".join(f"{c['check']}: {'ok' if c['passed'] else 'FAILED'} ({c['message']})" for c in checks)
+    if all(c["passed"] for c in checks):
+        ctx.findings.verified(state.id)
+        return StepResult("verified", True, verified=True, summary=f"{action_name} done and verified: {described}", thinking=thinking, evidence={"checks": checks})
+    ctx.findings.not_verified(state.id, "unverified")
+    return StepResult("unverified", False, summary=f"{action_name} done but not verified: {described}", thinking=thinking, evidence={"checks": checks})
+
+
+def driver_call(action_name: str, params: dict[str, Any], timeout: int) -> DriverCall:
+    target = params.get(action_name)
+    if action_name == "click":
+        return lambda s, a: s.click(target, action_id=a, timeout_ms=timeout)
+    if action_name == "type":
+        return lambda s, a: s.type_text(target, params["text"], submit=bool(params.get("submit")), action_id=a, timeout_ms=timeout)
+    if action_name == "select":
+        return lambda s, a: select_by_value_or_label(s, a, target, params["value"], timeout)
+    if action_name == "press":
+        return lambda s, a: s.press(params["press"], action_id=a, timeout_ms=timeout)
+    direction, amount = scroll_motion(params["scroll"])
+    return lambda s, a: s.scroll(direction=direction, amount=amount, action_id=a, timeout_ms=timeout)
+
+
+async def select_by_value_or_label(session: BrowserSession, action_id: str, target: Any, value: str, timeout: int) -> ActionResult:
+    # The recipe's `value` is an option value or its visible label; try the value first.
+    result = await session.select(target, value=value, action_id=action_id, timeout_ms=timeout)
+    if result.ok or result.error_code is not ActionErrorCode.NOT_FOUND or "options" not in (result.error.details if result.error else {}):
+        return result
+    return await session.select(target, label=value, action_id=action_id + ":label", timeout_ms=timeout)
+
+
+async def await_expectations(ctx: RunContext, expect: dict[str, Any] | None, before: str, timeout: int) -> list[ConditionCheck]:
+    """Seed 004's Verify: the step's expectations, or by default that the page changed.
+
+    Effects of an act may land a little later (navigation, rendering), so the checks are polled
+    until they all pass or guards.timeouts.verify_ms runs out.
+    """
+    conditions = expectation_conditions(expect)
+    deadline = time.monotonic() + ctx.plan.limits.verify_timeout_ms / 1000
+    probe = await ctx.probe(timeout, before)
+    action_id = ctx.browser.new_action_id("verify")
+    ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="start", summary=f"verify {sorted(expect or {}) or ['page_changed']}"))
+    polls = 0
+    while True:
+        polls += 1
+        checks = await check_all(probe, conditions, f"{action_id}:{polls}")
+        if all(c.passed for c in checks) or time.monotonic() >= deadline:
+            break
+        await asyncio.sleep(VERIFY_POLL_SECONDS)
+    passed = all(c.passed for c in checks)
+    ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="success", summary=f"{'passed' if passed else 'failed'} after {polls} check(s)"))
+    ctx.browser.stop_if_crashed(probe.session, "the browser died while verifying")
+    return checks

@@ -1,0 +1,219 @@
+"""`agent` (seed 002 section 7, seed 003 section 5): Gemini chooses browser actions, one tool call
+per turn, inside exactly the guardrails plan steps have.
+
+Each turn the model gets the structured prompt (goal, page, tools, strategy, completion rule, and
+the compressed observation context) and the conversation so far, and may call ONE tool, which
+agent_step.py runs. The model finishes by calling `close`: the step is `verified` only when every
+`done_when` condition holds on the page (conditions.py, the same judge verify steps use).
+
+Events: streamed text -> ChatDelta; each call -> ToolUsed (start/success/error, or blocked);
+each turn -> a StepFinished of step_kind `agent.turn` carrying its agent_state.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from opentelemetry.trace import Span
+
+from runtime.events import AgentState, ChatDelta, GuardrailTripped, StepFinished, StructuredOutput, ToolUsed
+from runtime.execute.agent_step import AgentToolCalls, AgentView, describe_call
+from runtime.execute.agent_tools import NUDGE, offered_tools
+from runtime.execute.conditions import check_all, describe_condition, describe_failures
+from runtime.execute.context import RunContext
+from runtime.execute.step_outcome import RunStopped, StepResult
+from runtime.llm import ChatMessage, LlmDelta, LlmDone, LlmError, LlmGateway, LlmToolCall, LlmUsage, build_agent_prompt
+from runtime.outcomes import StopReason
+from runtime.plan.model import State
+
+THINKING_CHARS = 2000
+OBSERVED_CHARS = 80
+DEFAULT_MAX_TURNS = 12
+
+
+async def agent(ctx: RunContext, state: State) -> StepResult:
+    gateway = ctx.model.gateway(state.params.get("model"))
+    try:
+        return await AgentLoop(ctx, state, gateway).run()
+    finally:
+        await gateway.aclose()
+
+
+@dataclass
+class Turn:
+    number: int
+    text: str = ""
+    tool: str = ""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    outcome: str = ""
+    ok: bool = False
+    summary: str = ""
+    error_code: str = ""
+    usage: LlmUsage = field(default_factory=LlmUsage)
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "turn": self.number,
+            "thinking": self.text[:THINKING_CHARS],
+            "tool": self.tool,
+            "arguments": self.arguments,
+            "outcome": self.outcome,
+            "ok": self.ok,
+            "summary": self.summary,
+            "error_code": self.error_code,
+            "tokens": self.usage.total_tokens,
+        }
+
+
+class AgentLoop:
+    """One execution of one agent state. `await AgentLoop(ctx, state, gateway).run()`."""
+
+    def __init__(self, ctx: RunContext, state: State, gateway: LlmGateway) -> None:
+        self.ctx = ctx
+        self.state = state
+        self.gateway = gateway
+        params = state.params
+        self.task = ctx.values.text(str(params["task"])) or ""
+        self.max_turns = int(params.get("max_steps") or DEFAULT_MAX_TURNS)
+        self.tools = offered_tools(params.get("tools"))
+        # Recipe conditions, unfilled: the condition judge fills their placeholders itself.
+        self.done_when: list[dict[str, Any]] = list(params.get("done_when", []))
+        self.timeout = ctx.timeout_for(state)
+        self.view = AgentView()
+        self.calls = AgentToolCalls(ctx, state, self.view, {tool.name for tool in self.tools}, self.timeout)
+        self.conversation: list[ChatMessage] = [ChatMessage.user(self._opening())]
+        self.turns: list[Turn] = []
+
+    async def run(self) -> StepResult:
+        observation = self.ctx.page.observation
+        if observation is not None and not observation.error_code:
+            self.view.saw(observation, self.ctx.browser.primary_tab_id)
+        for number in range(1, self.max_turns + 1):
+            turn = Turn(number)
+            self.turns.append(turn)
+            span = self.ctx.spans.start_child(self.ctx.recorder.span, "verity.agent.turn", {"verity.state.id": self.state.id, "verity.agent.turn": number})
+            began = time.perf_counter()
+            try:
+                try:
+                    turn.text, calls, turn.usage = await self._ask_model()
+                except LlmError as error:
+                    turn.outcome, turn.error_code, turn.summary = "llm_error", error.code.value, f"{error.code.value}: {error.message}"
+                    return self._model_failed(error, turn)
+                if not calls:
+                    # One nudge per tool-less answer; it still counts as a turn.
+                    if turn.text:
+                        self.conversation.append(ChatMessage.assistant(turn.text))
+                    self.conversation.append(ChatMessage.user(NUDGE))
+                    turn.outcome, turn.summary = "no_tool_call", "the model answered without a tool call; nudged it to call one"
+                    continue
+                call = calls[0]
+                turn.tool, turn.arguments = call.name, dict(call.arguments)
+                self.conversation.append(ChatMessage.assistant(turn.text, [call]))
+                if call.name == "close":
+                    return await self._close(call, turn)
+                outcome = await self.calls.call(call)
+                if len(calls) > 1:
+                    outcome.response["note"] = f"only the first of your {len(calls)} tool calls ran; make one call per turn"
+                self.conversation.append(ChatMessage.tool_result(call, outcome.response))
+                changed = {True: "; the page changed", False: "; the page did not change"}.get(outcome.response.get("page_changed"), "")
+                turn.outcome, turn.ok, turn.error_code = ("ok" if outcome.ok else "error"), outcome.ok, outcome.error_code
+                turn.summary = f"{describe_call(call.name, turn.arguments)[:120]} -> {outcome.summary}{changed}"
+            finally:
+                self._finish_turn(turn, span, began)
+        detail = f"the model used all {self.max_turns} turns of {self.state.id} without calling close"
+        evidence = {"turns": self.max_turns, "last_tools": [t.tool or "(none)" for t in self.turns[-3:]]}
+        self.ctx.findings.note_failure(detail, evidence)
+        return StepResult("exhausted", False, summary=detail, thinking=self.turns[-1].text[:THINKING_CHARS], evidence=evidence)
+
+    def _opening(self) -> str:
+        values = self.ctx.values
+        filled = [{k: (values.text(v) if k in ("text_includes", "title_includes") else v) for k, v in c.items()} for c in self.done_when]
+        conditions = "\n".join(f"- {describe_condition(c)}" for c in filled)
+        return (
+            f"Task: {self.task}\n\n"
+            f"This step counts as done only if, when you call close, all of these hold:\n{conditions}\n\n"
+            f"You have at most {self.max_turns} turns, one tool call each."
+        )
+
+    async def _ask_model(self) -> tuple[str, list[LlmToolCall], LlmUsage]:
+        prompt = build_agent_prompt(self.task, self.tools, self.view.page, self.view.context)
+        text: list[str] = []
+        calls: list[LlmToolCall] = []
+        usage = LlmUsage()
+        async for event in self.gateway.stream_chat([ChatMessage.system(prompt), *self.conversation], self.tools):
+            if isinstance(event, LlmDelta):
+                text.append(event.content)
+                self.ctx.events.emit(ChatDelta(text=event.content))
+            elif isinstance(event, LlmToolCall):
+                calls.append(event)
+            elif isinstance(event, LlmDone):
+                usage = event.usage
+        return "".join(text), calls, usage
+
+    def _finish_turn(self, turn: Turn, span: Span, began: float) -> None:
+        ctx = self.ctx
+        agent_state = AgentState(
+            thinking=turn.text[:THINKING_CHARS],
+            evaluation=turn.summary,
+            memory=f"turn {turn.number}/{self.max_turns} of {self.state.id}; run steps {ctx.budget.used}/{ctx.plan.limits.max_steps}; page {self.view.page.url or '(none)'}",
+            next_goal=describe_call(turn.tool, turn.arguments) if turn.tool else "answer with a tool call",
+        )
+        ctx.events.emit(
+            StepFinished(
+                state_id=self.state.id,
+                step_kind="agent.turn",
+                outcome=turn.outcome or "stopped",
+                ok=turn.ok,
+                verified=False,
+                duration_ms=round((time.perf_counter() - began) * 1000, 1),
+                observation_summary=turn.summary,
+                agent_state=agent_state,
+                error=turn.error_code,
+            )
+        )
+        ctx.recorder.add_agent_turn(turn.record())
+        span.set_attribute("verity.agent.tool", turn.tool or "")
+        span.set_attribute("verity.agent.outcome", turn.outcome or "stopped")
+        span.set_attribute("verity.llm.total_tokens", turn.usage.total_tokens)
+        if turn.error_code:
+            span.set_attribute("verity.error_code", turn.error_code)
+        span.end()
+
+    def _model_failed(self, error: LlmError, turn: Turn) -> StepResult:
+        # Seed 003: an unrecoverable model error is reported as a structured error output.
+        details = error.to_dict()  # built and redacted by the gateway: never the key
+        self.ctx.events.emit(StructuredOutput(data={"status": "error", "error": details}, valid=False, errors=(turn.summary,)))
+        self.ctx.findings.note_failure(f"the model failed in {self.state.id}: {turn.summary}", {"llm_error": details})
+        return StepResult("error", False, summary=f"the model failed: {turn.summary}", error=error.code.value, evidence={"llm_error": details, "turns": turn.number})
+
+    async def _close(self, call: LlmToolCall, turn: Turn) -> StepResult:
+        ctx = self.ctx
+        # The model's close only ends this step (the browser stays open for the plan): the
+        # compiler always offers it, so tools.allow need not list it; the intent guard still sees it.
+        decision = ctx.guard.before_tool("close")
+        if not decision.allowed:
+            ctx.tools.trip("close", decision.detail, "intentGuard")
+            raise RunStopped(decision.stop_reason or StopReason.TOOL_POLICY_BLOCKED, decision.detail, evidence={"tool": "close"})
+        summary = str(call.arguments.get("summary", ""))[:500]
+        action_id = ctx.browser.new_action_id("close")
+        ctx.events.emit(ToolUsed(tool="close", action_id=action_id, phase="start", summary=summary or "close the agent step"))
+        checks = await check_all(await ctx.probe(self.timeout), self.done_when, action_id)
+        failed = [c.to_dict() for c in checks if not c.passed]
+        ctx.guard.on_settled("close", True)
+        ctx.events.emit(ToolUsed(tool="close", action_id=action_id, phase="success", summary=f"{len(checks) - len(failed)}/{len(checks)} done_when condition(s) passed"))
+        turn.ok = not failed
+        evidence: dict[str, Any] = {"close_summary": summary, "conditions": [c.to_dict() for c in checks], "turns": turn.number}
+        thinking = turn.text[:THINKING_CHARS]
+        if not failed:
+            ctx.findings.verified(self.state.id)
+            turn.outcome, turn.summary = "closed", f"closed and verified: {summary}"
+            return StepResult("verified", True, verified=True, summary=f"the model closed ({summary}) and all {len(checks)} done_when condition(s) hold", thinking=thinking, evidence=evidence)
+        ctx.findings.not_verified(self.state.id, "unverified")
+        described = describe_failures(checks, OBSERVED_CHARS)
+        evidence["failed"] = failed
+        ctx.events.emit(GuardrailTripped(guard="agent.done_when", blocker_kind=None, detail=f"{len(failed)} of {len(checks)} done_when condition(s) failed: {described}", evidence=evidence))
+        ctx.findings.note_failure(f"{self.state.id} closed but done_when failed: {described}", {"failed_conditions": failed, "close_summary": summary})
+        turn.outcome, turn.summary = "closed", f"closed but not verified: {described}"
+        return StepResult("unverified", False, summary=f"the model closed ({summary}) but {len(failed)} done_when condition(s) failed: {described}", thinking=thinking, evidence=evidence)

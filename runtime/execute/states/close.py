@@ -1,0 +1,17 @@
+"""`close`: end the browser session with the recipe's summary, which the verdict then opens with."""
+
+from __future__ import annotations
+
+from runtime.execute.context import RunContext
+from runtime.execute.step_outcome import StepResult
+from runtime.plan.model import State
+
+
+async def close(ctx: RunContext, state: State) -> StepResult:
+    summary = ctx.values.text(state.params.get("summary")) or ""
+    ctx.findings.close_summary = summary
+    result = await ctx.browser.run_action("close", summary or "close the session", lambda s, a: s.close(summary, action_id=a))
+    if not result.ok:
+        assert result.error is not None
+        return StepResult("ok", False, summary=f"close failed: {result.error.message}", error=result.error.code.value)
+    return StepResult("ok", True, summary=summary or "closed")

@@ -1,0 +1,56 @@
+"""`extract`: read the recipe's fields from the page (any locator, optional attribute), typed and
+pattern-checked, into the run's data; a missing required field is the step's blocker."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runtime.events import GuardrailTripped
+from runtime.execute.context import RunContext
+from runtime.execute.field_values import read_field
+from runtime.execute.recovery import Blocker
+from runtime.execute.step_outcome import StepResult
+from runtime.execute.values import RunValues, locator_of
+from runtime.outcomes import BlockerKind
+from runtime.plan.model import State
+
+
+async def extract(ctx: RunContext, state: State) -> StepResult:
+    params = state.params
+    timeout = ctx.timeout_for(state)
+    blocker_kind = BlockerKind(params.get("blocker_kind", BlockerKind.EXTRACTION_FAILED.value))
+    field_specs: dict[str, dict[str, Any]] = params.get("fields", {})
+    data = ctx.findings.data
+    raw: dict[str, str | None] = {}
+    if field_specs:
+        requested = {name: field_request(ctx.values, spec) for name, spec in field_specs.items()}
+        found = await ctx.browser.run_action("extract", f"extract {', '.join(requested)}", lambda s, a: s.extract(requested, action_id=a, timeout_ms=timeout))
+        if not found.ok:
+            assert found.error is not None
+            return StepResult("error", False, summary=f"extract failed: {found.error.message}", error=found.error.code.value)
+        for name, value in (found.data.get("fields") or {}).items():
+            raw[name] = None if value is None else str(value)
+    readings = {name: read_field(name, raw.get(name), spec.get("type", "string"), spec.get("pattern")) for name, spec in field_specs.items()}
+    if params.get("readable_text"):
+        text = await ctx.browser.run_action("extract", "extract readable text", lambda s, a: s.extract(readable=True, action_id=a, timeout_ms=timeout))
+        data["text"] = str(text.data.get("text", "")) if text.ok else None
+    missing = {name: r.error for name, r in readings.items() if not r.ok and field_specs[name].get("required", True)}
+    for name, reading in readings.items():
+        data[name] = reading.value
+    evidence: dict[str, Any] = {"fields": {name: {"raw": r.raw, "value": r.value, "error": r.error} for name, r in readings.items()}}
+    observation = ctx.page.observation
+    if observation is not None:
+        evidence["url"] = observation.url
+    if missing:
+        reason = "; ".join(f"{name}: {why}" for name, why in missing.items())
+        seen = observation.evidence() if observation is not None else {}
+        ctx.recovery.blocker = Blocker(state.id, blocker_kind, f"required field(s) missing: {reason}", {**seen, **evidence})
+        ctx.events.emit(GuardrailTripped(guard="extract", blocker_kind=blocker_kind, detail=reason, evidence=evidence))
+        return StepResult("blocked", False, summary=f"missing {reason}", blocker_kind=blocker_kind, evidence=evidence)
+    shown = ", ".join(f"{name}={r.value!r}" for name, r in readings.items())
+    return StepResult("ok", True, verified=True, summary=f"extracted {shown}" if shown else "extracted the readable text", evidence=evidence)
+
+
+def field_request(values: RunValues, spec: dict[str, Any]) -> dict[str, Any]:
+    """A recipe field (any locator, optional attr) as the driver's extract field."""
+    return {"target": values.locator(locator_of(spec)), **({"attr": spec["attr"]} if spec.get("attr") else {})}

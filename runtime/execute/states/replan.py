@@ -1,0 +1,80 @@
+"""`replan.search`: seed 001's recovery. Summarize the blocker, walk the fallback's search ladder
+(strict to loose), and follow the first untried result on an allowed domain; the page it lands
+on is validated again by the plan. Each try is a plan repair in plans.json."""
+
+from __future__ import annotations
+
+from urllib.parse import quote_plus, urljoin, urlsplit
+
+from runtime.events import Replanned
+from runtime.execute.context import RunContext
+from runtime.execute.step_outcome import StepResult
+from runtime.outcomes import BlockerKind
+from runtime.plan.model import State
+from runtime.recipe.domains import url_allowed
+
+
+async def replan_search(ctx: RunContext, state: State) -> StepResult:
+    recovery, plan = ctx.recovery, ctx.plan
+    recovery.replans_used += 1
+    attempt = recovery.replans_used
+    ctx.progress.reset()
+    blocker_kind = recovery.blocker_kind
+    summary_text = recovery.failure_summary()
+    recovery.last_failure_summary = summary_text
+    search_template = plan.fallback.get("search_url")
+    queries = [ctx.values.text(q) or "" for q in plan.fallback.get("queries") or []]
+    if not search_template:
+        recovery.record_repair(ctx.files, attempt, "", "", "no fallback.search_url: nothing to search")
+        ctx.findings.note_failure("no fallback.search_url to search with")
+        return StepResult("exhausted", False, summary="no fallback.search_url; cannot search", blocker_kind=blocker_kind)
+    timeout = state.timeout_ms or plan.limits.click_result_timeout_ms
+    max_results = int(plan.fallback.get("max_results", 5))
+    allowed_domains = list(plan.target.get("allowed_domains", []))
+    while recovery.query_cursor < len(queries):
+        query = queries[recovery.query_cursor]
+        recovery.query_cursor += 1
+        search_url = ctx.values.with_extra(search_template, query=quote_plus(query))
+        ctx.events.emit(Replanned(attempt=attempt, blocker_kind=blocker_kind, failure_summary=summary_text, query=query, url=search_url))
+        page = await ctx.browser.open_and_prepare(state.id, search_url, timeout)
+        if page.error_code:
+            recovery.record_repair(ctx.files, attempt, query, search_url, f"search page failed: {page.error_code}")
+            continue
+        considered = (await result_links(ctx, timeout))[:max_results]
+        candidates = [u for u in considered if url_allowed(u, allowed_domains) and u not in ctx.browser.opened_urls]
+        skipped = {u: ("not allowed" if not url_allowed(u, allowed_domains) else "tried before") for u in considered if u not in candidates}
+        if not candidates:
+            recovery.record_repair(ctx.files, attempt, query, search_url, "no untried result on an allowed domain", skipped=skipped)
+            continue
+        chosen = candidates[0]
+        ctx.page.saw(await ctx.browser.open_and_prepare(state.id, chosen, timeout))
+        recovery.record_repair(ctx.files, attempt, query, search_url, f"followed {chosen}", chosen=chosen, skipped=skipped)
+        summary = f"query {query!r}: followed {chosen}" + (f" (skipped {len(skipped)})" if skipped else "")
+        return StepResult(
+            "found",
+            True,
+            summary=summary,
+            blocker_kind=blocker_kind,
+            thinking=summary_text,
+            evidence={"query": query, "search_url": search_url, "followed": chosen, "skipped": skipped},
+        )
+    failure = f"searched {len(queries)} quer{'y' if len(queries) == 1 else 'ies'} without an untried allowed-domain result"
+    ctx.findings.note_failure(failure)
+    return StepResult("exhausted", False, summary=failure, blocker_kind=blocker_kind or BlockerKind.NO_SEARCH_RESULTS, thinking=summary_text)
+
+
+async def result_links(ctx: RunContext, timeout: int) -> list[str]:
+    """The search page's links, absolute and http(s), in page order without repeats."""
+    fields = {"links": {"selector": "a[href]", "attr": "href", "all": True}}
+    found = await ctx.browser.run_action("extract", "read search result links", lambda s, a: s.extract(fields, action_id=a, timeout_ms=timeout))
+    if not found.ok:
+        return []
+    base = str(found.data.get("url", ""))
+    links: list[str] = []
+    for href in found.data.get("fields", {}).get("links") or []:
+        if not href or href.startswith(("#", "javascript:")):
+            continue
+        absolute = urljoin(base, href)
+        if urlsplit(absolute).scheme in ("http", "https") and absolute not in links:
+            links.append(absolute)
+    return links

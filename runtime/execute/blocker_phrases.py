@@ -1,0 +1,221 @@
+"""The words blocker pages use, per blocker kind, in English, Chinese, Japanese, German, French and
+Spanish. Data only; `page_blockers` decides where on a page a phrase counts.
+
+Each kind has two tiers:
+
+- `strong` phrases say what the page is ("verify you are human", "请求过于频繁"): they count when
+  the title or main heading is about them, or anywhere on a short page;
+- `weak` words also appear on ordinary pages ("captcha", "log in", "404", "登录"): they count only
+  when a title segment or the main heading is about them and nothing else.
+
+Patterns are matched case-insensitively against NFKC-normalised text with curly apostrophes made
+straight.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from runtime.outcomes import BlockerKind
+
+
+@dataclass(frozen=True)
+class PhraseSet:
+    kind: BlockerKind
+    strong: tuple[re.Pattern[str], ...]
+    weak: tuple[re.Pattern[str], ...]
+
+
+def _compile(*patterns: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+
+
+# The order is the order of precedence when a page shows several (a captcha on a rate-limit page
+# is reported as rate_limited).
+PHRASES: tuple[PhraseSet, ...] = (
+    PhraseSet(
+        BlockerKind.RATE_LIMITED,
+        _compile(
+            r"too many requests",
+            r"rate limit (?:exceeded|reached)",
+            r"you(?:'ve| have) been rate[- ]limited",
+            r"you are being rate[- ]limited",
+            r"请求过于频繁",
+            r"请求太频繁",
+            r"访问频率过高",
+            r"访问过于频繁",
+            r"访问太频繁",
+            r"操作过于频繁",
+            r"操作太频繁",
+            r"请求次数过多",
+            r"リクエストが多すぎます",
+            r"アクセスが集中しています",
+            r"zu viele anfragen",
+            r"trop de requêtes",
+            r"demasiadas solicitudes",
+        ),
+        _compile(r"\b429\b", r"\brate[- ]limited\b"),
+    ),
+    PhraseSet(
+        BlockerKind.CAPTCHA,
+        _compile(
+            r"verify (?:that )?you(?:'re| are) (?:a )?human",
+            r"are you (?:a )?(?:robot|human)\??",
+            r"i'?m not a robot",
+            r"confirm (?:that )?you(?:'re| are) not a robot",
+            r"(?:complete|solve|enter) the (?:captcha|security check|challenge)",
+            r"please complete the security check",
+            r"enter the characters (?:you see|shown)",
+            r"press (?:&|and) hold",
+            r"人机验证",
+            r"请完成安全验证",
+            r"请完成验证",
+            r"请输入验证码",
+            r"输入验证码",
+            r"拖动(?:下方)?滑块",
+            r"向右滑动",
+            r"ロボットではありません",
+            r"画像認証",
+            r"sind sie ein mensch",
+            r"ich bin kein roboter",
+            r"êtes-vous un robot",
+            r"je ne suis pas un robot",
+            r"no soy un robot",
+            r"verifica que eres humano",
+        ),
+        _compile(r"\b(?:re|h)?captcha\b", r"\brobot check\b", r"\bsecurity check\b", r"验证码", r"安全验证", r"安全检查"),
+    ),
+    PhraseSet(
+        BlockerKind.ACCESS_BLOCKED,
+        _compile(
+            r"you have been blocked",
+            r"request (?:was |has been )?blocked",
+            r"unusual traffic",
+            r"automated (?:queries|requests|traffic)",
+            r"bot (?:detection|protection)",
+            r"checking (?:your browser|if the site connection is secure)",
+            r"attention required",
+            r"the requested url was rejected",
+            r"incapsula incident",
+            r"access to this page has been denied",
+            r"pardon our interruption",
+            r"访问被拦截",
+            r"请求被拦截",
+            r"疑似机器人",
+            r"异常流量",
+            r"检测到异常访问",
+            r"アクセスがブロックされました",
+            r"ihre anfrage wurde blockiert",
+            r"requête bloquée",
+            r"solicitud bloqueada",
+        ),
+        _compile(r"\b(?:access )?blocked\b", r"已被拦截"),
+    ),
+    PhraseSet(
+        BlockerKind.LOGIN_REQUIRED,
+        _compile(
+            r"(?:log|sign) ?in to (?:continue|view|see|access|read)",
+            r"you (?:must|need to) (?:be logged in|be signed in|log ?in|sign ?in)",
+            r"log ?in required",
+            r"sign[- ]?in required",
+            r"请先登录",
+            r"请登录后",
+            r"登录后(?:查看|继续|访问|才能|可见|阅读)",
+            r"需要登录",
+            r"您(?:还)?未登录",
+            r"ログインしてください",
+            r"ログインが必要",
+            r"bitte melden sie sich an",
+            r"anmeldung erforderlich",
+            r"veuillez vous connecter",
+            r"connectez-vous pour",
+            r"inicia sesión para",
+            r"debes iniciar sesión",
+        ),
+        _compile(
+            r"\b(?:log ?in|sign[- ]?in|login)\b",
+            r"登录",
+            r"登入",
+            r"ログイン",
+            r"\banmelden\b",
+            r"\bse connecter\b",
+            r"\bconnexion\b",
+            r"\biniciar sesión\b",
+        ),
+    ),
+    PhraseSet(
+        BlockerKind.PAGE_NOT_FOUND,
+        _compile(
+            r"page not found",
+            r"page (?:can(?:no|')t|could ?n[o']t|could not) be found",
+            r"page (?:does ?n[o']t|does not) exist",
+            r"(?:this|the) page (?:is|has been) (?:gone|removed|deleted)",
+            r"404 not found",
+            r"error 404",
+            r"页面不存在",
+            r"网页不存在",
+            r"找不到(?:该|此|您要的)?(?:页面|网页)",
+            r"页面(?:找不到|未找到|已删除|走丢了|丢失了)",
+            r"ページが見つかりません",
+            r"ページは見つかりませんでした",
+            r"seite (?:wurde )?nicht gefunden",
+            r"page introuvable",
+            r"page non trouvée",
+            r"página no encontrada",
+            r"no se encontró la página",
+        ),
+        _compile(r"\b404\b", r"\bnot found\b", r"找不到", r"不存在"),
+    ),
+    PhraseSet(
+        BlockerKind.ACCESS_DENIED,
+        _compile(
+            r"access (?:is )?denied",
+            r"permission denied",
+            r"you (?:do not|don't) have permission",
+            r"403 forbidden",
+            r"访问被拒绝",
+            r"拒绝访问",
+            r"无权(?:限)?访问",
+            r"没有(?:访问)?权限",
+            r"アクセスが拒否されました",
+            r"zugriff verweigert",
+            r"accès refusé",
+            r"acceso denegado",
+        ),
+        _compile(r"\bforbidden\b", r"\b40[13]\b", r"\bunauthori[sz]ed\b"),
+    ),
+    PhraseSet(
+        BlockerKind.SERVER_ERROR,
+        _compile(
+            r"internal server error",
+            r"service (?:is )?(?:temporarily )?unavailable",
+            r"bad gateway",
+            r"gateway time-?out",
+            r"服务器(?:内部)?错误",
+            r"服务(?:暂时)?不可用",
+            r"系统繁忙",
+            r"サーバーエラー",
+            r"interner serverfehler",
+            r"erreur interne du serveur",
+            r"error interno del servidor",
+        ),
+        _compile(r"\b50[0-4]\b"),
+    ),
+)
+
+# Words that may stand around a blocker phrase in a title or heading without making it about
+# something else: "Oops! 404 - Page not found", "抱歉，您访问的页面不存在".
+FILLERS = re.compile(
+    r"\b(?:oops|whoops|sorry|uh|oh|hmm|error|http|status|code|the|this|that|we|we're|it|it's|looks|like|seems|"
+    r"please|here|is|are|you|your|to|for|a|an|again|later|try|wait|we've|there)\b|\b\d{3}\b"
+    r"|抱歉|对不起|哎呀|啊哦|糟糕|很遗憾|您访问的|你访问的|您要访问的|您所访问的|您要找的|你要找的|该|此|出错了|错误|请稍后再试|请稍后重试"
+    r"|申し訳ございません|申し訳ありません|エラー|お探しの|entschuldigung|fehler|désolé|erreur|lo sentimos",
+    re.IGNORECASE,
+)
+
+# Paths of sign-in pages, for "the request was redirected to a login page".
+LOGIN_PATH = re.compile(
+    r"/(?:log-?in|sign-?in|signin|sign_in|auth|sso|passport|session/new|users/sign_in|accounts?/log-?in)(?:/|\.|$)",
+    re.IGNORECASE,
+)

@@ -1,0 +1,236 @@
+"""Labelled pages for blocker detection: what a browser would see, and the kind it must be given.
+
+Each case was labelled before the detector was run on it. `None` means an ordinary page. The
+benign ones mention the blocker words on purpose: in an article, a footer, a sidebar, a product name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from runtime.execute.page_blockers import PageSignals
+from runtime.outcomes import BlockerKind
+
+LONG_ARTICLE = " ".join(
+    [
+        "Researchers have studied the history of web security challenges for two decades, and the story is longer",
+        "than most readers expect. Early systems asked visitors to read distorted letters; later ones asked them to",
+        "pick pictures of buses and traffic lights, and today most checks run invisibly in the background.",
+    ]
+    * 6
+)
+LONG_ARTICLE_ZH = "本报记者从多家网站了解到，近年来网络安全措施不断升级，用户在访问时遇到的各种检查越来越常见。" * 12
+NAV_AND_FOOTER = " ".join(["Home Shop Men Women Kids Sale Stores Help Contact Careers Press Privacy Terms Cookies Accessibility"] * 12)
+
+
+@dataclass(frozen=True)
+class BlockerCase:
+    id: str
+    page: PageSignals
+    kind: BlockerKind | None
+    soft: bool = False
+    evidence: dict[str, Any] = field(default_factory=dict)  # entries the finding's evidence must hold
+    expected_status: int = 200
+
+
+def _page(
+    title: str = "",
+    text: str = "",
+    *,
+    status: int | None = 200,
+    url: str = "https://shop.example/item",
+    headings: tuple[str, ...] = (),
+    **kwargs: Any,
+) -> PageSignals:
+    return PageSignals(url=url, status=status, title=title, text=text, headings=headings, **kwargs)
+
+
+K = BlockerKind
+CASES: tuple[BlockerCase, ...] = (
+    # --- soft 404 (HTTP 200) ------------------------------------------------------------------------
+    BlockerCase("soft404-en-short", _page("Oops!", "Oops! That page can't be found. Try the search box below."), K.PAGE_NOT_FOUND, True),
+    BlockerCase(
+        "soft404-en-title-long",
+        _page("Page not found | Example Shop", NAV_AND_FOOTER, headings=("We looked everywhere",)),
+        K.PAGE_NOT_FOUND,
+        True,
+    ),
+    BlockerCase(
+        "soft404-en-heading-404",
+        _page("Example Shop", "404 Sorry, we could not find it. Back to home", headings=("404",)),
+        K.PAGE_NOT_FOUND,
+        True,
+    ),
+    BlockerCase("soft404-zh", _page("页面不存在_某网", "抱歉，您访问的页面不存在。返回首页"), K.PAGE_NOT_FOUND, True),
+    BlockerCase(
+        "soft404-zh-heading",
+        _page("某商城", "找不到页面 可能已被删除 " + "首页 关于我们 " * 5, headings=("抱歉，找不到页面",)),
+        K.PAGE_NOT_FOUND,
+        True,
+    ),
+    BlockerCase("soft404-ja", _page("ページが見つかりません | 例", "お探しのページは見つかりませんでした。"), K.PAGE_NOT_FOUND, True),
+    BlockerCase("soft404-de", _page("Seite nicht gefunden", "Die Seite wurde nicht gefunden."), K.PAGE_NOT_FOUND, True),
+    # --- status pages -------------------------------------------------------------------------------
+    BlockerCase("http-404", _page("Not Found", "The requested URL was not found on this server.", status=404), K.PAGE_NOT_FOUND),
+    BlockerCase("http-410", _page("Gone", "", status=410), K.PAGE_NOT_FOUND),
+    BlockerCase(
+        "http-403-plain",
+        _page("403 Forbidden", "Forbidden. You don't have permission to access this resource.", status=403),
+        K.ACCESS_DENIED,
+    ),
+    BlockerCase("http-401-no-challenge", _page("Unauthorized", "401 Unauthorized", status=401), K.ACCESS_DENIED),
+    BlockerCase("http-500", _page("500 Internal Server Error", "Internal Server Error", status=500), K.SERVER_ERROR),
+    BlockerCase("http-502-zh", _page("502 Bad Gateway", "服务器错误，请稍后再试", status=502), K.SERVER_ERROR),
+    BlockerCase(
+        "http-400", _page("Bad Request", "Your browser sent a request this server could not understand.", status=400), K.STATUS_MISMATCH
+    ),
+    BlockerCase("http-200-expected-201", _page("Created?", "ok"), K.STATUS_MISMATCH, expected_status=201),
+    # --- rate limits -------------------------------------------------------------------------------
+    BlockerCase(
+        "http-429-seconds",
+        _page("Too Many Requests", "Slow down", status=429, headers={"Retry-After": "30"}),
+        K.RATE_LIMITED,
+        evidence={"retry_after_seconds": 30.0, "retry_after_source": "header"},
+    ),
+    BlockerCase(
+        "http-429-date",
+        _page("", "", status=429, headers={"retry-after": "Wed, 21 Oct 2026 07:30:00 GMT"}),
+        K.RATE_LIMITED,
+        evidence={"retry_after_seconds": 120.0},
+    ),
+    BlockerCase(
+        "http-429-no-header",
+        _page("", "Too many requests. Try again in 2 minutes.", status=429),
+        K.RATE_LIMITED,
+        evidence={"retry_after_seconds": 120.0, "retry_after_source": "text"},
+    ),
+    BlockerCase(
+        "soft-rate-zh", _page("提示", "请求过于频繁，请 30 秒后再试"), K.RATE_LIMITED, True, evidence={"retry_after_seconds": 30.0}
+    ),
+    BlockerCase("soft-rate-zh-frequency", _page("访问频率过高", "您的访问频率过高，请稍后再试。"), K.RATE_LIMITED, True),
+    BlockerCase("http-503-rate-text", _page("Service Unavailable", "Too many requests from your network.", status=503), K.RATE_LIMITED),
+    # --- captchas ----------------------------------------------------------------------------------
+    BlockerCase("captcha-en-short", _page("Just a moment...", "Verify you are human by completing the action below."), K.CAPTCHA, True),
+    BlockerCase(
+        "captcha-en-robot",
+        _page("Robot Check", "Enter the characters you see below. Sorry, we just need to make sure you're not a robot."),
+        K.CAPTCHA,
+        True,
+    ),
+    BlockerCase("captcha-zh-verify", _page("安全验证", "请完成安全验证后继续访问"), K.CAPTCHA, True),
+    BlockerCase("captcha-zh-human", _page("某网站", "人机验证 请拖动下方滑块完成拼图"), K.CAPTCHA, True),
+    BlockerCase("captcha-zh-code", _page("输入验证码", "为了您的账号安全，请输入验证码"), K.CAPTCHA, True),
+    BlockerCase("captcha-widget-short", _page("Contact", "Please tick the box to continue.", has_captcha_widget=True), K.CAPTCHA, True),
+    BlockerCase("captcha-403", _page("Attention", "Please complete the security check to access the site.", status=403), K.CAPTCHA),
+    # --- bot walls ---------------------------------------------------------------------------------
+    BlockerCase(
+        "blocked-cloudflare",
+        _page("Attention Required! | Cloudflare", "Sorry, you have been blocked. You are unable to access example.com", status=403),
+        K.ACCESS_BLOCKED,
+    ),
+    BlockerCase(
+        "blocked-unusual-traffic",
+        _page("Sorry...", "Our systems have detected unusual traffic from your computer network."),
+        K.ACCESS_BLOCKED,
+        True,
+    ),
+    BlockerCase("blocked-zh", _page("访问被拦截", "您的访问被拦截，疑似机器人行为。"), K.ACCESS_BLOCKED, True),
+    BlockerCase(
+        "blocked-waf-rejected",
+        _page("Request Rejected", "The requested URL was rejected. Please consult with your administrator.", status=403),
+        K.ACCESS_BLOCKED,
+    ),
+    # --- login walls -------------------------------------------------------------------------------
+    BlockerCase(
+        "login-en-form",
+        _page(
+            "Sign in | Example", "Email Password Forgot password? Sign in Create account", headings=("Sign in",), has_password_field=True
+        ),
+        K.LOGIN_REQUIRED,
+        True,
+    ),
+    BlockerCase("login-en-wall-text", _page("Members", "Please log in to continue reading this story. Subscribe"), K.LOGIN_REQUIRED, True),
+    BlockerCase(
+        "login-en-redirect",
+        _page("Welcome back", "Email Continue", url="https://shop.example/login?next=/orders", requested_url="https://shop.example/orders"),
+        K.LOGIN_REQUIRED,
+        True,
+    ),
+    BlockerCase(
+        "login-zh-form",
+        _page("登录 - 某网", "账号 密码 忘记密码 立即注册", headings=("账号登录",), has_password_field=True),
+        K.LOGIN_REQUIRED,
+        True,
+    ),
+    BlockerCase("login-zh-wall", _page("某资讯", "该内容需要登录后查看，请先登录"), K.LOGIN_REQUIRED, True),
+    BlockerCase(
+        "login-401-challenge", _page("401", "", status=401, headers={"WWW-Authenticate": 'Basic realm="members"'}), K.LOGIN_REQUIRED
+    ),
+    BlockerCase(
+        "login-403-form", _page("Log in", "Log in to see this page. Password", status=403, has_password_field=True), K.LOGIN_REQUIRED
+    ),
+    BlockerCase("login-ja", _page("ログイン", "ログインしてください"), K.LOGIN_REQUIRED, True),
+    # --- soft refusals and errors ------------------------------------------------------------------
+    BlockerCase("soft-denied-zh", _page("提示", "访问被拒绝：您没有权限查看此页面"), K.ACCESS_DENIED, True),
+    BlockerCase(
+        "soft-server-error", _page("Internal Server Error", "Internal Server Error. The server encountered an error."), K.SERVER_ERROR, True
+    ),
+    # --- benign pages that merely mention the words -----------------------------------------------
+    BlockerCase(
+        "benign-captcha-article",
+        _page(
+            "How CAPTCHAs changed the web | Tech Daily",
+            LONG_ARTICLE + " Verify you are human, they said.",
+            headings=("How CAPTCHAs changed the web",),
+        ),
+        None,
+    ),
+    BlockerCase(
+        "benign-footer-login", _page("Gold price today", "Gold 2,345.10 USD per ounce. Updated 10:00. About Help Log in Sign up"), None
+    ),
+    BlockerCase(
+        "benign-404-coffee",
+        _page(
+            "404 Error Coffee | Roasters",
+            "404 Error Coffee, single-origin beans from Huila. 250 g bag $14.00. Add to cart",
+            headings=("404 Error Coffee",),
+        ),
+        None,
+    ),
+    BlockerCase(
+        "benign-429-article",
+        _page(
+            "How to fix HTTP 429 Too Many Requests errors",
+            LONG_ARTICLE + " Too many requests happen when clients retry.",
+            headings=("How to fix HTTP 429 Too Many Requests errors",),
+        ),
+        None,
+    ),
+    BlockerCase(
+        "benign-sidebar-login",
+        _page("Market wrap: gold rises", LONG_ARTICLE, headings=("Market wrap: gold rises", "Log in"), has_password_field=True),
+        None,
+    ),
+    BlockerCase(
+        "benign-zh-article",
+        _page("网站安全新规解读_新闻", LONG_ARTICLE_ZH + "用户登录时需要输入验证码，人机验证也更常见。", headings=("网站安全新规解读",)),
+        None,
+    ),
+    BlockerCase("benign-zh-quote-login-link", _page("黄金价格", "黄金 456.78 元/克 更新时间 10:00 登录 注册"), None),
+    BlockerCase(
+        "benign-recaptcha-footer",
+        _page("Contact us", LONG_ARTICLE + " This site is protected by reCAPTCHA.", has_captcha_widget=True, headings=("Contact us",)),
+        None,
+    ),
+    BlockerCase(
+        "benign-not-found-in-search", _page("Search results for gold", "12 results. Item not found? Try another query. Gold bar 1 oz"), None
+    ),
+    BlockerCase("benign-expected-404", _page("Not Found", "page not found", status=404), None, expected_status=404),
+    BlockerCase(
+        "benign-login-word-title",
+        _page("Login streaks and other habits | Blog", LONG_ARTICLE, headings=("Login streaks and other habits",)),
+        None,
+    ),
+    BlockerCase("benign-unknown-status", _page("Gold quote", "Gold 2,345.10 USD", status=None), None),
+)

@@ -42,7 +42,6 @@ from runtime.execute.blocker_phrases import FILLERS, LOGIN_PATH, PHRASES, Phrase
 from runtime.outcomes import BlockerKind
 
 SHORT_PAGE_CHARS = 1000
-WEB_SCHEMES = ("http", "https")
 _WIDE_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _TITLE_SEPARATORS = re.compile(r"\s+[|\-–—·:»]+\s+|\s*[_｜|]\s*|::")
 _RETRY_IN_TEXT = re.compile(
@@ -274,19 +273,6 @@ def _by_status(page: PageSignals, reading: _Reading, status: int, expected: int,
         return _finding(page, reading, BlockerKind.SERVER_ERROR, f"{page.url} answered HTTP {status}", "status", **retry)
     reason = f"{page.url} answered HTTP {status}, expected {expected}"
     return _finding(page, reading, BlockerKind.STATUS_MISMATCH, reason, "status", expected_status=expected)
-
-
-def scheme_blocker(url: str) -> BlockerFinding | None:
-    """`scheme_not_allowed` for a URL that is not http(s): file:, data:, blob:, javascript:, about: ..."""
-    scheme = urlsplit(url).scheme.lower()
-    if scheme in WEB_SCHEMES:
-        return None
-    shown = f"{scheme}:" if scheme else "no scheme"
-    return BlockerFinding(
-        BlockerKind.SCHEME_NOT_ALLOWED,
-        f"{url[:120]} uses {shown}; a run reads only pages served over http or https",
-        {"url": url[:2000], "scheme": scheme, "signal": "scheme", "soft": False},
-    )
 
 
 # What a replan is told per blocker kind this module adds or sharpens; the executor merges it into

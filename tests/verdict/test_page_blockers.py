@@ -1,5 +1,5 @@
-"""Blocker detection over labelled pages (tests/verdict/blocker_cases.py), and the Retry-After and
-scheme rules the executor relies on."""
+"""Blocker detection over labelled pages (tests/verdict/blocker_cases.py), the Retry-After rule and
+the replan guidance the executor merges in."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from runtime.execute.page_blockers import (
     detect_blocker,
     replan_guidance,
     retry_after_seconds,
-    scheme_blocker,
 )
 from runtime.outcomes import BlockerKind
 from tests.verdict.blocker_cases import CASES, BlockerCase
@@ -69,27 +68,6 @@ def test_each_labelled_page_gets_its_kind(case: BlockerCase) -> None:
 )
 def test_retry_after_is_seconds_or_an_http_date(header: str, seconds: float | None) -> None:
     assert retry_after_seconds(header, NOW) == seconds
-
-
-@pytest.mark.parametrize(
-    "url",
-    [
-        "file:///etc/passwd",
-        "data:text/html,<h1>x</h1>",
-        "blob:http://127.0.0.1/1f0c",
-        "javascript:alert(1)",
-        "about:blank",
-        "ftp://x.test/a",
-    ],
-)
-def test_urls_that_are_not_http_are_scheme_not_allowed(url: str) -> None:
-    finding = scheme_blocker(url)
-    assert finding is not None and finding.kind is BlockerKind.SCHEME_NOT_ALLOWED
-    assert finding.evidence["scheme"] == url.split(":", 1)[0]
-
-
-def test_http_urls_are_not_scheme_blockers() -> None:
-    assert scheme_blocker("https://a.example/x") is None and scheme_blocker("HTTP://a.example/") is None
 
 
 def test_guidance_names_the_wait_for_rate_limits_and_calls_a_soft_404_one() -> None:

@@ -22,6 +22,7 @@ from opentelemetry import trace
 from runtime.browser import BrowserActionError, BrowserLaunchError, BrowserSession
 from runtime.events import ConfirmationRequested, EventLog, FinalVerdict, StatusChanged
 from runtime.execute.approvals import ApprovalDesk
+from runtime.execute.context import RunContext
 from runtime.execute.provider import BrowserProvider
 from runtime.execute.run_files import RunFiles
 from runtime.execute.spans import RunSpans
@@ -154,7 +155,7 @@ async def _run(
                 raise RunStopped(StopReason.BROWSER_CRASHED, error.error.message) from None
             return session
 
-        walk = PlanWalk(
+        context = RunContext.create(
             plan,
             placeholder_values(recipe, inputs),
             run_id=handle.run_id,
@@ -164,6 +165,7 @@ async def _run(
             approvals=approvals,
             open_session=open_session,
         )
+        walk = PlanWalk(context)
         handle._work = asyncio.ensure_future(walk.walk())
         if handle._stop_reason is not None:  # stop() before the walk even started
             handle._work.cancel()

@@ -14,17 +14,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.events import EventLog
-from runtime.execute.approvals import ApprovalDesk
-from runtime.execute.browser_access import SessionOpener
 from runtime.execute.context import RunContext
-from runtime.execute.recovery import Blocker
-from runtime.execute.run_files import RunFiles
-from runtime.execute.spans import RunSpans
 from runtime.execute.states import HANDLERS
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.outcomes import BlockerKind, StopReason
-from runtime.plan.model import Plan, State
+from runtime.plan.model import State
 
 # Plan machinery that reads what the run already observed; it touches neither browser nor network,
 # so tools.allow and the intent guard do not apply to it.
@@ -40,8 +34,6 @@ TERMINAL_DETAIL: dict[StopReason, str] = {
     StopReason.TIMEOUT: "a wait timed out",
 }
 
-__all__ = ["Blocker", "PlanWalk", "RunEnd"]
-
 
 @dataclass(frozen=True)
 class RunEnd:
@@ -54,24 +46,12 @@ class RunEnd:
 
 
 class PlanWalk:
-    """One run of one plan. Create, then `await walk()`; `context` holds what the run found."""
+    """One run of one plan: `await PlanWalk(RunContext.create(...)).walk()`; the context then
+    holds what the run found."""
 
-    def __init__(
-        self,
-        plan: Plan,
-        values: dict[str, Any],
-        *,
-        run_id: str,
-        events: EventLog,
-        files: RunFiles,
-        spans: RunSpans,
-        approvals: ApprovalDesk,
-        open_session: SessionOpener,
-    ) -> None:
-        self.plan = plan
-        self.context = RunContext.create(
-            plan, values, run_id=run_id, events=events, files=files, spans=spans, approvals=approvals, open_session=open_session
-        )
+    def __init__(self, context: RunContext) -> None:
+        self.context = context
+        self.plan = context.plan
 
     async def walk(self) -> RunEnd:
         ctx = self.context

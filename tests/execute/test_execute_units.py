@@ -91,3 +91,21 @@ def test_a_target_index_sent_as_a_float_becomes_an_int() -> None:
     assert target_argument({"target": {"role": "link", "index": 2.0}}) == {"role": "link", "index": 2}
     assert target_argument({"target": "s1:e4"}) == "s1:e4"
     assert target_argument({}) is None
+
+
+def test_every_plan_state_kind_but_terminal_has_one_handler() -> None:
+    from typing import get_args
+
+    from runtime.execute.states import HANDLERS
+    from runtime.plan.model import StateKind
+
+    assert set(HANDLERS) == set(get_args(StateKind)) - {"terminal"}
+
+
+def test_an_act_without_page_expectations_expects_the_page_to_change() -> None:
+    from runtime.execute.conditions import expectation_conditions
+
+    assert expectation_conditions(None) == [{"page_changed": True}]
+    assert expectation_conditions({"text_includes": "Saved", "url_matches": "/done$"}) == [{"url_matches": "/done$"}, {"text_includes": "Saved"}]
+    assert expectation_conditions({"text_includes": "Saved", "page_changed": True})[-1] == {"page_changed": True}
+    assert expectation_conditions({"page_changed": False}) == []

@@ -10,6 +10,17 @@ from runtime.execute.target_check import PageObservation, TargetCheck
 from runtime.outcomes import BlockerKind
 from runtime.plan.model import State
 
+# Seed 001's human-readable evaluation per blocker kind, e.g. "page still 404".
+EVALUATIONS: dict[BlockerKind, str] = {
+    BlockerKind.PAGE_NOT_FOUND: "page still 404 at {where}; search for a fresh page",
+    BlockerKind.ACCESS_DENIED: "access denied (HTTP {status}) at {where}; look elsewhere",
+    BlockerKind.ACCESS_BLOCKED: "{where} shows a captcha or bot wall; not retrying it",
+    BlockerKind.SERVER_ERROR: "server error (HTTP {status}) at {where}",
+    BlockerKind.DOMAIN_NOT_ALLOWED: "{where} is outside the allowed domains; not using it",
+    BlockerKind.KEYWORDS_MISSING: "{where} does not mention the target: {reason}",
+    BlockerKind.NAVIGATION_FAILED: "could not load {where}: {reason}",
+}
+
 
 async def evaluate(ctx: RunContext, state: State) -> StepResult:
     check = ctx.page.target_check
@@ -26,22 +37,9 @@ async def evaluate(ctx: RunContext, state: State) -> StepResult:
 
 
 def evaluation_sentence(check: TargetCheck, observation: PageObservation | None) -> str:
-    """Seed 001's human-readable evaluation, e.g. "page still 404"."""
+    template = EVALUATIONS.get(check.blocker_kind) if check.blocker_kind is not None else None
+    if template is None:
+        return check.reason
     where = observation.url if observation else "the page"
     status = observation.status if observation else "?"
-    kind = check.blocker_kind
-    if kind is BlockerKind.PAGE_NOT_FOUND:
-        return f"page still 404 at {where}; search for a fresh page"
-    if kind is BlockerKind.ACCESS_DENIED:
-        return f"access denied (HTTP {status}) at {where}; look elsewhere"
-    if kind is BlockerKind.ACCESS_BLOCKED:
-        return f"{where} shows a captcha or bot wall; not retrying it"
-    if kind is BlockerKind.SERVER_ERROR:
-        return f"server error (HTTP {status}) at {where}"
-    if kind is BlockerKind.DOMAIN_NOT_ALLOWED:
-        return f"{where} is outside the allowed domains; not using it"
-    if kind is BlockerKind.KEYWORDS_MISSING:
-        return f"{where} does not mention the target: {check.reason}"
-    if kind is BlockerKind.NAVIGATION_FAILED:
-        return f"could not load {where}: {check.reason}"
-    return check.reason
+    return template.format(where=where, status=status, reason=check.reason)

@@ -28,16 +28,17 @@ Feature: Runs are durable and can be looked up
     And GetRun of "run-does-not-exist" fails with NOT_FOUND naming the run
 
   @SERVICE-021
-  Scenario: While another process locks the store, no event is lost and the outage is reported
+  Scenario: While another process locks the store, no event is lost or shown before it is stored
     Given a server whose store gives up waiting for a lock after 0.05 seconds
     And a served run watched by a client
     When another process holds the store's write lock
     And the run emits 20 events
-    Then the watcher receives those 20 events while the store is locked
-    And listing runs fails with UNAVAILABLE STORE_UNAVAILABLE
+    Then listing runs fails with UNAVAILABLE STORE_UNAVAILABLE
+    And the watcher has received none of those 20 events while the store is locked
     And the server log reports the outage once
     When the other process releases the lock
-    And the run emits its final verdict
+    Then the watcher receives those 20 events
+    When the run emits its final verdict
     Then streaming the run from the store replays all 23 events exactly once
     And the server log reports that writing works again
 

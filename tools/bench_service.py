@@ -2,11 +2,13 @@
 
     uv run python tools/bench_service.py                 # all four measurements
     uv run python tools/bench_service.py --events 50000 --subscribers 100
+    uv run python tools/bench_service.py --synchronous full   # fsync the store on every commit
 
 The server runs in this process (a real VerityServer on a loopback port, SQLite store in a temp
 dir); events are emitted into a run the supervisor serves, so they take the production path:
-EventLog -> supervisor listener (store buffer + fan-out) -> StreamRun -> gRPC -> client. Clients
-run in a separate process (spawned), as other services would.
+EventLog -> supervisor listener (bound, store buffer) -> group commit -> fan-out -> StreamRun ->
+gRPC -> client. Durability is on: a client receives an event only after the store committed it.
+Clients run in a separate process (spawned), as other services would.
 
 Measured:
   throughput   events/s delivered to one subscriber (public VerityClient.stream_run)
@@ -154,13 +156,21 @@ async def run_benchmarks(args: argparse.Namespace) -> dict[str, Any]:
             # Large enough that the throughput figure measures delivery, not cut-offs.
             subscriber_buffer=max(args.events, 10_000) + 10,
             max_concurrent_runs=16,
+            store_synchronous=args.synchronous,
         )
         server = VerityServer(config)
         await server.start()
         supervisor = server.supervisor
         assert supervisor is not None
         target = server.target
-        report: dict[str, Any] = {"events": args.events, "subscribers": args.subscribers, "event_text_bytes": len(args.text)}
+        report: dict[str, Any] = {
+            "events": args.events,
+            "subscribers": args.subscribers,
+            "event_text_bytes": len(args.text),
+            "store_synchronous": args.synchronous,
+        }
+        store = server._store
+        assert store is not None
 
         # 1. throughput to one subscriber
         live = await supervisor.open_run("bench", "1", {}, {})
@@ -173,6 +183,11 @@ async def run_benchmarks(args: argparse.Namespace) -> dict[str, Any]:
         process.join()
         report["throughput_events_per_s"] = round(result["count"] / result["seconds"])
         report["throughput_emit_seconds"] = round(emit_seconds, 3)
+        report["throughput_store_commits"] = store.commits
+        report["throughput_events_per_commit"] = round(store.committed_events / max(1, store.commits), 1)
+        if args.throughput_only:
+            await server.stop(0)
+            return report
 
         # 2. fan-out to N subscribers of one run
         fan_events = args.fanout_events
@@ -225,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fanout-events", type=int, default=2_000)
     parser.add_argument("--latency-events", type=int, default=2_000)
     parser.add_argument("--text", default="x" * 64, help="chat delta text of each event")
+    parser.add_argument("--synchronous", choices=("normal", "full"), default="normal", help="the store's SQLite synchronous mode")
+    parser.add_argument("--throughput-only", action="store_true", help="measure only the throughput to one subscriber")
     args = parser.parse_args(argv)
     report = asyncio.run(run_benchmarks(args))
     print(json.dumps(report, indent=2))

@@ -23,6 +23,8 @@ CONFIG_KEYS: dict[str, tuple[str, type]] = {
     "retain_events_per_run": ("retain_events_per_run", int),
     "shutdown_grace_seconds": ("shutdown_grace_seconds", float),
     "store_busy_timeout_seconds": ("store_busy_timeout_seconds", float),
+    "store_synchronous": ("store_synchronous", str),
+    "allow_private_network": ("allow_private_network", bool),
     "tls_cert": ("tls_cert", Path),
     "tls_key": ("tls_key", Path),
     "insecure": ("insecure", bool),

@@ -3,6 +3,7 @@
 A run must never wait for a watcher, and one slow watcher must not hold back the others. Every
 subscriber gets a bounded buffer; `publish` only appends to it. A subscriber whose buffer is full
 is cut off (it will be told to resume from the last seq it received) instead of slowing anyone.
+Only durable events are published (see supervisor.py), one committed batch at a time.
 """
 
 from __future__ import annotations
@@ -31,14 +32,16 @@ class Subscription:
         self._ready = asyncio.Event()
         self.lagging = False
 
-    def _offer(self, event: Event) -> None:
+    def _offer(self, events: list[Event]) -> None:
         if self.lagging:
             return
-        if len(self._buffer) >= self._capacity:
+        # Events become visible a committed batch at a time; a subscriber that had read everything
+        # is not behind, however large the batch, so only unread events count against it.
+        if self._buffer and len(self._buffer) + len(events) > self._capacity:
             self.lagging = True
             self._buffer.clear()
         else:
-            self._buffer.append(event)
+            self._buffer.extend(events)
         self._ready.set()
 
     async def next_batch(self, max_events: int) -> list[Event]:
@@ -75,6 +78,7 @@ class RunBroadcast:
         if subscription in self._subscribers:
             self._subscribers.remove(subscription)
 
-    def publish(self, event: Event) -> None:
+    def publish(self, events: list[Event]) -> None:
+        """Offer `events` (in seq order) to every subscriber."""
         for subscription in self._subscribers:
-            subscription._offer(event)
+            subscription._offer(events)

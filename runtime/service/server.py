@@ -29,6 +29,7 @@ _log = logging.getLogger(__name__)
 
 AGENT_SERVICE = agent_service_pb2.DESCRIPTOR.services_by_name["AgentService"].full_name
 RECIPE_SERVICE = recipe_service_pb2.DESCRIPTOR.services_by_name["RecipeService"].full_name
+STORE_SYNCHRONOUS_MODES = ("normal", "full")
 
 
 @dataclass(frozen=True)
@@ -45,9 +46,15 @@ class ServerConfig:
     subscriber_buffer: int = 10_000
     retain_events_per_run: int | None = None
     shutdown_grace_seconds: float = 10.0
-    store_flush_interval_seconds: float = 0.005
+    # Extra wait to gather a store batch; group commit batches what arrives during a write anyway.
+    store_flush_interval_seconds: float = 0.0
     # How long a store write waits for another process's lock before it fails and is retried.
     store_busy_timeout_seconds: float = 5.0
+    # SQLite `synchronous` in WAL mode: "normal" survives a killed server (the failure this store
+    # is built for); "full" also survives a power loss or OS crash, at a cost per commit.
+    store_synchronous: str = "normal"
+    # Whether recipes sent by clients may reach private networks (loopback, RFC 1918, link-local).
+    allow_private_network: bool = False
     # Attach to a running Chromium (its DevTools websocket) instead of launching one.
     browser_ws_endpoint: str | None = None
     # PEM files; with both set the server speaks TLS only.
@@ -79,6 +86,8 @@ class ServerConfig:
             raise ServiceConfigError(f"retain_events_per_run must be at least 1, got {self.retain_events_per_run}")
         if self.store_busy_timeout_seconds < 0:
             raise ServiceConfigError(f"store_busy_timeout_seconds must be 0 or more, got {self.store_busy_timeout_seconds}")
+        if self.store_synchronous not in STORE_SYNCHRONOUS_MODES:
+            raise ServiceConfigError(f"store_synchronous must be one of {', '.join(STORE_SYNCHRONOUS_MODES)}, got {self.store_synchronous!r}")
         if self.shutdown_grace_seconds < 0:
             raise ServiceConfigError(f"shutdown_grace_seconds must be 0 or more, got {self.shutdown_grace_seconds}")
 
@@ -113,7 +122,11 @@ class VerityServer:
         """Open the store, close runs a previous server left in flight, and listen. Returns the port."""
         config = self.config
         self._store = BufferedRunStore(
-            SqliteRunStore(config.store_path, busy_timeout_seconds=config.store_busy_timeout_seconds),
+            SqliteRunStore(
+                config.store_path,
+                busy_timeout_seconds=config.store_busy_timeout_seconds,
+                synchronous=config.store_synchronous,
+            ),
             flush_interval=config.store_flush_interval_seconds,
         )
         self._tracer = RunTracer(self._span_processors)
@@ -125,6 +138,8 @@ class VerityServer:
                 max_concurrent_runs=config.max_concurrent_runs,
                 subscriber_buffer=config.subscriber_buffer,
                 retain_events_per_run=config.retain_events_per_run,
+                max_message_bytes=config.max_message_bytes,
+                allow_private_network=config.allow_private_network,
             ),
             browser=self._browser,
         )

@@ -1,9 +1,12 @@
 """Runs hosted by the server: their event logs, watchers, durable record and lifecycle.
 
 A run and its watchers are independent. The run emits into its `EventLog`; one listener per run
-buffers each event for the store, updates the run's state and offers the event to every watcher's
-bounded buffer, without ever waiting. Watchers come and go; only `stop` (or the run's own end, a
-timeout or a server shutdown) ends a run. Every run ends with a FinalVerdict event.
+bounds each event (event_bounds.py), buffers it for the store and updates the run's record,
+without ever waiting. The store commits buffered events in groups; only then, from the store's
+commit listener, are they offered to the watchers' bounded buffers and shown by GetRun. So a
+watcher never sees an event a crash could lose: durable before visible. Watchers come and go; only
+`stop` (or the run's own end, a timeout or a server shutdown) ends a run. Every run ends with a
+FinalVerdict event.
 """
 
 from __future__ import annotations
@@ -14,32 +17,27 @@ import threading
 import time
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import grpc
-from opentelemetry.trace import Span
 
-from runtime.events import (
-    ArtifactStored,
-    ConfirmationRequested,
-    Event,
-    EventLog,
-    FinalVerdict,
-    StatusChanged,
-)
+from runtime.events import ConfirmationRequested, Event, EventLog, FinalVerdict, StatusChanged
 from runtime.execute import start_run
 from runtime.outcomes import StopReason, TaskState
-from runtime.service.fanout import RunBroadcast, SubscriberLagging
+from runtime.service.event_bounds import EventBounder, EventLimits
+from runtime.service.fanout import RunBroadcast
+from runtime.service.live_run import LiveRun
 from runtime.service.recipe_catalog import LoadedRecipe
 from runtime.service.rich_errors import ServiceError, invalid_argument, run_not_found
+from runtime.service.run_follow import follow_live, follow_stored
+from runtime.service.run_ledger import write_event
+from runtime.service.run_recovery import close_runs_left_in_flight
 from runtime.service.tracing import RunTracer
-from runtime.store import ArtifactRecord, BufferedRunStore, RunCursor, RunFilter, RunRecord, RunUpdate, StoreWriteError
+from runtime.store import ArtifactRecord, BufferedRunStore, RunCursor, RunFilter, RunRecord, StoreWriteError, WriteBatch
 
 _log = logging.getLogger(__name__)
-
-IN_FLIGHT_STATES = tuple(state for state in TaskState if not state.is_final)
 
 
 @dataclass(frozen=True)
@@ -53,30 +51,10 @@ class SupervisorLimits:
     retain_events_per_run: int | None = None
     # How long StopRun waits for a stopped run to end before answering.
     stop_wait_seconds: float = 10.0
-
-
-@dataclass
-class LiveRun:
-    """A run in flight on this server."""
-
-    record: RunRecord
-    events: EventLog
-    broadcast: RunBroadcast
-    # The root span when the supervisor traces the run itself; an engine run has the engine's.
-    span: Span | None = None
-    handle: Any = None  # runtime.execute.RunHandle once the engine runs it
-    final_seq: int | None = None
-    ended: asyncio.Event = field(default_factory=asyncio.Event)
-    timeout_timer: asyncio.TimerHandle | None = None
-
-    @property
-    def run_id(self) -> str:
-        return self.record.run_id
-
-    def pending_confirmations(self) -> list[ConfirmationRequested]:
-        if self.handle is None:
-            return []
-        return list(self.handle.pending_confirmations())
+    # The gRPC message limit every event must fit (see event_bounds.py).
+    max_message_bytes: int = 4 * 1024 * 1024
+    # Whether recipes from clients may reach private networks (the network policy reads it).
+    allow_private_network: bool = False
 
 
 class RunSupervisor:
@@ -93,12 +71,14 @@ class RunSupervisor:
         self._tracer = tracer
         self._runs_dir = runs_dir
         self.limits = limits
+        self.event_limits = EventLimits.for_message_size(limits.max_message_bytes)
         self._browser = browser
         self._live: dict[str, LiveRun] = {}
         self._accepting = True
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self._finalizers: set[asyncio.Task[None]] = set()
+        store.add_commit_listener(self._on_commit)
 
     @property
     def live_run_count(self) -> int:
@@ -124,7 +104,7 @@ class RunSupervisor:
         run_dir = self._runs_dir / live.run_id
         try:
             # The engine opens the run's root span on our provider and stamps its trace id on the
-            # log; its first event (created) carries it into the record before we answer.
+            # log; its first event (created) carries it into the record.
             live.handle = start_run(
                 recipe,
                 inputs,
@@ -184,7 +164,13 @@ class RunSupervisor:
             inputs=dict(inputs),
             labels=dict(labels),
         )
-        live = LiveRun(record=record, events=EventLog(run_id, trace_id), broadcast=RunBroadcast(self.limits.subscriber_buffer), span=span)
+        live = LiveRun(
+            base=record,
+            events=EventLog(run_id, trace_id),
+            broadcast=RunBroadcast(self.limits.subscriber_buffer),
+            bounds=EventBounder(self.event_limits, self._runs_dir / run_id),
+            span=span,
+        )
         # Reserve the slot before the first await so concurrent starts cannot overshoot the limit.
         self._live[run_id] = live
         try:
@@ -197,7 +183,7 @@ class RunSupervisor:
         live.events.add_listener(lambda event: self._on_event(live, event))
         return live
 
-    # --- the per-run listener ------------------------------------------------------------------
+    # --- recorded, then durable, then visible ---------------------------------------------------
 
     def _on_event(self, live: LiveRun, event: Event) -> None:
         if threading.get_ident() != self._loop_thread:
@@ -207,45 +193,21 @@ class RunSupervisor:
             self._record_event(live, event)
 
     def _record_event(self, live: LiveRun, event: Event) -> None:
-        store = self._store
-        store.append_event(event)
-        payload = event.payload
-        record = live.record
-        if isinstance(payload, FinalVerdict) and live.final_seq is None:
+        bounded = live.bounds.bound(event)
+        live.recorded(bounded.event, write_event(self._store, live.base, bounded, live.bounds))
+        if isinstance(event.payload, FinalVerdict) and live.final_seq is None:
             live.final_seq = event.seq
-            record = replace(
-                record,
-                status=payload.status,
-                stop_reason=payload.stop_reason,
-                verified=payload.verified,
-                summary=payload.summary,
-                ended_ns=event.timestamp_ns,
-            )
             self._schedule_finalize(live)
-        elif isinstance(payload, StatusChanged) and live.final_seq is None:
-            record = replace(record, status=payload.status)
-        elif isinstance(payload, ArtifactStored):
-            store.add_artifact(
-                ArtifactRecord(
-                    run_id=event.run_id,
-                    artifact_id=payload.artifact_id,
-                    artifact_kind=payload.artifact_kind,
-                    path=payload.path,
-                    media_type=payload.media_type,
-                    size=payload.size,
-                    sha256=payload.sha256,
-                    seq=event.seq,
-                )
-            )
-        record = replace(
-            record,
-            last_seq=max(record.last_seq, event.seq),
-            updated_ns=event.timestamp_ns,
-            trace_id=event.trace_id or record.trace_id,
-        )
-        live.record = record
-        store.update_run(RunUpdate.of(record))
-        live.broadcast.publish(event)
+
+    def _on_commit(self, batch: WriteBatch) -> None:
+        """The store committed `batch`: its events of live runs may now be shown and sent."""
+        by_run: dict[str, list[Event]] = {}
+        for event in batch.events:
+            by_run.setdefault(event.run_id, []).append(event)
+        for run_id, events in by_run.items():
+            live = self._live.get(run_id)
+            if live is not None:
+                live.made_durable(events)
 
     def _schedule_finalize(self, live: LiveRun) -> None:
         task = self._loop.create_task(self._finalize(live), name=f"finalize-{live.run_id}")
@@ -255,18 +217,19 @@ class RunSupervisor:
     async def _finalize(self, live: LiveRun) -> None:
         if live.timeout_timer is not None:
             live.timeout_timer.cancel()
-        record = live.record
+        record = live.base
         if live.span is not None and record.stop_reason is not None:
             self._tracer.end_run_span(live.span, record.status, record.stop_reason, record.verified)
+        # The run stays live (its watchers fed from commits) until its verdict is durable; later
+        # watchers replay it from the store. While the store cannot write, that waits.
+        await live.final_durable.wait()
         try:
-            await self._store.flush()
             retain = self.limits.retain_events_per_run
             if retain is not None and live.final_seq is not None and live.final_seq > retain:
                 await self._store.trim_events(live.run_id, live.final_seq - retain + 1)
         except StoreWriteError:
-            pass  # the store has reported the outage and keeps the run's rows for its retries
+            pass  # the store has reported the outage; trimming is only housekeeping
         finally:
-            # Stored from here on: later watchers replay from the store.
             self._live.pop(live.run_id, None)
             live.ended.set()
 
@@ -305,69 +268,17 @@ class RunSupervisor:
     # --- watching -------------------------------------------------------------------------------
 
     async def follow(self, run_id: str, after_seq: int) -> AsyncIterator[list[Event]]:
-        """A run's events with seq > after_seq in batches: stored ones, then live ones, to the end."""
+        """A run's durable events with seq > after_seq in batches, to the end (run_follow.py)."""
         if after_seq < 0:
             raise invalid_argument("after_seq", f"must be 0 or more, got {after_seq}")
         live = self._live.get(run_id)
-        if live is None:
-            async for batch in self._follow_stored(run_id, after_seq):
-                yield batch
-            return
-        # Subscribe before taking the backlog: an event emitted in between lands in the buffer,
-        # and the seq check below drops the ones the backlog already had.
-        subscription = live.broadcast.subscribe()
-        last_seq = after_seq
-        try:
-            backlog = live.events.events(after_seq)
-            size = self.limits.stream_batch
-            for start in range(0, len(backlog), size):
-                batch = backlog[start : start + size]
-                yield batch
-                last_seq = batch[-1].seq
-                if any(e.is_final for e in batch):
-                    return
-            while True:
-                try:
-                    batch = await subscription.next_batch(size)
-                except SubscriberLagging as lagging:
-                    raise ServiceError(
-                        grpc.StatusCode.ABORTED,
-                        f"this stream fell more than {lagging.capacity} events behind run {run_id!r} and was "
-                        f"cut off; resume with StreamRun(after_seq={last_seq})",
-                        reason="SUBSCRIBER_LAGGING",
-                        metadata={"resume_after_seq": str(last_seq), "buffer_events": str(lagging.capacity)},
-                    ) from None
-                fresh = [e for e in batch if e.seq > last_seq]
-                if not fresh:
-                    continue
-                yield fresh
-                last_seq = fresh[-1].seq
-                if any(e.is_final for e in fresh):
-                    return
-        finally:
-            subscription.close()
-
-    async def _follow_stored(self, run_id: str, after_seq: int) -> AsyncIterator[list[Event]]:
-        record = await self._store.get_run(run_id)
-        if record is None:
-            raise run_not_found(run_id)
-        if after_seq + 1 < record.earliest_seq and after_seq < record.last_seq:
-            raise ServiceError(
-                grpc.StatusCode.OUT_OF_RANGE,
-                f"events of run {run_id!r} before seq {record.earliest_seq} were trimmed; the earliest "
-                f"available is {record.earliest_seq}: stream with after_seq >= {record.earliest_seq - 1}",
-                reason="HISTORY_TRIMMED",
-                metadata={"earliest_seq": str(record.earliest_seq), "last_seq": str(record.last_seq)},
-            )
-        cursor = after_seq
-        while True:
-            batch = await self._store.read_events(run_id, cursor, self.limits.stream_batch)
-            if not batch:
-                return
+        batches = (
+            follow_stored(self._store, run_id, after_seq, self.limits.stream_batch)
+            if live is None
+            else follow_live(live, after_seq, self.limits.stream_batch)
+        )
+        async for batch in batches:
             yield batch
-            cursor = batch[-1].seq
-            if any(e.is_final for e in batch):
-                return
 
     # --- steering -------------------------------------------------------------------------------
 
@@ -393,7 +304,7 @@ class RunSupervisor:
                 reason="CONFIRMATION_NOT_PENDING",
                 metadata={"request_id": request_id, "pending": ",".join(pending)},
             )
-        return live.record
+        return live.shown
 
     async def stop(self, run_id: str, reason: StopReason = StopReason.MANUAL_STOP) -> RunRecord:
         """Stop a run and return its record once it ended (or after `stop_wait_seconds`)."""
@@ -408,7 +319,7 @@ class RunSupervisor:
             await asyncio.wait_for(live.ended.wait(), self.limits.stop_wait_seconds)
         except asyncio.TimeoutError:
             _log.warning("run %s: still running %.1fs after stop", run_id, self.limits.stop_wait_seconds)
-        return live.record
+        return live.shown
 
     # --- reading --------------------------------------------------------------------------------
 
@@ -416,7 +327,7 @@ class RunSupervisor:
         live = self._live.get(run_id)
         if live is not None:
             artifacts = await self._store.list_artifacts(run_id)
-            return live.record, artifacts, live.pending_confirmations()
+            return live.shown, artifacts, live.pending_confirmations()
         record = await self._store.get_run(run_id)
         if record is None:
             raise run_not_found(run_id)
@@ -428,47 +339,8 @@ class RunSupervisor:
     # --- server lifecycle -----------------------------------------------------------------------
 
     async def interrupt_stored_in_flight(self) -> list[str]:
-        """At startup: close the runs a previous server left in flight as stopped/interrupted."""
-        interrupted: list[str] = []
-        while True:
-            records = await self._store.list_runs(RunFilter(statuses=IN_FLIGHT_STATES), 200)
-            records = [r for r in records if r.run_id not in self._live]
-            if not records:
-                break
-            for record in records:
-                self._append_interruption(record, "the server stopped while the run was in flight")
-                interrupted.append(record.run_id)
-            await self._store.flush()
-        if interrupted:
-            _log.warning("marked %d run(s) left in flight as interrupted", len(interrupted))
-        return interrupted
-
-    def _append_interruption(self, record: RunRecord, summary: str) -> None:
-        log = EventLog(record.run_id, record.trace_id, first_seq=record.last_seq + 1)
-        closing = [
-            log.emit(StatusChanged(status=TaskState.STOPPED, detail=summary)),
-            log.emit(
-                FinalVerdict(
-                    status=TaskState.STOPPED, stop_reason=StopReason.INTERRUPTED, verified=False, summary=summary
-                )
-            ),
-        ]
-        for event in closing:
-            self._store.append_event(event)
-        final = closing[-1]
-        self._store.update_run(
-            RunUpdate(
-                run_id=record.run_id,
-                status=TaskState.STOPPED,
-                updated_ns=final.timestamp_ns,
-                last_seq=final.seq,
-                trace_id=record.trace_id,
-                stop_reason=StopReason.INTERRUPTED,
-                verified=False,
-                summary=summary,
-                ended_ns=final.timestamp_ns,
-            )
-        )
+        """At startup: close the runs a previous server left in flight (run_recovery.py)."""
+        return await close_runs_left_in_flight(self._store, self._runs_dir, self.event_limits, skip=frozenset(self._live))
 
     def stop_accepting(self) -> None:
         self._accepting = False
@@ -484,7 +356,7 @@ class RunSupervisor:
             self._request_stop(live, StopReason.INTERRUPTED, summary)
         if remaining:
             await self._wait_ended(remaining, interrupt_wait_seconds)
-        stuck = [live for live in self._live.values() if live.handle is not None]
+        stuck = [live for live in self._live.values() if live.handle is not None and live.final_seq is None]
         for live in stuck:
             live.handle.task.cancel()  # a cancelled engine still emits its own verdict
         if stuck:
@@ -492,12 +364,15 @@ class RunSupervisor:
         for live in list(self._live.values()):
             # The engine did not wind down in time: record the interruption ourselves.
             self._end_without_engine(live, StopReason.INTERRUPTED, summary)
-        if self._finalizers:
-            await asyncio.gather(*self._finalizers, return_exceptions=True)
         try:
             await self._store.flush()
         except StoreWriteError:
-            pass  # closing the store makes the last attempt and reports what could not be written
+            # Verdicts the store cannot write keep their runs waiting for durability; closing the
+            # store makes the last attempt and reports what could not be written.
+            for finalizer in self._finalizers:
+                finalizer.cancel()
+        if self._finalizers:
+            await asyncio.gather(*self._finalizers, return_exceptions=True)
 
     @staticmethod
     async def _wait_ended(runs: list[LiveRun], timeout: float) -> None:

@@ -28,7 +28,8 @@ class StoreWriteError(StoreError):
 
 class RunStore(Protocol):
     def write_batch(self, batch: WriteBatch) -> None:
-        """Apply a batch atomically: new runs, then events, artifacts and run updates."""
+        """Apply a batch atomically: new runs, then events, artifacts and run updates; each run's
+        last_seq, updated_ns and trace_id then follow its newest event in the batch."""
 
     def get_run(self, run_id: str) -> RunRecord | None: ...
 

@@ -65,7 +65,7 @@ _RUN_COLUMNS = (
 class SqliteRunStore:
     """`RunStore` on SQLite in WAL mode. Use it from one thread at a time."""
 
-    def __init__(self, path: Path | str, *, busy_timeout_seconds: float = 5.0) -> None:
+    def __init__(self, path: Path | str, *, busy_timeout_seconds: float = 5.0, synchronous: str = "normal") -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # check_same_thread=False: the connection is opened on the caller's thread and then used
@@ -76,8 +76,13 @@ class SqliteRunStore:
         )
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
-            # NORMAL in WAL mode survives process crashes; only an OS crash may lose the last commits.
-            self._db.execute("PRAGMA synchronous=NORMAL")
+            # In WAL mode a commit appends to the WAL file with write(): once COMMIT returns, the
+            # kernel holds the pages, so a killed process (kill -9, OOM) loses nothing committed.
+            # NORMAL skips the fsync per commit; only a power loss or OS crash may then lose the
+            # last commits. FULL fsyncs the WAL on every commit and survives those too.
+            if synchronous not in ("normal", "full"):
+                raise StoreError(f"synchronous must be 'normal' or 'full', got {synchronous!r}")
+            self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version not in (0, SCHEMA_VERSION):
                 raise StoreError(
@@ -141,6 +146,16 @@ class SqliteRunStore:
                     )
                     for u in batch.run_updates.values()
                 ],
+            )
+            # Each run's last seq moves on with its events, in the same transaction: a stored
+            # last_seq is never behind a stored event, nor ahead of one.
+            newest: dict[str, Event] = {}
+            for event in batch.events:
+                newest[event.run_id] = event
+            db.executemany(
+                "UPDATE runs SET last_seq = MAX(last_seq, ?), updated_ns = MAX(updated_ns, ?), "
+                "trace_id = CASE WHEN ? = '' THEN trace_id ELSE ? END WHERE run_id = ?",
+                [(e.seq, e.timestamp_ns, e.trace_id, e.trace_id, e.run_id) for e in newest.values()],
             )
             db.execute("COMMIT")
         except BaseException:

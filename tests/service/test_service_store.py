@@ -7,6 +7,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ def _server(serve: Any) -> ServedServer:
 @given("a served run that has emitted a status change, a step with agent notes and an artifact")
 def _served_run(server: ServedServer, context: dict[str, Any]) -> None:
     context["run"] = live = server.open_run(recipe_name="durable", inputs={"metal": "gold"})
+    screenshot = server.config.runs_dir / live.run_id / "artifacts" / "screenshot" / "0123456789abcdef.png"
     context["emitted"] = server.emit(
         live,
         [
@@ -43,9 +45,12 @@ def _served_run(server: ServedServer, context: dict[str, Any]) -> None:
                 observation_summary="404", blocker_kind=BlockerKind.PAGE_NOT_FOUND,
                 agent_state=AgentState(thinking="the old link is gone", next_goal="search"),
             ),
-            ArtifactStored(artifact_id="screenshot-0123456789abcdef", artifact_kind="screenshot", path="/runs/x/a.png", media_type="image/png", size=2048, sha256="ab" * 32),
+            ArtifactStored(artifact_id="screenshot-0123456789abcdef", artifact_kind="screenshot", path=str(screenshot), media_type="image/png", size=2048, sha256="ab" * 32),
         ],
     )
+    # Clients see artifact paths relative to the run directory, never the server's layout.
+    emitted = context["emitted"]
+    context["streamed"] = [*emitted[:-1], replace(emitted[-1], payload=replace(emitted[-1].payload, path="artifacts/screenshot/0123456789abcdef.png"))]
 
 
 @given(parsers.parse('{count:d} ended runs of "{first}" and "{second}" with different outcomes'))
@@ -85,7 +90,7 @@ def _interrupted(server: ServedServer, context: dict[str, Any]) -> None:
 @then("streaming it replays the same events, then the interruption")
 def _replay(server: ServedServer, context: dict[str, Any]) -> None:
     received = [event_from_proto(e) for e in server.client().stream_run(context["run"].run_id)]
-    emitted = context["emitted"]
+    emitted = context["streamed"]
     assert received[: len(emitted)] == emitted  # field for field, nested agent notes included
     tail = received[len(emitted):]
     assert [type(e.payload).__name__ for e in tail] == ["StatusChanged", "FinalVerdict"]
@@ -138,7 +143,7 @@ def _bad_token(server: ServedServer, field: str) -> None:
 def _artifacts(server: ServedServer, context: dict[str, Any]) -> None:
     response = server.client().get_run(context["run"].run_id)
     assert [(a.artifact_id, a.path, a.size, a.media_type, a.seq) for a in response.artifacts] == [
-        ("screenshot-0123456789abcdef", "/runs/x/a.png", 2048, "image/png", 4)
+        ("screenshot-0123456789abcdef", "artifacts/screenshot/0123456789abcdef.png", 2048, "image/png", 4)
     ]
     assert response.run.status == events_pb.TASK_STATE_RUNNING and response.run.last_seq == 4
 
@@ -204,12 +209,19 @@ def _emit(server: ServedServer, context: dict[str, Any], count: int) -> None:
     server.emit(context["run"], chat_deltas(count))
 
 
-@then(parsers.parse("the watcher receives those {count:d} events while the store is locked"))
-def _live_while_locked(server: ServedServer, context: dict[str, Any], count: int) -> None:
+@then(parsers.parse("the watcher has received none of those {count:d} events while the store is locked"))
+def _nothing_while_locked(server: ServedServer, context: dict[str, Any], count: int) -> None:
+    # The listing above proved the events were emitted and are held unwritten; a watcher only
+    # gets an event from a commit, and none has happened since.
+    assert context["watcher"].seqs == [1]
+    assert context["holder"].poll() is None  # still locked
+
+
+@then(parsers.parse("the watcher receives those {count:d} events"))
+def _delivered_once_stored(server: ServedServer, context: dict[str, Any], count: int) -> None:
     watcher: Watcher = context["watcher"]
     watcher.wait_for(1 + count)
     assert watcher.seqs == list(range(1, 2 + count))
-    assert context["holder"].poll() is None  # still locked
 
 
 @then("listing runs fails with UNAVAILABLE STORE_UNAVAILABLE")

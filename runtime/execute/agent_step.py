@@ -103,9 +103,7 @@ class AgentToolCalls:
             ctx.tools.trip(tool, detail, "agent.tools")
             raise RunStopped(StopReason.TOOL_POLICY_BLOCKED, detail, evidence={"tool": tool, "offered": sorted(self.offered)})
         ctx.tools.authorize(tool, self.state.id)
-        stop = ctx.budget.exceeded(f"the model's next call was {tool}")
-        if stop is not None:
-            raise stop
+        ctx.budget.ensure_left(f"the model's next call was {tool}")
         ctx.budget.agent_calls += 1
 
     async def call(self, call: LlmToolCall) -> ToolOutcome:

@@ -77,10 +77,9 @@ class BrowserAccess:
             )
         return result
 
-    @staticmethod
-    def stop_if_crashed(session: BrowserSession, detail: str) -> None:
+    def stop_if_crashed(self, detail: str) -> None:
         """For work that talks to the session directly (condition checks): a dead browser stops the run."""
-        if session.browser.crashed:
+        if self.current is not None and self.current.browser.crashed:
             raise RunStopped(StopReason.BROWSER_CRASHED, detail)
 
     async def fingerprint(self, timeout_ms: int) -> str:

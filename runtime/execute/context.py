@@ -66,16 +66,15 @@ class StepBudget:
     def used(self) -> int:
         return self.executed + self.agent_calls
 
-    def exceeded(self, next_up: str, blocker_kind: BlockerKind | None = None) -> RunStopped | None:
-        """The stop when no step is left for `next_up`, else None."""
-        if self.used < self.limit:
-            return None
-        return RunStopped(
-            StopReason.MAX_STEPS_EXCEEDED,
-            f"the run used {self.used} steps ({self.executed} states, {self.agent_calls} agent tool call(s)), "
-            f"the limit guards.max_steps; {next_up}",
-            blocker_kind,
-        )
+    def ensure_left(self, next_up: str, blocker_kind: BlockerKind | None = None) -> None:
+        """Stop the run (max_steps_exceeded) when no step is left for `next_up`."""
+        if self.used >= self.limit:
+            raise RunStopped(
+                StopReason.MAX_STEPS_EXCEEDED,
+                f"the run used {self.used} steps ({self.executed} states, {self.agent_calls} agent tool call(s)), "
+                f"the limit guards.max_steps; {next_up}",
+                blocker_kind,
+            )
 
 
 @dataclass
@@ -90,17 +89,12 @@ class RunFindings:
     unverified: dict[str, str] = field(default_factory=dict)
     # What the verdict says went wrong when no blocker explains it, with its evidence.
     failure: str = ""
-    failure_evidence: dict[str, dict[str, Any]] = field(default_factory=dict)
+    failure_evidence: dict[str, Any] = field(default_factory=dict)
 
     def note_failure(self, detail: str, evidence: dict[str, Any] | None = None) -> None:
-        """The latest failure; evidence, when given, belongs to this detail only."""
+        """The latest failure replaces any earlier one, evidence included."""
         self.failure = detail
-        if evidence is not None:
-            self.failure_evidence = {detail: evidence}
-
-    @property
-    def evidence_of_failure(self) -> dict[str, Any]:
-        return dict(self.failure_evidence.get(self.failure, {}))
+        self.failure_evidence = dict(evidence or {})
 
     def verified(self, state_id: str) -> None:
         self.unverified.pop(state_id, None)
@@ -111,6 +105,8 @@ class RunFindings:
 
 @dataclass
 class RunContext:
+    """What a handler may touch (see the module docstring); built once per run by `create`."""
+
     plan: Plan
     values: RunValues
     events: EventLog

@@ -61,9 +61,7 @@ class PlanWalk:
             state = self.plan.state(state_id)
             if state.kind == "terminal":
                 return self._terminal_end(state)
-            stop = ctx.budget.exceeded(f"next was {state.id}", ctx.recovery.blocker_kind)
-            if stop is not None:
-                raise stop
+            ctx.budget.ensure_left(f"next was {state.id}", ctx.recovery.blocker_kind)
             ctx.budget.executed += 1
             result, next_id = await self._execute(state)
             if next_id is None:
@@ -90,7 +88,7 @@ class PlanWalk:
         detail = TERMINAL_DETAIL.get(reason, reason.value)
         if blocker is not None and reason in (StopReason.REPLANS_EXHAUSTED, StopReason.EXECUTE_ERROR):
             detail = f"{detail}; last blocker {blocker.kind.value} at {blocker.state_id}: {blocker.reason}"
-        evidence = dict(blocker.evidence) if blocker is not None else findings.evidence_of_failure
+        evidence = dict(blocker.evidence) if blocker is not None else dict(findings.failure_evidence)
         if findings.failure:
             detail = f"{detail}; {findings.failure}"
         return RunEnd(reason, detail, blocker.kind if blocker else None, evidence)

@@ -101,5 +101,5 @@ async def await_expectations(ctx: RunContext, expect: dict[str, Any] | None, bef
         await asyncio.sleep(VERIFY_POLL_SECONDS)
     passed = all(c.passed for c in checks)
     ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="success", summary=f"{'passed' if passed else 'failed'} after {polls} check(s)"))
-    ctx.browser.stop_if_crashed(probe.session, "the browser died while verifying")
+    ctx.browser.stop_if_crashed("the browser died while verifying")
     return checks

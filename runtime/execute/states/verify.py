@@ -20,7 +20,7 @@ async def verify(ctx: RunContext, state: State) -> StepResult:
     checks = await check_all(probe, conditions, action_id)
     passed = [c for c in checks if c.passed]
     ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="success", summary=f"{len(passed)}/{len(checks)} passed"))
-    ctx.browser.stop_if_crashed(probe.session, "the browser died while verifying")
+    ctx.browser.stop_if_crashed("the browser died while verifying")
     described = "; ".join(f"{c.check} {c.expected!r}: {'ok' if c.passed else 'FAILED'} (observed {str(c.observed)[:OBSERVED_CHARS]!r})" for c in checks)
     evidence = {"conditions": [c.to_dict() for c in checks]}
     if len(passed) == len(checks):

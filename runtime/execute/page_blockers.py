@@ -12,12 +12,14 @@ Pure: target validation passes what the browser saw as `PageSignals` and gets a 
    it is rate limiting; anything else `status_mismatch`. On an error status a phrase counts
    wherever it stands in the title or a heading, and a strong phrase anywhere in the text.
 3. A page with the expected status is a blocker only when it says so prominently (the finding is
-   marked `soft`): a phrase counts when a title segment (the title split at " | ", " - ", "_" ...)
-   or the main heading is about it and nothing else (fillers such as "Oops", "404", "抱歉" aside),
-   or when the page is short (at most SHORT_PAGE_CHARS of visible text, a CJK character counting
-   as three) and a strong phrase
-   appears anywhere. So an article about captchas, a footer "Log in" link and a product called
-   "404 Error Coffee" are not blockers, while "Page not found | Shop" with a long footer is.
+   marked `soft`): when a title segment (the title split at " | ", " - ", "_" ...) or the main
+   heading is about a phrase and nothing else (fillers such as "Oops", "404", "抱歉" aside); or,
+   on a short page (at most SHORT_PAGE_CHARS of visible text, a CJK character counting as three),
+   when another heading is about one, or a strong phrase appears in the text outside the
+   headings. A heading that names a phrase among other words ("How to fix HTTP 429 Too Many
+   Requests errors") is about the subject, not a block. So an article about captchas, a footer
+   "Log in" link and a product called "404 Error Coffee" are not blockers, while
+   "Page not found | Shop" with a long menu and footer is.
    Precedence: rate_limited, captcha, access_blocked, login_required, page_not_found,
    access_denied, server_error.
 4. Login walls have extra signals: a redirect from the requested URL to a sign-in path
@@ -101,6 +103,14 @@ class _Reading:
     def short(self) -> bool:
         return _weighted_length(self.text) <= SHORT_PAGE_CHARS
 
+    @property
+    def body(self) -> str:
+        """The visible text less the headings: a heading counts only when it is about a phrase."""
+        body = self.text
+        for heading in self.headings:
+            body = body.replace(heading, " ", 1)
+        return body
+
     def lines(self) -> tuple[tuple[str, str], ...]:
         return (*(("title", s) for s in self.title_segments), *((("heading", self.main_heading),) if self.main_heading else ()))
 
@@ -127,10 +137,13 @@ def _prominent(phrases: PhraseSet, reading: _Reading) -> tuple[str, str] | None:
             if phrase is not None:
                 return phrase, where
     if reading.short:
-        for where, line in (*reading.lines(), *(("heading", h) for h in reading.headings), ("text", reading.text)):
-            for pattern in phrases.strong:
-                if match := pattern.search(line):
-                    return match.group(0), where
+        for heading in reading.headings[1:]:
+            for pattern in phrases.strong + phrases.weak:
+                if (phrase := _about(heading, pattern)) is not None:
+                    return phrase, "heading"
+        for pattern in phrases.strong:
+            if match := pattern.search(reading.body):
+                return match.group(0), "text"
     return None
 
 

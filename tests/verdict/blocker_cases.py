@@ -208,6 +208,16 @@ CASES: tuple[BlockerCase, ...] = (
         None,
     ),
     BlockerCase(
+        "benign-429-short-article",
+        _page(
+            "How to fix HTTP 429 Too Many Requests errors",
+            "How to fix HTTP 429 Too Many Requests errors A 429 status asks a client to slow down. Wait for the time in the "
+            "Retry-After header, spread calls over time, and cache answers that rarely change.",
+            headings=("How to fix HTTP 429 Too Many Requests errors",),
+        ),
+        None,
+    ),
+    BlockerCase(
         "benign-sidebar-login",
         _page("Market wrap: gold rises", LONG_ARTICLE, headings=("Market wrap: gold rises", "Log in"), has_password_field=True),
         None,

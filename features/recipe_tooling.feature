@@ -19,6 +19,11 @@ Feature: Recipe tooling for authors and CI
     Then it equals recipes/recipe.schema.json
     And every shipped recipe satisfies it
 
+  @RECIPE-015
+  Scenario: Every property of the recipe language is described for editors
+    When I generate the recipe JSON Schema
+    Then every property in it has a description
+
   @RECIPE-010
   Scenario: verity recipe validate reports in JSON and sets its exit code
     When I run "verity recipe validate --json" on a valid and a broken recipe

@@ -53,6 +53,14 @@ Feature: Recipe validation with precise errors
     When I validate it
     Then the problem at "goal" suggests "metal"
 
+  @RECIPE-006
+  Scenario: Built-ins cannot refer to themselves, and every templated field is checked
+    Given the broken recipe "placeholder-cycles.yaml"
+    When I validate it
+    Then the problems are exactly those listed in its expect comments
+    And the problem at "goal" says "it would refer to itself"
+    And the problem at "plan[1].act.expect.element.value" suggests "metal"
+
   @RECIPE-007
   Scenario: Steps no flow can reach are reported
     Given the broken recipe "unreachable.yaml"
@@ -69,3 +77,26 @@ Feature: Recipe validation with precise errors
       | file             |
       | oversized.yaml   |
       | alias-bomb.yaml  |
+  @RECIPE-013
+  Scenario Outline: Text no recipe can hold is reported at its place, in our words
+    Given the broken recipe "<file>"
+    When I validate it
+    Then the problems are exactly those listed in its expect comments
+    And no problem quotes the YAML library's own wording
+
+    Examples:
+      | file                 |
+      | bad-characters.yaml  |
+      | escaped-values.yaml  |
+      | big-numbers.yaml     |
+      | deep-nesting.yaml    |
+      | deep-aliases.yaml    |
+      | reused-anchors.yaml  |
+      | not-utf8.yaml        |
+
+  @RECIPE-014
+  Scenario: What a run could only fail on at its end is refused by validation
+    Given the broken recipe "run-time-failures.yaml"
+    When I validate it
+    Then the problems are exactly those listed in its expect comments
+    And the problem at "output.schema.properties.price.$ref" says "points to nothing in this schema"

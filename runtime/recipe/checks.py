@@ -6,15 +6,22 @@ Each check yields (path, message, code); the loader turns paths into file:line:c
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import jsonschema
+from referencing import Registry, Resource
+from referencing.exceptions import Unresolvable
+from referencing.jsonschema import DRAFT202012
 
 from runtime.recipe.domains import domain_pattern_problem
-from runtime.recipe.model import Condition, Expect, Locator, Recipe
-from runtime.recipe.placeholders import BUILTIN_PLACEHOLDERS, placeholder_names
+from runtime.recipe.model import Recipe
+from runtime.recipe.placeholders import BUILTIN_PLACEHOLDERS, SEARCH_QUERY, builtin_defined_at, builtins_usable_at, placeholder_names
+from runtime.recipe.problems import format_path
+from runtime.recipe.templated import condition_lists, templated_fields
 from runtime.recipe.tool_registry import ToolRegistry
 
 PathParts = tuple[str | int, ...]
@@ -37,14 +44,6 @@ def check_recipe(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:
     yield from _fallback_and_output(recipe)
 
 
-def _conditions_of(step, base: PathParts) -> Iterator[tuple[PathParts, list[Condition]]]:
-    """The condition lists of a step: a verify step's, and an agent step's `done_when`."""
-    if step.verify:
-        yield base + ("verify",), step.verify
-    if step.agent:
-        yield base + ("agent", "done_when"), step.agent.done_when
-
-
 def _regex_problem(pattern: str) -> str | None:
     try:
         re.compile(pattern)
@@ -63,7 +62,7 @@ def _regexes(recipe: Recipe) -> Iterator[Finding]:
             for name, spec in step.extract.fields.items():
                 if spec.pattern is not None:
                     candidates.append((base + ("extract", "fields", name, "pattern"), spec.pattern))
-        for conditions_path, conditions in _conditions_of(step, base):
+        for conditions_path, conditions in condition_lists(step, base):
             for j, condition in enumerate(conditions):
                 if condition.url_matches is not None:
                     candidates.append((conditions_path + (j, "url_matches"), condition.url_matches))
@@ -82,83 +81,23 @@ def _domains(recipe: Recipe) -> Iterator[Finding]:
             yield ("target", "allowed_domains", i), problem, "bad_domain_pattern"
 
 
-def _locator_texts(locator: Locator | None, path: PathParts) -> Iterator[tuple[PathParts, str]]:
-    if locator is None:
-        return
-    for key in ("name", "text", "css", "xpath"):
-        value = getattr(locator, key)
-        if value is not None:
-            yield path + (key,), value
-
-
-def _templated(recipe: Recipe) -> Iterator[tuple[PathParts, str]]:
-    """Every string that may hold {placeholders}. Regexes are not templated (they use braces)."""
-    yield ("goal",), recipe.goal
-    yield ("target", "start_url"), recipe.target.start_url
-    for i, word in enumerate(recipe.target.validation_keywords):
-        yield ("target", "validation_keywords", i), word
-    for i, step in enumerate(recipe.plan):
-        base: PathParts = ("plan", i)
-        if step.navigate is not None:
-            yield (base + ("navigate",) if isinstance(step.navigate, str) else base + ("navigate", "url")), step.navigate_url or ""
-        if step.act:
-            act = step.act
-            for key in ("click", "type", "select"):
-                yield from _locator_texts(getattr(act, key), base + ("act", key))
-            for key in ("text", "value"):
-                if getattr(act, key) is not None:
-                    yield base + ("act", key), getattr(act, key)
-            if act.expect:
-                yield from _expect_texts(act.expect, base + ("act", "expect"))
-        if step.wait:
-            for key in ("text", "url"):
-                if getattr(step.wait, key) is not None:
-                    yield base + ("wait", key), getattr(step.wait, key)
-        if step.extract:
-            for name, spec in step.extract.fields.items():
-                yield from _locator_texts(spec, base + ("extract", "fields", name))
-        for conditions_path, conditions in _conditions_of(step, base):
-            for j, condition in enumerate(conditions):
-                yield from _condition_texts(condition, conditions_path + (j,))
-        if step.agent:
-            yield base + ("agent", "task"), step.agent.task
-        if step.close and step.close.summary:
-            yield base + ("close", "summary"), step.close.summary
-
-
-def _expect_texts(expect: Expect, path: PathParts) -> Iterator[tuple[PathParts, str]]:
-    for key in ("url_includes", "text_includes"):
-        if getattr(expect, key) is not None:
-            yield path + (key,), getattr(expect, key)
-    yield from _locator_texts(expect.element, path + ("element",))
-
-
-def _condition_texts(condition: Condition, path: PathParts) -> Iterator[tuple[PathParts, str]]:
-    for key in ("text_includes", "title_includes"):
-        if getattr(condition, key) is not None:
-            yield path + (key,), getattr(condition, key)
-    yield from _locator_texts(condition.element, path + ("element",))
-
-
 def _placeholders(recipe: Recipe) -> Iterator[Finding]:
-    known = set(recipe.inputs) | set(BUILTIN_PLACEHOLDERS)
-    templated = list(_templated(recipe))
-    if recipe.fallback.search_url is not None:
-        templated.append((("fallback", "search_url"), recipe.fallback.search_url))
-    for i, query in enumerate(recipe.fallback.queries or []):
-        templated.append((("fallback", "queries", i), query))
-    for path, text in templated:
-        allowed = known | ({"query"} if path == ("fallback", "search_url") else set())
-        if path == ("target", "start_url"):
-            allowed = allowed - {"start_url"}
+    for path, text in templated_fields(recipe):
         try:
             names = placeholder_names(text)
         except ValueError as error:
             yield path, f"{error} (write {{{{ and }}}} for literal braces)", "bad_placeholder"
             continue
+        usable = set(recipe.inputs) | builtins_usable_at(path) | ({SEARCH_QUERY} if path == ("fallback", "search_url") else set())
         for name in names:
-            if name not in allowed:
-                yield path, f"placeholder {{{name}}} names no input{did_you_mean(name, allowed)}", "unknown_placeholder"
+            if name in usable:
+                continue
+            defined = builtin_defined_at(path)
+            if name in BUILTIN_PLACEHOLDERS and defined is not None:
+                why = "it would refer to itself" if name == defined else f"{{{name}}} is only known once {{{defined}}} is filled"
+                yield path, f"`{format_path(path)}` cannot use {{{name}}}: {why}", "cyclic_placeholder"
+            else:
+                yield path, f"placeholder {{{name}}} names no input{did_you_mean(name, usable)}", "unknown_placeholder"
 
 
 def _flow(recipe: Recipe) -> Iterator[Finding]:
@@ -237,6 +176,8 @@ _INPUT_TYPES = {"string": (str,), "integer": (int,), "number": (int, float), "bo
 
 def _inputs(recipe: Recipe) -> Iterator[Finding]:
     for name, spec in recipe.inputs.items():
+        if name in (*BUILTIN_PLACEHOLDERS, SEARCH_QUERY):
+            yield ("inputs", name), f"{{{name}}} is a built-in placeholder; give this input another name", "reserved_input"
         default = spec.default
         if default is None:
             continue
@@ -247,17 +188,62 @@ def _inputs(recipe: Recipe) -> Iterator[Finding]:
 
 def _fallback_and_output(recipe: Recipe) -> Iterator[Finding]:
     url = recipe.fallback.search_url
-    if url is not None and "{query}" not in url:
+    if url is not None and SEARCH_QUERY not in _names_or_none(url):
         yield ("fallback", "search_url"), "search_url must contain {query}", "bad_search_url"
+    yield from _output_schema(recipe.output.schema_)
+
+
+def _names_or_none(text: str) -> list[str]:
     try:
-        jsonschema.Draft202012Validator.check_schema(recipe.output.schema_)
+        return placeholder_names(text)
+    except ValueError:
+        return [SEARCH_QUERY]  # unbalanced braces: _placeholders reports them already
+
+
+def _output_schema(schema: dict[str, Any]) -> Iterator[Finding]:
+    """Checked by the validator a run will use (the one its `$schema` names, else 2020-12), with
+    every `$ref` resolved: a run never fetches a schema, and a dangling one would fail at its end."""
+    base: PathParts = ("output", "schema")
+    validator: Any = jsonschema.Draft202012Validator
+    declared = schema.get("$schema")
+    if isinstance(declared, str):
+        validator = jsonschema.validators.validator_for(schema, default=None)
+        if validator is None:
+            yield base + ("$schema",), f"unknown $schema {declared!r}: leave it out, or name a JSON Schema draft", "bad_output_schema"
+            return
+    try:
+        validator.check_schema(schema)
     except jsonschema.SchemaError as error:
-        where: PathParts = ("output", "schema") + tuple(error.path)
-        yield where, f"not a valid JSON Schema: {error.message}", "bad_output_schema"
+        yield base + tuple(error.path), f"not a valid JSON Schema: {error.message}", "bad_output_schema"
+        return
+    resolver = Registry().resolver_with_root(Resource.from_contents(schema, default_specification=DRAFT202012))
+    for path, reference in _references(schema, ()):
+        try:
+            resolver.lookup(reference)
+        except Unresolvable:
+            yield base + path, f"$ref {reference!r} points to nothing in this schema (runs never fetch schemas)", "bad_output_schema"
+
+
+_DATA_KEYWORDS = {"const", "enum", "default", "examples"}  # their values are data, not schemas
+
+
+def _references(node: Any, path: PathParts) -> Iterator[tuple[PathParts, str]]:
+    """Every `$ref` that resolves against the root (subschemas with their own `$id` are left alone)."""
+    if isinstance(node, dict):
+        if path and "$id" in node:
+            return
+        if isinstance(node.get("$ref"), str):
+            yield path + ("$ref",), node["$ref"]
+        for key, value in node.items():
+            if key not in _DATA_KEYWORDS:
+                yield from _references(value, path + (key,))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _references(value, path + (index,))
 
 
 def registry_dir(recipe: Recipe, recipe_path: Path | None) -> Path | None:
     if recipe.tools.registry is None:
         return None
     base = recipe_path.parent if recipe_path else Path.cwd()
-    return (base / recipe.tools.registry).resolve()
+    return Path(os.path.abspath(base / recipe.tools.registry))  # abspath: no file system access, so nothing to fail here

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from runtime.plan import compile_recipe, to_mermaid
-from runtime.recipe.load import load_recipe_with_registry
+from runtime.recipe.load import load_recipe_with_registry, read_recipe_source
 from runtime.recipe.model import Recipe
 from runtime.recipe.problems import Problem, RecipeInvalid
 from runtime.recipe.schema import recipe_json_schema
@@ -38,12 +38,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def load_for_cli(path: Path) -> tuple[Recipe, object] | list[Problem]:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        return [Problem(str(path), 0, 0, "", f"cannot read the recipe: {reason}", "unreadable")]
-    try:
-        return load_recipe_with_registry(text, str(path), recipe_path=path)
+        return load_recipe_with_registry(read_recipe_source(path), str(path), recipe_path=path)
     except RecipeInvalid as error:
         return error.problems
 

@@ -11,7 +11,7 @@ from runtime.recipe.checks import check_recipe, did_you_mean, registry_dir
 from runtime.recipe.model import Recipe
 from runtime.recipe.problems import Problem, RecipeInvalid, format_path
 from runtime.recipe.schema import recipe_json_schema
-from runtime.recipe.source import MAX_RECIPE_BYTES, YamlDocument, read_yaml
+from runtime.recipe.source import MAX_RECIPE_BYTES, YamlDocument, read_yaml, text_position
 from runtime.recipe.tool_registry import ToolRegistry, load_tool_registry
 
 _SCALAR_MEMBERS = {"str", "int", "float", "bool", "none"}
@@ -20,20 +20,35 @@ _SCALAR_MEMBERS = {"str", "int", "float", "bool", "none"}
 def load_recipe_file(path: str | Path) -> Recipe:
     """Load and validate a recipe file. Raises RecipeInvalid with every problem found."""
     file = Path(path)
+    return load_recipe_text(read_recipe_source(file), str(file), recipe_path=file)
+
+
+def read_recipe_source(file: Path) -> str:
+    """A recipe file's text. Raises RecipeInvalid (with the position where it applies) when the file
+    cannot be read, is larger than a recipe may be, or is not UTF-8."""
     try:
         size = file.stat().st_size
-        if size > MAX_RECIPE_BYTES:
-            raise RecipeInvalid(
-                [Problem(str(file), 0, 0, "", f"file is {size} bytes; recipes may be at most {MAX_RECIPE_BYTES} bytes", "file_too_large")]
-            )
-        raw = file.read_bytes()
-    except OSError as error:
-        raise RecipeInvalid([Problem(str(file), 0, 0, "", f"cannot read the recipe: {error.strerror or error}", "unreadable")]) from None
+        with file.open("rb") as stream:
+            raw = stream.read(MAX_RECIPE_BYTES + 1)
+    except (OSError, ValueError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise RecipeInvalid([Problem(str(file), 0, 0, "", f"cannot read the recipe: {reason}", "unreadable")]) from None
+    if len(raw) > MAX_RECIPE_BYTES:
+        line, col = text_position(*_decoded_prefix(raw, MAX_RECIPE_BYTES))
+        message = f"file is {max(size, len(raw))} bytes; recipes may be at most {MAX_RECIPE_BYTES} bytes (the limit is passed here)"
+        raise RecipeInvalid([Problem(str(file), line, col, "", message, "file_too_large")])
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise RecipeInvalid([Problem(str(file), 0, 0, "", f"not UTF-8 text (byte {error.start})", "not_utf8")]) from None
-    return load_recipe_text(text, str(file), recipe_path=file)
+        line, col = text_position(*_decoded_prefix(raw, error.start))
+        message = f"not UTF-8 text: byte 0x{raw[error.start]:02x} here cannot be decoded; save the file as UTF-8"
+        raise RecipeInvalid([Problem(str(file), line, col, "", message, "not_utf8")]) from None
+
+
+def _decoded_prefix(raw: bytes, end: int) -> tuple[str, int]:
+    """The text before byte `end`, and the index `end` falls at in it."""
+    text = raw[:end].decode("utf-8", errors="replace")
+    return text, len(text)
 
 
 def load_recipe_text(text: str, source: str = "<recipe>", *, recipe_path: Path | None = None) -> Recipe:
@@ -51,22 +66,30 @@ def load_recipe_with_registry(text: str, source: str, *, recipe_path: Path | Non
     try:
         recipe = Recipe.model_validate(doc.data)
     except ValidationError as error:
-        # A value under a rejected tag was never meant as plain data: its tag problem is enough.
-        tagged = {p.path for p in problems if p.code == "unknown_tag"}
-        found = [p for p in _pydantic_problems(error, doc, source) if p.path not in tagged]
+        # A value the reader refused (a tag, a NUL, a huge number) was never meant as plain data:
+        # the reader's problem is enough.
+        rejected = [format_path(path) for path in doc.rejected]
+        found = [p for p in _pydantic_problems(error, doc, source) if not any(_within(p.path, r) for r in rejected)]
         raise RecipeInvalid(problems + found) from None
-    try:
-        registry = load_tool_registry(registry_dir(recipe, recipe_path))
-    except RecipeInvalid as error:
-        line, col = doc.position(("tools", "registry"))
-        problems += [p if p.line else Problem(source, line, col, p.path, p.message, p.code) for p in error.problems]
-        registry = load_tool_registry(None)
+    registry = load_tool_registry(None)
+    if ("tools", "registry") not in doc.rejected:
+        try:
+            registry = load_tool_registry(registry_dir(recipe, recipe_path))
+        except RecipeInvalid as error:
+            line, col = doc.position(("tools", "registry"))
+            problems += [p if p.line else Problem(source, line, col, p.path, p.message, p.code) for p in error.problems]
     for path, message, code in check_recipe(recipe, registry):
+        if any(path[: len(rejected)] == rejected for rejected in doc.rejected):
+            continue
         line, col = doc.position(path)
         problems.append(Problem(source, line, col, format_path(path), message, code))
     if problems:
         raise RecipeInvalid(problems)
     return recipe, registry
+
+
+def _within(path: str, ancestor: str) -> bool:
+    return path == ancestor or path.startswith((ancestor + ".", ancestor + "[")) or not ancestor
 
 
 def _pydantic_problems(error: ValidationError, doc: YamlDocument, source: str) -> list[Problem]:

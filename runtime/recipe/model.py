@@ -27,9 +27,9 @@ class Strict(BaseModel):
 
 
 class InputSpec(Strict):
-    type: Literal["string", "integer", "number", "boolean"] = "string"
-    description: str = ""
-    default: str | int | float | bool | None = None
+    type: Literal["string", "integer", "number", "boolean"] = Field(default="string", description="The input's type; `--input` text is converted to it.")
+    description: str = Field(default="", description="What the input is for, for people running the recipe.")
+    default: str | int | float | bool | None = Field(default=None, description="The value used when the input is not given; must be of `type`.")
     required: bool = Field(default=True, description="An input without a default must be given at run time.")
 
 
@@ -55,27 +55,31 @@ class IntentGuardBrowser(Strict):
 
 
 class IntentGuard(Strict):
-    enabled: bool = True
-    detector: Literal["heuristic", "model"] = "heuristic"
+    enabled: bool = Field(default=True, description="Turn the intent guard on or off.")
+    detector: Literal["heuristic", "model"] = Field(
+        default="heuristic", description="How a browser task is detected: `heuristic` (keywords and patterns) or `model` (Gemini, falling back to the heuristic)."
+    )
     softBlockAfter: int = Field(default=2, ge=0, le=100, description="How many network-adjacent tool calls a browser task may make.")
-    browser: IntentGuardBrowser = Field(default_factory=IntentGuardBrowser)
+    browser: IntentGuardBrowser = Field(default_factory=IntentGuardBrowser, description="What the guard enforces once a task is a browser task.")
 
 
 class Timeouts(Strict):
-    step_ms: Milliseconds = 15_000
-    verify_ms: Milliseconds = 5_000
+    step_ms: Milliseconds = Field(default=15_000, description="How long one step may take, in milliseconds (a step's `timeout_ms` overrides it).")
+    verify_ms: Milliseconds = Field(default=5_000, description="How long a verification or a target check may take, in milliseconds.")
     click_result_ms: Milliseconds = Field(default=60_000, description="How long a search result click may take to reach an allowed domain.")
-    run_ms: Annotated[int, Field(ge=1_000, le=3_600_000)] = 300_000
+    run_ms: Annotated[int, Field(ge=1_000, le=3_600_000)] = Field(
+        default=300_000, description="How long the whole run may take, in milliseconds (1000 to 3600000); then it stops with `timeout`."
+    )
 
 
 class Guards(Strict):
     max_steps: int = Field(default=50, ge=1, le=1000, description="Executed states at most, replans included.")
-    max_replans: int = Field(default=3, ge=0, le=20)
+    max_replans: int = Field(default=3, ge=0, le=20, description="Searches for another page (the fallback ladder) before the run stops with replans_exhausted.")
     no_progress_window: int = Field(
         default=3, ge=2, le=50, description="Stop with no_progress when the last N actions repeat one signature or alternate A-B-A-B."
     )
-    timeouts: Timeouts = Field(default_factory=Timeouts)
-    intentGuard: IntentGuard = Field(default_factory=IntentGuard)
+    timeouts: Timeouts = Field(default_factory=Timeouts, description="Time limits for steps, verifications, search result clicks and the whole run.")
+    intentGuard: IntentGuard = Field(default_factory=IntentGuard, description="The intent guard: detect browser tasks and keep them on browser tools.")
 
 
 # --- target -----------------------------------------------------------------------------------------
@@ -88,7 +92,7 @@ class Target(Strict):
         description="Hosts the run may visit. `*.example.com` matches subdomains only, not example.com itself.",
     )
     validation_keywords: list[str] = Field(default_factory=list, description="Words the target page must contain (title or text).")
-    expected_status: int = Field(default=200, ge=100, le=599)
+    expected_status: int = Field(default=200, ge=100, le=599, description="The HTTP status the target page must answer with.")
 
 
 # --- tools ------------------------------------------------------------------------------------------
@@ -106,12 +110,12 @@ class Tools(Strict):
 class Locator(Strict):
     """How to find an element. Give exactly one of: role (with optional name), text, css, xpath, ref."""
 
-    role: str | None = None
-    name: str | None = None
-    text: str | None = None
-    css: str | None = None
-    xpath: str | None = None
-    ref: str | None = None
+    role: str | None = Field(default=None, description="An ARIA role such as button, link or textbox; `name` narrows it.")
+    name: str | None = Field(default=None, description="The accessible name that goes with `role`; may use {placeholders}.")
+    text: str | None = Field(default=None, description="Text the element shows; may use {placeholders}.")
+    css: str | None = Field(default=None, description="A CSS selector; may use {placeholders}.")
+    xpath: str | None = Field(default=None, description="An XPath expression; may use {placeholders}.")
+    ref: str | None = Field(default=None, description="An element ref from the latest snapshot (as agents use them).")
 
     @model_validator(mode="after")
     def _one_locator(self) -> Locator:
@@ -124,30 +128,34 @@ class Locator(Strict):
 
 
 class ElementCheck(Locator):
-    state: Literal["present", "visible", "hidden", "absent", "enabled", "checked"] = "visible"
-    value: str | None = None
+    state: Literal["present", "visible", "hidden", "absent", "enabled", "checked"] = Field(
+        default="visible", description="The state the element must be in."
+    )
+    value: str | None = Field(default=None, description="The value a form field must hold (instead of `state`); may use {placeholders}.")
 
 
 class Expect(Strict):
     """What must hold after an act for it to count as progress. Defaults to "the page changed"."""
 
-    url_includes: str | None = None
-    url_matches: str | None = None
-    text_includes: str | None = None
-    element: ElementCheck | None = None
-    page_changed: bool | None = None
+    url_includes: str | None = Field(default=None, description="Text the page URL must contain; may use {placeholders}.")
+    url_matches: str | None = Field(default=None, description="A regular expression the page URL must match.")
+    text_includes: str | None = Field(default=None, description="Text the page must show; may use {placeholders}.")
+    element: ElementCheck | None = Field(default=None, description="An element that must be in a given state or hold a value.")
+    page_changed: bool | None = Field(
+        default=None, description="Whether the page must change; true when no other expectation is given, add it to require both."
+    )
 
 
 class ActStep(Strict):
-    click: Locator | None = None
-    type: Locator | None = None
-    select: Locator | None = None
+    click: Locator | None = Field(default=None, description="Click the element this locator finds.")
+    type: Locator | None = Field(default=None, description="Type `text` into the element this locator finds.")
+    select: Locator | None = Field(default=None, description="Choose `value` in the select element this locator finds.")
     press: str | None = Field(default=None, description="A key name such as Enter or Escape.")
-    scroll: Literal["up", "down", "top", "bottom"] | None = None
+    scroll: Literal["up", "down", "top", "bottom"] | None = Field(default=None, description="Scroll the page.")
     text: str | None = Field(default=None, description="Text to type (with `type`).")
     value: str | None = Field(default=None, description="Option value or label (with `select`).")
-    submit: bool = False
-    expect: Expect | None = None
+    submit: bool = Field(default=False, description="Press Enter after typing (with `type`).")
+    expect: Expect | None = Field(default=None, description="What must hold after the act for it to count; by default the page must change.")
 
     @model_validator(mode="after")
     def _one_action(self) -> ActStep:
@@ -166,10 +174,10 @@ class ActStep(Strict):
 
 
 class WaitStep(Strict):
-    load: bool | None = None
-    text: str | None = None
-    url: str | None = None
-    timeout_ms: Annotated[int, Field(ge=0, le=600_000)] | None = None
+    load: bool | None = Field(default=None, description="Wait for the page to finish loading.")
+    text: str | None = Field(default=None, description="Wait until the page shows this text; may use {placeholders}.")
+    url: str | None = Field(default=None, description="Wait until the page URL contains this text; may use {placeholders}.")
+    timeout_ms: Annotated[int, Field(ge=0, le=600_000)] | None = Field(default=None, description="Wait this many milliseconds (0 to 600000).")
 
     @model_validator(mode="after")
     def _one_condition(self) -> WaitStep:
@@ -181,13 +189,13 @@ class WaitStep(Strict):
 
 class FieldSpec(Locator):
     attr: str | None = Field(default=None, description="Read this attribute instead of the element's text.")
-    type: Literal["string", "number", "integer", "boolean"] = "string"
-    required: bool = True
+    type: Literal["string", "number", "integer", "boolean"] = Field(default="string", description="The value's type; the text read is converted to it.")
+    required: bool = Field(default=True, description="A required field that cannot be read blocks the step (see `blocker_kind`).")
     pattern: str | None = Field(default=None, description="A regular expression the value must match; its first group is kept when it has one.")
 
 
 class ExtractStep(Strict):
-    fields: dict[str, FieldSpec] = Field(default_factory=dict)
+    fields: dict[str, FieldSpec] = Field(default_factory=dict, description="Field name -> where to read it on the page.")
     readable_text: bool = Field(default=False, description="Also keep the page's readable text as `text`.")
     blocker_kind: BlockerKind = Field(default=BlockerKind.EXTRACTION_FAILED, description="The blocker reported when a required field is missing.")
 
@@ -201,12 +209,12 @@ class ExtractStep(Strict):
 class Condition(Strict):
     """One verification. Give exactly one check."""
 
-    text_includes: str | None = None
-    title_includes: str | None = None
-    url_matches: str | None = None
-    field_present: str | None = None
+    text_includes: str | None = Field(default=None, description="Text the page must show; may use {placeholders}.")
+    title_includes: str | None = Field(default=None, description="Text the page title must contain; may use {placeholders}.")
+    url_matches: str | None = Field(default=None, description="A regular expression the page URL must match.")
+    field_present: str | None = Field(default=None, description="An extracted field that must have a non-empty value.")
     field_matches: dict[str, str] | None = Field(default=None, description="Field name -> regular expression.")
-    element: ElementCheck | None = None
+    element: ElementCheck | None = Field(default=None, description="An element that must be in a given state or hold a value.")
 
     @model_validator(mode="after")
     def _one_check(self) -> Condition:
@@ -230,11 +238,11 @@ class AgentStep(Strict):
 
 
 class NavigateStep(Strict):
-    url: str
+    url: str = Field(description="The URL to open; may use {placeholders}.")
 
 
 class CloseStep(Strict):
-    summary: str = ""
+    summary: str = Field(default="", description="A closing summary for the verdict; may use {placeholders}.")
 
 
 STEP_KINDS = ("navigate", "observe", "act", "wait", "extract", "verify", "agent", "close")
@@ -243,21 +251,21 @@ STEP_KINDS = ("navigate", "observe", "act", "wait", "extract", "verify", "agent"
 class Step(Strict):
     """One plan step: an optional id and flow keys, plus exactly one step kind."""
 
-    id: StepId | None = None
+    id: StepId | None = Field(default=None, description="A name for the step, for `next` and `on_failure`; `step-N` when omitted.")
     next: StepId | None = Field(default=None, description="Go to this step after success instead of the following one.")
     on_failure: StepId | None = Field(default=None, description="Go to this step when the step fails instead of stopping the run.")
     needs_approval: bool | None = Field(default=None, description="Ask a person before this step acts; overrides the tool policy.")
     validate_target: bool = Field(default=True, description="After navigate/observe: check the page against the target (data.validate-target).")
-    timeout_ms: Milliseconds | None = None
+    timeout_ms: Milliseconds | None = Field(default=None, description="How long this step may take, in milliseconds; guards.timeouts.step_ms when omitted.")
 
-    navigate: str | NavigateStep | None = None
-    observe: dict[str, Any] | None = None
-    act: ActStep | None = None
-    wait: WaitStep | None = None
-    extract: ExtractStep | None = None
-    verify: list[Condition] | None = None
-    agent: AgentStep | None = None
-    close: CloseStep | None = None
+    navigate: str | NavigateStep | None = Field(default=None, description="Open a URL (may use {placeholders}), then check the page against the target.")
+    observe: dict[str, Any] | None = Field(default=None, description="Read the current page (`max_elements` caps its snapshot), then check it against the target.")
+    act: ActStep | None = Field(default=None, description="Click, type, select, press a key or scroll, then verify the effect.")
+    wait: WaitStep | None = Field(default=None, description="Wait for one condition: load, text, url or a fixed time.")
+    extract: ExtractStep | None = Field(default=None, description="Read named fields (and optionally the readable text) from the page.")
+    verify: list[Condition] | None = Field(default=None, description="Checks that must all pass for the run to go on.")
+    agent: AgentStep | None = Field(default=None, description="Hand a task to the model, inside the recipe's guardrails.")
+    close: CloseStep | None = Field(default=None, description="End the plan here; the run then checks completion and the output.")
 
     @model_validator(mode="before")
     @classmethod
@@ -308,17 +316,19 @@ class Output(Strict):
 
 class Recipe(Strict):
     name: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]{0,99}$", description="Lowercase name, used to start runs by name.")]
-    version: str = "1"
-    description: str = ""
+    version: str = Field(default="1", description="The recipe's own version, recorded in every plan.")
+    description: str = Field(default="", description="What the recipe does, for people choosing one.")
     goal: str = Field(description="What the run is for, in the user's words; may use {placeholders}.")
-    inputs: dict[Annotated[str, Field(pattern=r"^[a-z_][a-z0-9_]*$")], InputSpec] = Field(default_factory=dict)
-    intent: Intent = Field(default_factory=Intent)
-    target: Target
-    guards: Guards = Field(default_factory=Guards)
-    tools: Tools = Field(default_factory=Tools)
-    plan: Annotated[list[Step], Field(min_length=1)]
-    fallback: Fallback = Field(default_factory=Fallback)
-    output: Output = Field(default_factory=Output)
+    inputs: dict[Annotated[str, Field(pattern=r"^[a-z_][a-z0-9_]*$")], InputSpec] = Field(
+        default_factory=dict, description="Named inputs, given with `--input name=value`; {name} uses one in a templated field."
+    )
+    intent: Intent = Field(default_factory=Intent, description="How a browser task is recognised in the goal.")
+    target: Target = Field(description="Where the run starts and which pages count as the right ones.")
+    guards: Guards = Field(default_factory=Guards, description="Limits and guardrails: steps, replans, no-progress, timeouts, the intent guard.")
+    tools: Tools = Field(default_factory=Tools, description="Which tools the run may use and which need a person's approval.")
+    plan: Annotated[list[Step], Field(min_length=1)] = Field(description="The steps, run in order unless `next` or `on_failure` say otherwise.")
+    fallback: Fallback = Field(default_factory=Fallback, description="The search used to find another page when the target is blocked.")
+    output: Output = Field(default_factory=Output, description="The structured result the run brings back.")
 
     def step_ids(self) -> list[str]:
         """Every step's id: its own, or `step-N` (1-based) when it has none."""

@@ -1,4 +1,9 @@
-"""`{name}` placeholders in recipe strings. `{{` and `}}` stand for literal braces."""
+"""`{name}` placeholders in recipe strings. `{{` and `}}` stand for literal braces.
+
+A placeholder names an input or a built-in. The built-ins are filled in BUILTIN_ORDER, each from
+the values before it: `start_url` from the inputs, then `goal` from the inputs and `start_url`. So
+`start_url` may not use `{goal}` or itself, and `goal` may not use itself; the checks refuse both.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,11 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
+BUILTIN_ORDER = ("start_url", "goal")
 BUILTIN_PLACEHOLDERS = ("goal", "start_url")
+SEARCH_QUERY = "query"  # only in fallback.search_url, filled with each query of the ladder
+
+_DEFINED_AT: dict[tuple[str, ...], str] = {("target", "start_url"): "start_url", ("goal",): "goal"}
 
 _FORMATTER = string.Formatter()
 
@@ -23,6 +32,25 @@ def placeholder_names(text: str) -> list[str]:
     return names
 
 
+def builtin_defined_at(path: tuple[str | int, ...]) -> str | None:
+    """The built-in whose value the field at `path` is (`goal`, `start_url`), if any."""
+    return _DEFINED_AT.get(tuple(str(part) for part in path))
+
+
+def builtins_usable_at(path: tuple[str | int, ...]) -> set[str]:
+    """The built-ins a field may use: all of them, except in the fields that define them."""
+    defined = builtin_defined_at(path)
+    return set(BUILTIN_ORDER if defined is None else BUILTIN_ORDER[: BUILTIN_ORDER.index(defined)])
+
+
 def fill(text: str, values: Mapping[str, Any]) -> str:
     """Replace each `{name}` with its value. Names must be known (validation guarantees it)."""
     return _FORMATTER.vformat(text, (), {k: "" if v is None else v for k, v in values.items()})
+
+
+def placeholder_values(inputs: Mapping[str, Any], *, start_url: str, goal: str) -> dict[str, Any]:
+    """What `{placeholders}` are filled with at run time: the inputs, then the built-ins in order."""
+    values = dict(inputs)
+    values["start_url"] = fill(start_url, values)
+    values["goal"] = fill(goal, values)
+    return values

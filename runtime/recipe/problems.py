@@ -41,5 +41,7 @@ def format_path(parts: tuple[str | int, ...]) -> str:
         if isinstance(part, int):
             text += f"[{part}]"
         else:
-            text += f".{part}" if text else str(part)
+            # An empty key, or one with characters a terminal cannot show, appears quoted with escapes.
+            shown = part if part and part.isprintable() else repr(part)
+            text += f".{shown}" if text else shown
     return text

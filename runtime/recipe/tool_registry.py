@@ -137,12 +137,17 @@ def load_tool_registry(directory: Path | None) -> ToolRegistry:
     tools = {tool.name: tool for tool in BUILTIN_TOOLS}
     if directory is None:
         return ToolRegistry(tools)
-    if not directory.is_dir():
-        raise RecipeInvalid([Problem(str(directory), 0, 0, "tools.registry", "tool registry directory does not exist", "registry_missing")])
+    try:
+        if not directory.is_dir():
+            raise RecipeInvalid([Problem(str(directory), 0, 0, "tools.registry", "tool registry directory does not exist", "registry_missing")])
+        files = sorted(p for p in directory.iterdir() if p.suffix in (".json", ".yaml", ".yml") and p.is_file())
+        texts = [(file, file.read_text(encoding="utf-8", errors="replace")) for file in files]
+    except (OSError, ValueError) as error:  # too long a name, no permission, a NUL in the name
+        reason = getattr(error, "strerror", None) or str(error)
+        raise RecipeInvalid([Problem(str(directory), 0, 0, "tools.registry", f"cannot read the tool registry directory: {reason}", "registry_unreadable")]) from None
     problems: list[Problem] = []
-    files = sorted(p for p in directory.iterdir() if p.suffix in (".json", ".yaml", ".yml") and p.is_file())
-    for file in files:
-        doc, file_problems = read_yaml(file.read_text(encoding="utf-8", errors="replace"), str(file), what="tool descriptor")
+    for file, text in texts:
+        doc, file_problems = read_yaml(text, str(file), what="tool descriptor")
         problems.extend(file_problems)
         if file_problems:
             continue

@@ -106,6 +106,28 @@ def schema_current(schema: dict) -> None:
     assert published == schema, "run: uv run verity recipe schema --write recipes/recipe.schema.json"
 
 
+def _properties(node: object, where: str) -> list[tuple[str, dict]]:
+    """(place, property schema) for every property declared anywhere in a schema."""
+    found: list[tuple[str, dict]] = []
+    if isinstance(node, dict):
+        for name, prop in (node.get("properties") or {}).items():
+            found.append((f"{where}.{name}", prop))
+        for key, value in node.items():
+            found += _properties(value, f"{where}.{key}" if key != "properties" else where)
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            found += _properties(value, f"{where}[{index}]")
+    return found
+
+
+@then("every property in it has a description")
+def every_property_described(schema: dict) -> None:
+    properties = _properties(schema, "recipe")
+    assert len(properties) > 100  # the walk really reached the language, not an empty corner of it
+    undescribed = [where for where, prop in properties if not str(prop.get("description", "")).strip()]
+    assert undescribed == [], f"add Field(description=...) in runtime/recipe/model.py for: {undescribed}"
+
+
 @then("every shipped recipe satisfies it")
 def shipped_satisfy(schema: dict) -> None:
     shipped = [DEMO, *sorted((REPO / "recipes").glob("*.yaml"))]

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 from runtime.recipe import RecipeInvalid, load_recipe_text
 from runtime.recipe.domains import url_allowed
-from runtime.recipe.placeholders import fill, placeholder_names
+from runtime.recipe.placeholders import fill, placeholder_names, placeholder_values
 
 MINIMAL = """\
 name: minimal
@@ -62,3 +64,52 @@ def test_empty_file() -> None:
     with pytest.raises(RecipeInvalid) as error:
         load_recipe_text("", "empty.yaml")
     assert error.value.problems[0].code == "empty"
+
+
+def _problems(text: str) -> list:
+    with pytest.raises(RecipeInvalid) as error:
+        load_recipe_text(text, "r.yaml")
+    return error.value.problems
+
+
+def test_reused_anchor_is_a_problem_not_a_library_warning() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        problems = _problems(MINIMAL.format(goal="&g gold") + "description: &g again\n")
+    assert caught == []
+    assert [(p.line, p.path, p.code) for p in problems] == [(7, "description", "duplicate_anchor")]
+
+
+def test_a_key_with_a_lone_surrogate_is_named_with_escapes() -> None:
+    (problem,) = _problems(MINIMAL.format(goal="g") + '"\\udc00": 1\n')
+    assert (problem.line, problem.col, problem.path, problem.code) == (7, 1, "'\\udc00'", "bad_character")
+    str(problem).encode("utf-8")
+
+
+def test_merge_keys_are_reported_at_the_key() -> None:
+    problems = _problems(MINIMAL.format(goal="g") + "guards: {<<: {max_steps: 3}}\n")
+    assert [(p.path, p.code) for p in problems] == [("guards.<<", "merge_key")]
+
+
+def test_placeholder_values_fill_start_url_before_goal() -> None:
+    values = placeholder_values({"site": "http://a/"}, start_url="{site}x", goal="open {start_url}")
+    assert values == {"site": "http://a/", "start_url": "http://a/x", "goal": "open http://a/x"}
+
+
+def test_goal_may_use_start_url_and_later_fields_may_use_goal() -> None:
+    recipe = load_recipe_text(MINIMAL.format(goal='"open {start_url}"') + '  - close: {summary: "{goal} done"}\n')
+    assert recipe.goal == "open {start_url}"
+
+
+def test_output_schema_is_checked_by_the_draft_it_names() -> None:
+    draft4 = '{"$schema": "http://json-schema.org/draft-04/schema#", "type": "number", "exclusiveMaximum": 5}'
+    problems = _problems(MINIMAL.format(goal="g") + f"output: {{schema: {draft4}}}\n")
+    assert [(p.path, p.code) for p in problems] == [("output.schema.exclusiveMaximum", "bad_output_schema")]
+    unknown = _problems(MINIMAL.format(goal="g") + 'output: {schema: {$schema: "https://example.com/mine"}}\n')
+    assert [(p.path, p.code) for p in unknown] == [("output.schema.$schema", "bad_output_schema")]
+
+
+def test_a_registry_path_the_file_system_refuses_is_a_problem() -> None:
+    (problem,) = _problems(MINIMAL.format(goal="g") + f"tools: {{registry: {'x' * 5000}}}\n")
+    assert (problem.path, problem.code) == ("tools.registry", "registry_unreadable")
+    assert (problem.line, problem.col) == (7, 19)

@@ -1,0 +1,96 @@
+"""Every recipe string that may hold {placeholders}: the one list the checks walk and the run fills.
+
+Regexes (`url_matches`, `pattern`, `field_matches`) are not templated: they use braces themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from runtime.recipe.model import Condition, ElementCheck, Expect, Locator, Recipe, Step
+
+PathParts = tuple[str | int, ...]
+Templated = tuple[PathParts, str]
+
+_LOCATOR_TEXTS = ("name", "text", "css", "xpath")
+
+
+def templated_fields(recipe: Recipe) -> Iterator[Templated]:
+    """(path, text) for every templated string of the recipe, in document order."""
+    yield ("goal",), recipe.goal
+    yield ("target", "start_url"), recipe.target.start_url
+    for i, word in enumerate(recipe.target.validation_keywords):
+        yield ("target", "validation_keywords", i), word
+    for i, step in enumerate(recipe.plan):
+        yield from _step_texts(step, ("plan", i))
+    if recipe.fallback.search_url is not None:
+        yield ("fallback", "search_url"), recipe.fallback.search_url
+    for i, query in enumerate(recipe.fallback.queries or []):
+        yield ("fallback", "queries", i), query
+
+
+def condition_lists(step: Step, base: PathParts) -> Iterator[tuple[PathParts, list[Condition]]]:
+    """The condition lists of a step: a verify step's, and an agent step's `done_when`."""
+    if step.verify:
+        yield base + ("verify",), step.verify
+    if step.agent:
+        yield base + ("agent", "done_when"), step.agent.done_when
+
+
+def _step_texts(step: Step, base: PathParts) -> Iterator[Templated]:
+    if step.navigate is not None:
+        yield (base + ("navigate",) if isinstance(step.navigate, str) else base + ("navigate", "url")), step.navigate_url or ""
+    if step.act:
+        act = step.act
+        for key in ("click", "type", "select"):
+            yield from _locator_texts(getattr(act, key), base + ("act", key))
+        for key in ("text", "value"):
+            if getattr(act, key) is not None:
+                yield base + ("act", key), getattr(act, key)
+        if act.expect:
+            yield from _expect_texts(act.expect, base + ("act", "expect"))
+    if step.wait:
+        for key in ("text", "url"):
+            if getattr(step.wait, key) is not None:
+                yield base + ("wait", key), getattr(step.wait, key)
+    if step.extract:
+        for name, spec in step.extract.fields.items():
+            yield from _locator_texts(spec, base + ("extract", "fields", name))
+    for conditions_path, conditions in condition_lists(step, base):
+        for j, condition in enumerate(conditions):
+            yield from _condition_texts(condition, conditions_path + (j,))
+    if step.agent:
+        yield base + ("agent", "task"), step.agent.task
+    if step.close and step.close.summary:
+        yield base + ("close", "summary"), step.close.summary
+
+
+def _locator_texts(locator: Locator | None, path: PathParts) -> Iterator[Templated]:
+    if locator is None:
+        return
+    for key in _LOCATOR_TEXTS:
+        value = getattr(locator, key)
+        if value is not None:
+            yield path + (key,), value
+
+
+def _element_texts(element: ElementCheck | None, path: PathParts) -> Iterator[Templated]:
+    if element is None:
+        return
+    yield from _locator_texts(element, path)
+    if element.value is not None:
+        yield path + ("value",), element.value
+
+
+def _expect_texts(expect: Expect, path: PathParts) -> Iterator[Templated]:
+    for key in ("url_includes", "text_includes"):
+        if getattr(expect, key) is not None:
+            yield path + (key,), getattr(expect, key)
+    yield from _element_texts(expect.element, path + ("element",))
+
+
+def _condition_texts(condition: Condition, path: PathParts) -> Iterator[Templated]:
+    for key in ("text_includes", "title_includes"):
+        if getattr(condition, key) is not None:
+            yield path + (key,), getattr(condition, key)
+    yield from _element_texts(condition.element, path + ("element",))

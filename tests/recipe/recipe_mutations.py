@@ -1,0 +1,206 @@
+"""Hypothesis strategies that mutate valid recipes, for the loader's fuzz test.
+
+Every mutation starts from a recipe the suite ships (recipes/, the demo, tests/fixtures/recipes/)
+and changes it at the text level (characters and lines) or at the structure level (values, keys,
+types, shared subtrees that become anchors and aliases), or both. The pools below hold the
+classes of input that once crashed or misled the loader, so each run reaches them often.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hypothesis import strategies as st
+from ruamel.yaml import YAML
+
+from runtime.recipe.schema import recipe_json_schema
+from runtime.recipe.source import read_yaml
+
+REPO = Path(__file__).resolve().parents[2]
+SEED_FILES = sorted(
+    [REPO / "runtime" / "demo" / "demo-quote.yaml", *(REPO / "recipes").glob("*.yaml"), *(REPO / "tests" / "fixtures" / "recipes").glob("*.yaml")]
+)
+SEEDS = {path: path.read_text(encoding="utf-8") for path in SEED_FILES}
+
+_HUGE_DIGITS = "9" * 5000
+
+# Text fragments: characters YAML forbids, lone surrogates (raw and escaped), NULs, YAML syntax,
+# tags, anchors, placeholders (cyclic, unknown, unbalanced), numbers past every bound, non-ASCII.
+TOKENS = [
+    "\x00", "\x01", "\x07", "\x08", "\x0b", "\x0c", "\x1b", "\x7f", "\x85", "\x9f", "\ud800", "\udfff", "\ufeff", "\ufffe",
+    "\uffff", "\u2028", "\t", "\r", "\r\n", "\n", " ", "{", "}", "{{", "}}", "[", "]", ":", ": ", "- ", ",", "&a ", "*a", "&a [*a] ",
+    "!!python/object/apply:os.system ", "!tag ", "!!str ", "!!int ", "!!map ", "<<: ", "? ", "|", ">-", "#", "'", '"', "\\", "%",
+    "@", "`", "---\n", "...\n", '"\\ud800"', '"\\udc00x"', '"\\0"', '"\\x00"', '"\\U0010ffff"', "{goal}", "{start_url}", "{query}",
+    "{nope}", "{0}", "{a.b}", "{x!r}", "{x:>5}", _HUGE_DIGITS, "0x" + "f" * 4000, "-" + _HUGE_DIGITS, "1e999", "-1e999", ".nan",
+    ".inf", "1_000", "0o17", "0b101", "~", "null", "true", "ü", "用浏览器", "😀", "\u202e", "\u0301",
+]
+# Inside a string: placeholders of every sort, escapes that become odd characters, plain oddities.
+TEXT_TOKENS = [
+    "{goal}", "{start_url}", "{query}", "{metal}", "{site}", "{nope}", "{{", "}}", "{{x}}", "{", "}", "{}", "{0}", "{a.b}", "{x!r}",
+    "{goal:>3}", "\ud800", "\udc00", "\x00", "\x01", "\x1b", "\x7f", "\u2028", "\ufffe", "用浏览器", "😀", "\t", "\n", " ", "",
+]
+_KEY_WORDS = sorted({key for definition in recipe_json_schema()["$defs"].values() for key in definition.get("properties", {})})
+KEYS = st.one_of(
+    st.sampled_from(_KEY_WORDS),
+    st.text(max_size=8),
+    st.sampled_from(["", " ", "\ud800", "\x00", "<<", "用浏览器", "1", "true", "~", "{goal}"]),
+)
+
+
+@dataclass(frozen=True)
+class MutatedRecipe:
+    seed: Path
+    text: str
+    how: tuple[str, ...]
+
+    def __repr__(self) -> str:  # what Hypothesis prints for a failing example
+        return f"MutatedRecipe(seed={self.seed.name!r}, how={self.how!r}, text={self.text[:3000]!r})"
+
+
+def _nested(depth: int, flow: bool) -> str:
+    if flow:
+        return "[" * depth + "]" * depth
+    return "".join("\n" + "  " * level + "k:" for level in range(depth)) + " v"
+
+
+@st.composite
+def _text_edit(draw: st.DrawFn, text: str) -> tuple[str, str]:
+    at = draw(st.integers(0, len(text)))
+    kind = draw(st.sampled_from(["insert", "delete", "replace", "duplicate_line", "drop_line", "nest", "indent"]))
+    if kind == "insert":
+        token = draw(st.one_of(st.sampled_from(TOKENS), st.text(max_size=4)))
+        return text[:at] + token + text[at:], f"insert {token[:12]!r}@{at}"
+    if kind == "delete":
+        length = draw(st.integers(1, 40))
+        return text[:at] + text[at + length:], f"delete {length}@{at}"
+    if kind == "replace":
+        token = draw(st.sampled_from(TOKENS))
+        return text[:at] + token + text[at + 1:], f"replace {token[:12]!r}@{at}"
+    lines = text.splitlines(keepends=True) or [""]
+    index = draw(st.integers(0, len(lines) - 1))
+    if kind == "duplicate_line":  # duplicate keys, duplicate anchors, repeated steps
+        return "".join(lines[: index + 1] + [lines[index]] + lines[index + 1:]), f"duplicate line {index}"
+    if kind == "drop_line":
+        return "".join(lines[:index] + lines[index + 1:]), f"drop line {index}"
+    if kind == "indent":
+        return "".join(lines[:index] + [" " * draw(st.integers(1, 6)) + lines[index]] + lines[index + 1:]), f"indent line {index}"
+    flow = draw(st.booleans())
+    depth = draw(st.sampled_from([3, 63, 64, 65, 200, 2000] if flow else [3, 63, 64, 65, 120]))
+    return text[:at] + _nested(depth, flow) + text[at:], f"nest {depth} {'flow' if flow else 'block'}@{at}"
+
+
+def _leaf_values() -> st.SearchStrategy[Any]:
+    return st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.sampled_from([2**63, -(2**63) - 1, 10**30, 0, -1, 100, 600_001]),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.text(max_size=12),
+        st.sampled_from(TOKENS),
+    )
+
+
+def _values() -> st.SearchStrategy[Any]:
+    return st.recursive(_leaf_values(), lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(KEYS, inner, max_size=3)), max_leaves=8)
+
+
+def _paths(data: Any, path: tuple = ()) -> list[tuple]:
+    found = [path]
+    if isinstance(data, dict):
+        for key, value in data.items():
+            found += _paths(value, path + (key,))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            found += _paths(value, path + (index,))
+    return found
+
+
+def _at(data: Any, path: tuple) -> Any:
+    for part in path:
+        data = data[part]
+    return data
+
+
+@st.composite
+def _structure_edit(draw: st.DrawFn, data: Any) -> tuple[Any, str]:
+    """Change one place in the data tree (in place; the root may be replaced)."""
+    paths = _paths(data)
+    path = draw(st.sampled_from(paths))
+    kind = draw(st.sampled_from(["edit_text", "edit_text", "edit_text", "edit_text", "replace", "delete", "add_key", "wrap", "unwrap", "stringify", "share", "nest"]))
+    target = _at(data, path)
+    if kind == "edit_text":  # inside a string: mostly still a valid recipe, now with odd text in it
+        strings = [p for p in paths if isinstance(_at(data, p), str)]
+        if not strings:
+            return data, "no text to edit"
+        path = draw(st.sampled_from(strings))
+        text = _at(data, path)
+        at = draw(st.integers(0, len(text)))
+        value = text[:at] + draw(st.sampled_from(TEXT_TOKENS)) + text[at:]
+        kind = "edit text"
+    elif kind == "replace":
+        value = draw(_values())
+    elif kind == "wrap":
+        value = [target]
+    elif kind == "unwrap":
+        value = target[0] if isinstance(target, list) and target else next(iter(target.values()), None) if isinstance(target, dict) else target
+    elif kind == "stringify":
+        value = json.dumps(target, default=str)
+    elif kind == "share":  # the same object in two places: the dump writes an anchor and an alias
+        value = _at(data, draw(st.sampled_from([p for p in paths if p != path[: len(p)]] or [path])))
+    elif kind == "nest":
+        value = target
+        for _ in range(draw(st.sampled_from([10, 63, 64, 70]))):
+            value = [value]
+    elif kind == "add_key" and isinstance(target, dict):
+        target[draw(KEYS)] = draw(_values())
+        return data, f"add key at {path}"
+    elif kind == "delete" and path:
+        parent = _at(data, path[:-1])
+        del parent[path[-1]]
+        return data, f"delete {path}"
+    else:
+        return data, f"nothing at {path}"
+    if not path:
+        return value, f"{kind} root"
+    _at(data, path[:-1])[path[-1]] = value
+    return data, f"{kind} {path}"
+
+
+def _dump(data: Any, block: bool, ascii_only: bool) -> str:
+    """Block YAML through ruamel when it can write the data, else JSON (which is YAML too)."""
+    if block:
+        try:
+            stream = io.StringIO()
+            yaml = YAML(typ="safe", pure=True)
+            yaml.default_flow_style = False
+            yaml.dump(data, stream)
+            return stream.getvalue()
+        except Exception:  # noqa: BLE001 - a dumper refusing odd data just means: use JSON instead
+            pass
+    return json.dumps(data, ensure_ascii=ascii_only, indent=2)
+
+
+@st.composite
+def mutated_recipes(draw: st.DrawFn) -> MutatedRecipe:
+    seed = draw(st.sampled_from(SEED_FILES))
+    text = SEEDS[seed]
+    how: list[str] = []
+    mode = draw(st.sampled_from(["text", "structure", "structure", "both"]))
+    if mode in ("structure", "both"):
+        doc, _ = read_yaml(text, str(seed))
+        if doc.data is not None:
+            data = doc.data
+            for _ in range(draw(st.integers(1, 2))):
+                data, step = draw(_structure_edit(data))
+                how.append(step)
+            text = _dump(data, block=draw(st.booleans()), ascii_only=draw(st.booleans()))
+    if mode in ("text", "both"):
+        for _ in range(draw(st.integers(1, 3))):
+            text, step = draw(_text_edit(text))
+            how.append(step)
+    return MutatedRecipe(seed, text, tuple(how))

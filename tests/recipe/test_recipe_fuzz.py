@@ -45,7 +45,18 @@ def check_problems(problems: list[Problem], source: str) -> None:
         str(problem).encode("utf-8")  # printable on any UTF-8 terminal, no lone surrogate
 
 
+def check_domain_pattern(pattern: str) -> None:
+    """An accepted allowed-domains entry is one host pattern: no whitespace (a trailing newline once
+    slipped through a `$`-anchored regex), and a port, when given, from 1 to 65535."""
+    assert pattern and not any(char.isspace() or not char.isprintable() for char in pattern), repr(pattern)
+    port = pattern.partition("]")[2].removeprefix(":") if pattern.startswith("[") else pattern.partition(":")[2]
+    if port:
+        assert port.isdigit() and 1 <= int(port) <= 65535, repr(pattern)
+
+
 def check_accepted(recipe: Recipe, registry: Any) -> None:
+    for pattern in recipe.target.allowed_domains:
+        check_domain_pattern(pattern)
     plan = compile_recipe(recipe, registry)
     text = plan.to_json()
 

@@ -31,7 +31,7 @@ from runtime.outcomes import BlockerKind
 from runtime.policy.blocked_log import DEFAULT_SAMPLE_LIMIT, BlockedLog, BlockedRequest, OnBlocked, ProxyCounters
 from runtime.policy.network_policy import NetworkPolicy
 from runtime.policy.upstream import Resolver, ResolutionFailed, Upstream, UpstreamRefused, system_resolver, vetted_upstream
-from runtime.policy.urls import DEFAULT_PORTS, UrlError, UrlJudgement, judge_connect, judge_url, parse_url
+from runtime.policy.urls import DEFAULT_PORTS, NAVIGATION_SCHEMES, UrlError, UrlJudgement, judge_connect, judge_url, parse_url
 from runtime.policy.wire import (
     HOP_BY_HOP,
     MAX_HEAD_BYTES,
@@ -54,6 +54,7 @@ PROXY_BYPASS_LIST = "<-loopback>"
 BLOCKER_HEADER = "X-Verity-Blocker"
 _SEC_FETCH = ("sec-fetch-dest", "sec-fetch-mode", "sec-fetch-site", "sec-fetch-user")
 _DISCARD_LIMIT = 1024 * 1024
+_REDIRECTS = ("301", "302", "303", "307", "308")
 _REASONS = {400: "Bad Request", 403: "Forbidden", 431: "Request Header Fields Too Large", 501: "Not Implemented",
             502: "Bad Gateway", 504: "Gateway Timeout", 505: "HTTP Version Not Supported"}
 
@@ -205,6 +206,7 @@ class PolicyProxy:
                 writer.write(serialise_head(_status_line(response), list(response.headers)))
                 await _pipe(reader, writer, upstream_reader, upstream_writer)
                 return False
+            self._refuse_unsafe_redirect(head, response)
             body = response_framing(response, method)
             keep_alive = version == "HTTP/1.1" and "close" not in head.tokens("connection") and body.kind != "eof"
             headers = [(k, v) for k, v in response.headers if k.lower() not in _dropped(response)]
@@ -219,6 +221,23 @@ class PolicyProxy:
                 sending.cancel()
                 await asyncio.gather(sending, return_exceptions=True)
             upstream_writer.close()
+
+    def _refuse_unsafe_redirect(self, head: Head, response: Head) -> None:
+        """A redirect to a scheme the browser would not ask the proxy for (data:, file:,
+        javascript:, ...) is refused here, where the hop is still visible: http(s) hops come back
+        through the proxy and are judged when followed."""
+        location = response.header("location")
+        if response.start[1] not in _REDIRECTS or not location:
+            return
+        try:
+            scheme = parse_url(location).scheme
+        except UrlError:
+            return  # relative (or scheme-relative): the next request is judged when it comes
+        if scheme in NAVIGATION_SCHEMES:
+            return
+        reason = f"{head.start[1]} redirects to {scheme}:, which is not allowed (only {', '.join(NAVIGATION_SCHEMES)})"
+        judgement = UrlJudgement(False, BlockerKind.SCHEME_NOT_ALLOWED, reason, head.start[1], scheme=scheme)
+        raise _Refused(403, reason, self._blocked(head, judgement, reason, None))
 
     async def _final_response(self, upstream: asyncio.StreamReader, writer: asyncio.StreamWriter, method: str) -> Head:
         """The upstream's final response head; interim 1xx heads (100 Continue) pass through."""

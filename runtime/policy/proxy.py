@@ -140,6 +140,9 @@ class PolicyProxy:
             await self._serve(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.TimeoutError):
             pass  # the browser or the upstream went away; nothing to answer
+        except WireError as error:  # a body broke its framing mid-stream: nothing left to answer on
+            self.counters.malformed += 1
+            _log.warning("policy proxy: %s", error)
         except Exception:  # noqa: BLE001 - one connection's bug must not stop the proxy
             _log.exception("policy proxy: a connection failed")
         finally:

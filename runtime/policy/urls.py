@@ -18,6 +18,7 @@ addresses (unless the policy allows them) are `domain_not_allowed`.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -203,5 +204,10 @@ def _is_about_blank(rest: str) -> bool:
 def url_allowed(url: str, allowed_domains: list[str] | tuple[str, ...]) -> bool:
     """Is `url` an http(s) URL on an allowed domain? The domain question alone (private networks
     allowed), for checks of a page already loaded; an empty list allows every host."""
-    judgement = judge_url(url, NetworkPolicy.of(allowed_domains, allow_private_network=True))
+    judgement = judge_url(url, _domains_only(tuple(allowed_domains)))
     return judgement.allowed and judgement.host is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _domains_only(allowed_domains: tuple[str, ...]) -> NetworkPolicy:
+    return NetworkPolicy.of(allowed_domains, allow_private_network=True)

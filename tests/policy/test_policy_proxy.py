@@ -377,3 +377,23 @@ def test_a_refused_post_body_is_read_before_the_answer(world: ProxyWorld) -> Non
         response = read_response(sock)
     assert response.status == 403 and response.header("x-verity-blocker") == "domain_not_allowed"
     assert world.site.counter.snapshot().total == 0
+
+
+def test_a_name_that_does_not_resolve_is_a_502_not_a_block(world: ProxyWorld) -> None:
+    async def no_answer(name: str, port: int) -> list[str]:
+        raise OSError("Name or service not known")
+
+    world.resolver = no_answer  # type: ignore[assignment]
+    world.start(NetworkPolicy.of(["nowhere.example"]))
+    response = exchange(world.port, request_bytes("GET", "http://nowhere.example/", "nowhere.example"))
+    assert response.status == 502 and b"did not resolve" in response.body
+    assert world.proxy is not None and (world.proxy.counters.blocked, world.proxy.counters.upstream_failed) == (0, 1)
+
+
+def test_an_allowed_host_that_refuses_the_connection_is_a_502(world: ProxyWorld) -> None:
+    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        closed_port = probe.getsockname()[1]
+    world.start(NetworkPolicy.of([f"127.0.0.1:{closed_port}"]))
+    response = exchange(world.port, request_bytes("GET", f"http://127.0.0.1:{closed_port}/", f"127.0.0.1:{closed_port}"))
+    assert response.status == 502 and b"could not connect" in response.body

@@ -27,14 +27,14 @@ def hostile(hostile_site: HostileSite) -> HostileSite:
     return hostile_site
 
 
-@given("the hostile site", target_fixture="site")
-def _the_hostile_site(hostile: HostileSite) -> HostileSite:
-    return hostile
+@given("the hostile site")
+def _the_hostile_site(hostile: HostileSite) -> None:
+    assert hostile.counter.snapshot().total == 0, "each scenario starts from a zero count"
 
 
 @when(parsers.parse('a client sends "{request}" straight to the off-domain host'))
-def _straight_to_off_domain(site: HostileSite, request: str) -> None:
-    method, url = site.fill(request.replace("{off}", str(site.off_port)).replace("{allowed}", str(site.allowed_port))).split(" ", 1)
+def _straight_to_off_domain(hostile: HostileSite, request: str) -> None:
+    method, url = hostile.fill(request.replace("{off}", str(hostile.off_port)).replace("{allowed}", str(hostile.allowed_port))).split(" ", 1)
     parsed = parse_url(url)
     assert parsed.host is not None and parsed.effective_port is not None
     response = exchange(parsed.effective_port, request_bytes(method, "/" + parsed.rest.lstrip("/"), parsed.host.name), host=parsed.host.bare)
@@ -42,12 +42,12 @@ def _straight_to_off_domain(site: HostileSite, request: str) -> None:
 
 
 @then(parsers.re(r"the off-domain host saw (?P<connections>\d+) connections? and (?P<requests>\d+) requests?"))
-def _off_domain_saw(site: HostileSite, connections: str, requests: str) -> None:
-    count = site.counter.snapshot()
+def _off_domain_saw(hostile: HostileSite, connections: str, requests: str) -> None:
+    count = hostile.counter.snapshot()
     assert (count.connections, count.requests) == (int(connections), int(requests)), count
 
 
 @then("the off-domain host saw no connection at all")
-def _off_domain_saw_nothing(site: HostileSite) -> None:
-    count = site.counter.snapshot()
+def _off_domain_saw_nothing(hostile: HostileSite) -> None:
+    count = hostile.counter.snapshot()
     assert count.total == 0, count

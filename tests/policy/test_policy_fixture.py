@@ -23,16 +23,16 @@ scenarios("policy_fixture.feature")
 
 
 @when("a client opens a connection to the off-domain host and closes it without a byte")
-def _silent_connection(site: HostileSite) -> None:
-    with connect(site.off_port) as sock:
+def _silent_connection(hostile: HostileSite) -> None:
+    with connect(hostile.off_port) as sock:
         sock.shutdown(socket.SHUT_WR)
         assert sock.recv(1) == b""  # the server saw the end of the stream and closed its side
-    assert site.counter.wait_for_connections(1, timeout=30)
+    assert hostile.counter.wait_for_connections(1, timeout=30)
 
 
 @when(parsers.parse('a client sends the raw line "{line}" to the off-domain host'))
-def _raw_line(site: HostileSite, line: str) -> None:
-    with connect(site.off_port) as sock:
+def _raw_line(hostile: HostileSite, line: str) -> None:
+    with connect(hostile.off_port) as sock:
         sock.sendall(line.encode() + b"\r\n\r\n")
         answer = b""
         while chunk := sock.recv(4096):  # the server answers an error and closes
@@ -41,9 +41,9 @@ def _raw_line(site: HostileSite, line: str) -> None:
 
 
 @when("a client sends a WebSocket handshake straight to the off-domain host", target_fixture="handshake_status")
-def _websocket_handshake(site: HostileSite) -> int:
-    with connect(site.off_port) as sock:
-        sock.sendall(request_bytes("GET", "/ws", site.off_host, WEBSOCKET_HEADERS))
+def _websocket_handshake(hostile: HostileSite) -> int:
+    with connect(hostile.off_port) as sock:
+        sock.sendall(request_bytes("GET", "/ws", hostile.off_host, WEBSOCKET_HEADERS))
         response, _ = read_head(sock)
     return response.status
 
@@ -54,8 +54,8 @@ def _answers_101(handshake_status: int) -> None:
 
 
 @when("the count is reset")
-def _reset(site: HostileSite) -> None:
-    site.counter.reset()
+def _reset(hostile: HostileSite) -> None:
+    hostile.counter.reset()
 
 
 # ---------------------------------------------------------------- the labels
@@ -102,33 +102,33 @@ def _classes(labels: list[LabelledPage], classes: str) -> None:
 
 
 @then("every page that starts on the allowed host is served there")
-def _served(site: HostileSite, labels: list[LabelledPage]) -> None:
+def _served(hostile: HostileSite, labels: list[LabelledPage]) -> None:
     missing = []
     for page in labels:
-        url = site.start_url(page)
-        if not url.startswith(site.allowed_url("/")):
+        url = hostile.start_url(page)
+        if not url.startswith(hostile.allowed_url("/")):
             continue
-        path = url.removeprefix(f"http://{site.allowed_host}")
-        response = exchange(site.allowed_port, request_bytes("GET", path.replace(" ", "%20"), site.allowed_host))
+        path = url.removeprefix(f"http://{hostile.allowed_host}")
+        response = exchange(hostile.allowed_port, request_bytes("GET", path.replace(" ", "%20"), hostile.allowed_host))
         if response.status >= 400 or (path.startswith("/pages/") and b"Hostile corpus" not in response.body):
             missing.append(f"{page.id}: {path} -> {response.status}")
     assert not missing, missing
-    assert site.counter.snapshot().total == 0, "serving the allowed pages must not touch the off-domain host"
+    assert hostile.counter.snapshot().total == 0, "serving the allowed pages must not touch the off-domain host"
 
 
 # ---------------------------------------------------------------- the recipe
 
 
 @when("the corpus recipe is loaded for the site", target_fixture="corpus_recipe")
-def _load_recipe(site: HostileSite) -> Recipe:
-    return load_recipe_text(site.recipe_text(), str(RECIPE_PATH))
+def _load_recipe(hostile: HostileSite) -> Recipe:
+    return load_recipe_text(hostile.recipe_text(), str(RECIPE_PATH))
 
 
 @then("its allowed domains are exactly the allowed host")
-def _allowed_host_only(site: HostileSite, corpus_recipe: Recipe) -> None:
-    assert corpus_recipe.target.allowed_domains == [site.allowed_host]
-    assert url_allowed(site.allowed_url("/pages/benign-static.html"), corpus_recipe.target.allowed_domains)
-    assert not url_allowed(site.off_url("/quote.html"), corpus_recipe.target.allowed_domains)
+def _allowed_host_only(hostile: HostileSite, corpus_recipe: Recipe) -> None:
+    assert corpus_recipe.target.allowed_domains == [hostile.allowed_host]
+    assert url_allowed(hostile.allowed_url("/pages/benign-static.html"), corpus_recipe.target.allowed_domains)
+    assert not url_allowed(hostile.off_url("/quote.html"), corpus_recipe.target.allowed_domains)
 
 
 @then("it compiles to a plan that ends in replans_exhausted when a blocker persists")

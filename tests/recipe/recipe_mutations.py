@@ -8,6 +8,7 @@ classes of input that once crashed or misled the loader, so each run reaches the
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ SEED_FILES = sorted(
     [REPO / "runtime" / "demo" / "demo-quote.yaml", *(REPO / "recipes").glob("*.yaml"), *(REPO / "tests" / "fixtures" / "recipes").glob("*.yaml")]
 )
 SEEDS = {path: path.read_text(encoding="utf-8") for path in SEED_FILES}
+SEED_DATA = {path: read_yaml(text, str(path))[0].data for path, text in SEEDS.items()}  # parsed once, copied per case
 
 _HUGE_DIGITS = "9" * 5000
 
@@ -193,9 +195,8 @@ def mutated_recipes(draw: st.DrawFn) -> MutatedRecipe:
     how: list[str] = []
     mode = draw(st.sampled_from(["text", "structure", "structure", "both"]))
     if mode in ("structure", "both"):
-        doc, _ = read_yaml(text, str(seed))
-        if doc.data is not None:
-            data = doc.data
+        if SEED_DATA[seed] is not None:
+            data = copy.deepcopy(SEED_DATA[seed])
             for _ in range(draw(st.integers(1, 2))):
                 data, step = draw(_structure_edit(data))
                 how.append(step)

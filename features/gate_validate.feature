@@ -125,3 +125,61 @@ Feature: Validate contracts, features and tests before anything runs
       | unbound_scenario          |
       | undefined_step            |
       | unknown_contract_tag      |
+
+  @GATE-022
+  Scenario Outline: A mistyped contract tag is reported at the tag, and its scenario as proving nothing
+    Given the sample project's scenario tag "@DEMO-001" is replaced by "<tag>"
+    When I run "verity bdd validate" on the sample project
+    Then the command fails
+    And the output reports "malformed_contract_tag" at "<tag>" in "features/demo_adding.feature"
+    And the output says "tag <tag> is written like a contract id but is not one; did you mean @DEMO-001?"
+    And the output reports "scenario_without_contract" at "Scenario: Adding two numbers" in "features/demo_adding.feature"
+
+    Examples:
+      | tag       |
+      | @DEMO-01  |
+      | @demo-001 |
+      | @DEMO_001 |
+
+  @GATE-022
+  Scenario: A scenario whose contract tag was removed is reported at the scenario
+    Given the sample project's scenario tag "@DEMO-001" is replaced by "@wip"
+    When I run "verity bdd validate" on the sample project
+    Then the command fails
+    And the output reports "scenario_without_contract" at "Scenario: Adding two numbers" in "features/demo_adding.feature"
+    And the output reports "contract_without_scenario" at "DEMO-001" in "contracts/demo.yaml"
+
+  @GATE-022
+  Scenario: A mistyped second tag is reported even when the scenario has a good one
+    Given the sample project's scenario is also tagged "@DEMO-2"
+    When I run "verity bdd validate" on the sample project
+    Then the command fails
+    And the output reports "malformed_contract_tag" at "@DEMO-2" in "features/demo_adding.feature"
+    And the output does not say "scenario_without_contract"
+
+  @GATE-023
+  Scenario: A then step that checks nothing is reported at its definition
+    Given the sample project's then step compares the total through print only
+    When I run "verity bdd validate" on the sample project
+    Then the command fails
+    And the output reports "then_step_without_check" at "def total_is" in "tests/test_adding.py" without a column
+    And the output says "bound to features/demo_adding.feature:7: Then the total is 5"
+
+  @GATE-023
+  Scenario: What counts as a check in a then step
+    Given the sample project's scenario also checks the total through each of these ways:
+      | way                                                | checks |
+      | an assert statement                                | yes    |
+      | a raise statement                                  | yes    |
+      | pytest.raises                                      | yes    |
+      | a call named assertEqual                           | yes    |
+      | a helper function that asserts                     | yes    |
+      | a method of its annotated fixture that raises      | yes    |
+      | a nested function it hands to a helper             | yes    |
+      | print only                                         | no     |
+      | a helper function that only returns the comparison | no     |
+      | a method of an unannotated fixture                 | no     |
+      | a library function that raises on bad input        | no     |
+    When I run "verity bdd validate" on the sample project
+    Then the command fails
+    And the output reports then_step_without_check exactly for the ways that do not check

@@ -27,8 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     validate = bdd_commands.add_parser(
         "validate",
         help="statically check contracts, features, tests and step definitions (no test runs)",
-        description="List every contract without a scenario, unknown contract tag, unbound scenario, undefined "
-        "step and malformed contract file, each with file:line:col. Exit 1 if any.",
+        description="List every contract without a scenario, scenario without a contract tag, unknown or "
+        "mistyped contract tag, unbound scenario, undefined step, then step that checks nothing and malformed "
+        "contract file, each with file:line:col. Exit 1 if any.",
     )
     _add_common_options(validate)
     validate.set_defaults(handler=_run_validate)
@@ -37,11 +38,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "gate",
         help="run the test suite once and fail unless every contract's scenarios pass",
         description="Run pytest once over the whole suite, map contract -> scenario -> test -> outcome, write "
-        "<out>/traceability.md and <out>/traceability.json. Arguments after `--` go to pytest.",
+        "<out>/traceability.md and <out>/traceability.json, and have pytest write <out>/junit.xml (JUnit XML) and "
+        "<out>/cucumber.json (Cucumber JSON) for CI. Arguments after `--` go to pytest; a --junitxml or "
+        "--cucumberjson among them replaces the default path, and a selection (-k, -m, paths) judges only the "
+        "contracts whose scenarios it selects.",
     )
     _add_common_options(gate)
     gate.add_argument(
-        "--out", type=Path, default=None, help="directory for the traceability matrix (default: <root>/reports)"
+        "--out", type=Path, default=None, help="directory for the matrix and the CI reports, created if missing (default: <root>/reports)"
     )
     gate.add_argument("pytest_args", nargs=argparse.REMAINDER, help="-- followed by arguments passed to pytest")
     gate.set_defaults(handler=_run_gate)

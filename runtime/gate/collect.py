@@ -48,6 +48,18 @@ class UndefinedStep:
 
 
 @dataclass(frozen=True)
+class UncheckedThenStep:
+    """A step definition bound to a Then step whose body checks nothing (see runtime.gate.then_checks)."""
+
+    path: str  # absolute source file of the step function
+    line: int  # the line of its `def`
+    function: str
+    step_text: str
+    feature_file: str
+    step_line: int
+
+
+@dataclass(frozen=True)
 class CollectionError:
     node_id: str
     path: str  # absolute
@@ -62,6 +74,11 @@ class PytestReport:
     undefined_steps: list[UndefinedStep] = field(default_factory=list)
     collection_errors: list[CollectionError] = field(default_factory=list)
     outcomes: dict[str, str] = field(default_factory=dict)
+    # Why a test did not pass, shortened: the assertion, the skip or xfail reason, the setup error.
+    messages: dict[str, str] = field(default_factory=dict)
+    unchecked_then_steps: list[UncheckedThenStep] = field(default_factory=list)
+    # pytest was given files or directories to collect, so tests outside them were never collected.
+    narrowed_by_paths: bool = False
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
@@ -74,10 +91,18 @@ class PytestReport:
             undefined_steps=[UndefinedStep(**item) for item in data.get("undefined_steps", [])],
             collection_errors=[CollectionError(**item) for item in data.get("collection_errors", [])],
             outcomes=dict(data.get("outcomes", {})),
+            messages=dict(data.get("messages", {})),
+            unchecked_then_steps=[UncheckedThenStep(**item) for item in data.get("unchecked_then_steps", [])],
+            narrowed_by_paths=bool(data.get("narrowed_by_paths", False)),
         )
 
     def outcome_of(self, node_id: str) -> str:
         return self.outcomes.get(node_id, NOT_RUN)
+
+    @property
+    def is_subset(self) -> bool:
+        """Whether pytest's arguments selected part of the suite (`-k`, `-m`, paths, node ids)."""
+        return self.narrowed_by_paths or any(test.deselected for test in self.collected)
 
 
 @dataclass

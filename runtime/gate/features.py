@@ -15,6 +15,9 @@ from runtime.gate.contracts import CONTRACT_ID_PATTERN
 from runtime.gate.problems import Problem, display_path
 
 _ERROR_POSITION_PREFIX = re.compile(r"^\(\d+:\d+\): ")
+# A tag written like a contract id, whatever its case, digit count or separator: `@guard-010`,
+# `@GUARD-10`, `@GUARD_010`. A tag of this shape is read as a contract id and must be well formed.
+_CONTRACT_ID_ATTEMPT = re.compile(r"(?P<area>[A-Za-z][A-Za-z0-9]*)[-_](?P<number>\d+)")
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,18 @@ class Tag:
     @property
     def looks_like_contract_id(self) -> bool:
         return CONTRACT_ID_PATTERN.fullmatch(self.name) is not None
+
+    @property
+    def is_mistyped_contract_id(self) -> bool:
+        return not self.looks_like_contract_id and _CONTRACT_ID_ATTEMPT.fullmatch(self.name) is not None
+
+    @property
+    def corrected_contract_id(self) -> str:
+        """The well-formed id a mistyped tag most likely meant: upper case, `-`, three digits."""
+        match = _CONTRACT_ID_ATTEMPT.fullmatch(self.name)
+        if match is None:
+            return self.name
+        return f"{match.group('area').upper()}-{int(match.group('number')):03d}"
 
 
 @dataclass(frozen=True)

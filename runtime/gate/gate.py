@@ -3,108 +3,79 @@
 A contract passes only when it has at least one scenario and every test bound to every one of its
 scenarios passed. Skipped, xfailed, xpassed (a test that declares it expects to fail proves nothing),
 errored and never-run tests all leave the contract unproven.
+
+When pytest's arguments select part of the suite (`-k`, `-m`, files or node ids), the gate judges
+only the contracts with a selected scenario, on their selected scenarios, and says so; the others
+are "not selected" rather than failed. A selected scenario that does not pass still fails the gate.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from runtime.gate.collect import NOT_RUN, OUTCOMES, PytestReport, PytestRun, run_pytest
+from runtime.gate.ci_reports import ci_report_args
+from runtime.gate.collect import NOT_RUN, OUTCOMES, CollectedTest, PytestReport, PytestRun, run_pytest
 from runtime.gate.contracts import Contract, ContractCatalog, load_contracts
 from runtime.gate.features import FeatureCatalog, FeatureScenario, load_features
-from runtime.gate.problems import Problem, display_path
+from runtime.gate.matrix import write_matrix
+from runtime.gate.problems import display_path
+from runtime.gate.results import (
+    DESELECTED,
+    NO_SCENARIO,
+    NOT_SELECTED,
+    UNBOUND,
+    BoundTest,
+    ContractResult,
+    GateResult,
+    ScenarioResult,
+)
 from runtime.gate.validate import find_gaps
 
-UNBOUND = "unbound"
-NO_SCENARIO = "no scenario"
 _VERDICT_CONTRACTS_SHOWN = 10
 # When a scenario's tests disagree, the matrix shows the most serious outcome.
-_SEVERITY = ("error", "failed", UNBOUND, NOT_RUN, "xpassed", "xfailed", "skipped", "passed")
-
-
-@dataclass(frozen=True)
-class BoundTest:
-    node_id: str
-    outcome: str
-
-
-@dataclass(frozen=True)
-class ScenarioResult:
-    feature: str
-    line: int
-    name: str
-    result: str
-    tests: tuple[BoundTest, ...]
-
-
-@dataclass(frozen=True)
-class ContractResult:
-    id: str
-    owner: str
-    statement: str
-    location: str
-    result: str  # "passed", "failed" or "no scenario"
-    scenarios: tuple[ScenarioResult, ...]
-
-    @property
-    def passed(self) -> bool:
-        return self.result == "passed"
-
-
-@dataclass
-class GateResult:
-    root: Path
-    pytest_exit_code: int
-    contracts: list[ContractResult]
-    problems: list[Problem]
-    outcome_counts: dict[str, int]
-    failing_tests: list[BoundTest]
-    reasons: list[str] = field(default_factory=list)
-    matrix_markdown: Path | None = None
-    matrix_json: Path | None = None
-
-    @property
-    def passed(self) -> bool:
-        return not self.reasons
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "verdict": "passed" if self.passed else "failed",
-            "reasons": self.reasons,
-            "root": str(self.root),
-            "pytest_exit_code": self.pytest_exit_code,
-            "contracts_passed": sum(contract.passed for contract in self.contracts),
-            "contracts_failed": sum(not contract.passed for contract in self.contracts),
-            "outcome_counts": self.outcome_counts,
-            "contracts": [asdict(contract) for contract in self.contracts],
-            "failing_tests": [asdict(test) for test in self.failing_tests],
-            "problems": [problem.to_json() for problem in self.problems],
-        }
+_SEVERITY = ("error", "failed", UNBOUND, NOT_RUN, DESELECTED, "xpassed", "xfailed", "skipped", "passed")
+# Plain tests that did not fail but proved nothing; the matrix lists them so they are not forgotten.
+_PARKED_OUTCOMES = ("skipped", "xfailed", "xpassed")
 
 
 def run_gate(root: Path, out_dir: Path, pytest_args: Sequence[str] = (), *, stream_to: int | None = None) -> GateResult:
-    """Run pytest once over the whole suite, then judge every contract and write the matrix."""
+    """Run pytest once over the whole suite, then judge every contract and write the matrix.
+
+    JUnit XML and Cucumber JSON land in `out_dir` too, unless the pytest arguments name their own.
+    """
     contracts = load_contracts(root)
     features = load_features(root)
-    pytest_run = run_pytest(root, pytest_args, stream_to=stream_to)
-    result = judge(root, contracts, features, pytest_run)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    extra_args, ci_reports = ci_report_args(root, out_dir, pytest_args)
+    pytest_run = run_pytest(root, [*extra_args, *pytest_args], stream_to=stream_to)
+    result = judge(root, contracts, features, pytest_run, pytest_args)
+    result.ci_reports = ci_reports
     result.matrix_markdown, result.matrix_json = write_matrix(result, out_dir)
     return result
 
 
-def judge(root: Path, contracts: ContractCatalog, features: FeatureCatalog, pytest_run: PytestRun) -> GateResult:
+def judge(
+    root: Path,
+    contracts: ContractCatalog,
+    features: FeatureCatalog,
+    pytest_run: PytestRun,
+    pytest_args: Sequence[str] = (),
+) -> GateResult:
     report = pytest_run.report or PytestReport()
+    subset = report.is_subset
     problems = find_gaps(root, contracts, features, pytest_run)
-    contract_results = [_contract_result(contract, features, report) for contract in contracts.contracts]
-    outcomes = [_outcome(report, test.node_id, test.deselected) for test in report.collected]
-    counts = {name: outcomes.count(name) for name in (*OUTCOMES, NOT_RUN) if outcomes.count(name)}
-    failing = [
-        BoundTest(test.node_id, outcome)
-        for test, outcome in zip(report.collected, outcomes, strict=True)
-        if outcome in ("failed", "error")
+    if report.narrowed_by_paths:
+        # Scenarios outside the given paths were never collected; `bdd validate` judges binding.
+        problems = [problem for problem in problems if problem.kind != "unbound_scenario"]
+    contract_results = [_contract_result(contract, features, report, subset) for contract in contracts.contracts]
+    tests = [_bound_test(report, test) for test in report.collected]
+    counts = {name: sum(test.outcome == name for test in tests) for name in (*OUTCOMES, NOT_RUN, DESELECTED)}
+    failing = [test for test in tests if test.outcome in ("failed", "error")]
+    parked = [
+        test
+        for test, collected in zip(tests, report.collected, strict=True)
+        if collected.feature_file is None and test.outcome in _PARKED_OUTCOMES
     ]
     reasons = []
     if pytest_run.report is None:
@@ -115,7 +86,7 @@ def judge(root: Path, contracts: ContractCatalog, features: FeatureCatalog, pyte
         reasons.append(f"pytest exited with status {pytest_run.exit_code}")
     if failing:
         reasons.append(f"{len(failing)} test(s) failed or errored")
-    unproven = [contract.id for contract in contract_results if not contract.passed]
+    unproven = [contract.id for contract in contract_results if contract.judged and not contract.passed]
     if unproven:
         reasons.append(f"{len(unproven)} contract(s) not proven")
     if not contract_results and not contracts.problems:
@@ -127,20 +98,28 @@ def judge(root: Path, contracts: ContractCatalog, features: FeatureCatalog, pyte
         pytest_exit_code=pytest_run.exit_code,
         contracts=contract_results,
         problems=problems,
-        outcome_counts=counts,
+        outcome_counts={name: count for name, count in counts.items() if count},
         failing_tests=failing,
+        parked_plain_tests=parked,
         reasons=reasons,
+        subset=subset,
+        pytest_args=list(pytest_args),
     )
 
 
-def _contract_result(contract: Contract, features: FeatureCatalog, report: PytestReport) -> ContractResult:
+def _contract_result(contract: Contract, features: FeatureCatalog, report: PytestReport, subset: bool) -> ContractResult:
     scenarios = tuple(
-        _scenario_result(scenario, report) for scenario in features.scenarios if contract.id in scenario.contract_ids
+        _scenario_result(scenario, report, subset)
+        for scenario in features.scenarios
+        if contract.id in scenario.contract_ids
     )
+    judged = [scenario for scenario in scenarios if scenario.result != NOT_SELECTED]
     if not scenarios:
         result = NO_SCENARIO
+    elif not judged:
+        result = NOT_SELECTED
     else:
-        result = "passed" if all(scenario.result == "passed" for scenario in scenarios) else "failed"
+        result = "passed" if all(scenario.result == "passed" for scenario in judged) else "failed"
     return ContractResult(
         id=contract.id,
         owner=contract.owner,
@@ -151,75 +130,39 @@ def _contract_result(contract: Contract, features: FeatureCatalog, report: Pytes
     )
 
 
-def _scenario_result(scenario: FeatureScenario, report: PytestReport) -> ScenarioResult:
-    tests = tuple(
-        BoundTest(test.node_id, _outcome(report, test.node_id, test.deselected))
+def _scenario_result(scenario: FeatureScenario, report: PytestReport, subset: bool) -> ScenarioResult:
+    collected = [
+        test
         for test in report.collected
         if test.feature_file == scenario.feature_file and test.scenario_line == scenario.line
-    )
-    outcomes = {test.outcome for test in tests} or {UNBOUND}
-    worst = min(outcomes, key=_SEVERITY.index)
-    return ScenarioResult(
-        feature=scenario.feature_path, line=scenario.line, name=scenario.name, result=worst, tests=tests
-    )
-
-
-def _outcome(report: PytestReport, node_id: str, deselected: bool) -> str:
-    return NOT_RUN if deselected else report.outcome_of(node_id)
-
-
-def write_matrix(result: GateResult, out_dir: Path) -> tuple[Path, Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    markdown_path = out_dir / "traceability.md"
-    json_path = out_dir / "traceability.json"
-    markdown_path.write_text(render_markdown(result), encoding="utf-8")
-    json_path.write_text(json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return markdown_path, json_path
-
-
-def render_markdown(result: GateResult) -> str:
-    passed = sum(contract.passed for contract in result.contracts)
-    lines = [
-        "# Traceability matrix",
-        "",
-        f"Verdict: **{'PASSED' if result.passed else 'FAILED'}**. "
-        f"{passed} of {len(result.contracts)} contracts proven; pytest exit status {result.pytest_exit_code}.",
-        "",
     ]
-    lines += [f"- {reason}" for reason in result.reasons]
-    if result.reasons:
-        lines.append("")
-    lines += [
-        "| Contract | Owner | Statement | Scenario(s) | Test id(s) | Result |",
-        "| --- | --- | --- | --- | --- | --- |",
-    ]
-    for contract in result.contracts:
-        scenarios = "<br>".join(
-            f"{scenario.name} ({scenario.feature}:{scenario.line}): {scenario.result}" for scenario in contract.scenarios
-        )
-        tests = "<br>".join(
-            f"`{test.node_id}`: {test.outcome}" for scenario in contract.scenarios for test in scenario.tests
-        )
-        cells = [contract.id, contract.owner, contract.statement, scenarios or "—", tests or "—", contract.result]
-        lines.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
-    if result.failing_tests:
-        lines += ["", "## Failing tests", ""]
-        lines += [f"- `{test.node_id}`: {test.outcome}" for test in result.failing_tests]
-    if result.problems:
-        lines += ["", "## Problems", ""]
-        lines += [f"- `{problem.location}` {problem.kind}: {problem.message}" for problem in result.problems]
-    return "\n".join(lines) + "\n"
+    tests = tuple(_bound_test(report, test) for test in collected)
+    if subset and not any(not test.deselected for test in collected):
+        result = NOT_SELECTED  # deselected, or outside the paths pytest was given
+    else:
+        outcomes = {test.outcome for test in tests} or {UNBOUND}
+        result = min(outcomes, key=_SEVERITY.index)
+    return ScenarioResult(feature=scenario.feature_path, line=scenario.line, name=scenario.name, result=result, tests=tests)
+
+
+def _bound_test(report: PytestReport, test: CollectedTest) -> BoundTest:
+    if test.deselected:
+        return BoundTest(test.node_id, DESELECTED)
+    return BoundTest(test.node_id, report.outcome_of(test.node_id), report.messages.get(test.node_id, ""))
 
 
 def verdict_lines(result: GateResult, root: Path) -> list[str]:
-    passed = [contract for contract in result.contracts if contract.passed]
-    failed = [contract for contract in result.contracts if not contract.passed]
+    judged = result.judged_contracts
+    passed = [contract for contract in judged if contract.passed]
+    failed = [contract for contract in judged if not contract.passed]
     counts = ", ".join(f"{count} {name}" for name, count in result.outcome_counts.items()) or "none"
     shown = ", ".join(f"{contract.id}: {contract.result}" for contract in failed[:_VERDICT_CONTRACTS_SHOWN])
     if len(failed) > _VERDICT_CONTRACTS_SHOWN:
         shown += f", ... {len(failed) - _VERDICT_CONTRACTS_SHOWN} more in the matrix"
-    lines = [
-        f"bdd gate: {'PASSED' if result.passed else 'FAILED'}",
+    lines = [f"bdd gate: {'PASSED' if result.passed else 'FAILED'}"]
+    if result.subset:
+        lines.append(f"  {result.subset_line()}")
+    lines += [
         f"  contracts: {len(passed)} passed, {len(failed)} failed" + (f" ({shown})" if failed else ""),
         f"  tests: {counts}; pytest exit status {result.pytest_exit_code}",
     ]
@@ -228,8 +171,8 @@ def verdict_lines(result: GateResult, root: Path) -> list[str]:
         lines.append(
             f"  matrix: {display_path(result.matrix_markdown, root)}, {display_path(result.matrix_json, root)}"
         )
+    if result.ci_reports:
+        written = result.ci_reports.written(root)
+        if written:
+            lines.append(f"  CI reports: {', '.join(written)}")
     return lines
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")

@@ -5,7 +5,9 @@ It records, without changing how tests run or report:
 - steps no visible step definition matches, using pytest-bdd's own lookup (so fixture scoping and
   step-type rules are pytest-bdd's, not a re-implementation);
 - collection errors (a module whose `scenario()` names a missing scenario, a broken feature file...);
-- each test's outcome as pytest's summary names it.
+- each test's outcome as pytest's summary names it, and a short message when it did not pass;
+- step definitions bound to Then steps that check nothing (`runtime.gate.then_checks`).
+It also creates the directory of a `--cucumberjson` report, which pytest-bdd does not do.
 The report is written at session finish, which pytest reaches even after collection errors.
 """
 
@@ -17,13 +19,24 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from pytest_bdd.parser import ScenarioTemplate
-from pytest_bdd.scenario import find_fixturedefs_for_step, scenario_wrapper_template_registry
+from pytest_bdd.parser import ScenarioTemplate, Step
+from pytest_bdd.scenario import find_fixturedefs_for_step, iterparentnodeids, scenario_wrapper_template_registry
+from pytest_bdd.steps import step_function_context_registry
 from pytest_bdd.utils import registry_get_safe
 
-from runtime.gate.collect import REPORT_OPTION, CollectedTest, CollectionError, PytestReport, UndefinedStep
+from runtime.gate.collect import (
+    REPORT_OPTION,
+    CollectedTest,
+    CollectionError,
+    PytestReport,
+    UncheckedThenStep,
+    UndefinedStep,
+)
+from runtime.gate.then_checks import ThenStepJudge, definition_site
 
 _EXAMPLE_PARAMETER = "_pytest_bdd_example"  # the parametrize name pytest-bdd gives Scenario Outline rows
+_MESSAGE_LINES = 5
+_MESSAGE_CHARS = 600
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -37,9 +50,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    cucumber_json = getattr(config.option, "cucumber_json_path", None)
+    if cucumber_json:
+        # pytest-bdd opens the file at session finish and fails if its directory is missing.
+        Path(cucumber_json).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
     report_path = config.getoption("verity_gate_report")
     if report_path:
         recorder = GateRecorder(Path(report_path), config.rootpath)
+        recorder.report.narrowed_by_paths = config.args_source == pytest.Config.ArgsSource.ARGS
         config.pluginmanager.register(recorder, "verity-gate-recorder")
 
 
@@ -50,6 +68,8 @@ class GateRecorder:
         self.report = PytestReport()
         self._deselected: set[str] = set()
         self._undefined_seen: set[tuple[str, int, str]] = set()
+        self._then_judge = ThenStepJudge(rootpath)
+        self._then_steps_seen: set[object] = set()  # code objects of step functions already judged
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -72,6 +92,10 @@ class GateRecorder:
         if report.when == "teardown" and previous not in (None, "passed"):
             return  # a teardown error after a failure does not hide the failure
         self.report.outcomes[report.nodeid] = outcome
+        if outcome == "passed":
+            self.report.messages.pop(report.nodeid, None)
+        else:
+            self.report.messages[report.nodeid] = _short_message(report)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -87,7 +111,7 @@ class GateRecorder:
         if template is None:
             return CollectedTest(node_id=item.nodeid)
         feature_file = str(Path(template.feature.filename).resolve())
-        self._record_undefined_steps(item, template, feature_file)
+        self._record_steps(item, template, feature_file)
         return CollectedTest(
             node_id=item.nodeid,
             feature_file=feature_file,
@@ -95,28 +119,58 @@ class GateRecorder:
             scenario_line=template.line_number,
         )
 
-    def _record_undefined_steps(self, item: pytest.Item, template: ScenarioTemplate, feature_file: str) -> None:
+    def _record_steps(self, item: pytest.Item, template: ScenarioTemplate, feature_file: str) -> None:
         callspec = getattr(item, "callspec", None)
         example = callspec.params.get(_EXAMPLE_PARAMETER, {}) if callspec is not None else {}
         # Outline steps are matched after <placeholders> are filled in, exactly as at run time.
         scenario = template.render(example)
         fixture_manager = item.session._fixturemanager
         for step in scenario.steps:
-            if any(find_fixturedefs_for_step(step=step, fixturemanager=fixture_manager, node=item)):
-                continue
-            key = (feature_file, step.line_number, step.name)
-            if key in self._undefined_seen:
-                continue
-            self._undefined_seen.add(key)
-            self.report.undefined_steps.append(
-                UndefinedStep(
-                    node_id=item.nodeid,
-                    feature_file=feature_file,
-                    line=step.line_number,
-                    keyword=step.keyword,
-                    text=step.name,
-                )
+            definitions = list(find_fixturedefs_for_step(step=step, fixturemanager=fixture_manager, node=item))
+            if not definitions:
+                self._record_undefined_step(item, step, feature_file)
+            elif step.type == "then":
+                # pytest-bdd uses the last definition ordered by scope (the closest to the test); judge that one.
+                chosen = sorted(definitions, key=lambda definition: list(iterparentnodeids(definition.baseid)))[-1]
+                self._judge_then_step(chosen.func, step, feature_file)
+
+    def _record_undefined_step(self, item: pytest.Item, step: Step, feature_file: str) -> None:
+        key = (feature_file, step.line_number, step.name)
+        if key in self._undefined_seen:
+            return
+        self._undefined_seen.add(key)
+        self.report.undefined_steps.append(
+            UndefinedStep(
+                node_id=item.nodeid,
+                feature_file=feature_file,
+                line=step.line_number,
+                keyword=step.keyword,
+                text=step.name,
             )
+        )
+
+    def _judge_then_step(self, marker: object, step: Step, feature_file: str) -> None:
+        context = step_function_context_registry.get(marker)
+        if context is None:
+            return
+        function = context.step_func
+        code = getattr(function, "__code__", function)
+        if code in self._then_steps_seen:
+            return
+        self._then_steps_seen.add(code)
+        if not self._then_judge.is_project_code(function) or self._then_judge.checks_something(function):
+            return
+        path, line, name = definition_site(function)
+        self.report.unchecked_then_steps.append(
+            UncheckedThenStep(
+                path=path,
+                line=line,
+                function=name,
+                step_text=f"{step.keyword} {step.name}",
+                feature_file=feature_file,
+                step_line=step.line_number,
+            )
+        )
 
 
 def _phase_outcome(report: pytest.TestReport) -> str | None:
@@ -150,3 +204,21 @@ def _collection_error(report: pytest.CollectReport, rootpath: Path) -> Collectio
         line=int(line_match.group(1)) if line_match else 0,
         message=message,
     )
+
+
+def _short_message(report: pytest.TestReport) -> str:
+    """Why the test did not pass, in a few lines: the crash message, or the skip or xfail reason."""
+    longrepr = report.longrepr
+    if hasattr(report, "wasxfail"):
+        reason = str(report.wasxfail).removeprefix("reason: ")
+        prefix = "unexpectedly passed" if report.passed else "expected to fail"
+        text = f"{prefix}: {reason}" if reason else prefix
+    elif isinstance(longrepr, tuple) and len(longrepr) == 3:
+        text = str(longrepr[2])  # a skip: (path, line, "Skipped: reason")
+    elif getattr(longrepr, "reprcrash", None) is not None:
+        text = longrepr.reprcrash.message
+    else:
+        text = str(longrepr or "")
+    lines = [line.rstrip() for line in text.strip().splitlines() if line.strip()][:_MESSAGE_LINES]
+    shortened = "\n".join(lines)
+    return shortened if len(shortened) <= _MESSAGE_CHARS else shortened[: _MESSAGE_CHARS - 1] + "…"

@@ -39,7 +39,7 @@ class ValidationReport:
             f"{self.tests_collected} tests collected"
         )
         if self.ok:
-            return f"bdd validate: OK ({counts}); every contract has a scenario, every scenario a test, every step a definition"
+            return f"bdd validate: OK ({counts}); every contract has a scenario, every scenario a contract tag and a test, every step a definition, every then step a check"
         return f"bdd validate: FAILED with {len(self.problems)} problem(s) ({counts})"
 
     def to_json(self) -> dict[str, object]:
@@ -66,6 +66,8 @@ def find_gaps(root: Path, contracts: ContractCatalog, features: FeatureCatalog, 
     problems = [*contracts.problems, *features.problems]
     problems += _contracts_without_scenarios(contracts, features)
     problems += _tags_naming_no_contract(contracts, features)
+    problems += _mistyped_contract_tags(contracts, features)
+    problems += _scenarios_without_contract_tag(features)
     problems += _test_gaps(root, features, pytest_run)
     return sort_problems(problems)
 
@@ -97,6 +99,41 @@ def _tags_naming_no_contract(contracts: ContractCatalog, features: FeatureCatalo
         )
         for use in features.tag_uses
         if use.tag.looks_like_contract_id and use.tag.name not in contracts.declared_ids
+    ]
+
+
+def _mistyped_contract_tags(contracts: ContractCatalog, features: FeatureCatalog) -> list[Problem]:
+    problems = []
+    for use in features.tag_uses:
+        if not use.tag.is_mistyped_contract_id:
+            continue
+        corrected = use.tag.corrected_contract_id
+        hint = f"did you mean @{corrected}?" if corrected in contracts.declared_ids else "contract ids look like AREA-NNN"
+        problems.append(
+            Problem(
+                kind="malformed_contract_tag",
+                path=use.feature_path,
+                line=use.tag.line,
+                column=use.tag.column,
+                message=f"tag @{use.tag.name} is written like a contract id but is not one; {hint}",
+            )
+        )
+    return problems
+
+
+def _scenarios_without_contract_tag(features: FeatureCatalog) -> list[Problem]:
+    # Without this, a scenario whose tag was mistyped or removed would silently stop proving anything.
+    return [
+        Problem(
+            kind="scenario_without_contract",
+            path=scenario.feature_path,
+            line=scenario.line,
+            column=scenario.column,
+            message=f"scenario {scenario.name!r} carries no contract tag; every scenario must prove a contract",
+            evidence="tag it (or its Feature or Rule) with the id of the contract it proves, e.g. @GATE-001",
+        )
+        for scenario in features.scenarios
+        if not scenario.contract_ids
     ]
 
 
@@ -151,6 +188,18 @@ def _test_gaps(root: Path, features: FeatureCatalog, pytest_run: PytestRun) -> l
             evidence=f"needed by {step.node_id}",
         )
         for step in report.undefined_steps
+    ]
+    problems += [
+        Problem(
+            kind="then_step_without_check",
+            path=display_path(Path(step.path), root),
+            line=step.line,
+            column=0,
+            message=f"then step {step.function} checks nothing: no assert, raise, pytest.fail/raises, assert* "
+            "call or call to a project function that checks",
+            evidence=f"bound to {display_path(Path(step.feature_file), root)}:{step.step_line}: {step.step_text}",
+        )
+        for step in report.unchecked_then_steps
     ]
     return problems
 

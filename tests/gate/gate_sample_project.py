@@ -67,9 +67,11 @@ def add(total: int, number: int) -> int:
 
 
 @then(parsers.parse("the total is {{expected:d}}"))
-def total_is(total: int, expected: int) -> None:
-    assert total == expected
+def total_is(total: int, expected: int{then_parameters}) -> None:
+{then_body}
 '''
+
+THEN_BODY = "    assert total == expected"
 
 
 @dataclass
@@ -85,8 +87,10 @@ class SampleProject:
     def read(self, relative: str) -> str:
         return (self.root / relative).read_text(encoding="utf-8")
 
-    def write_adding_test(self, prelude: str = "") -> None:
-        self.write("tests/test_adding.py", ADDING_TEST.format(prelude=prelude))
+    def write_adding_test(self, prelude: str = "", then_body: str = THEN_BODY, then_parameters: str = "") -> None:
+        """Write the sample's test module; `then_parameters` are extra fixtures for its then step."""
+        text = ADDING_TEST.format(prelude=prelude, then_body=then_body, then_parameters=then_parameters)
+        self.write("tests/test_adding.py", text)
 
     def position(self, relative: str, needle: str) -> tuple[int, int]:
         """1-based line and column of the first occurrence of `needle` in the file."""

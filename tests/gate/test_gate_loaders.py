@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from runtime.gate.ci_reports import ci_report_args
 from runtime.gate.collect import PytestReport, PytestRun
 from runtime.gate.contracts import load_contracts
 from runtime.gate.features import load_features
-from runtime.gate.gate import judge, render_markdown
+from runtime.gate.gate import judge
+from runtime.gate.matrix import readable_node_id, render_markdown
 from runtime.gate.validate import validate_project
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -177,3 +179,17 @@ def test_this_repository_validates_cleanly_for_the_gate_contracts() -> None:
         if problem.path.startswith(gate_files) or any(contract_id in problem.message for contract_id in gate_ids)
     ]
     assert own_problems == []
+
+
+def test_readable_node_ids_undo_only_pytests_escapes_of_printable_non_ascii() -> None:
+    escaped = "tests/t.py::test_words[\\u8bf7\\u7528-\\xe9-\\\\u7528-\\n-\\x07-\\U0001f600]"
+    assert readable_node_id(escaped) == "tests/t.py::test_words[请用-é-\\\\u7528-\\n-\\x07-😀]"
+
+
+def test_report_paths_given_to_pytest_win_in_either_spelling(tmp_path: Path) -> None:
+    extra, reports = ci_report_args(tmp_path, tmp_path / "out", ["-x", "--junit-xml", "a/j.xml"])
+    assert extra == [f"--cucumberjson={(tmp_path / 'out' / 'cucumber.json').resolve()}"]
+    assert reports.junit_xml == (tmp_path / "a" / "j.xml").resolve()
+    extra, reports = ci_report_args(tmp_path, tmp_path / "out", ["--cucumber-json=c.json", "--junitxml=j.xml"])
+    assert extra == []
+    assert (reports.junit_xml.name, reports.cucumber_json.name) == ("j.xml", "c.json")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from pytest_bdd import given, parsers, scenarios, then
 
@@ -21,6 +22,91 @@ OUTLINE = """
       | 1     | 2     |
       | one   | 2     |
 """
+
+
+CHECKER_PRELUDE = """
+class Checker:
+    def must_equal(self, actual: int, expected: int) -> None:
+        if actual != expected:
+            raise AssertionError(f"{actual} != {expected}")
+
+
+@pytest.fixture
+def checker() -> Checker:
+    return Checker()
+"""
+
+# How the sample's then step compares the total: (code placed before its scenarios, extra parameters, body).
+THEN_WAYS: dict[str, tuple[str, str, str]] = {
+    "an assert statement": ("", "", "    assert total == expected"),
+    "a raise statement": ("", "", "    if total != expected:\n        raise AssertionError(total)"),
+    "pytest.raises": ("", "", "    with pytest.raises(ZeroDivisionError):\n        total // (total - expected)"),
+    "a call named assertEqual": ("from unittest import TestCase\n", "", "    TestCase().assertEqual(total, expected)"),
+    "a helper function that asserts": (
+        "def _same_or_fail(actual: int, expected: int) -> None:\n    assert actual == expected\n",
+        "",
+        "    _same_or_fail(total, expected)",
+    ),
+    "a method of its annotated fixture that raises": (
+        CHECKER_PRELUDE,
+        ", checker: Checker",
+        "    checker.must_equal(total, expected)",
+    ),
+    "a nested function it hands to a helper": (
+        "def _eventually(check) -> None:\n    check()\n",
+        "",
+        "    def matches() -> None:\n        assert total == expected\n\n    _eventually(matches)",
+    ),
+    "print only": ("", "", "    print(total == expected)"),
+    "a helper function that only returns the comparison": (
+        "def _same(actual: int, expected: int) -> bool:\n    return actual == expected\n",
+        "",
+        "    _same(total, expected)",
+    ),
+    "a method of an unannotated fixture": (CHECKER_PRELUDE, ", checker", "    checker.must_equal(total, expected)"),
+    "a library function that raises on bad input": ("import json\n", "", "    json.loads(str(total - expected))"),
+}
+
+
+@given(
+    "the sample project's scenario also checks the total through each of these ways:", target_fixture="then_ways"
+)
+def _then_steps_each_way(project: SampleProject, datatable: list[list[str]]) -> dict[str, bool]:
+    ways = {way: checks == "yes" for way, checks in datatable[1:]}
+    preludes = list(dict.fromkeys(THEN_WAYS[way][0] for way in ways))
+    steps = [
+        f'\n\n@then("the total is checked through {way}")\n'
+        f"def {_step_function(way)}(total: int{THEN_WAYS[way][1]}) -> None:\n"
+        f"    expected = 5\n{THEN_WAYS[way][2]}\n"
+        for way in ways
+    ]
+    project.write_adding_test("\n".join(preludes) + "".join(steps))
+    feature = project.read("features/demo_adding.feature")
+    project.write("features/demo_adding.feature", feature + "".join(f"    And the total is checked through {way}\n" for way in ways))
+    return ways
+
+
+@then("the output reports then_step_without_check exactly for the ways that do not check")
+def _reports_unchecked_ways(result: CommandResult, then_ways: dict[str, bool]) -> None:
+    reported = set(re.findall(r"then_step_without_check: then step (\w+) checks nothing", result.stdout))
+    expected = {_step_function(way) for way, checks in then_ways.items() if not checks}
+    assert reported == expected, result.explain()
+
+
+def _step_function(way: str) -> str:
+    return "checked_through_" + re.sub(r"\W+", "_", way).strip("_").lower()
+
+
+@given(parsers.parse("the sample project's then step compares the total through {way}"))
+def _then_step_way(project: SampleProject, way: str) -> None:
+    prelude, parameters, body = THEN_WAYS[way]
+    project.write_adding_test(prelude, then_body=body, then_parameters=parameters)
+
+
+@given(parsers.parse('the sample project\'s scenario tag "{tag}" is replaced by "{replacement}"'))
+def _replace_tag(project: SampleProject, tag: str, replacement: str) -> None:
+    feature = project.read("features/demo_adding.feature")
+    project.write("features/demo_adding.feature", feature.replace(f"  {tag}\n", f"  {replacement}\n"))
 
 
 @given("the sample project has an outline whose second row reads \"one\" where a number is expected")

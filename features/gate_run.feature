@@ -41,6 +41,7 @@ Feature: Run the suite once and prove every contract
     And the JSON matrix "reports/traceability.json" records DEMO-001 as "passed" with test outcome "passed"
     And the output says "1 test(s) failed or errored"
     And the output shows pytest's closing summary "1 failed, 1 passed"
+    And the Markdown matrix "reports/traceability.md" lists under "Other failing tests" the test "tests/test_plain.py::test_broken_arithmetic" as "failed" with the message "assert (1 + 1) == 3"
 
   @GATE-012
   Scenario: A contract with no scenario fails the gate

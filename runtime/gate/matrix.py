@@ -1,7 +1,8 @@
 """The traceability matrix: `traceability.md` for people, `traceability.json` for tools.
 
 The Markdown opens with the verdict and a summary per area, then lists what did not pass with its
-short failure message, the plain tests that were skipped or xfailed, and one table per area.
+short failure message, the other failing tests, the plain tests that were skipped or xfailed,
+and one table per area.
 Test ids are shown with their non-ASCII parameters readable (pytest escapes them in node ids).
 """
 
@@ -61,9 +62,12 @@ def render_markdown(result: GateResult) -> str:
         lines.append("")
     lines += _area_summary(result.contracts)
     lines += _not_passed_scenarios(judged)
-    if result.failing_tests:
-        lines += ["", "## Failing tests", ""]
-        lines += [_test_bullet(test) for test in result.failing_tests]
+    # Failing scenario tests are listed under their scenario above; these are the rest.
+    in_scenarios = {test.node_id for contract in result.contracts for scenario in contract.scenarios for test in scenario.tests}
+    other_failing = [test for test in result.failing_tests if test.node_id not in in_scenarios]
+    if other_failing:
+        lines += ["", "## Other failing tests", ""]
+        lines += [_test_bullet(test) for test in other_failing]
     if result.parked_plain_tests:
         lines += ["", "## Plain tests skipped or xfailed", ""]
         lines += [_test_bullet(test) for test in result.parked_plain_tests]

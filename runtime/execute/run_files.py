@@ -49,6 +49,8 @@ class ExecutionRecord:
     agent_turns: list[dict[str, Any]] = field(default_factory=list)  # agent states: one entry per model turn
     evidence: dict[str, Any] = field(default_factory=dict)
     error: str = ""
+    # The last screenshot this state took, relative to the run directory (the page as the state left it).
+    screenshot: str | None = None
 
 
 def json_default(value: Any) -> Any:

@@ -3,13 +3,14 @@ collects the state's tool results and agent turns while it runs, and StepFinishe
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import asdict
 from typing import Any
 
 from opentelemetry.trace import Span
 
-from runtime.events import AgentState, EventLog, StepFinished, StepStarted
+from runtime.events import AgentState, ArtifactStored, Event, EventLog, StepFinished, StepStarted
 from runtime.execute.run_files import ExecutionRecord, RunFiles
 from runtime.execute.spans import RunSpans
 from runtime.execute.step_outcome import StepResult
@@ -26,6 +27,13 @@ class StepRecorder:
         # The running state's span: agent turns are its children.
         self.span: Span | None = None
         self._began = 0.0
+        events.add_listener(self._note_screenshot)
+
+    def _note_screenshot(self, event: Event) -> None:
+        """executions.json names the screenshot each state took, so a report can show the page."""
+        payload = event.payload
+        if isinstance(payload, ArtifactStored) and payload.artifact_kind == "screenshot" and self.record is not None:
+            self.record.screenshot = os.path.relpath(payload.path, self.files.run_dir)
 
     def start(self, index: int, state: State) -> None:
         attempt = 1 + sum(1 for r in self.files.executions if r.state_id == state.id)

@@ -75,3 +75,22 @@ Feature: Watching runs over gRPC
     When a client streams the run from the start
     Then the stream fails with OUT_OF_RANGE HISTORY_TRIMMED and earliest seq 23
     And streaming after seq 22 delivers seq 23 to 32
+
+  @SERVICE-025
+  Scenario: Streaming after the last seq of an ended run is OUT_OF_RANGE with the last seq, never a silent empty stream
+    Given a served run that has emitted 8 events
+    And the run emits its final verdict
+    When a client streams the run after seq 19
+    Then the stream fails with OUT_OF_RANGE BEYOND_LAST_SEQ and last seq 10
+    And streaming after seq 10 delivers nothing and ends
+
+  @SERVICE-025
+  Scenario: Streaming a live run after a seq it has not reached waits for it, and is OUT_OF_RANGE if the run ends first
+    Given a served run that has emitted 5 events
+    When a client streams the run after seq 7
+    And a second client streams the run after seq 40
+    And the run emits 5 events
+    Then the client has received seq 8 to 10
+    When the run emits its final verdict
+    Then the client receives seq 8 to 12 in order exactly once
+    And the second client's stream fails with OUT_OF_RANGE BEYOND_LAST_SEQ and last seq 12

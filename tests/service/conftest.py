@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.service.service_harness import DroppingProxy, ServedServer
+from pytest_bdd import given, parsers, when
+from tests.service.service_harness import DroppingProxy, ServedServer, StoreLockHolder
 
 from runtime.service.server import ServerConfig
 
@@ -63,11 +64,43 @@ def serve_processes() -> Iterator[Callable[..., Any]]:
 
     started: list[ServeProcess] = []
 
-    def start(*args: str, env: dict[str, str] | None = None) -> ServeProcess:
-        process = ServeProcess(args, env=env)
+    def start(*args: str, env: dict[str, str] | None = None, command: tuple[str, ...] = ("runtime.cli.main", "serve")) -> ServeProcess:
+        process = ServeProcess(args, env=env, command=command)
         started.append(process)
         return process
 
     yield start
     for process in started:
         process.close()
+
+
+@pytest.fixture
+def lock_holders() -> Iterator[list[Any]]:
+    """Processes holding a store's write lock; killed after the test if still holding it."""
+    holders: list[Any] = []
+    yield holders
+    for holder in holders:
+        holder.kill()
+
+
+
+
+# Steps shared by the store and durability features.
+
+
+@given(parsers.parse("a server whose store gives up waiting for a lock after {seconds:f} seconds"), target_fixture="server")
+def _server_with_busy_timeout(serve: Callable[..., ServedServer], seconds: float) -> ServedServer:
+    return serve(store_busy_timeout_seconds=seconds)
+
+
+@when("another process holds the store's write lock")
+def _hold_lock(server: ServedServer, context: dict[str, Any], lock_holders: list[Any]) -> None:
+    assert server.server.supervisor is not None
+    server.call(server.server.supervisor._store.flush())  # what was emitted before is committed
+    context["holder"] = holder = StoreLockHolder(server.config.store_path)
+    lock_holders.append(holder)
+
+
+@when("the other process releases the lock")
+def _release(context: dict[str, Any]) -> None:
+    context["holder"].release()

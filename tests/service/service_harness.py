@@ -222,7 +222,14 @@ class DroppingProxy:
 class ServeProcess:
     """`verity serve` as a real subprocess (its own process group, so a kill takes Chromium too)."""
 
-    def __init__(self, args: Sequence[str], *, env: dict[str, str] | None = None, cwd: str | None = None) -> None:
+    def __init__(
+        self,
+        args: Sequence[str],
+        *,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+        command: Sequence[str] = ("runtime.cli.main", "serve"),
+    ) -> None:
         import os
         import queue
         import subprocess
@@ -232,7 +239,7 @@ class ServeProcess:
         self.output: list[str] = []
         full_env = {**os.environ, "PYPPETEER_SKIP_CHROMIUM_DOWNLOAD": "1", **(env or {})}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "runtime.cli.main", "serve", "--port", "0", *args],
+            [sys.executable, "-m", *command, "--port", "0", *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -298,3 +305,41 @@ class ServeProcess:
             except Exception:  # noqa: BLE001 - fall through to the kill
                 pass
         self.kill_group()
+
+
+# Another process that takes a store's write lock and keeps it until told to let go, as a backup
+# tool or a `sqlite3` shell in a transaction would.
+_LOCK_HOLDER = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN IMMEDIATE")
+print("locked", flush=True)
+sys.stdin.readline()
+db.execute("ROLLBACK")
+"""
+
+
+class StoreLockHolder:
+    """A process holding a SQLite store's write lock from `__init__` until `release`."""
+
+    def __init__(self, store_path: Any) -> None:
+        import subprocess
+        import sys
+
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _LOCK_HOLDER, str(store_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        assert self.process.stdout is not None and self.process.stdout.readline().strip() == "locked"
+
+    @property
+    def locked(self) -> bool:
+        return self.process.poll() is None
+
+    def release(self) -> None:
+        self.process.communicate("\n", timeout=10)
+        assert self.process.returncode == 0
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)

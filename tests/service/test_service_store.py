@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import subprocess
-import sys
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -157,23 +154,6 @@ def _not_found(server: ServedServer, run_id: str) -> None:
 
 # --- store outages (SERVICE-021) ---------------------------------------------------------------
 
-# Another process that takes the store's write lock and keeps it until told to let go, as a
-# backup tool or a `sqlite3` shell in a transaction would.
-LOCK_HOLDER = """
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1], isolation_level=None)
-db.execute("BEGIN IMMEDIATE")
-print("locked", flush=True)
-sys.stdin.readline()
-db.execute("ROLLBACK")
-"""
-
-
-@given(parsers.parse("a server whose store gives up waiting for a lock after {seconds:f} seconds"), target_fixture="server")
-def _server_with_busy_timeout(serve: Any, seconds: float) -> ServedServer:
-    return serve(store_busy_timeout_seconds=seconds)
-
-
 @given("a served run watched by a client")
 def _watched_run(server: ServedServer, context: dict[str, Any]) -> None:
     context["run"] = live = server.open_run(recipe_name="outage")
@@ -182,26 +162,6 @@ def _watched_run(server: ServedServer, context: dict[str, Any]) -> None:
     context["watcher"].wait_for(1)
 
 
-@pytest.fixture
-def lock_holders() -> Iterator[list[subprocess.Popen[str]]]:
-    holders: list[subprocess.Popen[str]] = []
-    yield holders
-    for holder in holders:
-        if holder.poll() is None:
-            holder.kill()
-            holder.wait(10)
-
-
-@when("another process holds the store's write lock")
-def _hold_lock(server: ServedServer, context: dict[str, Any], lock_holders: list[subprocess.Popen[str]]) -> None:
-    server.call(server.server.supervisor._store.flush())  # what was emitted before is committed
-    holder = subprocess.Popen(
-        [sys.executable, "-c", LOCK_HOLDER, str(server.config.store_path)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )
-    lock_holders.append(holder)
-    assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
-    context["holder"] = holder
 
 
 @when(parsers.parse("the run emits {count:d} events"))
@@ -214,7 +174,7 @@ def _nothing_while_locked(server: ServedServer, context: dict[str, Any], count: 
     # The listing above proved the events were emitted and are held unwritten; a watcher only
     # gets an event from a commit, and none has happened since.
     assert context["watcher"].seqs == [1]
-    assert context["holder"].poll() is None  # still locked
+    assert context["holder"].locked
 
 
 @then(parsers.parse("the watcher receives those {count:d} events"))
@@ -240,11 +200,6 @@ def _outage_logged(caplog: pytest.LogCaptureFixture) -> None:
     assert "cannot write (OperationalError: database is locked)" in reports[0].getMessage()
 
 
-@when("the other process releases the lock")
-def _release(context: dict[str, Any]) -> None:
-    holder = context["holder"]
-    holder.communicate("\n", timeout=10)
-    assert holder.returncode == 0
 
 
 @when("the run emits its final verdict")

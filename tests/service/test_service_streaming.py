@@ -278,3 +278,39 @@ def _out_of_range(context: dict[str, Any], seq: int) -> None:
 def _stream_after_trim(server: ServedServer, context: dict[str, Any], after: int, first: int, last: int) -> None:
     seqs = [e.seq for e in server.client().stream_run(context["run"].run_id, after)]
     assert_exact_sequence(seqs, first, last)
+
+
+@when(parsers.parse("a second client streams the run after seq {seq:d}"))
+def _second_stream_after(server: ServedServer, context: dict[str, Any], seq: int) -> None:
+    context["second"] = Watcher(server.client(), context["run"].run_id, after_seq=seq).start()
+
+
+@then(parsers.parse("the client has received seq {first:d} to {last:d}"))
+def _received_so_far(context: dict[str, Any], first: int, last: int) -> None:
+    watcher = context["watcher"]
+    watcher.wait_for(last - first + 1)
+    assert_exact_sequence(watcher.seqs, first, last)
+
+
+def _assert_beyond_last_seq(watcher: Watcher, last_seq: int) -> None:
+    watcher.join()
+    assert watcher.events == []
+    assert watcher.error is not None and watcher.error.code == grpc.StatusCode.OUT_OF_RANGE, watcher.error
+    assert watcher.error.reason == "BEYOND_LAST_SEQ"
+    assert watcher.error.metadata["last_seq"] == str(last_seq)
+
+
+@then(parsers.parse("the stream fails with OUT_OF_RANGE BEYOND_LAST_SEQ and last seq {seq:d}"))
+def _beyond_last_seq(context: dict[str, Any], seq: int) -> None:
+    _assert_beyond_last_seq(context["watcher"], seq)
+
+
+@then(parsers.parse("the second client's stream fails with OUT_OF_RANGE BEYOND_LAST_SEQ and last seq {seq:d}"))
+def _second_beyond_last_seq(context: dict[str, Any], seq: int) -> None:
+    _assert_beyond_last_seq(context["second"], seq)
+
+
+@then(parsers.parse("streaming after seq {seq:d} delivers nothing and ends"))
+def _nothing_after_end(server: ServedServer, context: dict[str, Any], seq: int) -> None:
+    # The client holds the whole run, final verdict included: an empty stream that ends is the answer.
+    assert list(server.client(resume_attempts=0).stream_run(context["run"].run_id, seq)) == []

@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("runtime.service.cli", "run the gRPC server (AgentService, RecipeService, health, reflection)"),
     "client": ("runtime.service.cli", "talk to a running `verity serve`"),
     "bdd": ("runtime.gate.cli", "check that every contract is proven by a scenario bound to a passing test"),
+    "report": ("runtime.report.cli", "write a run's self-contained HTML report (RUN_DIR/report.html)"),
 }
 
 

@@ -25,6 +25,7 @@ from runtime.execute.trace_file import TRACE_FILE, trace_file_provider
 from runtime.outcomes import StopReason
 from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry, resolve_inputs
 from runtime.recipe.tool_registry import ToolRegistry
+from runtime.report import REPORT_FILE
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -186,4 +187,7 @@ def _print_verdict(verdict: FinalVerdict, run_dir: Path) -> None:
     if output.exists():
         print(f"output:  {output.read_text(encoding='utf-8').strip()}".replace("\n", "\n         "))
     print(f"run dir: {run_dir}")
+    report = run_dir / REPORT_FILE
+    if report.exists():
+        print(f"report:  {report} (open it in a browser: the states, their screenshots, the verdict)")
     print(f"trace:   {run_dir / TRACE_FILE} (OpenTelemetry spans, one JSON object per line)")

@@ -25,6 +25,7 @@ from runtime.execute.approvals import ApprovalDesk
 from runtime.execute.context import RunContext
 from runtime.execute.provider import BrowserProvider
 from runtime.execute.run_files import RunFiles
+from runtime.execute.run_report import write_run_report
 from runtime.execute.spans import RunSpans
 from runtime.execute.step_outcome import RunStopped
 from runtime.execute.walker import PlanWalk, RunEnd
@@ -246,6 +247,9 @@ async def _finish(
             status=TaskState.ERROR, stop_reason=StopReason.EXECUTE_ERROR, verified=False,
             summary=f"{end.summary}; and the run directory could not be written: {error}", blocker_kind=end.blocker_kind, evidence=end.evidence,
         )
+    report = await write_run_report(files.run_dir)
+    if report is not None:
+        events.emit(report)
     events.emit(StatusChanged(status=final_state, detail=end.stop_reason.value))
     events.emit(verdict)
     events.remove_listener(files.on_event)

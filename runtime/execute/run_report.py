@@ -1,0 +1,37 @@
+"""The report at the end of every run: `report.html` in the run directory, announced as an
+artifact (so `GetRun` lists it). A report that cannot be written never changes the verdict."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from pathlib import Path
+
+from runtime.events import ArtifactStored
+from runtime.report import NotARunDirectory, write_report
+
+REPORT_ARTIFACT_KIND = "report"
+
+log = logging.getLogger("verity.report")
+
+
+async def write_run_report(run_dir: Path) -> ArtifactStored | None:
+    """Write `run_dir/report.html` off the event loop; the ArtifactStored event to emit, or None."""
+    try:
+        path = await asyncio.to_thread(write_report, run_dir)
+        data = await asyncio.to_thread(path.read_bytes)
+    except (OSError, NotARunDirectory) as error:
+        log.warning("the run report for %s was not written: %s", run_dir, error)
+        return None
+    except asyncio.CancelledError:
+        # Cancelled again while finishing (a server shutting down): the verdict still comes first.
+        return None
+    except Exception:  # noqa: BLE001 - a bug in the report must not cost the run its verdict
+        log.exception("the run report for %s failed", run_dir)
+        return None
+    digest = hashlib.sha256(data).hexdigest()
+    return ArtifactStored(
+        artifact_id=f"{REPORT_ARTIFACT_KIND}-{digest[:16]}", artifact_kind=REPORT_ARTIFACT_KIND, path=str(path),
+        media_type="text/html", size=len(data), sha256=digest,
+    )

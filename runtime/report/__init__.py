@@ -1,0 +1,12 @@
+"""The run report: one self-contained HTML page per run directory (`report.html`).
+
+    path = write_report(Path("runs/r1"))   # reads verdict/output/plans/executions.json
+
+It works offline and from the file alone: inline CSS, screenshot thumbnails as data: URIs, no
+script. Everything the run recorded is escaped, since page text is written by whoever owns the page.
+"""
+
+from runtime.report.run_dir import NotARunDirectory, RunContents, read_run
+from runtime.report.write import REPORT_FILE, write_report
+
+__all__ = ["REPORT_FILE", "NotARunDirectory", "RunContents", "read_run", "write_report"]

@@ -1,0 +1,235 @@
+"""The run report as one HTML page: verdict and output, the timeline of states, the replan history.
+
+The page is self-contained (inline CSS, thumbnails as data: URIs, no script, no external fetch);
+links to full-size screenshots are relative to the run directory the report is written into.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from runtime.report.markup import as_json, attr, badge, clipped, details, json_block, key_values, scalar, text
+from runtime.report.run_dir import RunContents
+from runtime.report.thumbnails import Thumbnails
+
+# Evidence keys that identify the document a state read (the provenance of what it saw).
+PROVENANCE_KEYS = ("provenance", "document", "validated_document")
+
+# Scripts are forbidden outright; images only from data: URIs; styles only inline.
+CONTENT_SECURITY_POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+
+STYLE = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 1400px; padding: 16px 24px; color: #1d2433; }
+h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 28px 0 8px; border-bottom: 1px solid #d5dae3; }
+.meta { color: #5a6473; } code, pre { font: 12px/1.4 ui-monospace, monospace; }
+pre { background: #f4f6f9; padding: 8px; overflow: auto; max-height: 360px; white-space: pre-wrap; word-break: break-word; }
+.verdict { border: 2px solid #c33; border-radius: 6px; padding: 10px 14px; }
+.verdict.completed { border-color: #2a8a4a; }
+.verdict .headline { font-size: 18px; font-weight: 600; }
+table { border-collapse: collapse; width: 100%; } th, td { border-top: 1px solid #e2e6ec; padding: 6px; vertical-align: top; text-align: left; }
+th { background: #f4f6f9; font-weight: 600; }
+td.evidence, td.provenance { max-width: 360px; word-break: break-word; }
+img.thumbnail { width: 180px; height: auto; border: 1px solid #ccd2db; display: block; }
+.badge { display: inline-block; border-radius: 3px; padding: 0 5px; margin: 1px 2px 1px 0; font-size: 12px; background: #e8ebf0; }
+.badge.good { background: #d6f0dd; color: #145c2c; } .badge.bad { background: #f8d8d8; color: #8a1c1c; }
+.badge.blocker { background: #fde8c8; color: #7a4300; }
+dl.kv { display: grid; grid-template-columns: max-content 1fr; gap: 1px 8px; margin: 0; }
+dl.kv dt { color: #5a6473; } dl.kv dd { margin: 0; word-break: break-word; }
+details summary { cursor: pointer; color: #2b5cab; }
+.problems { color: #8a1c1c; }
+"""
+
+
+def render_report(contents: RunContents, thumbnails: Thumbnails) -> str:
+    verdict = contents.verdict
+    recipe = contents.recipe
+    title = f"Verity run {verdict.get('run_id') or contents.run_dir.name}"
+    sections = [
+        _header(contents, recipe),
+        _verdict_section(verdict),
+        _output_section(contents.output),
+        _timeline_section(contents, thumbnails),
+        _replan_section(contents.plan_repairs, contents.last_failure_summary),
+        _problems_section(contents.problems),
+    ]
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{attr(CONTENT_SECURITY_POLICY)}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{text(title)}</title><style>{STYLE}</style></head>\n<body>\n"
+        + "\n".join(section for section in sections if section)
+        + "\n</body></html>\n"
+    )
+
+
+def _header(contents: RunContents, recipe: dict[str, Any]) -> str:
+    verdict = contents.verdict
+    facts = {
+        "recipe": " ".join(str(recipe.get(k, "")) for k in ("name", "version")).strip(),
+        "goal": contents.plan.get("goal"),
+        "run id": verdict.get("run_id"),
+        "trace id": verdict.get("trace_id"),
+        "duration": _milliseconds(verdict.get("duration_ms")),
+        "states executed": verdict.get("executed_states", len(contents.executions)),
+        "replans used": verdict.get("replans_used"),
+    }
+    shown = {key: value for key, value in facts.items() if value not in (None, "")}
+    return f'<header><h1>{text("Run report: " + str(recipe.get("name") or contents.run_dir.name))}</h1>{key_values(shown, "kv meta")}</header>'
+
+
+def _verdict_section(verdict: dict[str, Any]) -> str:
+    if not verdict:
+        return '<section id="verdict" class="verdict"><h2>Verdict</h2><p class="problems">No verdict.json: the run did not finish writing.</p></section>'
+    stop_reason = str(verdict.get("stop_reason", ""))
+    verified = verdict.get("verified") is True
+    headline = (
+        f'<p class="headline"><span id="verdict-status">{text(verdict.get("status"))}</span> · '
+        f'<span id="verdict-stop-reason">{text(stop_reason)}</span> · '
+        + (badge("verified", "good") if verified else badge("not verified", "bad"))
+        + (" " + badge(str(verdict["blocker_kind"]), "blocker") if verdict.get("blocker_kind") else "")
+        + "</p>"
+    )
+    summary = f'<p id="verdict-summary">{text(verdict.get("summary"))}</p>'
+    evidence = verdict.get("evidence")
+    extra = {k: v for k, v in verdict.items() if k not in {"status", "stop_reason", "verified", "summary", "blocker_kind", "evidence"}}
+    parts = [headline, summary]
+    if isinstance(evidence, dict) and evidence:
+        parts.append("<h3>Evidence</h3>" + key_values(evidence))
+    parts.append(details("Everything verdict.json records", json_block(extra)) if extra else "")
+    css = "verdict completed" if stop_reason == "completed" and verified else "verdict"
+    return f'<section id="verdict" class="{css}" data-stop-reason="{attr(stop_reason)}" data-verified="{attr(str(verified).lower())}"><h2>Verdict</h2>{"".join(parts)}</section>'
+
+
+def _output_section(output: dict[str, Any] | None) -> str:
+    if output is None:
+        return '<section id="output"><h2>Output</h2><p>No output.json.</p></section>'
+    valid = output.get("valid") is True
+    errors = output.get("errors") if isinstance(output.get("errors"), list) else []
+    error_list = "".join(f"<li>{text(clipped(str(e), 600))}</li>" for e in errors)
+    return (
+        f'<section id="output" data-valid="{attr(str(valid).lower())}"><h2>Output</h2>'
+        + (badge("valid", "good") if valid else badge("not valid", "bad"))
+        + (f"<ul>{error_list}</ul>" if error_list else "")
+        + json_block(output.get("data", {}), "json output-data")
+        + "</section>"
+    )
+
+
+def _timeline_section(contents: RunContents, thumbnails: Thumbnails) -> str:
+    rows = [_state_row(position, record, contents, thumbnails) for position, record in enumerate(contents.executions, 1)]
+    head = "".join(f"<th>{name}</th>" for name in ("#", "state", "outcome", "time", "page", "evaluation", "blocker", "evidence", "provenance"))
+    body = "".join(rows) if rows else '<tr><td colspan="9">No state was executed.</td></tr>'
+    return f'<section id="timeline"><h2>Timeline of states</h2><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></section>'
+
+
+def _state_row(position: int, record: dict[str, Any], contents: RunContents, thumbnails: Thumbnails) -> str:
+    state_id = record.get("state_id", "")
+    outcome = str(record.get("outcome", ""))
+    marks = badge(outcome, "good" if record.get("ok") else "bad") + (badge("verified", "good") if record.get("verified") else "")
+    agent_state = record.get("agent_state") if isinstance(record.get("agent_state"), dict) else {}
+    evaluation = agent_state.get("evaluation") or record.get("observation_summary") or ""
+    error = f'<p class="problems">{text(clipped(str(record["error"]), 600))}</p>' if record.get("error") else ""
+    blocker = badge(str(record["blocker_kind"]), "blocker") if record.get("blocker_kind") else ""
+    evidence = record.get("evidence") if isinstance(record.get("evidence"), dict) else {}
+    provenance = {key: evidence[key] for key in PROVENANCE_KEYS if key in evidence}
+    plain_evidence = {key: value for key, value in evidence.items() if key not in provenance}
+    more = details(f"tool calls ({len(record['tool_results'])})", _tool_calls(record["tool_results"])) if _non_empty_list(record.get("tool_results")) else ""
+    turns = details(f"model turns ({len(record['agent_turns'])})", _agent_turns(record["agent_turns"])) if _non_empty_list(record.get("agent_turns")) else ""
+    return (
+        f'<tr class="state" id="state-{position}" data-state-id="{attr(state_id)}" data-outcome="{attr(outcome)}">'
+        f'<td class="index">{position}</td>'
+        f'<td class="state-id"><code>{text(state_id)}</code><br><span class="meta">{text(record.get("kind"))}</span></td>'
+        f'<td class="outcome">{marks}</td>'
+        f'<td class="duration">{text(_milliseconds(record.get("duration_ms")))}</td>'
+        f'<td class="page">{_thumbnail(record.get("screenshot"), state_id, contents, thumbnails)}</td>'
+        f'<td class="evaluation">{text(clipped(str(evaluation), 1200))}{error}</td>'
+        f'<td class="blocker">{blocker}</td>'
+        f'<td class="evidence">{key_values(plain_evidence)}{more}{turns}</td>'
+        f'<td class="provenance">{_provenance(provenance)}</td>'
+        "</tr>"
+    )
+
+
+def _thumbnail(relative: Any, state_id: str, contents: RunContents, thumbnails: Thumbnails) -> str:
+    path = contents.inside(relative)
+    if path is None:
+        return ""
+    source = thumbnails.data_uri(path)
+    link = quote(Path(str(relative)).as_posix())
+    if source is None:
+        return f'<a href="{attr(link)}">screenshot (not an image)</a>'
+    return f'<a href="{attr(link)}"><img class="thumbnail" src="{attr(source)}" alt="{attr("the page after " + state_id)}"></a>'
+
+
+def _provenance(provenance: dict[str, Any]) -> str:
+    parts = []
+    for key, value in provenance.items():
+        parts.append(key_values(value) if isinstance(value, dict) else f"<p>{text(key)}: {scalar(value)}</p>")
+    return "".join(parts)
+
+
+def _tool_calls(results: list[Any]) -> str:
+    items = []
+    for entry in results:
+        if not isinstance(entry, dict):
+            continue
+        error = entry.get("error") if isinstance(entry.get("error"), dict) else None
+        outcome = badge("ok", "good") if entry.get("ok") else badge(str(error.get("code", "failed")) if error else "failed", "bad")
+        said = error.get("message", "") if error else entry.get("summary", "")
+        items.append(f"<li><code>{text(entry.get('action'))}</code> {outcome} {text(_milliseconds(entry.get('duration_ms')))} {scalar(said or '')}</li>")
+    return f"<ul>{''.join(items)}</ul>"
+
+
+def _agent_turns(turns: list[Any]) -> str:
+    items = []
+    for turn in turns:
+        if not isinstance(turn, dict):
+            continue
+        arguments = as_json(turn.get("arguments", {}))
+        items.append(
+            f"<li>turn {text(turn.get('turn'))}: <code>{text(turn.get('tool') or 'no tool')}</code> "
+            f"{text(clipped(arguments, 300))} → {text(turn.get('outcome'))} {scalar(turn.get('summary') or '')}</li>"
+        )
+    return f"<ol>{''.join(items)}</ol>"
+
+
+def _replan_section(repairs: list[dict[str, Any]], last_failure_summary: str) -> str:
+    if not repairs and not last_failure_summary:
+        return '<section id="replans"><h2>Replan history</h2><p>No replan.</p></section>'
+    head = "".join(f"<th>{name}</th>" for name in ("attempt", "blocker", "step", "query", "followed", "skipped", "result", "failure summary"))
+    rows = []
+    for repair in repairs:
+        skipped = repair.get("skipped") if isinstance(repair.get("skipped"), dict) else {}
+        rows.append(
+            '<tr class="replan">'
+            f"<td>{text(repair.get('attempt'))}</td>"
+            f"<td>{badge(str(repair['blocker_kind']), 'blocker') if repair.get('blocker_kind') else ''}</td>"
+            f"<td><code>{text(repair.get('offending_step'))}</code></td>"
+            f"<td>{text(repair.get('query'))}<br><span class=\"meta\">{text(repair.get('search_url'))}</span></td>"
+            f"<td>{text(repair.get('followed'))}</td>"
+            f"<td>{key_values(skipped)}</td>"
+            f"<td>{text(repair.get('result'))}</td>"
+            f"<td>{text(clipped(str(repair.get('failure_summary') or ''), 1200))}</td>"
+            "</tr>"
+        )
+    last = f'<p><strong>Last failure summary:</strong> {text(last_failure_summary)}</p>' if last_failure_summary else ""
+    return f'<section id="replans"><h2>Replan history</h2>{last}<table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></section>'
+
+
+def _problems_section(problems: list[str]) -> str:
+    if not problems:
+        return ""
+    return '<section id="problems"><h2>Run files</h2><ul class="problems">' + "".join(f"<li>{text(p)}</li>" for p in problems) + "</ul></section>"
+
+
+def _milliseconds(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return ""
+    return f"{value / 1000:.2f} s" if value >= 1000 else f"{value:.0f} ms"
+
+
+def _non_empty_list(value: Any) -> bool:
+    return isinstance(value, list) and bool(value)

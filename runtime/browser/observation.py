@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from runtime.artifacts import ArtifactRef
+from runtime.browser.document import DocumentIdentity
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,9 @@ class PreparedPage:
     screenshot: ArtifactRef
     html_artifact: ArtifactRef | None
     text_artifact: ArtifactRef | None
+    signals: PageSigns = field(default_factory=lambda: PageSigns())
+    document: DocumentIdentity | None = None
+    content_digest: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -177,6 +181,31 @@ class PreparedPage:
             "screenshot": self.screenshot.to_dict(),
             "html_artifact": self.html_artifact.to_dict() if self.html_artifact else None,
             "text_artifact": self.text_artifact.to_dict() if self.text_artifact else None,
+            "signals": self.signals.to_dict(),
+            "document": self.document.to_dict() if self.document else None,
+            "content_digest": self.content_digest,
+        }
+
+
+@dataclass(frozen=True)
+class PageSigns:
+    """What a page shows about itself, for blocker detection: visible h1-h3 texts in page order,
+    its visible text (capped), a visible password field, a captcha widget, and the kept headers
+    of the response that delivered it (Retry-After, WWW-Authenticate ...)."""
+
+    headings: tuple[str, ...] = ()
+    visible_text: str = ""
+    has_password_field: bool = False
+    has_captcha_widget: bool = False
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "headings": list(self.headings),
+            "visible_text_chars": len(self.visible_text),
+            "has_password_field": self.has_password_field,
+            "has_captcha_widget": self.has_captcha_widget,
+            "headers": dict(self.headers),
         }
 
 
@@ -188,9 +217,12 @@ class PageFingerprint:
     digest: str
     element_count: int
     text_length: int
+    document: DocumentIdentity | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        out["document"] = self.document.to_dict() if self.document else None
+        return out
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from runtime.browser.actions import Target
+from runtime.browser.document import DocumentIdentity
+from runtime.browser.document_tracking import DocumentTracker
 from runtime.browser.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.observation import Snapshot, SnapshotElement
 from runtime.browser.snapshot_capture import (
@@ -66,6 +68,7 @@ class Tab:
         self.deadline: float = 0.0
         self.latest_snapshot: Snapshot | None = None
         self.worlds = FrameWorlds(cdp)
+        self.documents = DocumentTracker(tab_id, cdp)
         self._ref_nodes: dict[str, tuple[int, int]] = {}
 
     @classmethod
@@ -74,7 +77,12 @@ class Tab:
         tab = cls(tab_id, page, cdp, opener_tab_id, hooks)
         page.on("response", tab._on_response)
         page.on("framenavigated", tab._on_frame_navigated)
+        await tab.documents.start()
         return tab
+
+    def document(self) -> DocumentIdentity:
+        """The document the top frame shows now (as of the last CDP event received)."""
+        return self.documents.current()
 
     def _on_response(self, response: Any) -> None:
         # Only the top document's status classifies a navigation (404 -> page_not_found).

@@ -92,16 +92,22 @@ class BrowserAccess:
         opened = await self.run_action("open_url", f"open {url}", lambda s, a: s.open_url(url, action_id=a, timeout_ms=timeout_ms))
         if not opened.ok:
             assert opened.error is not None
-            return PageObservation(state_id, url, None, "", "", opened.error.code.value, opened.error.message)
+            details = opened.error.details
+            # A navigation that failed after a response (a 401 challenge nobody answers) keeps
+            # its status and headers: they may say what the page is.
+            return PageObservation(
+                state_id, url, details.get("status"), "", "", opened.error.code.value, opened.error.message,
+                requested_url=url, headers=dict(details.get("headers") or {}),
+            )
         self.opened_urls.add(str(opened.data.get("url", url)))
-        return await self.prepare(state_id, timeout_ms, status=opened.data.get("status"))
+        return await self.prepare(state_id, timeout_ms, status=opened.data.get("status"), requested_url=url)
 
-    async def prepare(self, state_id: str, timeout_ms: int, status: int | None = None) -> PageObservation:
+    async def prepare(self, state_id: str, timeout_ms: int, status: int | None = None, requested_url: str = "") -> PageObservation:
         """The page as it is now, prepared: loaded, screenshot stored, readable text read."""
         prepared = await self.run_action("prepare_page", "wait for load, screenshot, readable text", lambda s, a: s.prepare_page(action_id=a, timeout_ms=timeout_ms))
         if not prepared.ok:
             assert prepared.error is not None
-            return PageObservation(state_id, "", status, "", "", prepared.error.code.value, prepared.error.message)
+            return PageObservation(state_id, "", status, "", "", prepared.error.code.value, prepared.error.message, requested_url=requested_url)
         page: PreparedPage = prepared.value
         for ref in (page.screenshot, page.html_artifact, page.text_artifact):
             if ref is not None:
@@ -111,8 +117,22 @@ class BrowserAccess:
         text = page.text
         if not text and page.text_artifact is not None:
             text = await asyncio.to_thread(Path(page.text_artifact.path).read_text, encoding="utf-8")
+        signs = page.signals
         return PageObservation(
-            state_id, page.url, page.status if page.status is not None else status, page.title, text, screenshot_path=page.screenshot.path
+            state_id,
+            page.url,
+            page.status if page.status is not None else status,
+            page.title,
+            text,
+            screenshot_path=page.screenshot.path,
+            requested_url=requested_url,
+            headings=signs.headings,
+            visible_text=signs.visible_text,
+            has_password_field=signs.has_password_field,
+            has_captcha_widget=signs.has_captcha_widget,
+            headers=dict(signs.headers),
+            document=page.document,
+            content_digest=page.content_digest,
         )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from runtime.execute.page_blockers import BlockerFinding, replan_guidance
 from runtime.execute.run_files import RunFiles
 from runtime.execute.target_check import REPLAN_GUIDANCE
 from runtime.outcomes import BlockerKind
@@ -45,7 +46,7 @@ class Recovery:
         if blocker is None:
             return "replanning without a recorded blocker"
         evidence = blocker.evidence
-        guidance = REPLAN_GUIDANCE.get(blocker.kind, "search for another page on an allowed domain")
+        guidance = replan_guidance(BlockerFinding(blocker.kind, blocker.reason, evidence), REPLAN_GUIDANCE)
         snippet = str(evidence.get("snippet", ""))[:160]
         return (
             f"step {blocker.state_id} was blocked ({blocker.kind.value}): {blocker.reason}. "

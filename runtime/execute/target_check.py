@@ -1,41 +1,41 @@
 """`data.validate-target` (seed 001): is the latest observation the page the recipe is after?
 
-Pure logic over a `PageObservation`: HTTP status, navigation errors, allowed domains, access
-blocks and validation keywords, in that order, so the first blocker named is the most basic one.
+Pure logic over a `PageObservation`, in this order, so the first blocker named is the most basic:
+
+1. the URL, through the one URL judge (`runtime/policy/urls.judge_url`): scheme, then domain. It
+   comes before the status, so the policy proxy's 403 refusal of another host is reported as the
+   domain it refused, not as access_denied;
+2. a navigation that failed with no response is `navigation_failed`;
+3. what the page is (`page_blockers.detect_blocker`): status, headers, title, headings, text;
+4. the validation keywords.
 """
 
 from __future__ import annotations
 
-import re
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
+from runtime.browser.document import DocumentIdentity
+from runtime.execute.page_blockers import BLOCKER_GUIDANCE, BlockerFinding, PageSignals, detect_blocker
 from runtime.outcomes import BlockerKind
-from runtime.recipe.domains import url_allowed
+from runtime.policy.network_policy import NetworkPolicy
+from runtime.policy.urls import UrlJudgement, judge_url
 
 SNIPPET_CHARS = 240
-
-# Phrases of captcha pages, WAF denials and bot walls. Matched case-insensitively in title + text.
-ACCESS_BLOCK_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(p, re.IGNORECASE)
-    for p in (
-        r"\bcaptcha\b",
-        r"\baccess denied\b",
-        r"\bare you a robot\b",
-        r"\bverify (?:that )?you are (?:a )?human\b",
-        r"\bunusual traffic\b",
-        r"\bbot (?:check|detection|protection)\b",
-        r"\brequest (?:was )?blocked\b",
-        r"访问被拒绝",
-        r"验证码",
-        r"人机验证",
-    )
-)
+# The policy proxy names the blocker kind of a request it refused in this response header.
+PROXY_BLOCKER_HEADER = "x-verity-blocker"
 
 
 @dataclass(frozen=True)
 class PageObservation:
-    """What one navigate/observe (or a followed search result) saw, as plain data."""
+    """What one navigate/observe (or a followed search result) saw, as plain data.
+
+    `requested_url` is where a navigation was sent (a redirect may have moved it); `headings`,
+    `visible_text`, the password field and captcha widget flags and `headers` are what blocker
+    detection reads; `document` is the identity of the document all of it was read from, and
+    `content_digest` a hash of its content at that moment.
+    """
 
     state_id: str
     url: str
@@ -45,16 +45,39 @@ class PageObservation:
     error_code: str = ""
     error_message: str = ""
     screenshot_path: str = ""
+    requested_url: str = ""
+    headings: tuple[str, ...] = ()
+    visible_text: str = ""
+    has_password_field: bool = False
+    has_captcha_widget: bool = False
+    headers: dict[str, str] = field(default_factory=dict)
+    document: DocumentIdentity | None = None
+    content_digest: str = ""
 
     @property
     def snippet(self) -> str:
-        return " ".join(self.text.split())[:SNIPPET_CHARS]
+        return " ".join((self.text or self.visible_text).split())[:SNIPPET_CHARS]
 
     def evidence(self) -> dict[str, Any]:
         evidence: dict[str, Any] = {"url": self.url, "status": self.status, "title": self.title, "snippet": self.snippet}
         if self.error_code:
             evidence["error"] = f"{self.error_code}: {self.error_message}"
+        if self.document is not None:
+            evidence["document"] = self.document.to_dict()
         return evidence
+
+    def signals(self) -> PageSignals:
+        return PageSignals(
+            url=self.url,
+            status=self.status,
+            title=self.title,
+            text=self.visible_text or self.text,
+            headings=self.headings,
+            headers=self.headers,
+            requested_url=self.requested_url,
+            has_password_field=self.has_password_field,
+            has_captcha_widget=self.has_captcha_widget,
+        )
 
 
 @dataclass(frozen=True)
@@ -70,24 +93,23 @@ class TargetCheck:
     def outcome(self) -> str:
         return "valid" if self.valid else "blocked"
 
-
-def status_blocker(status: int) -> BlockerKind:
-    if status == 404:
-        return BlockerKind.PAGE_NOT_FOUND
-    if status in (401, 403):
-        return BlockerKind.ACCESS_DENIED
-    if status >= 500:
-        return BlockerKind.SERVER_ERROR
-    return BlockerKind.STATUS_MISMATCH
+    def finding(self) -> BlockerFinding | None:
+        return BlockerFinding(self.blocker_kind, self.reason, self.evidence) if self.blocker_kind is not None else None
 
 
-def access_block_phrase(observation: PageObservation) -> str | None:
-    haystack = f"{observation.title}\n{observation.text}"
-    for pattern in ACCESS_BLOCK_PATTERNS:
-        match = pattern.search(haystack)
-        if match:
-            return match.group(0)
-    return None
+@functools.lru_cache(maxsize=64)
+def _domains_policy(allowed_domains: tuple[str, ...]) -> NetworkPolicy:
+    # The page is already loaded: the question is which site it is, not whether the network may
+    # reach it, so private networks are the network policy's business, not this check's.
+    return NetworkPolicy.of(allowed_domains, allow_private_network=True)
+
+
+def judge_page_url(url: str, allowed_domains: list[str]) -> UrlJudgement:
+    """The URL judge on a page's URL; an allowed URL with no host (about:blank) is no web page."""
+    judgement = judge_url(url, _domains_policy(tuple(allowed_domains)))
+    if judgement.allowed and judgement.host is None:
+        return UrlJudgement(False, BlockerKind.SCHEME_NOT_ALLOWED, f"{url} is not a web page", url, scheme=judgement.scheme)
+    return judgement
 
 
 def validate_target(
@@ -101,27 +123,30 @@ def validate_target(
     evidence = observation.evidence()
     evidence["expected_status"] = expected_status
 
-    def blocked(kind: BlockerKind, reason: str) -> TargetCheck:
-        return TargetCheck(False, kind, reason, evidence)
+    def blocked(kind: BlockerKind, reason: str, **extra: Any) -> TargetCheck:
+        return TargetCheck(False, kind, reason, {**evidence, **extra})
 
+    url = observation.url or observation.requested_url
+    judgement = judge_page_url(url, allowed_domains) if url else None
+    if judgement is not None and not judgement.allowed:
+        assert judgement.blocker_kind is not None
+        return blocked(judgement.blocker_kind, f"{url}: {judgement.reason}", url_judgement=judgement.evidence())
+    proxy_kind = observation.headers.get(PROXY_BLOCKER_HEADER)
+    if proxy_kind in (BlockerKind.DOMAIN_NOT_ALLOWED.value, BlockerKind.SCHEME_NOT_ALLOWED.value):
+        return blocked(BlockerKind(proxy_kind), f"the network policy refused {url} ({proxy_kind})")
+    if observation.error_code and observation.status is None:
+        return blocked(BlockerKind.NAVIGATION_FAILED, observation.error_message or f"could not load {url}: {observation.error_code}")
+    finding = detect_blocker(observation.signals(), expected_status=expected_status)
+    if finding is not None:
+        return blocked(finding.kind, finding.reason, **{k: v for k, v in finding.evidence.items() if k not in ("url", "status")})
     if observation.error_code:
-        return blocked(BlockerKind.NAVIGATION_FAILED, observation.error_message or f"could not load {observation.url}: {observation.error_code}")
-    if observation.status is not None and observation.status != expected_status:
-        kind = status_blocker(observation.status)
-        return blocked(kind, f"{observation.url} answered HTTP {observation.status}, expected {expected_status}")
-    if not url_allowed(observation.url, allowed_domains):
-        return blocked(BlockerKind.DOMAIN_NOT_ALLOWED, f"{observation.url} is not on an allowed domain ({', '.join(allowed_domains)})")
-    phrase = access_block_phrase(observation)
-    if phrase is not None:
-        evidence["block_phrase"] = phrase
-        return blocked(BlockerKind.ACCESS_BLOCKED, f"{observation.url} shows an access block ({phrase!r})")
-    haystack = f"{observation.title}\n{observation.text}".casefold()
+        return blocked(BlockerKind.NAVIGATION_FAILED, observation.error_message or f"could not load {url}: {observation.error_code}")
+    haystack = f"{observation.title}\n{observation.text}\n{observation.visible_text}".casefold()
     missing = [k for k in keywords if k.casefold() not in haystack]
     evidence["keywords_found"] = [k for k in keywords if k not in missing]
     if missing:
-        evidence["keywords_missing"] = missing
-        return blocked(BlockerKind.KEYWORDS_MISSING, f"{observation.url} lacks the keyword(s) {', '.join(map(repr, missing))}")
-    return TargetCheck(True, None, f"{observation.url} is the target: HTTP {observation.status}, allowed domain, keywords present", evidence)
+        return blocked(BlockerKind.KEYWORDS_MISSING, f"{url} lacks the keyword(s) {', '.join(map(repr, missing))}", keywords_missing=missing)
+    return TargetCheck(True, None, f"{url} is the target: HTTP {observation.status}, allowed domain, no blocker, keywords present", evidence)
 
 
 # What the replanner is told per blocker (seed 001's blocker-specific guidance).
@@ -137,4 +162,5 @@ REPLAN_GUIDANCE: dict[BlockerKind, str] = {
     BlockerKind.NO_SEARCH_RESULTS: "the search found nothing usable; loosen the query",
     BlockerKind.EXTRACTION_FAILED: "the page lacks the fields to extract; search for a page that shows them",
     BlockerKind.QUOTE_FETCH_FAILED: "the quote could not be read from the page; search for a fresh quote page and validate before parsing",
+    **BLOCKER_GUIDANCE,
 }

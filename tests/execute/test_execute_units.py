@@ -42,8 +42,12 @@ def _check(page: PageObservation, **kwargs: object):
     return validate_target(page, **options)  # type: ignore[arg-type]
 
 
-def test_status_comes_before_domain_and_keywords() -> None:
-    check = _check(_page(url="http://elsewhere.test/q", status=500, text="nothing"))
+def test_the_url_judge_comes_before_status_and_status_before_keywords() -> None:
+    # The policy proxy's 403 for another host is that host, not access_denied (honesty labels rule 7).
+    check = _check(_page(url="http://elsewhere.test/q", status=403, text="nothing"))
+    assert check.blocker_kind is BlockerKind.DOMAIN_NOT_ALLOWED and check.evidence["status"] == 403
+    assert _check(_page(url="file:///etc/hostname", status=None)).blocker_kind is BlockerKind.SCHEME_NOT_ALLOWED
+    check = _check(_page(status=500, text="nothing"))
     assert check.blocker_kind is BlockerKind.SERVER_ERROR and check.evidence["status"] == 500
 
 

@@ -17,6 +17,7 @@ async def navigate(tab: Tab, policy: SessionPolicy, url: str) -> dict[str, Any]:
     tab.last_status = None
     # Leave a little of the action budget so pyppeteer's own timeout reports first, precisely.
     budget = max(1, int(tab.remaining_ms()) - 250)
+    loader_before = tab.documents.latest_loader()
     try:
         response = await tab.page.goto(url, {"waitUntil": "load", "timeout": budget})
     except Exception as exc:
@@ -25,8 +26,12 @@ async def navigate(tab: Tab, policy: SessionPolicy, url: str) -> dict[str, Any]:
                 ActionErrorCode.TIMEOUT, f"{url} did not finish loading within {budget} ms", url=url
             ) from None
         if "net::" in str(exc) or type(exc).__name__ == "PageError":
+            # A response may have come before the failure (a 401 whose auth challenge nobody
+            # answers): its status and headers still say what the page is.
+            loader = tab.documents.latest_loader()
+            status, headers = tab.documents.response_of(loader) if loader != loader_before else (None, {})
             raise BrowserActionError(
-                ActionErrorCode.NAVIGATION_FAILED, f"could not load {url}: {exc}", url=url
+                ActionErrorCode.NAVIGATION_FAILED, f"could not load {url}: {exc}", url=url, status=status, headers=headers
             ) from None
         raise
     status = response.status if response is not None else tab.last_status

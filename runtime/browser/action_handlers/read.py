@@ -13,10 +13,30 @@ import trafilatura
 from runtime.artifacts import ArtifactRef
 from runtime.browser.action_handlers.params import int_param, invalid, str_param
 from runtime.browser.action_handlers.scope import ActionScope, Result
+from runtime.browser.action_handlers.verify import fingerprint_of
 from runtime.browser.action_handlers.wait import wait_until_loaded
 from runtime.browser.actions import Action, Target
-from runtime.browser.observation import Observation, PreparedPage
+from runtime.browser.observation import Observation, PageSigns, PreparedPage
 from runtime.browser.tab import Tab
+
+# A page read while its document is being replaced is read again, at most this many times.
+PREPARE_ATTEMPTS = 3
+VISIBLE_TEXT_CHARS = 20_000
+
+# What blocker detection needs that the readable text loses: headings, the visible text, a
+# password field, a captcha widget (the common providers' frames and containers).
+_PAGE_SIGNS = """((limit) => {
+  const shown = (el) => !el.checkVisibility || el.checkVisibility({visibilityProperty: true});
+  const squash = (s) => (s || '').replace(/\\s+/g, ' ').trim();
+  const headings = Array.from(document.querySelectorAll('h1,h2,h3')).filter(shown)
+    .map(h => squash(h.innerText)).filter(Boolean).slice(0, 30);
+  const password = Array.from(document.querySelectorAll('input[type=password]')).some(shown);
+  const captcha = !!document.querySelector('iframe[src*="recaptcha"],iframe[src*="hcaptcha"],' +
+    'iframe[src*="challenges.cloudflare.com"],.g-recaptcha,.h-captcha,.cf-turnstile,[data-sitekey],' +
+    '#captcha,.captcha,[id*="geetest"],[class*="geetest"],[class*="nc_wrapper"]');
+  const text = document.body ? document.body.innerText : '';
+  return {headings, password, captcha, text: text.slice(0, limit)};
+})"""
 
 
 async def _capture_png(tab: Tab, full_page: bool) -> tuple[bytes, int, int]:
@@ -85,12 +105,24 @@ async def get_html(scope: ActionScope, action: Action) -> Result:
 
 async def prepare_page(scope: ActionScope, action: Action) -> Result:
     tab = scope.tab
+    for _ in range(PREPARE_ATTEMPTS):
+        prepared = await _prepare_once(scope, tab)
+        # A late redirect or a script that swaps the document while it is read: read it again,
+        # so every part of the prepared page belongs to the one document it names.
+        if prepared.document is not None and prepared.document.same_document(tab.document()):
+            break
+    return prepared.to_dict(), prepared
+
+
+async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
     await wait_until_loaded(tab)
+    document = tab.document()
     # The page is loaded and nothing acts on it meanwhile, so the capture, the HTML, the URL and
     # the title are read in one round of concurrent CDP calls, and trafilatura (in a worker
     # thread) overlaps the screenshot's encoding.
     html_read = tab.evaluate("document.documentElement ? document.documentElement.outerHTML : ''")
-    html, url, title = await asyncio.gather(html_read, tab.current_url(), tab.page.title())
+    signs_read = tab.evaluate(f"{_PAGE_SIGNS}({VISIBLE_TEXT_CHARS})")
+    html, url, title, signs, fingerprint = await asyncio.gather(html_read, tab.current_url(), tab.page.title(), signs_read, fingerprint_of(tab))
     html = str(html or "")
     (png, _, _), (text, source) = await asyncio.gather(_capture_png(tab, False), _readable_text(tab, html, url))
     shot = scope.artifacts.put("screenshot", png, "image/png")
@@ -101,18 +133,26 @@ async def prepare_page(scope: ActionScope, action: Action) -> Result:
         if len(html_bytes) > scope.policy.inline_limit_bytes
         else None
     )
-    prepared = PreparedPage(
+    return PreparedPage(
         tab_id=tab.tab_id,
         url=url,
-        status=tab.last_status,
+        status=document.status if document.status is not None else tab.last_status,
         title=title,
         text=inline,
         text_source=source,
         screenshot=shot,
         html_artifact=html_ref,
         text_artifact=text_ref,
+        signals=PageSigns(
+            headings=tuple(signs["headings"]),
+            visible_text=str(signs["text"]),
+            has_password_field=bool(signs["password"]),
+            has_captcha_widget=bool(signs["captcha"]),
+            headers=document.headers,
+        ),
+        document=document,
+        content_digest=fingerprint.digest,
     )
-    return prepared.to_dict(), prepared
 
 
 _XPATH_SCAN_SCRIPT = """

@@ -10,6 +10,7 @@ from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.actions import Action
 from runtime.browser.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.observation import PageFingerprint, VerifyOutcome
+from runtime.browser.tab import Tab
 
 _FINGERPRINT_SCRIPT = """(() => {
   const els = document.getElementsByTagName('*');
@@ -22,17 +23,23 @@ _FINGERPRINT_SCRIPT = """(() => {
 })()"""
 
 
-async def page_fingerprint(scope: ActionScope, action: Action) -> Result:
-    raw = await scope.tab.evaluate(_FINGERPRINT_SCRIPT)
+async def fingerprint_of(tab: Tab) -> PageFingerprint:
+    """URL, DOM structure, form values and visible text of the tab's document, hashed."""
+    raw = await tab.evaluate(_FINGERPRINT_SCRIPT)
     digest = hashlib.sha256(
         "\u0000".join((raw["url"], raw["structure"], raw["fields"], raw["text"])).encode("utf-8")
     ).hexdigest()
-    fingerprint = PageFingerprint(
+    return PageFingerprint(
         url=raw["url"],
         digest=digest,
         element_count=raw["structure"].count(",") + 1 if raw["structure"] else 0,
         text_length=len(raw["text"]),
+        document=tab.document(),
     )
+
+
+async def page_fingerprint(scope: ActionScope, action: Action) -> Result:
+    fingerprint = await fingerprint_of(scope.tab)
     return fingerprint.to_dict(), fingerprint
 
 

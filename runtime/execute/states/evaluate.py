@@ -14,11 +14,15 @@ from runtime.plan.model import State
 EVALUATIONS: dict[BlockerKind, str] = {
     BlockerKind.PAGE_NOT_FOUND: "page still 404 at {where}; search for a fresh page",
     BlockerKind.ACCESS_DENIED: "access denied (HTTP {status}) at {where}; look elsewhere",
-    BlockerKind.ACCESS_BLOCKED: "{where} shows a captcha or bot wall; not retrying it",
+    BlockerKind.ACCESS_BLOCKED: "{where} shows a bot wall or firewall block; not retrying it",
     BlockerKind.SERVER_ERROR: "server error (HTTP {status}) at {where}",
     BlockerKind.DOMAIN_NOT_ALLOWED: "{where} is outside the allowed domains; not using it",
     BlockerKind.KEYWORDS_MISSING: "{where} does not mention the target: {reason}",
     BlockerKind.NAVIGATION_FAILED: "could not load {where}: {reason}",
+    BlockerKind.CAPTCHA: "{where} is a captcha; not solving or retrying it",
+    BlockerKind.LOGIN_REQUIRED: "{where} asks to sign in and the run has no credentials",
+    BlockerKind.RATE_LIMITED: "{where} is rate limiting (HTTP {status}); not asking again before Retry-After",
+    BlockerKind.SCHEME_NOT_ALLOWED: "{where} is not an http(s) page; not reading it",
 }
 
 

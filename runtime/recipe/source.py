@@ -20,6 +20,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.composer import Composer, MaxDepthExceededError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.scanner import RoundTripScanner
 
 from runtime.recipe.problems import Problem, format_path
 from runtime.recipe.scalars import CORE, SCALAR_TAGS, ScalarRefused, refuse_unencodable, scalar_value
@@ -87,6 +88,21 @@ class _PathComposer(Composer):
         node = super().compose_node(parent, index)
         self.path.pop()  # left in place when composing fails, so the error knows where it was
         return node
+
+
+class _FlowScanner(RoundTripScanner):
+    """ruamel's scanner, refusing flow collections nested deeper than MAX_DEPTH as soon as it meets
+    them: past that it would look ahead for simple keys, at a cost that grows with the depth."""
+
+    def fetch_flow_collection_start(self, TokenClass: Any, to_push: str) -> None:  # noqa: N803 - ruamel's name
+        if len(self.flow_context) >= MAX_DEPTH:
+            raise _TooDeep(self.reader.get_mark())
+        super().fetch_flow_collection_start(TokenClass, to_push)
+
+
+class _TooDeep(Exception):
+    def __init__(self, mark: Any) -> None:
+        self.mark = mark
 
 
 class _TooManyNodes(Exception):
@@ -264,12 +280,13 @@ def read_yaml(text: str, source: str, *, what: str = "recipe") -> tuple[YamlDocu
 def _compose_and_build(text: str, source: str, what: str, *, track_spans: bool) -> tuple[YamlDocument, list[Problem], _Builder | None]:
     yaml = YAML(typ="rt", pure=True)
     yaml.Composer = _PathComposer
+    yaml.Scanner = _FlowScanner
     yaml.max_depth = MAX_DEPTH + 1  # ruamel counts the root as depth 1
     try:
         nodes = list(yaml.compose_all(text))
-    except MaxDepthExceededError as error:
-        mark = error.problem_mark
-        path = tuple(yaml.composer.path)
+    except (MaxDepthExceededError, _TooDeep) as error:
+        mark = error.mark if isinstance(error, _TooDeep) else error.problem_mark
+        path = tuple(yaml.composer.path)  # the value being composed when the nesting went too deep
         message = f"nesting is deeper than {MAX_DEPTH} levels"
         return YamlDocument(data=None), [Problem(source, mark.line + 1, mark.column + 1, format_path(path), message, "too_deep")], None
     except _TooManyNodes as too_many:

@@ -1,8 +1,10 @@
 """Hypothesis strategies that mutate valid recipes, for the loader's fuzz test.
 
 Every mutation starts from a recipe the suite ships (recipes/, the demo, tests/fixtures/recipes/)
-and changes it at the text level (characters and lines) or at the structure level (values, keys,
-types, shared subtrees that become anchors and aliases), or both. The pools below hold the
+and changes it in its values only (characters and placeholders inside strings, numbers past their
+bounds: mostly still valid, so compile and fill are reached), at the text level (characters and
+lines anywhere), or at the structure level (values, keys, types, shared subtrees that become
+anchors and aliases), or both. The pools below hold the
 classes of input that once crashed or misled the loader, so each run reaches them often.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 import copy
 import io
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,8 +72,62 @@ def _nested(depth: int, flow: bool) -> str:
     return "".join("\n" + "  " * level + "k:" for level in range(depth)) + " v"
 
 
+_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_PLAIN_VALUE = re.compile(r"^(\s*(?:- )?[A-Za-z_][\w-]*: )([^\s\"'{\[&*!|>#%@`][^#\n]*?)\s*$", re.MULTILINE)
+_NUMBER_VALUE = re.compile(r"^(\s*(?:- )?[A-Za-z_][\w-]*: )(-?\d+)\s*$", re.MULTILINE)
+NUMBER_TOKENS = [_HUGE_DIGITS, "0x" + "f" * 4000, "9" * 20, "0x" + "f" * 40, "-" + "9" * 30, "1e999", "-1e999", ".inf", "-.inf", ".nan", "1_0", "0o17", "1.5"]
+# YAML written as is into a dumped structure, where a dumper could not write it (a number past
+# JSON's reach, nesting deeper than the limit, a self-holding alias).
+RAW_TOKENS = [*NUMBER_TOKENS, "[" * 70 + "]" * 70, "[" * 2000 + "]" * 2000, "&self [*self]"]
+_RAW_SENTINEL = re.compile(r"""["']?__raw(\d+)__["']?""")
+
+
+def _raw(index: int) -> str:
+    return f"__raw{index}__"
+
+
+def _with_raw_tokens(text: str) -> str:
+    return _RAW_SENTINEL.sub(lambda found: RAW_TOKENS[int(found.group(1))], text)
+
+
+@st.composite
+def _value_edit(draw: st.DrawFn, text: str) -> tuple[str, str] | None:
+    """Change a scalar value in place, so that the recipe mostly stays valid YAML and a valid
+    recipe: a character or placeholder inside a string (written as a JSON escape in double
+    quotes), or a number past its bounds."""
+    kind = draw(st.sampled_from(["in_quotes", "in_quotes", "requote", "requote", "number", "nest_value", "anchor"]))
+    pattern = {"in_quotes": _QUOTED, "number": _NUMBER_VALUE}.get(kind, _PLAIN_VALUE)
+    found = list(pattern.finditer(text))
+    if not found:
+        return None
+    match = draw(st.sampled_from(found))
+    if kind == "nest_value":
+        depth = draw(st.sampled_from([63, 64, 65, 2000]))
+        return text[: match.start(2)] + _nested(depth, flow=True) + text[match.end(2):], f"nest value {depth}@{match.start(2)}"
+    if kind == "anchor":  # the same anchor name on two values: the second is a reused anchor
+        first, second = sorted((match.start(2), draw(st.sampled_from(found)).start(2)))
+        text = text[:second] + "&twice " + text[second:]
+        return (text[:first] + "&twice " + text[first:] if first != second else text), f"anchor &twice@{first},{second}"
+    if kind == "number":
+        token = draw(st.sampled_from(NUMBER_TOKENS))
+        return text[: match.start(2)] + token + text[match.end(2):], f"number {token[:12]}@{match.start(2)}"
+    token = draw(st.sampled_from(TEXT_TOKENS))
+    escaped = json.dumps(token)[1:-1]  # JSON escapes are YAML double-quoted escapes too
+    if kind == "in_quotes":
+        at = draw(st.integers(match.start() + 1, match.end() - 1))
+        return text[:at] + escaped + text[at:], f"in quotes {token!r}@{at}"
+    value = match.group(2)
+    at = draw(st.integers(0, len(value)))
+    quoted = json.dumps(value[:at] + token + value[at:])
+    return text[: match.start(2)] + quoted + text[match.end(2):], f"requote {token!r}@{match.start(2)}"
+
+
 @st.composite
 def _text_edit(draw: st.DrawFn, text: str) -> tuple[str, str]:
+    if draw(st.booleans()):
+        edited = draw(_value_edit(text))
+        if edited is not None:
+            return edited
     at = draw(st.integers(0, len(text)))
     kind = draw(st.sampled_from(["insert", "delete", "replace", "duplicate_line", "drop_line", "nest", "indent"]))
     if kind == "insert":
@@ -104,6 +161,29 @@ def _leaf_values() -> st.SearchStrategy[Any]:
         st.floats(allow_nan=True, allow_infinity=True),
         st.text(max_size=12),
         st.sampled_from(TOKENS),
+        st.integers(0, len(RAW_TOKENS) - 1).map(_raw),
+    )
+
+
+@st.composite
+def _step_snippet(draw: st.DrawFn) -> dict[str, Any]:
+    """A plan step that holds an odd string or a raw token where one is allowed."""
+    text = draw(st.sampled_from(TEXT_TOKENS))
+    raw = _raw(draw(st.integers(0, len(RAW_TOKENS) - 1)))
+    return draw(
+        st.sampled_from(
+            [
+                {"act": {"click": {"css": "#go"}, "expect": {"element": {"css": "#q", "value": text}}}},
+                {"verify": [{"element": {"css": "#q", "value": text}}]},
+                {"verify": [{"text_includes": text}, {"title_includes": text}]},
+                {"wait": {"text": text}},
+                {"wait": {"url": text}},
+                {"observe": {"max_elements": raw}},
+                {"extract": {"fields": {"f": {"css": text}}}},
+                {"close": {"summary": text}},
+                {"agent": {"task": text, "done_when": [{"title_includes": text}]}},
+            ]
+        )
     )
 
 
@@ -133,9 +213,19 @@ def _structure_edit(draw: st.DrawFn, data: Any) -> tuple[Any, str]:
     """Change one place in the data tree (in place; the root may be replaced)."""
     paths = _paths(data)
     path = draw(st.sampled_from(paths))
-    kind = draw(st.sampled_from(["edit_text", "edit_text", "edit_text", "edit_text", "replace", "delete", "add_key", "wrap", "unwrap", "stringify", "share", "nest"]))
+    kinds = ["edit_text"] * 4 + ["splice_step"] * 3 + ["splice_schema", "raw", "replace", "delete", "add_key", "wrap", "unwrap", "stringify", "share", "nest"]
+    kind = draw(st.sampled_from(kinds))
     target = _at(data, path)
-    if kind == "edit_text":  # inside a string: mostly still a valid recipe, now with odd text in it
+    if kind == "splice_step" and isinstance(data, dict) and isinstance(data.get("plan"), list):
+        data["plan"].insert(draw(st.integers(0, max(len(data["plan"]) - 1, 0))), draw(_step_snippet()))
+        return data, "splice a step"
+    if kind == "splice_schema" and isinstance(data, dict):
+        schema = {"type": "object", "properties": {"x": {"type": "number", "maximum": _raw(draw(st.integers(0, len(RAW_TOKENS) - 1)))}}}
+        data["output"] = {"schema": schema}
+        return data, "splice an output schema"
+    if kind == "raw":
+        value = _raw(draw(st.integers(0, len(RAW_TOKENS) - 1)))
+    elif kind == "edit_text":  # inside a string: mostly still a valid recipe, now with odd text in it
         strings = [p for p in paths if isinstance(_at(data, p), str)]
         if not strings:
             return data, "no text to edit"
@@ -193,16 +283,22 @@ def mutated_recipes(draw: st.DrawFn) -> MutatedRecipe:
     seed = draw(st.sampled_from(SEED_FILES))
     text = SEEDS[seed]
     how: list[str] = []
-    mode = draw(st.sampled_from(["text", "structure", "structure", "both"]))
+    mode = draw(st.sampled_from(["values", "values", "text", "structure", "both"]))
     if mode in ("structure", "both"):
         if SEED_DATA[seed] is not None:
             data = copy.deepcopy(SEED_DATA[seed])
             for _ in range(draw(st.integers(1, 2))):
                 data, step = draw(_structure_edit(data))
                 how.append(step)
-            text = _dump(data, block=draw(st.booleans()), ascii_only=draw(st.booleans()))
+            text = _with_raw_tokens(_dump(data, block=draw(st.booleans()), ascii_only=draw(st.booleans())))
     if mode in ("text", "both"):
         for _ in range(draw(st.integers(1, 3))):
             text, step = draw(_text_edit(text))
             how.append(step)
+    if mode == "values":  # mostly still a valid recipe: reaches compile and fill
+        for _ in range(draw(st.integers(1, 3))):
+            edited = draw(_value_edit(text))
+            if edited is not None:
+                text, step = edited
+                how.append(step)
     return MutatedRecipe(seed, text, tuple(how))

@@ -8,6 +8,7 @@ time; a failure prints the seed file, the mutations and the text.
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any
 
 import jsonschema
@@ -31,6 +32,9 @@ FUZZ_CASES = 500
 # whole, or about a place no key or value covers (a character in a comment, a complex key).
 DOCUMENT_CODES = {"yaml_syntax", "file_too_large", "empty", "multiple_documents", "not_a_mapping", "too_many_nodes", "bad_character", "bad_key", "unknown_tag"}
 
+# ruamel's own wording for errors we report in ours (its reader's "position N", its depth limit).
+LIBRARY_WORDS = ("<unicode string>", "special characters are not allowed", "max_depth", "maximum depth of data structure")
+
 # One sample value per input type, given as `--input` text, for inputs with neither default nor value.
 SAMPLE_INPUT = {"string": "sample", "integer": "7", "number": "2.5", "boolean": "true"}
 
@@ -43,6 +47,8 @@ def check_problems(problems: list[Problem], source: str) -> None:
         assert problem.path or problem.code in DOCUMENT_CODES, f"no field path: {problem}"
         assert problem.message and problem.code
         str(problem).encode("utf-8")  # printable on any UTF-8 terminal, no lone surrogate
+        for library_words in LIBRARY_WORDS:
+            assert library_words not in problem.message, f"the YAML library's words, not ours: {problem}"
 
 
 def check_domain_pattern(pattern: str) -> None:
@@ -52,6 +58,53 @@ def check_domain_pattern(pattern: str) -> None:
     port = pattern.partition("]")[2].removeprefix(":") if pattern.startswith("[") else pattern.partition(":")[2]
     if port:
         assert port.isdigit() and 1 <= int(port) <= 65535, repr(pattern)
+
+
+# What the executor fills in each plan state, read off runtime/execute/walker.py: an oracle of its
+# own, so a templated field the recipe checks forget (as element values once were) fails here.
+_LOCATOR_TEXTS = ("name", "text", "css", "xpath")
+_CONDITION_TEXTS = ("text_includes", "title_includes")
+
+
+def _element_templates(element: dict[str, Any] | None) -> list[str]:
+    if not element:
+        return []
+    return [element[k] for k in (*_LOCATOR_TEXTS, "value") if isinstance(element.get(k), str)]
+
+
+def _condition_templates(condition: dict[str, Any]) -> list[str]:
+    return [condition[k] for k in _CONDITION_TEXTS if isinstance(condition.get(k), str)] + _element_templates(condition.get("element"))
+
+
+def plan_templates(plan: Plan) -> list[str]:
+    """Every string of the plan the executor passes through `fill`, except fallback.search_url."""
+    found = [plan.goal, plan.target["start_url"], *plan.target.get("validation_keywords", []), *plan.fallback["queries"]]
+    for state in plan.states:
+        params = state.params
+        if state.kind == "navigate":
+            found.append(params["url"])
+        elif state.kind == "act":
+            for key in ("click", "type", "select"):
+                found += [params[key][k] for k in _LOCATOR_TEXTS if isinstance((params.get(key) or {}).get(k), str)]
+            found += [params[k] for k in ("text", "value") if isinstance(params.get(k), str)]
+            expect = params.get("expect") or {}
+            found += [expect[k] for k in ("url_includes", "text_includes") if isinstance(expect.get(k), str)]
+            found += _element_templates(expect.get("element"))
+        elif state.kind == "wait":
+            found += [params[k] for k in ("text", "url") if isinstance(params.get(k), str)]
+        elif state.kind == "extract":
+            for spec in (params.get("fields") or {}).values():
+                found += [spec[k] for k in _LOCATOR_TEXTS if isinstance(spec.get(k), str)]
+        elif state.kind == "verify":
+            for condition in params["conditions"]:
+                found += _condition_templates(condition)
+        elif state.kind == "agent":
+            found.append(params["task"])
+            for condition in params["done_when"]:
+                found += _condition_templates(condition)
+        elif state.kind == "close" and params.get("summary"):
+            found.append(params["summary"])
+    return found
 
 
 def check_accepted(recipe: Recipe, registry: Any) -> None:
@@ -69,10 +122,12 @@ def check_accepted(recipe: Recipe, registry: Any) -> None:
     # Every templated field fills with the declared inputs, as the executor fills it.
     raw = {name: SAMPLE_INPUT[spec.type] for name, spec in recipe.inputs.items() if spec.default is None}
     values = placeholder_values(resolve_inputs(recipe, raw), start_url=recipe.target.start_url, goal=recipe.goal)
-    for path, template in templated_fields(recipe):
+    for template in plan_templates(plan):
+        fill(template, values)
+    if plan.fallback["search_url"] is not None:
+        fill(plan.fallback["search_url"], values | {SEARCH_QUERY: "q"})
+    for path, template in templated_fields(recipe):  # and the recipe checks' own list agrees
         fill(template, values | ({SEARCH_QUERY: "q"} if path == ("fallback", "search_url") else {}))
-    for query in plan.fallback["queries"]:
-        fill(query, values)
     # The output schema checks a result without raising, as output.validate does at the end of a run.
     schema = plan.output_schema
     list(jsonschema.validators.validator_for(schema)(schema).iter_errors({}))
@@ -81,10 +136,15 @@ def check_accepted(recipe: Recipe, registry: Any) -> None:
 def check_one(case: MutatedRecipe) -> bool:
     """Load one mutated recipe; True when it was accepted."""
     source = f"fuzz/{case.seed.name}"
-    try:
-        recipe, registry = load_recipe_with_registry(case.text, source, recipe_path=case.seed)
-    except RecipeInvalid as invalid:
-        check_problems(invalid.problems, source)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            recipe, registry = load_recipe_with_registry(case.text, source, recipe_path=case.seed)
+        except RecipeInvalid as invalid:
+            check_problems(invalid.problems, source)
+            recipe = None
+    assert [str(w.message) for w in caught] == [], "loading printed warnings (a reused anchor once did, with internal paths)"
+    if recipe is None:
         return False
     check_accepted(recipe, registry)
     return True

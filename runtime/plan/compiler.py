@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from runtime.outcomes import StopReason, TaskState
+from runtime.plan.flow_states import INTERNAL_KINDS, conditions_of, loop_params, when_state
 from runtime.plan.model import OBSERVATION_KINDS, Limits, Plan, State, Terminal, ToolPolicy, Transition
 from runtime.recipe.model import Recipe, Step
+from runtime.recipe.step_graph import body_ids
 from runtime.recipe.tool_registry import AGENT_DEFAULT_TOOLS, STEP_TOOLS, ToolRegistry, load_tool_registry
 
 # Generated state ids always contain a dot; recipe step ids cannot, so the two never collide.
@@ -41,7 +44,9 @@ def query_ladder(recipe: Recipe) -> list[str]:
     return list(dict.fromkeys(ladder))
 
 
-def _tool_for(step: Step) -> str:
+def _tool_for(step: Step) -> str | None:
+    if step.kind in INTERNAL_KINDS:
+        return None  # plan machinery: it touches no tool
     key = f"act.{step.act.action}" if step.act else step.kind
     return STEP_TOOLS[key]
 
@@ -51,18 +56,53 @@ def _step_params(step: Step, tools_for_agent: list[str] | None = None) -> dict[s
         return {"url": step.navigate_url}
     body = getattr(step, step.kind)
     if step.kind == "verify":
-        return {"conditions": [c.model_dump(mode="json", exclude_none=True) for c in body]}
+        return {"conditions": conditions_of(body)}
+    if step.kind == "set":
+        return {"values": dict(body)}
+    if step.kind == "for_each":
+        return loop_params(body)
     if step.kind == "agent":
         return {
             "task": body.task,
             "tools": tools_for_agent,
             "max_steps": body.max_steps,
-            "done_when": [c.model_dump(mode="json", exclude_none=True) for c in body.done_when],
+            "done_when": conditions_of(body.done_when),
             "model": body.model,
         }
     if step.kind == "observe":
         return dict(body)
     return body.model_dump(mode="json", exclude_none=True, by_alias=True)
+
+
+@dataclass(frozen=True)
+class _Placed:
+    """A step in its list: the plan, or a loop body (`loop` = the loop's id; its end is the loop)."""
+
+    steps: list[Step]
+    ids: list[str]
+    index: int
+    end: str
+    loop: str | None
+    recipe_index: int  # the index in recipe.plan (a body step counts as its loop's)
+
+    @property
+    def step(self) -> Step:
+        return self.steps[self.index]
+
+
+def _placed_steps(recipe: Recipe, ids: list[str]) -> list[_Placed]:
+    """Every step in document order, each body right after its loop step."""
+    placed: list[_Placed] = []
+    for i, step in enumerate(recipe.plan):
+        placed.append(_Placed(recipe.plan, ids, i, "intent.completion", None, i))
+        if step.for_each is not None:
+            body, loop_id = step.for_each.do, ids[i]
+            placed += [_Placed(body, body_ids(loop_id, body), j, loop_id, loop_id, i) for j in range(len(body))]
+    return placed
+
+
+def _all_steps(recipe: Recipe) -> list[tuple[str, Step]]:
+    return [(p.ids[p.index], p.step) for p in _placed_steps(recipe, recipe.step_ids())]
 
 
 def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan:
@@ -80,33 +120,46 @@ def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan
         allowed = set(recipe.tools.allow) if recipe.tools.allow is not None else set(registry.names)
         return sorted({name for name in AGENT_DEFAULT_TOOLS if name in allowed} | {"close"})
 
+    # A step with `when` is entered through its `<id>.when` state; every jump goes there.
+    entries = {step_id: f"{step_id}.when" for step_id, step in _all_steps(recipe) if step.when is not None}
+
+    def entry(step_id: str) -> str:
+        return entries.get(step_id, step_id)
+
+    scope: dict[str, Any] = {}
+
     def after(i: int) -> str:
-        """Where the flow goes after step i succeeds."""
-        step = recipe.plan[i]
+        """Where the flow goes after step i of the current list succeeds (or is skipped)."""
+        steps, scope_ids, end = scope["steps"], scope["ids"], scope["end"]
+        step = steps[i]
         if step.next is not None:
-            return step.next
-        if i + 1 < len(recipe.plan):
-            return ids[i + 1]
-        return "intent.completion"
+            return entry(step.next)
+        if i + 1 < len(steps):
+            return entry(scope_ids[i + 1])
+        return end
 
     def on_failure(i: int, reason: StopReason) -> str:
-        target = recipe.plan[i].on_failure
-        return target if target is not None else failed(reason)
+        target = scope["steps"][i].on_failure
+        return entry(target) if target is not None else failed(reason)
 
     states: list[State] = [
         State(
             id="intent.preflight",
             kind="intent.preflight",
-            transitions=[Transition(on="ok", to=ids[0]), Transition(on="blocked", to=failed(StopReason.INTENT_EXECUTION_FAILED))],
+            transitions=[Transition(on="ok", to=entry(ids[0])), Transition(on="blocked", to=failed(StopReason.INTENT_EXECUTION_FAILED))],
         )
     ]
     last_observation: str | None = None
-    for i, step in enumerate(recipe.plan):
-        step_id = ids[i]
+    for placed in _placed_steps(recipe, ids):
+        scope.update(steps=placed.steps, ids=placed.ids, end=placed.end)
+        i, step, step_id, loop = placed.index, placed.step, placed.ids[placed.index], placed.loop
         tool = _tool_for(step)
         approval = step.needs_approval if step.needs_approval is not None else tool in needs_approval
         timeout = step.timeout_ms or recipe.guards.timeouts.step_ms
-        common = {"step": i, "tool": tool, "needs_approval": approval, "timeout_ms": timeout, "params": _step_params(step, agent_tools(step))}
+        index = placed.recipe_index
+        common = {"step": index, "loop": loop, "tool": tool, "needs_approval": approval, "timeout_ms": timeout, "params": _step_params(step, agent_tools(step))}
+        if step.when is not None:
+            states.append(when_state(step_id, index, loop, step.when, holds=step_id, skipped=after(i)))
         if step.kind in OBSERVATION_KINDS and step.validate_target:
             last_observation = step_id
             validate, evaluate, replan = f"{step_id}.validate-target", f"{step_id}.evaluate", f"{step_id}.replan"
@@ -117,7 +170,8 @@ def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan
                 State(
                     id=validate,
                     kind="data.validate-target",
-                    step=i,
+                    step=index,
+                    loop=loop,
                     tool="data.validate-target",
                     timeout_ms=recipe.guards.timeouts.verify_ms,
                     params={"observation": step_id},
@@ -128,7 +182,8 @@ def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan
                 State(
                     id=evaluate,
                     kind="agent.evaluate",
-                    step=i,
+                    step=index,
+                    loop=loop,
                     tool="agent.evaluate",
                     params={"observation": step_id},
                     transitions=[
@@ -142,7 +197,8 @@ def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan
                 State(
                     id=replan,
                     kind="replan.search",
-                    step=i,
+                    step=index,
+                    loop=loop,
                     tool="browser_search",
                     needs_approval="browser_search" in needs_approval,
                     timeout_ms=recipe.guards.timeouts.click_result_ms,
@@ -182,6 +238,16 @@ def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan
                 Transition(on="verified", to=after(i)),
                 Transition(on="unverified", to=on_failure(i, StopReason.VERIFICATION_FAILED)),
                 Transition(on="exhausted", to=on_failure(i, StopReason.MAX_STEPS_EXCEEDED)),
+                Transition(on="error", to=on_failure(i, StopReason.EXECUTE_ERROR)),
+            ]
+        elif step.kind in ("evaluate", "set"):
+            transitions = [Transition(on="ok", to=after(i)), Transition(on="error", to=on_failure(i, StopReason.EXECUTE_ERROR))]
+        elif step.kind == "for_each":
+            assert step.for_each is not None
+            first = entry(body_ids(step_id, step.for_each.do)[0])
+            transitions = [
+                Transition(on="item", to=first),
+                Transition(on="done", to=after(i)),
                 Transition(on="error", to=on_failure(i, StopReason.EXECUTE_ERROR)),
             ]
         else:  # close

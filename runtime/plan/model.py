@@ -29,6 +29,10 @@ StateKind = Literal[
     "verify",
     "agent",
     "close",
+    "evaluate",
+    "set",
+    "when",
+    "for_each",
     "intent.completion",
     "output.validate",
     "terminal",
@@ -62,6 +66,7 @@ class State(PlanModel):
     id: str
     kind: StateKind
     step: int | None = Field(default=None, description="Index of the recipe plan step this state comes from.")
+    loop: str | None = Field(default=None, description="The for_each state whose body this state belongs to; its executions are recorded as `<id>[<item>]`.")
     tool: str | None = None
     needs_approval: bool = False
     timeout_ms: int | None = None

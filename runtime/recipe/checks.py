@@ -21,8 +21,12 @@ from runtime.recipe.domains import domain_pattern_problem
 from runtime.recipe.model import Recipe
 from runtime.recipe.placeholders import BUILTIN_PLACEHOLDERS, SEARCH_QUERY, builtin_defined_at, builtins_usable_at, placeholder_names
 from runtime.recipe.problems import format_path
-from runtime.recipe.templated import condition_lists, templated_fields
-from runtime.recipe.tool_registry import ToolRegistry
+from runtime.recipe.loop_checks import check_loops
+from runtime.recipe.references import is_reference
+from runtime.recipe.references_check import check_references
+from runtime.recipe.step_graph import body_ids
+from runtime.recipe.templated import all_steps, condition_lists, templated_fields, when_conditions
+from runtime.recipe.tool_registry import EVALUATE_TOOL, ToolRegistry
 
 PathParts = tuple[str | int, ...]
 Finding = tuple[PathParts, str, str]
@@ -42,6 +46,8 @@ def check_recipe(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:
     yield from _fields(recipe)
     yield from _inputs(recipe)
     yield from _fallback_and_output(recipe)
+    yield from check_loops(recipe)
+    yield from check_references(recipe)
 
 
 def _regex_problem(pattern: str) -> str | None:
@@ -54,8 +60,9 @@ def _regex_problem(pattern: str) -> str | None:
 
 def _regexes(recipe: Recipe) -> Iterator[Finding]:
     candidates: list[tuple[PathParts, str]] = [(("intent", "patterns", i), p) for i, p in enumerate(recipe.intent.patterns)]
-    for i, step in enumerate(recipe.plan):
-        base: PathParts = ("plan", i)
+    for base, step in all_steps(recipe):
+        for path, condition in when_conditions(step, base):
+            candidates += _condition_regexes(condition, path)
         if step.act and step.act.expect and step.act.expect.url_matches:
             candidates.append((base + ("act", "expect", "url_matches"), step.act.expect.url_matches))
         if step.extract:
@@ -64,14 +71,24 @@ def _regexes(recipe: Recipe) -> Iterator[Finding]:
                     candidates.append((base + ("extract", "fields", name, "pattern"), spec.pattern))
         for conditions_path, conditions in condition_lists(step, base):
             for j, condition in enumerate(conditions):
-                if condition.url_matches is not None:
-                    candidates.append((conditions_path + (j, "url_matches"), condition.url_matches))
-                for field_name, pattern in (condition.field_matches or {}).items():
-                    candidates.append((conditions_path + (j, "field_matches", field_name), pattern))
+                candidates += _condition_regexes(condition, conditions_path + (j,))
     for path, pattern in candidates:
         problem = _regex_problem(pattern)
         if problem:
             yield path, problem, "bad_regex"
+
+
+def _condition_regexes(condition: Any, path: PathParts) -> list[tuple[PathParts, str]]:
+    found: list[tuple[PathParts, str]] = []
+    if condition.url_matches is not None:
+        found.append((path + ("url_matches",), condition.url_matches))
+    for field_name, pattern in (condition.field_matches or {}).items():
+        found.append((path + ("field_matches", field_name), pattern))
+    if condition.value_matches is not None:
+        found.append((path + ("value_matches", "pattern"), condition.value_matches.pattern))
+    if condition.not_ is not None:
+        found += _condition_regexes(condition.not_, path + ("not",))
+    return found
 
 
 def _domains(recipe: Recipe) -> Iterator[Finding]:
@@ -92,6 +109,10 @@ def _placeholders(recipe: Recipe) -> Iterator[Finding]:
         for name in names:
             if name in usable:
                 continue
+            if is_reference(name):
+                if path[0] not in ("plan", "output"):
+                    yield path, f"{{{name}}} names a value found during the run; only plan steps and output.values may use one", "reference_not_allowed"
+                continue  # references_check.py checks the rest
             defined = builtin_defined_at(path)
             if name in BUILTIN_PLACEHOLDERS and defined is not None:
                 why = "it would refer to itself" if name == defined else f"{{{name}}} is only known once {{{defined}}} is filled"
@@ -101,25 +122,40 @@ def _placeholders(recipe: Recipe) -> Iterator[Finding]:
 
 
 def _flow(recipe: Recipe) -> Iterator[Finding]:
-    ids = recipe.step_ids()
+    """Unique ids across the plan and loop bodies; jumps stay in their own list; every step reachable."""
+    seen: dict[str, PathParts] = {}
+    for path, step in all_steps(recipe):
+        if step.id is None:
+            continue
+        if step.id in seen:
+            yield path + ("id",), f"step id {step.id!r} is already used by {format_path(seen[step.id])}", "duplicate_step_id"
+        else:
+            seen[step.id] = path
+    yield from _scope_flow(recipe.plan, recipe.step_ids(), ("plan",), "the plan")
+    for i, step in enumerate(recipe.plan):
+        if step.for_each is not None:
+            loop_id = recipe.step_ids()[i]
+            yield from _scope_flow(step.for_each.do, body_ids(loop_id, step.for_each.do), ("plan", i, "for_each", "do"), f"loop {loop_id!r}")
+
+
+def _scope_flow(steps: list[Any], ids: list[str], base: PathParts, scope: str) -> Iterator[Finding]:
+    """One list of steps (the plan, or a loop body): its jumps name steps of the same list, and
+    every step is reachable from its first."""
     index_of: dict[str, int] = {}
     for i, step_id in enumerate(ids):
-        if step_id in index_of:
-            yield ("plan", i, "id"), f"step id {step_id!r} is already used by plan[{index_of[step_id]}]", "duplicate_step_id"
-        else:
-            index_of[step_id] = i
+        index_of.setdefault(step_id, i)
     successors: list[set[int]] = []
-    for i, step in enumerate(recipe.plan):
+    for i, step in enumerate(steps):
         following: set[int] = set()
         for key in ("next", "on_failure"):
             target = getattr(step, key)
             if target is None:
                 continue
             if target not in index_of:
-                yield ("plan", i, key), f"no step has id {target!r}{did_you_mean(target, set(index_of))}", "unknown_step"
+                yield base + (i, key), f"no step of {scope} has id {target!r}{did_you_mean(target, set(index_of))}", "unknown_step"
             else:
                 following.add(index_of[target])
-        if step.next is None and step.kind != "close" and i + 1 < len(recipe.plan):
+        if step.next is None and step.kind != "close" and i + 1 < len(steps):
             following.add(i + 1)
         successors.append(following)
     reached, frontier = {0}, [0]
@@ -128,16 +164,16 @@ def _flow(recipe: Recipe) -> Iterator[Finding]:
             if nxt not in reached:
                 reached.add(nxt)
                 frontier.append(nxt)
-    for i in range(len(recipe.plan)):
+    for i in range(len(steps)):
         if i not in reached:
-            before = recipe.plan[i - 1]
+            before = steps[i - 1]
             if i - 1 not in reached:
                 why = f"only the unreachable step {ids[i - 1]!r} leads to it"
             elif before.kind == "close":
                 why = "it follows a `close` step"
             else:
-                why = f"plan[{i - 1}] jumps elsewhere with `next`"
-            yield ("plan", i), f"step {ids[i]!r} is unreachable: {why} and no step names it in `next` or `on_failure`", "unreachable_step"
+                why = f"{format_path(base + (i - 1,))} jumps elsewhere with `next`"
+            yield base + (i,), f"step {ids[i]!r} is unreachable: {why} and no step names it in `next` or `on_failure`", "unreachable_step"
 
 
 def _tools(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:
@@ -146,29 +182,36 @@ def _tools(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:
             if name not in registry:
                 yield ("tools", key, i), f"unknown tool {name!r}{did_you_mean(name, set(registry.names))}", "unknown_tool"
     allowed = set(recipe.tools.allow) if recipe.tools.allow is not None else None
-    for i, step in enumerate(recipe.plan):
+    for base, step in all_steps(recipe):
         for j, name in enumerate((step.agent.tools if step.agent else None) or []):
-            path = ("plan", i, "agent", "tools", j)
+            path = base + ("agent", "tools", j)
             if name not in registry:
                 yield path, f"unknown tool {name!r}{did_you_mean(name, set(registry.names))}", "unknown_tool"
             elif allowed is not None and name not in allowed:
                 yield path, f"tool {name!r} is not in tools.allow, so the model could never use it", "tool_not_allowed"
+    for path, step in all_steps(recipe):
+        if step.evaluate is not None and (allowed is None or EVALUATE_TOOL not in allowed):
+            yield (
+                path + ("evaluate",),
+                f"an evaluate step runs a script in the page: name {EVALUATE_TOOL!r} in tools.allow to let it (page scripts are never allowed implicitly)",
+                "tool_not_allowed",
+            )
 
 
 def _fields(recipe: Recipe) -> Iterator[Finding]:
     extracted: set[str] = set()
-    for step in recipe.plan:
+    for _path, step in all_steps(recipe):
         if step.extract:
             extracted |= set(step.extract.fields)
             if step.extract.readable_text:
                 extracted.add("text")
-    for i, step in enumerate(recipe.plan):
+    for base, step in all_steps(recipe):
         for j, condition in enumerate(step.verify or []):
             names = [condition.field_present] if condition.field_present else list(condition.field_matches or {})
             key = "field_present" if condition.field_present else "field_matches"
             for name in names:
                 if name not in extracted:
-                    yield ("plan", i, "verify", j, key), f"field {name!r} is not extracted by any step{did_you_mean(name, extracted)}", "unknown_field"
+                    yield base + ("verify", j, key), f"field {name!r} is not extracted by any step{did_you_mean(name, extracted)}", "unknown_field"
 
 
 _INPUT_TYPES = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,)}

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from runtime.outcomes import BlockerKind
+from runtime.recipe import flow_steps
+from runtime.recipe.flow_steps import EvaluateStep, ForEach, SetBody, ValueEquals, ValueIn, ValueMatches
 
 StepId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,63}$", description="A step id: lowercase letters, digits, '-' or '_'.")]
 Milliseconds = Annotated[int, Field(ge=100, le=600_000, description="A duration in milliseconds (100 to 600000).")]
@@ -116,12 +118,13 @@ class Locator(Strict):
     css: str | None = Field(default=None, description="A CSS selector; may use {placeholders}.")
     xpath: str | None = Field(default=None, description="An XPath expression; may use {placeholders}.")
     ref: str | None = Field(default=None, description="An element ref from the latest snapshot (as agents use them).")
+    item: str | None = Field(default=None, description="Inside a `for_each` over elements: the current element of the loop whose `as` is this name.")
 
     @model_validator(mode="after")
     def _one_locator(self) -> Locator:
-        given = [k for k in ("role", "text", "css", "xpath", "ref") if getattr(self, k) is not None]
+        given = [k for k in ("role", "text", "css", "xpath", "ref", "item") if getattr(self, k) is not None]
         if len(given) != 1:
-            raise ValueError(f"give exactly one of role, text, css, xpath, ref (got {', '.join(given) or 'none'})")
+            raise ValueError(f"give exactly one of role, text, css, xpath, ref, item (got {', '.join(given) or 'none'})")
         if self.name is not None and self.role is None:
             raise ValueError("`name` goes with `role`")
         return self
@@ -177,13 +180,14 @@ class WaitStep(Strict):
     load: bool | None = Field(default=None, description="Wait for the page to finish loading.")
     text: str | None = Field(default=None, description="Wait until the page shows this text; may use {placeholders}.")
     url: str | None = Field(default=None, description="Wait until the page URL contains this text; may use {placeholders}.")
+    selector: str | None = Field(default=None, description="Wait until an element matching this CSS selector is visible; may use {placeholders}.")
     timeout_ms: Annotated[int, Field(ge=0, le=600_000)] | None = Field(default=None, description="Wait this many milliseconds (0 to 600000).")
 
     @model_validator(mode="after")
     def _one_condition(self) -> WaitStep:
-        given = [k for k in ("load", "text", "url", "timeout_ms") if getattr(self, k) is not None]
+        given = [k for k in ("load", "text", "url", "selector", "timeout_ms") if getattr(self, k) is not None]
         if len(given) != 1:
-            raise ValueError(f"give exactly one of load, text, url, timeout_ms (got {', '.join(given) or 'none'})")
+            raise ValueError(f"give exactly one of load, text, url, selector, timeout_ms (got {', '.join(given) or 'none'})")
         return self
 
 
@@ -215,6 +219,10 @@ class Condition(Strict):
     field_present: str | None = Field(default=None, description="An extracted field that must have a non-empty value.")
     field_matches: dict[str, str] | None = Field(default=None, description="Field name -> regular expression.")
     element: ElementCheck | None = Field(default=None, description="An element that must be in a given state or hold a value.")
+    value_equals: ValueEquals | None = Field(default=None, description="A value (such as `{vars.x}`) must equal another, as text.")
+    value_matches: ValueMatches | None = Field(default=None, description="A value (such as `{steps.read.code}`) must match a regular expression.")
+    value_in: ValueIn | None = Field(default=None, description="A value must be one of the items of a list value.")
+    not_: Condition | None = Field(default=None, alias="not", description="Holds when the condition it holds does not.")
 
     @model_validator(mode="after")
     def _one_check(self) -> Condition:
@@ -245,7 +253,7 @@ class CloseStep(Strict):
     summary: str = Field(default="", description="A closing summary for the verdict; may use {placeholders}.")
 
 
-STEP_KINDS = ("navigate", "observe", "act", "wait", "extract", "verify", "agent", "close")
+STEP_KINDS = ("navigate", "observe", "act", "wait", "extract", "verify", "agent", "close", "evaluate", "set", "for_each")
 
 
 class Step(Strict):
@@ -257,6 +265,10 @@ class Step(Strict):
     needs_approval: bool | None = Field(default=None, description="Ask a person before this step acts; overrides the tool policy.")
     validate_target: bool = Field(default=True, description="After navigate/observe: check the page against the target (data.validate-target).")
     timeout_ms: Milliseconds | None = Field(default=None, description="How long this step may take, in milliseconds; guards.timeouts.step_ms when omitted.")
+    when: Condition | list[Condition] | None = Field(
+        default=None,
+        description="Run the step only when this condition (or every one of a list) holds, judged just before it; otherwise it is skipped, with the reason recorded, and the flow goes on as after success.",
+    )
 
     navigate: str | NavigateStep | None = Field(default=None, description="Open a URL (may use {placeholders}), then check the page against the target.")
     observe: dict[str, Any] | None = Field(default=None, description="Read the current page (`max_elements` caps its snapshot), then check it against the target.")
@@ -266,6 +278,11 @@ class Step(Strict):
     verify: list[Condition] | None = Field(default=None, description="Checks that must all pass for the run to go on.")
     agent: AgentStep | None = Field(default=None, description="Hand a task to the model, inside the recipe's guardrails.")
     close: CloseStep | None = Field(default=None, description="End the plan here; the run then checks completion and the output.")
+    evaluate: EvaluateStep | None = Field(
+        default=None, description="Run a script in the page (tool browser_evaluate, which tools.allow must name) and keep its JSON result as `{steps.<id>.result}`."
+    )
+    set: SetBody | None = Field(default=None, description="Give variables values: `{vars.<name>}` in later steps.")
+    for_each: ForEach | None = Field(default=None, description="Run a sub-plan once per element a locator matches, or per item of a list value, at most `max_items` times.")
 
     @model_validator(mode="before")
     @classmethod
@@ -299,15 +316,43 @@ class Step(Strict):
 # --- fallback and output ----------------------------------------------------------------------------
 
 
+class SearchWait(Strict):
+    """One signal that a search page has drawn its results."""
+
+    text: str | None = Field(default=None, description="The results page shows this text; may use {placeholders}.")
+    selector: str | None = Field(default=None, description="An element matching this CSS selector is visible.")
+    network_idle: bool | None = Field(default=None, description="The page has loaded and fetched nothing new for half a second.")
+
+    @model_validator(mode="after")
+    def _one_signal(self) -> SearchWait:
+        given = [k for k in ("text", "selector", "network_idle") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(f"give exactly one of text, selector, network_idle (got {', '.join(given) or 'none'})")
+        return self
+
+
 class Fallback(Strict):
     search_url: str | None = Field(default=None, description="A search page URL template containing {query}.")
     queries: list[str] | None = Field(default=None, description="The query ladder, strict to loose; generated when omitted.")
     max_results: int = Field(default=5, ge=1, le=50, description="Search results considered per query.")
+    result_selector: str | None = Field(
+        default=None, description="A CSS selector for the result links (`a` elements or elements containing one); every link of the page when omitted."
+    )
+    wait_for: SearchWait | None = Field(
+        default=None, description="What shows that the results are there before links are read; by default the result links must stop changing."
+    )
 
 
 class Output(Strict):
     schema_: dict[str, Any] = Field(
         default_factory=lambda: {"type": "object"}, alias="schema", description="A JSON Schema the structured result must satisfy."
+    )
+    values: dict[Annotated[str, Field(min_length=1, max_length=100)], Any] | None = Field(
+        default=None,
+        description=(
+            "The result, key by key: each value may use {placeholders} such as `{steps.read.price}` (one placeholder as the whole "
+            "string keeps the value's type). Every extracted field when omitted."
+        ),
     )
 
 
@@ -333,3 +378,7 @@ class Recipe(Strict):
     def step_ids(self) -> list[str]:
         """Every step's id: its own, or `step-N` (1-based) when it has none."""
         return [step.id or f"step-{i + 1}" for i, step in enumerate(self.plan)]
+
+
+flow_steps.rebuild(Step, Locator)
+Condition.model_rebuild()

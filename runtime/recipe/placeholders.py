@@ -11,6 +11,8 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
+from runtime.recipe.references import is_reference, parse_reference
+
 BUILTIN_ORDER = ("start_url", "goal")
 BUILTIN_PLACEHOLDERS = ("goal", "start_url")
 SEARCH_QUERY = "query"  # only in fallback.search_url, filled with each query of the ladder
@@ -21,10 +23,15 @@ _FORMATTER = string.Formatter()
 
 
 def placeholder_names(text: str) -> list[str]:
-    """The placeholder names used in `text`. Raises ValueError on unbalanced braces."""
+    """The placeholder names used in `text` (input names, built-ins and references such as
+    `steps.read.price`). Raises ValueError on unbalanced braces or a malformed name."""
     names = []
     for _literal, name, spec, conversion in _FORMATTER.parse(text):
         if name is None:
+            continue
+        if is_reference(name) and not spec and not conversion:
+            parse_reference(name)
+            names.append(name)
             continue
         if not name.isidentifier() or spec or conversion:
             raise ValueError(f"bad placeholder {{{name}{'!' + conversion if conversion else ''}{':' + spec if spec else ''}}}: use {{name}}")
@@ -44,8 +51,15 @@ def builtins_usable_at(path: tuple[str | int, ...]) -> set[str]:
 
 
 def fill(text: str, values: Mapping[str, Any]) -> str:
-    """Replace each `{name}` with its value. Names must be known (validation guarantees it)."""
-    return _FORMATTER.vformat(text, (), {k: "" if v is None else v for k, v in values.items()})
+    """Replace each `{name}` with its value, looked up by its whole name (`steps.read.price` too).
+    Names must be known (validation guarantees it); None fills as nothing."""
+    parts: list[str] = []
+    for literal, name, _spec, _conversion in _FORMATTER.parse(text):
+        parts.append(literal)
+        if name is not None:
+            value = values[name]
+            parts.append("" if value is None else str(value))
+    return "".join(parts)
 
 
 def placeholder_values(inputs: Mapping[str, Any], *, start_url: str, goal: str) -> dict[str, Any]:

@@ -6,6 +6,7 @@ Regexes (`url_matches`, `pattern`, `field_matches`) are not templated: they use 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from runtime.recipe.model import Condition, ElementCheck, Expect, Locator, Recipe, Step
 
@@ -21,12 +22,46 @@ def templated_fields(recipe: Recipe) -> Iterator[Templated]:
     yield ("target", "start_url"), recipe.target.start_url
     for i, word in enumerate(recipe.target.validation_keywords):
         yield ("target", "validation_keywords", i), word
-    for i, step in enumerate(recipe.plan):
-        yield from _step_texts(step, ("plan", i))
+    for path, step in all_steps(recipe):
+        yield from step_texts(step, path)
     if recipe.fallback.search_url is not None:
         yield ("fallback", "search_url"), recipe.fallback.search_url
     for i, query in enumerate(recipe.fallback.queries or []):
         yield ("fallback", "queries", i), query
+    if recipe.fallback.wait_for is not None and recipe.fallback.wait_for.text is not None:
+        yield ("fallback", "wait_for", "text"), recipe.fallback.wait_for.text
+    for key, value in (recipe.output.values or {}).items():
+        yield from json_texts(value, ("output", "values", key))
+
+
+def json_texts(value: Any, path: PathParts) -> Iterator[Templated]:
+    """Every string inside a JSON-like value (a `set` value, an `evaluate` arg, an output value)."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from json_texts(item, path + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from json_texts(item, path + (index,))
+
+
+def when_conditions(step: Step, base: PathParts) -> list[tuple[PathParts, Condition]]:
+    """A step's `when` as (path, condition) pairs: one condition, or each of a list."""
+    if step.when is None:
+        return []
+    if isinstance(step.when, Condition):
+        return [(base + ("when",), step.when)]
+    return [(base + ("when", j), condition) for j, condition in enumerate(step.when)]
+
+
+def all_steps(recipe: Recipe) -> Iterator[tuple[PathParts, Step]]:
+    """Every step with its path, loop bodies included (after their loop step)."""
+    for i, step in enumerate(recipe.plan):
+        yield ("plan", i), step
+        if step.for_each is not None:
+            for j, inner in enumerate(step.for_each.do):
+                yield ("plan", i, "for_each", "do", j), inner
 
 
 def condition_lists(step: Step, base: PathParts) -> Iterator[tuple[PathParts, list[Condition]]]:
@@ -37,7 +72,19 @@ def condition_lists(step: Step, base: PathParts) -> Iterator[tuple[PathParts, li
         yield base + ("agent", "done_when"), step.agent.done_when
 
 
-def _step_texts(step: Step, base: PathParts) -> Iterator[Templated]:
+def step_texts(step: Step, base: PathParts) -> Iterator[Templated]:
+    for path, condition in when_conditions(step, base):
+        yield from _condition_texts(condition, path)
+    if step.evaluate:
+        yield from json_texts(step.evaluate.args, base + ("evaluate", "args"))
+    if step.set:
+        yield from json_texts(step.set, base + ("set",))
+    if step.for_each:
+        if step.for_each.values is not None:
+            yield base + ("for_each", "values"), step.for_each.values
+        yield from _locator_texts(step.for_each.elements, base + ("for_each", "elements"))
+    if step.wait and step.wait.selector is not None:
+        yield base + ("wait", "selector"), step.wait.selector
     if step.navigate is not None:
         yield (base + ("navigate",) if isinstance(step.navigate, str) else base + ("navigate", "url")), step.navigate_url or ""
     if step.act:
@@ -94,3 +141,9 @@ def _condition_texts(condition: Condition, path: PathParts) -> Iterator[Template
         if getattr(condition, key) is not None:
             yield path + (key,), getattr(condition, key)
     yield from _element_texts(condition.element, path + ("element",))
+    for key, parts in (("value_equals", ("value", "to")), ("value_matches", ("value",)), ("value_in", ("value", "list"))):
+        check = getattr(condition, key)
+        for part in parts if check is not None else ():
+            yield path + (key, part), getattr(check, part)
+    if condition.not_ is not None:
+        yield from _condition_texts(condition.not_, path + ("not",))

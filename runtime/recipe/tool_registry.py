@@ -72,6 +72,7 @@ BUILTIN_TOOLS: tuple[ToolDescriptor, ...] = (
     _builtin("browser_extract", "Extract fields or readable text from the page."),
     _builtin("browser_verify", "Check conditions on the page and the extracted data."),
     _builtin("browser_search", "Search with the recipe's search page and follow a result on an allowed domain."),
+    _builtin("browser_evaluate", "Run a script in the page (an isolated world unless the step says main) and return its JSON result."),
     _builtin("close", "End the run with a summary.", ToolScope.INTERNAL),
     _builtin("agent.act", "Let the model choose browser actions for an agent step; each call it makes is checked on its own.", ToolScope.INTERNAL),
     _builtin("data.validate-target", "Check the latest observation against the target: status, domain, keywords, blocks.", ToolScope.INTERNAL),
@@ -93,7 +94,11 @@ STEP_TOOLS: dict[str, str] = {
     "close": "close",
     "agent": "agent.act",
     "search": "browser_search",
+    "evaluate": "browser_evaluate",
 }
+
+# Page scripts are never allowed implicitly: a recipe must name this tool in tools.allow.
+EVALUATE_TOOL = "browser_evaluate"
 
 # What an agent step's model is offered when the step names no tools: seed 002's minimal set
 # (open-url, snapshot, act, wait, extract, close), as far as the recipe allows them.

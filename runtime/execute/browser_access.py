@@ -50,7 +50,13 @@ class BrowserAccess:
         session = await self.session()
         action_id = self.new_action_id(name)
         self.events.emit(ToolUsed(tool=name, action_id=action_id, phase="start", summary=summary))
-        result = await call(session, action_id)
+        # Its execute_tool span (README Tracing): the page, tab and snapshot it ended on.
+        with self.recorder.spans.tool(name, action_id) as span:
+            result = await call(session, action_id)
+            span.finish(
+                ok=result.ok, error_code=result.error.code.value if result.error else "",
+                url=result.data.get("url"), tab_id=result.tab_id, snapshot_id=result.data.get("snapshot_id"),
+            )
         summary_of_result = result_summary(result) if result.ok else ""
         if result.ok:
             self.events.emit(ToolUsed(tool=name, action_id=action_id, phase="success", summary=summary_of_result))

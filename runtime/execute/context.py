@@ -26,7 +26,7 @@ from runtime.execute.action_ids import ActionIds
 from runtime.execute.approvals import ApprovalDesk
 from runtime.execute.browser_access import BrowserAccess, SessionOpener
 from runtime.execute.conditions import ConditionProbe
-from runtime.execute.model_access import ModelAccess
+from runtime.execute.model_access import ModelAccess, report_retries
 from runtime.execute.recovery import Recovery
 from runtime.execute.run_files import RunFiles
 from runtime.execute.spans import RunSpans
@@ -150,7 +150,7 @@ class RunContext:
             tools=ToolGate(plan.tools, guard, events, approvals, action_ids),
             browser=BrowserAccess(open_session, events, action_ids, recorder),
             recorder=recorder,
-            model=ModelAccess(plan),
+            model=ModelAccess(plan, spans.chat_telemetry(report_retries(events, action_ids))),
             recovery=Recovery(plan.limits.max_replans),
             budget=StepBudget(plan.limits.max_steps),
         )

@@ -17,6 +17,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from opentelemetry import context as otel_context
 from opentelemetry import trace
 
 from runtime.browser import BrowserActionError, BrowserLaunchError, BrowserSession
@@ -97,19 +98,25 @@ def start_run(
     browser: BrowserProvider | None = None,
     registry: ToolRegistry | None = None,
     tracer_provider: trace.TracerProvider | None = None,
+    trace_parent: otel_context.Context | None = None,
+    labels: dict[str, str] | None = None,
 ) -> RunHandle:
     """Start a run in the running event loop and return at once.
 
     `inputs` are resolved values (see `resolve_inputs`). Without `browser`, the run launches its
     own Chromium and closes it at the end. `tracer_provider` defaults to the global SDK provider
     (or a private one), so `events.trace_id` is always the run's root span trace id; when the
-    caller already set `events.trace_id` (the gRPC service opens the trace itself), the run's
-    spans join that trace instead of starting a new one.
+    caller already set `events.trace_id`, the run's spans join that trace instead of starting a new
+    one; with `trace_parent` (a served run whose caller sent `traceparent`) the run's root span is
+    a child of that context's span. `labels` become `verity.label.<key>` on the root span.
     """
     loop = asyncio.get_running_loop()
     run_dir = Path(run_dir)
-    spans = RunSpans(tracer_provider, run_id, recipe.name, recipe.version, existing_trace_id=events.trace_id)
+    spans = RunSpans(
+        tracer_provider, run_id, recipe.name, recipe.version, parent=trace_parent, existing_trace_id=events.trace_id, labels=labels
+    )
     events.trace_id = spans.trace_id
+    events.add_listener(spans.on_event)
     files = RunFiles(run_dir)
     events.add_listener(files.on_event)
     approvals = ApprovalDesk(loop)
@@ -254,5 +261,7 @@ async def _finish(
     events.emit(verdict)
     events.remove_listener(files.on_event)
     files.close()
-    spans.end_run(final_state.value, end.stop_reason, verified, end.blocker_kind)
+    events.remove_listener(spans.on_event)
+    steps = walk.context.budget.executed if walk is not None else 0
+    spans.end_run(final_state.value, end.stop_reason, verified, end.blocker_kind, steps=steps)
     return verdict

@@ -12,7 +12,7 @@ from opentelemetry.trace import Span
 
 from runtime.events import AgentState, ArtifactStored, Event, EventLog, StepFinished, StepStarted
 from runtime.execute.run_files import ExecutionRecord, RunFiles
-from runtime.execute.spans import RunSpans
+from runtime.execute.spans import VERIFYING_KINDS, RunSpans
 from runtime.execute.step_outcome import StepResult
 from runtime.outcomes import StopReason
 from runtime.plan.model import State
@@ -37,7 +37,7 @@ class StepRecorder:
 
     def start(self, index: int, state: State) -> None:
         attempt = 1 + sum(1 for r in self.files.executions if r.state_id == state.id)
-        self.span = self.spans.start_state(state.id, state.kind)
+        self.span = self.spans.start_state(state.id, state.kind, attempt)
         self._began = time.perf_counter()
         self.record = ExecutionRecord(index=index, state_id=state.id, kind=state.kind, tool=state.tool, started_at=time.time())
         self.events.emit(StepStarted(state_id=state.id, step_kind=state.kind, attempt=attempt))
@@ -81,4 +81,5 @@ class StepRecorder:
                 error=result.error,
             )
         )
-        self.spans.end_state(span, result.outcome, result.blocker_kind, stop_reason)
+        verified = result.verified if state.kind in VERIFYING_KINDS else None
+        self.spans.end_state(span, result.outcome, result.blocker_kind, stop_reason, ok=result.ok, verified=verified)

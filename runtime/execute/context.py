@@ -4,7 +4,7 @@ The walker owns the loop; a handler gets the context and the state, does its wor
 `StepResult`. Handlers never see the walker. The context is a few named collaborators, each with
 one job:
 
-    values     placeholder values and filling (values.py)
+    values     placeholder values and filling (values.py), the values the run found (value_store.py)
     guard      the intent guard; progress: the no-progress detector
     tools      tools.allow, the intent guard's before_tool and approvals (tool_gate.py)
     browser    the session, driver actions, page preparation and artifacts (browser_access.py)
@@ -14,6 +14,7 @@ one job:
     findings   extracted data and what the verdict will say
     budget     guards.max_steps: executed states plus agent tool calls
     model      the run's Gemini settings (model_access.py)
+    loops      the for_each loops in progress (loops.py)
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from runtime.execute.action_ids import ActionIds
 from runtime.execute.approvals import ApprovalDesk
 from runtime.execute.browser_access import BrowserAccess, SessionOpener
 from runtime.execute.conditions import ConditionProbe
+from runtime.execute.loops import LoopFrames
 from runtime.execute.model_access import ModelAccess, report_retries
 from runtime.execute.recovery import Recovery
 from runtime.execute.run_files import RunFiles
@@ -122,6 +124,7 @@ class RunContext:
     budget: StepBudget
     page: PageState = field(default_factory=PageState)
     findings: RunFindings = field(default_factory=RunFindings)
+    loops: LoopFrames = field(default_factory=LoopFrames)
 
     @classmethod
     def create(

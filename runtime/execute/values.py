@@ -6,12 +6,15 @@ fills what it needs at the moment it acts.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from runtime.execute.value_store import FillValues, ValueStore
 from runtime.plan.model import State
 from runtime.recipe.placeholders import fill
+from runtime.recipe.references import single_placeholder
 
-LOCATOR_KEYS = ("role", "name", "text", "css", "xpath", "ref")
+LOCATOR_KEYS = ("role", "name", "text", "css", "xpath", "ref", "item")
 # Locator parts that are text a recipe may template; role and ref are names, never filled.
 _FILLED_LOCATOR_KEYS = ("name", "text", "css", "xpath")
 
@@ -22,24 +25,47 @@ def locator_of(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 class RunValues:
-    """The inputs plus `start_url` and `goal`, as `{placeholders}` see them."""
+    """The inputs plus `start_url` and `goal`, and the values the run found (`store`: references
+    such as `{steps.read.price}`), as `{placeholders}` see them."""
 
     def __init__(self, values: dict[str, Any]) -> None:
         self.values = values
+        self.store = ValueStore()
 
     def get(self, name: str, default: Any = None) -> Any:
         return self.values.get(name, default)
 
     def text(self, text: str | None) -> str | None:
-        return None if text is None else fill(text, self.values)
+        return None if text is None else fill(text, FillValues(self.values, self.store))
 
     def with_extra(self, text: str, **extra: Any) -> str:
         """Fill `text` with the run's values plus a few of the caller's own (a search `query`)."""
-        return fill(text, {**self.values, **extra})
+        return fill(text, FillValues({**self.values, **extra}, self.store))
+
+    def value(self, template: Any) -> Any:
+        """A JSON-like recipe value filled: one placeholder as a whole string keeps the value's
+        type (a number, a list); other strings are filled as text; lists and mappings item by item."""
+        if isinstance(template, str):
+            name = single_placeholder(template)
+            if name is not None:
+                return FillValues(self.values, self.store)[name]
+            return self.text(template)
+        if isinstance(template, Mapping):
+            return {key: self.value(item) for key, item in template.items()}
+        if isinstance(template, list):
+            return [self.value(item) for item in template]
+        return template
+
+    def record_step(self, state: State, values: Mapping[str, Any], source: Mapping[str, Any]) -> None:
+        """A state's values as `{steps.<step id>.<name>}` (a loop's item `[i]` left off the id)."""
+        self.store.record_step(state.id.partition("[")[0], values, {"state": state.id, **source})
 
     def locator(self, locator: dict[str, Any] | None) -> dict[str, Any] | None:
         if locator is None:
             return None
+        if locator.get("item") is not None:
+            # The current element of a for_each over elements: the loop's own target, by position.
+            return dict(self.store.elements[locator["item"]])
         return {k: (self.text(v) if k in _FILLED_LOCATOR_KEYS and isinstance(v, str) else v) for k, v in locator.items()}
 
     def params(self, state: State) -> dict[str, Any]:

@@ -63,7 +63,7 @@ class PlanWalk:
                 return self._terminal_end(state)
             ctx.budget.ensure_left(f"next was {state.id}", ctx.recovery.blocker_kind)
             ctx.budget.executed += 1
-            result, next_id = await self._execute(state)
+            result, next_id = await self._execute(ctx.loops.iteration_view(state))
             if next_id is None:
                 raise RunStopped(
                     StopReason.EXECUTE_ERROR,

@@ -111,6 +111,22 @@ class AgentToolCalls:
         self.authorize(tool)
         action_id = ctx.browser.new_action_id(tool)
         described = describe_call(tool, arguments)
+        # The call's execute_tool span holds the driver actions it runs (README Tracing).
+        with ctx.spans.tool(tool, action_id, arguments=json.dumps(arguments, ensure_ascii=False, default=str)) as span:
+            outcome, before, after = await self._run(tool, arguments, action_id, described)
+            span.finish(
+                ok=outcome.ok, error_code=outcome.error_code, url=self.view.page.url, tab_id=self.view.page.tab_id or None,
+                snapshot_id=outcome.response.get("snapshot_id"), result=json.dumps(outcome.response, ensure_ascii=False, default=str),
+            )
+        signature_target = json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+        verdict = ctx.progress.record(action_signature(tool, signature_target, before, after))
+        if verdict is not None:
+            raise RunStopped(StopReason.NO_PROGRESS, verdict.detail, evidence={"signatures": list(verdict.signatures), "tool": tool})
+        return outcome
+
+    async def _run(self, tool: str, arguments: dict[str, Any], action_id: str, described: str) -> tuple[ToolOutcome, str, str]:
+        """Approval, the call itself, and the page fingerprints before and after it."""
+        ctx = self.ctx
         ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="start", summary=described))
         if ctx.tools.needs_approval(tool):
             try:
@@ -130,11 +146,7 @@ class AgentToolCalls:
             ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="success", summary=outcome.summary))
         else:
             ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="error", summary=outcome.summary, error_code=outcome.error_code))
-        signature_target = json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
-        verdict = ctx.progress.record(action_signature(tool, signature_target, before, after))
-        if verdict is not None:
-            raise RunStopped(StopReason.NO_PROGRESS, verdict.detail, evidence={"signatures": list(verdict.signatures), "tool": tool})
-        return outcome
+        return outcome, before, after
 
     async def _fingerprint(self, session: BrowserSession) -> str:
         # Polled often while an act settles, so it bypasses run_action's events.
@@ -258,7 +270,11 @@ class AgentToolCalls:
         result = await run_action("extract", f"extract {', '.join(requested)}", lambda s, a: s.extract(requested, action_id=a, timeout_ms=timeout))
         if not result.ok:
             return ToolOutcome.from_error(result)
-        values = {name: (value[:FIELD_VALUE_CHARS] if isinstance(value, str) else value) for name, value in (result.data.get("fields") or {}).items()}
+        extracted = dict(result.data.get("fields") or {})
+        # What the model extracts is the run's data, as an extract step's fields are: it reaches
+        # output.json (and the output schema check) in full; the model sees it shortened.
+        self.ctx.findings.data.update({name: value for name, value in extracted.items() if value is not None})
+        values = {name: (value[:FIELD_VALUE_CHARS] if isinstance(value, str) else value) for name, value in extracted.items()}
         missing = list(result.data.get("missing") or [])
         shown = ", ".join(f"{k}={str(v)[:40]!r}" for k, v in values.items())
         return ToolOutcome(True, {"ok": True, "fields": values, "missing": missing}, f"extracted {shown}")

@@ -122,6 +122,21 @@ def expectation_conditions(expect: dict[str, Any] | None) -> list[dict[str, Any]
     return conditions
 
 
+def filled_condition(values: RunValues, condition: dict[str, Any]) -> dict[str, Any]:
+    """`condition` with its placeholders filled as check_condition fills them (regexes never)."""
+    filled = dict(condition)
+    for key in ("text_includes", "title_includes", "url_includes"):
+        if key in filled:
+            filled[key] = values.text(filled[key])
+    if "element" in filled:
+        element = dict(filled["element"])
+        element.update(values.locator(locator_of(element)) or {})
+        if element.get("value") is not None:
+            element["value"] = values.text(element["value"])
+        filled["element"] = element
+    return filled
+
+
 def describe_condition(condition: dict[str, Any]) -> str:
     """A condition in words, for the model's instructions."""
     if "text_includes" in condition:
@@ -130,9 +145,14 @@ def describe_condition(condition: dict[str, Any]) -> str:
         return f"the page title includes {condition['title_includes']!r}"
     if "url_matches" in condition:
         return f"the URL matches the regular expression {condition['url_matches']!r}"
+    if "url_includes" in condition:
+        return f"the URL includes {condition['url_includes']!r}"
     if "element" in condition:
         element = dict(condition["element"])
         state = element.pop("state", "visible")
+        value = element.pop("value", None)
+        if value is not None:
+            return f"the element {json.dumps(element, ensure_ascii=False)} has the value {value!r}"
         return f"the element {json.dumps(element, ensure_ascii=False)} is {state}"
     if "field_present" in condition:
         return f"the field {condition['field_present']!r} was extracted"

@@ -1,25 +1,45 @@
 """The run's Gemini settings: read from the environment once, when the plan first needs a model.
 
 Agent steps cannot run without a model, so a plan with agent states stops at its first state
-(intent.preflight) when no key is configured, before anything touches a page.
+(intent.preflight) when no key is configured, before anything touches a page. Every gateway the
+run opens traces its calls as `chat {model}` spans under the running state (ChatTelemetry), and
+each retry of a model call is a `tool_used` event of phase `retry`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
+from runtime.events import EventLog, ToolUsed
+from runtime.execute.action_ids import ActionIds
 from runtime.execute.step_outcome import RunStopped
 from runtime.guard import IntentDecision, IntentGuard
-from runtime.llm import GeminiIntentModel, GeminiSettings, LlmError, LlmGateway
+from runtime.llm import ChatTelemetry, GeminiIntentModel, GeminiSettings, LlmError, LlmGateway, LlmRetry
+from runtime.llm.errors import code_for_status
 from runtime.outcomes import StopReason
 from runtime.plan.model import Plan
 
+# The tool name a model call's retry events carry (a model call is not a browser tool).
+MODEL_CALL_TOOL = "llm.chat"
+
+
+def report_retries(events: EventLog, action_ids: ActionIds) -> Callable[[LlmRetry], None]:
+    """Each retry google-genai makes of a model call, as a `tool_used` event of phase `retry`."""
+
+    def report(retry: LlmRetry) -> None:
+        code = code_for_status(retry.status).value if retry.status is not None else "connection_failed"
+        events.emit(ToolUsed(tool=MODEL_CALL_TOOL, action_id=action_ids.new(MODEL_CALL_TOOL), phase="retry", summary=retry.describe(), error_code=code))
+
+    return report
+
 
 class ModelAccess:
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, telemetry: ChatTelemetry | None = None) -> None:
         self.agent_states = [s.id for s in plan.states if s.kind == "agent"]
         self.uses_model_detector = plan.intent_guard.get("detector") == "model"
         self.settings: GeminiSettings | None = None
+        self.telemetry = telemetry
 
     def require(self) -> None:
         """Agent steps need Gemini: without a usable key the run stops here (invalid_input)."""
@@ -38,7 +58,7 @@ class ModelAccess:
         """A gateway for one agent state, on its own model when it names one. Close it after use."""
         self.require()
         assert self.settings is not None
-        return LlmGateway(replace(self.settings, model=model or self.settings.model))
+        return LlmGateway(replace(self.settings, model=model or self.settings.model), self.telemetry)
 
     async def detect_intent(self, guard: IntentGuard, goal: str) -> IntentDecision:
         """`detector: model` asks Gemini when the keywords miss. Without a configured key the guard
@@ -49,7 +69,7 @@ class ModelAccess:
             settings = self.settings or GeminiSettings.from_env()
         except LlmError:
             return await guard.detect(goal)
-        gateway = LlmGateway(settings)
+        gateway = LlmGateway(settings, self.telemetry)
         try:
             return await guard.detect(goal, GeminiIntentModel(gateway))
         finally:

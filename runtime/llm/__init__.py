@@ -8,6 +8,7 @@
     Failures raise LlmError(code=LlmErrorCode...).
 """
 
+from runtime.llm.chat_spans import ChatTelemetry, LlmRetry
 from runtime.llm.errors import LlmError, LlmErrorCode
 from runtime.llm.gateway import LlmGateway, to_gemini_contents
 from runtime.llm.intent_model import INTENT_INSTRUCTION, GeminiIntentModel
@@ -30,6 +31,7 @@ __all__ = [
     "MODEL_VARIABLE",
     "ApiKey",
     "ChatMessage",
+    "ChatTelemetry",
     "GeminiIntentModel",
     "GeminiSettings",
     "LlmDelta",
@@ -39,6 +41,7 @@ __all__ = [
     "LlmEvent",
     "LlmGateway",
     "LlmReply",
+    "LlmRetry",
     "LlmToolCall",
     "LlmUsage",
     "PageContext",

@@ -3,8 +3,10 @@
 `stream_chat` turns our messages and tools into Gemini contents and function declarations, streams
 `:streamGenerateContent?alt=sse`, and yields `LlmDelta` for text, `LlmToolCall` for each
 `functionCall`, and one final `LlmDone`. `complete` does the same over `:generateContent`.
-Failures surface as `LlmError` with a code; retries stay off (google-genai's default without
-`retry_options`), so a caller sees every failure and decides.
+HTTP 408, 429 and 5xx answers, timeouts and refused connections are retried with exponential
+backoff by google-genai itself (HttpRetryOptions, bounded by `max_attempts`); each retry is seen
+at the HTTP layer and reported (chat_spans.py). What still fails surfaces as `LlmError` with a
+code, naming the attempts made. With a `ChatTelemetry` every call is a `chat {model}` span.
 """
 
 from __future__ import annotations
@@ -17,9 +19,13 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
+from runtime.llm.chat_spans import ChatSpan, ChatTelemetry, RetryWatch
 from runtime.llm.errors import LlmError, LlmErrorCode, code_for_status
 from runtime.llm.messages import ChatMessage, LlmDelta, LlmDone, LlmEvent, LlmReply, LlmToolCall, LlmUsage, ToolSpec
-from runtime.llm.settings import GeminiSettings
+from runtime.llm.settings import MAX_RETRY_DELAY_MS, GeminiSettings
+
+# What google-genai retries, besides timeouts and refused connections.
+RETRIED_STATUSES = [408, 429, 500, 502, 503, 504]
 
 
 def _transport_errors(name: str) -> tuple[type[Exception], ...]:
@@ -38,15 +44,25 @@ _TRANSPORT_ERRORS = _transport_errors("TransportError")
 
 
 class LlmGateway:
-    def __init__(self, settings: GeminiSettings | None = None) -> None:
+    def __init__(self, settings: GeminiSettings | None = None, telemetry: ChatTelemetry | None = None) -> None:
         self.settings = settings or GeminiSettings.from_env()
+        self.telemetry = telemetry
+        self._attempts = RetryWatch()
+        settings = self.settings
         self._client = genai.Client(
-            api_key=self.settings.api_key.reveal(),
+            api_key=settings.api_key.reveal(),
             vertexai=False,
             http_options=types.HttpOptions(
-                base_url=self.settings.base_url,
-                api_version=self.settings.api_version,
-                timeout=self.settings.timeout_ms,
+                base_url=settings.base_url,
+                api_version=settings.api_version,
+                timeout=settings.timeout_ms,
+                retry_options=types.HttpRetryOptions(
+                    attempts=settings.max_attempts,
+                    initial_delay=settings.retry_delay_ms / 1000,
+                    max_delay=max(settings.retry_delay_ms, MAX_RETRY_DELAY_MS) / 1000,
+                    http_status_codes=RETRIED_STATUSES,
+                ),
+                async_client_args={"event_hooks": self._attempts.event_hooks()},
             ),
         )
 
@@ -71,28 +87,43 @@ class LlmGateway:
         contents, config = self._request(messages, tools, temperature)
         call_ids = _CallIds(messages)
         finish_reason, usage, seen_any = "", LlmUsage(), False
+        text: list[str] = []
+        calls: list[LlmToolCall] = []
+        chat = self._begin(messages)
         stream: AsyncIterator[types.GenerateContentResponse] | None = None
         try:
-            stream = await self._client.aio.models.generate_content_stream(model=self.settings.model, contents=contents, config=config)
-            async for chunk in stream:
-                seen_any = True
-                _raise_if_prompt_blocked(chunk)
-                for event in _events_of(chunk, call_ids):
-                    yield event
-                finish_reason = _finish_reason(chunk) or finish_reason
-                usage = _usage(chunk) or usage
-        except LlmError:
+            try:
+                stream = await self._client.aio.models.generate_content_stream(model=self.settings.model, contents=contents, config=config)
+                async for chunk in stream:
+                    seen_any = True
+                    _raise_if_prompt_blocked(chunk)
+                    for event in _events_of(chunk, call_ids):
+                        if isinstance(event, LlmDelta):
+                            text.append(event.content)
+                        elif isinstance(event, LlmToolCall):
+                            calls.append(event)
+                        yield event
+                    finish_reason = _finish_reason(chunk) or finish_reason
+                    usage = _usage(chunk) or usage
+            except LlmError:
+                raise
+            except Exception as error:  # noqa: BLE001 - narrowed by _map_error, which re-raises what it does not know
+                raise self._map_error(error) from None
+            finally:
+                # A consumer that stops early (a guard blocked the call) must not leave the HTTP stream open.
+                close = getattr(stream, "aclose", None)
+                if close is not None:
+                    await close()
+            if not seen_any:
+                raise LlmError(LlmErrorCode.MALFORMED_RESPONSE, f"model {self.settings.model} streamed no response chunks")
+        except BaseException as error:
+            self._attempts.end()
+            chat.failed(error)
             raise
-        except Exception as error:  # noqa: BLE001 - narrowed by _map_error, which re-raises what it does not know
-            raise self._map_error(error) from None
-        finally:
-            # A consumer that stops early (a guard blocked the call) must not leave the HTTP stream open.
-            close = getattr(stream, "aclose", None)
-            if close is not None:
-                await close()
-        if not seen_any:
-            raise LlmError(LlmErrorCode.MALFORMED_RESPONSE, f"model {self.settings.model} streamed no response chunks")
-        yield LlmDone(finish_reason=finish_reason, usage=usage, model=self.settings.model)
+        done = LlmDone(finish_reason=finish_reason, usage=usage, model=self.settings.model)
+        self._attempts.end()
+        chat.succeeded(done, "".join(text), calls)
+        yield done
 
     async def complete(
         self,
@@ -106,20 +137,35 @@ class LlmGateway:
         contents, config = self._request(messages, tools, temperature)
         if response_mime_type:
             config.response_mime_type = response_mime_type
+        chat = self._begin(messages)
         try:
-            response = await self._client.aio.models.generate_content(model=self.settings.model, contents=contents, config=config)
-            _raise_if_prompt_blocked(response)
-            events = _events_of(response, _CallIds(messages))
-        except LlmError:
+            try:
+                response = await self._client.aio.models.generate_content(model=self.settings.model, contents=contents, config=config)
+                _raise_if_prompt_blocked(response)
+                events = _events_of(response, _CallIds(messages))
+            except LlmError:
+                raise
+            except Exception as error:  # noqa: BLE001 - see stream_chat
+                raise self._map_error(error) from None
+            if not response.candidates:
+                raise LlmError(LlmErrorCode.MALFORMED_RESPONSE, f"model {self.settings.model} returned no candidates")
+        except BaseException as error:
+            self._attempts.end()
+            chat.failed(error)
             raise
-        except Exception as error:  # noqa: BLE001 - see stream_chat
-            raise self._map_error(error) from None
-        if not response.candidates:
-            raise LlmError(LlmErrorCode.MALFORMED_RESPONSE, f"model {self.settings.model} returned no candidates")
+        self._attempts.end()
         text = "".join(e.content for e in events if isinstance(e, LlmDelta))
         calls = tuple(e for e in events if isinstance(e, LlmToolCall))
         done = LlmDone(finish_reason=_finish_reason(response), usage=_usage(response) or LlmUsage(), model=self.settings.model)
+        chat.succeeded(done, text, calls)
         return LlmReply(text=text, tool_calls=calls, done=done)
+
+    def _begin(self, messages: Sequence[ChatMessage]) -> ChatSpan:
+        """The call's span (when traced) and its attempt count, which reports each retry."""
+        chat = ChatSpan(self.telemetry, self.settings.model, self.settings.base_url, self.settings.max_attempts)
+        chat.record_request(messages)
+        self._attempts.begin(chat.retried)
+        return chat
 
     # --- request --------------------------------------------------------------------------------
 
@@ -144,15 +190,17 @@ class LlmGateway:
     def _map_error(self, error: Exception) -> LlmError:
         redact = self.settings.redact
         model = self.settings.model
+        attempts = self._attempts.attempts
+        tried = f" (after {attempts} attempts)" if attempts > 1 else ""
         if isinstance(error, genai_errors.APIError):
             code = code_for_status(int(error.code or 0))
             detail = redact(str(error.message or error.status or "no message"))
-            return LlmError(code, f"Gemini answered HTTP {error.code} for model {model}: {detail}", status=int(error.code or 0))
+            return LlmError(code, f"Gemini answered HTTP {error.code} for model {model}{tried}: {detail}", status=int(error.code or 0))
         if isinstance(error, _TIMEOUT_ERRORS):
-            return LlmError(LlmErrorCode.TIMEOUT, f"no answer from {self.settings.base_url} within {self.settings.timeout_ms} ms")
+            return LlmError(LlmErrorCode.TIMEOUT, f"no answer from {self.settings.base_url} within {self.settings.timeout_ms} ms{tried}")
         if isinstance(error, _TRANSPORT_ERRORS):
             return LlmError(
-                LlmErrorCode.CONNECTION_FAILED, f"could not reach {self.settings.base_url}: {type(error).__name__}: {redact(str(error))[:200]}"
+                LlmErrorCode.CONNECTION_FAILED, f"could not reach {self.settings.base_url}{tried}: {type(error).__name__}: {redact(str(error))[:200]}"
             )
         if isinstance(error, genai_errors.UnknownApiResponseError | pydantic.ValidationError | json.JSONDecodeError):
             return LlmError(

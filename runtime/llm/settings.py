@@ -15,14 +15,24 @@ from runtime.llm.errors import LlmError, LlmErrorCode
 # Checked in this order; google-genai itself prefers GOOGLE_API_KEY when both are set, and so do we.
 API_KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
 BASE_URL_VARIABLE = "VERITY_GEMINI_BASE_URL"
+# google-genai's own variable, honoured when ours is unset. We resolve it as the SDK would and pass
+# the result, so the client, our error messages and the chat spans all name the same server.
+SDK_BASE_URL_VARIABLE = "GOOGLE_GEMINI_BASE_URL"
 MODEL_VARIABLE = "VERITY_GEMINI_MODEL"
 API_VERSION_VARIABLE = "VERITY_GEMINI_API_VERSION"
 TIMEOUT_VARIABLE = "VERITY_GEMINI_TIMEOUT_MS"
+MAX_ATTEMPTS_VARIABLE = "VERITY_GEMINI_MAX_ATTEMPTS"
+RETRY_DELAY_VARIABLE = "VERITY_GEMINI_RETRY_DELAY_MS"
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
 DEFAULT_API_VERSION = "v1beta"
 DEFAULT_MODEL = "gemini-2.5-flash"
 DEFAULT_TIMEOUT_MS = 60_000
+# HTTP 408, 429 and 5xx (and connection failures and timeouts) are retried with exponential
+# backoff and jitter (google-genai's HttpRetryOptions): 4 attempts wait about 1, 2 and 4 s between.
+DEFAULT_MAX_ATTEMPTS = 4
+DEFAULT_RETRY_DELAY_MS = 1_000
+MAX_RETRY_DELAY_MS = 30_000
 
 
 class ApiKey:
@@ -55,6 +65,10 @@ class GeminiSettings:
     base_url: str = DEFAULT_BASE_URL
     api_version: str = DEFAULT_API_VERSION
     timeout_ms: int = DEFAULT_TIMEOUT_MS
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    retry_delay_ms: int = DEFAULT_RETRY_DELAY_MS
+    # Where the base URL came from: ours, the SDK's GOOGLE_GEMINI_BASE_URL, or the default.
+    base_url_source: str = "default"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> GeminiSettings:
@@ -66,19 +80,23 @@ class GeminiSettings:
                 f"no Gemini API key: set {' or '.join(reversed(API_KEY_VARIABLES))} in the environment "
                 "(keys are never read from recipes or files)",
             )
-        timeout_text = env.get(TIMEOUT_VARIABLE, "").strip()
-        try:
-            timeout_ms = int(timeout_text) if timeout_text else DEFAULT_TIMEOUT_MS
-        except ValueError:
-            timeout_ms = -1
-        if timeout_ms <= 0:
-            raise LlmError(LlmErrorCode.INVALID_SETTINGS, f"{TIMEOUT_VARIABLE} must be a positive integer of milliseconds, got {timeout_text!r}")
+        timeout_ms = _positive_int(env, TIMEOUT_VARIABLE, DEFAULT_TIMEOUT_MS, "milliseconds")
+        max_attempts = _positive_int(env, MAX_ATTEMPTS_VARIABLE, DEFAULT_MAX_ATTEMPTS, "attempts (1 turns retries off)")
+        retry_delay_ms = _positive_int(env, RETRY_DELAY_VARIABLE, DEFAULT_RETRY_DELAY_MS, "milliseconds")
+        base_url, source = DEFAULT_BASE_URL, "default"
+        for variable in (BASE_URL_VARIABLE, SDK_BASE_URL_VARIABLE):
+            if env.get(variable, "").strip():
+                base_url, source = env[variable].strip(), variable
+                break
         return cls(
             api_key=ApiKey(key),
             model=env.get(MODEL_VARIABLE, "").strip() or DEFAULT_MODEL,
-            base_url=env.get(BASE_URL_VARIABLE, "").strip() or DEFAULT_BASE_URL,
+            base_url=base_url,
             api_version=env.get(API_VERSION_VARIABLE, "").strip() or DEFAULT_API_VERSION,
             timeout_ms=timeout_ms,
+            max_attempts=max_attempts,
+            retry_delay_ms=retry_delay_ms,
+            base_url_source=source,
         )
 
     def redact(self, text: str) -> str:
@@ -88,3 +106,14 @@ class GeminiSettings:
     def describe(self) -> dict[str, str]:
         """What is safe to record in events and spans."""
         return {"provider": "gemini", "model": self.model, "base_url": self.base_url, "api_version": self.api_version}
+
+
+def _positive_int(env: Mapping[str, str], variable: str, default: int, unit: str) -> int:
+    text = env.get(variable, "").strip()
+    try:
+        value = int(text) if text else default
+    except ValueError:
+        value = -1
+    if value <= 0:
+        raise LlmError(LlmErrorCode.INVALID_SETTINGS, f"{variable} must be a positive integer of {unit}, got {text!r}")
+    return value

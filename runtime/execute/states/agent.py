@@ -21,7 +21,7 @@ from opentelemetry.trace import Span
 from runtime.events import AgentState, ChatDelta, GuardrailTripped, StepFinished, StructuredOutput, ToolUsed
 from runtime.execute.agent_step import AgentToolCalls, AgentView, describe_call
 from runtime.execute.agent_tools import NUDGE, offered_tools
-from runtime.execute.conditions import check_all, describe_condition, describe_failures
+from runtime.execute.conditions import check_all, describe_condition, describe_failures, filled_condition
 from runtime.execute.context import RunContext
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.llm import ChatMessage, LlmDelta, LlmDone, LlmError, LlmGateway, LlmToolCall, LlmUsage, build_agent_prompt
@@ -93,7 +93,7 @@ class AgentLoop:
         for number in range(1, self.max_turns + 1):
             turn = Turn(number)
             self.turns.append(turn)
-            span = self.ctx.spans.start_child(self.ctx.recorder.span, "verity.agent.turn", {"verity.state.id": self.state.id, "verity.agent.turn": number})
+            span = self.ctx.spans.start_turn(self.state.id, number)
             began = time.perf_counter()
             try:
                 try:
@@ -128,9 +128,8 @@ class AgentLoop:
         return StepResult("exhausted", False, summary=detail, thinking=self.turns[-1].text[:THINKING_CHARS], evidence=evidence)
 
     def _opening(self) -> str:
-        values = self.ctx.values
-        filled = [{k: (values.text(v) if k in ("text_includes", "title_includes") else v) for k, v in c.items()} for c in self.done_when]
-        conditions = "\n".join(f"- {describe_condition(c)}" for c in filled)
+        # The model reads the conditions as the judge will check them: placeholders filled.
+        conditions = "\n".join(f"- {describe_condition(filled_condition(self.ctx.values, c))}" for c in self.done_when)
         return (
             f"Task: {self.task}\n\n"
             f"This step counts as done only if, when you call close, all of these hold:\n{conditions}\n\n"
@@ -174,12 +173,7 @@ class AgentLoop:
             )
         )
         ctx.recorder.add_agent_turn(turn.record())
-        span.set_attribute("verity.agent.tool", turn.tool or "")
-        span.set_attribute("verity.agent.outcome", turn.outcome or "stopped")
-        span.set_attribute("verity.llm.total_tokens", turn.usage.total_tokens)
-        if turn.error_code:
-            span.set_attribute("verity.error_code", turn.error_code)
-        span.end()
+        ctx.spans.end_turn(span, turn.tool, turn.outcome or "stopped", turn.error_code)
 
     def _model_failed(self, error: LlmError, turn: Turn) -> StepResult:
         # Seed 003: an unrecoverable model error is reported as a structured error output.
@@ -199,7 +193,9 @@ class AgentLoop:
         summary = str(call.arguments.get("summary", ""))[:500]
         action_id = ctx.browser.new_action_id("close")
         ctx.events.emit(ToolUsed(tool="close", action_id=action_id, phase="start", summary=summary or "close the agent step"))
-        checks = await check_all(await ctx.probe(self.timeout), self.done_when, action_id)
+        with ctx.spans.tool("close", action_id) as span:
+            checks = await check_all(await ctx.probe(self.timeout), self.done_when, action_id)
+            span.finish(ok=True)
         failed = [c.to_dict() for c in checks if not c.passed]
         ctx.guard.on_settled("close", True)
         ctx.events.emit(ToolUsed(tool="close", action_id=action_id, phase="success", summary=f"{len(checks) - len(failed)}/{len(checks)} done_when condition(s) passed"))

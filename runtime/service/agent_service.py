@@ -36,8 +36,9 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
     def __init__(self, supervisor: RunSupervisor, catalog: RecipeCatalog, *, max_response_bytes: int) -> None:
         self._supervisor = supervisor
         self._catalog = catalog
-        # Stream responses stay well under the client's receive limit.
+        # Responses stay well under the client's receive limit; one run record within half of that.
         self._max_response_bytes = max(1024, max_response_bytes // 2)
+        self._max_record_bytes = self._max_response_bytes // 2
 
     @reports_errors
     async def StartRun(self, request: agent_pb.StartRunRequest, context: grpc.aio.ServicerContext) -> agent_pb.StartRunResponse:
@@ -67,23 +68,31 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
         _require("run_id", request.run_id)
         _require("request_id", request.request_id)
         record = await self._supervisor.confirm(request.run_id, request.request_id, request.approve, request.reason)
-        return agent_pb.ConfirmActionResponse(run=run_info_to_proto(record))
+        return agent_pb.ConfirmActionResponse(run=run_info_to_proto(record, self._max_record_bytes))
 
     @reports_errors
     async def StopRun(self, request: agent_pb.StopRunRequest, context: grpc.aio.ServicerContext) -> agent_pb.StopRunResponse:
         _require("run_id", request.run_id)
         record = await self._supervisor.stop(request.run_id)
-        return agent_pb.StopRunResponse(run=run_info_to_proto(record))
+        return agent_pb.StopRunResponse(run=run_info_to_proto(record, self._max_record_bytes))
 
     @reports_errors
     async def GetRun(self, request: agent_pb.GetRunRequest, context: grpc.aio.ServicerContext) -> agent_pb.GetRunResponse:
         _require("run_id", request.run_id)
         record, artifacts, pending = await self._supervisor.get(request.run_id)
-        return agent_pb.GetRunResponse(
-            run=run_info_to_proto(record),
-            artifacts=[artifact_to_proto(a) for a in artifacts],
+        response = agent_pb.GetRunResponse(
+            run=run_info_to_proto(record, self._max_record_bytes),
             pending_confirmations=[confirmation_to_proto(c) for c in pending],
         )
+        size = response.ByteSize()
+        for index, artifact in enumerate(artifacts):
+            message = artifact_to_proto(artifact)
+            size += message.ByteSize() + 8
+            if size > self._max_response_bytes:
+                response.artifacts_omitted = len(artifacts) - index
+                break
+            response.artifacts.append(message)
+        return response
 
     @reports_errors
     async def ListRuns(self, request: agent_pb.ListRunsRequest, context: grpc.aio.ServicerContext) -> agent_pb.ListRunsResponse:
@@ -99,9 +108,18 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
         cursor = decode_page_token(request.page_token) if request.page_token else None
         run_filter = RunFilter(statuses=tuple(statuses), recipe_name=request.recipe_name)
         records = await self._supervisor.list(run_filter, page_size + 1, cursor)
-        page, more = records[:page_size], len(records) > page_size
-        next_token = encode_page_token(RunCursor(page[-1].created_ns, page[-1].run_id)) if more else ""
-        return agent_pb.ListRunsResponse(runs=[run_info_to_proto(r) for r in page], next_page_token=next_token)
+        response = agent_pb.ListRunsResponse()
+        size = 0
+        for record in records[:page_size]:
+            info = run_info_to_proto(record, self._max_record_bytes)
+            size += info.ByteSize() + 8
+            if response.runs and size > self._max_response_bytes:
+                break  # the page ends early to fit the message limit; the token continues from here
+            response.runs.append(info)
+            last = record
+        if len(records) > len(response.runs):
+            response.next_page_token = encode_page_token(RunCursor(last.created_ns, last.run_id))
+        return response
 
     async def _start(self, request: agent_pb.StartRunRequest | agent_pb.RunRequest) -> LiveRun:
         loaded = load_or_report(self._catalog, request.WhichOneof("recipe"), request.recipe_yaml, request.recipe_name)

@@ -22,6 +22,8 @@ from runtime.recipe import Problem
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 from runtime.service.gen.verity.v1 import recipe_service_pb2 as recipe_pb
+from runtime.service.event_bounds import cut_text, utf8_size
+from runtime.service.run_ledger import RECORD_SUMMARY_BYTES
 from runtime.store import ArtifactRecord, RunRecord
 
 # Python enum -> (proto enum wrapper, value-name prefix). Proto values are PREFIX + member name.
@@ -187,7 +189,32 @@ def check_payload_mapping() -> list[str]:
 # --- runs, artifacts, recipe problems -----------------------------------------------------------
 
 
-def run_info_to_proto(run: RunRecord) -> agent_pb.RunInfo:
+# The longest input or label value a run record shows before bounding it further.
+RUN_INFO_VALUE_BYTES = 4096
+
+
+def run_info_to_proto(run: RunRecord, max_bytes: int | None = None) -> agent_pb.RunInfo:
+    """The run as a RunInfo of at most `max_bytes`: long values are cut, shorter and shorter."""
+    value_bytes = RUN_INFO_VALUE_BYTES
+    info = _run_info(run, value_bytes)
+    while max_bytes is not None and info.ByteSize() > max_bytes and value_bytes > 16:
+        value_bytes //= 4
+        info = _run_info(run, value_bytes)
+    if max_bytes is not None and info.ByteSize() > max_bytes:
+        # Too many entries even with every value cut: say how many, show none.
+        info.ClearField("inputs")
+        info.ClearField("labels")
+        if run.inputs:
+            info.inputs["…"] = f"[cut: {len(run.inputs)} inputs]"
+        if run.labels:
+            info.labels["…"] = f"[cut: {len(run.labels)} labels]"
+    return info
+
+
+def _run_info(run: RunRecord, value_bytes: int) -> agent_pb.RunInfo:
+    def bounded(values: dict[str, str]) -> dict[str, str]:
+        return {key: cut_text(value, value_bytes, f"cut: {utf8_size(value)} bytes") for key, value in values.items()}
+
     info = agent_pb.RunInfo(
         run_id=run.run_id,
         recipe_name=run.recipe_name,
@@ -195,10 +222,10 @@ def run_info_to_proto(run: RunRecord) -> agent_pb.RunInfo:
         status=enum_to_proto(run.status),
         stop_reason=enum_to_proto(run.stop_reason),
         verified=run.verified,
-        summary=run.summary,
+        summary=cut_text(run.summary, RECORD_SUMMARY_BYTES, "the whole summary is in the run's final verdict event"),
         trace_id=run.trace_id,
-        inputs=run.inputs,
-        labels=run.labels,
+        inputs=bounded(run.inputs),
+        labels=bounded(run.labels),
         create_time=timestamp_from_ns(run.created_ns),
         update_time=timestamp_from_ns(run.updated_ns),
         last_seq=run.last_seq,

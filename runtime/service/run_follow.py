@@ -40,14 +40,16 @@ async def follow_live(live: LiveRun, after_seq: int, batch_size: int) -> AsyncIt
     last_seq = after_seq
     try:
         backlog = live.durable_after(after_seq)
+        # Taken with the backlog: events made durable while the backlog is sent go to the buffer.
+        whole_run_durable = live.final_durable.is_set()
         for start in range(0, len(backlog), batch_size):
             batch = backlog[start : start + batch_size]
             yield batch
             last_seq = batch[-1].seq
             if batch[-1].is_final:
                 return
-        if live.final_durable.is_set():  # the whole run is durable and ends at or before after_seq
-            _check_not_beyond(live.run_id, after_seq, live.shown.last_seq)
+        if whole_run_durable:  # and the backlog was empty: the run ends at or before after_seq
+            _check_not_beyond(live.run_id, after_seq, live.durable[-1].seq)
             return
         while True:
             try:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, when
-from tests.service.service_harness import DroppingProxy, ServedServer, StoreLockHolder
+from tests.service.service_harness import DroppingProxy, ServedServer, StoreLockHolder, Watcher, running
 
 from runtime.service.server import ServerConfig
 
@@ -85,7 +85,20 @@ def lock_holders() -> Iterator[list[Any]]:
 
 
 
-# Steps shared by the store and durability features.
+# Steps shared by several service features.
+
+
+@given(parsers.parse("a server with a {size:d} byte message limit"), target_fixture="server")
+def _server_with_limit(serve: Callable[..., ServedServer], size: int) -> ServedServer:
+    return serve(max_message_bytes=size)
+
+
+@given("a served run watched by a client")
+def _watched_run(server: ServedServer, context: dict[str, Any]) -> None:
+    context["run"] = live = server.open_run(recipe_name="watched")
+    context["watcher"] = Watcher(server.client(), live.run_id).start()
+    server.emit(live, [running()])
+    context["watcher"].wait_for(1)
 
 
 @given(parsers.parse("a server whose store gives up waiting for a lock after {seconds:f} seconds"), target_fixture="server")

@@ -52,9 +52,11 @@ class ServedServer:
         self._clients.append(client)
         return client
 
-    def open_run(self, recipe_name: str = "served-run", inputs: dict[str, str] | None = None) -> LiveRun:
+    def open_run(
+        self, recipe_name: str = "served-run", inputs: dict[str, str] | None = None, labels: dict[str, str] | None = None
+    ) -> LiveRun:
         assert self.server.supervisor is not None
-        return self.call(self.server.supervisor.open_run(recipe_name, "1", inputs or {}, {}))
+        return self.call(self.server.supervisor.open_run(recipe_name, "1", inputs or {}, labels or {}))
 
     def emit(self, live: LiveRun, payloads: Iterable[EventPayload]) -> list[Event]:
         """Emit on the server loop, all at once (the run does not yield between events)."""

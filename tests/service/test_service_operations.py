@@ -84,11 +84,6 @@ def _server_with_token(serve: Any, token: str) -> ServedServer:
     return serve(token=token)
 
 
-@given(parsers.parse("a server with a {size:d} byte message limit"), target_fixture="server")
-def _server_with_limit(serve: Any, size: int) -> ServedServer:
-    return serve(max_message_bytes=size)
-
-
 @given(parsers.parse("a served run that has emitted {count:d} events"))
 def _served_run(server: ServedServer, context: dict[str, Any], count: int) -> None:
     context["run"] = server.open_run()

@@ -11,7 +11,7 @@ from typing import Any
 import grpc
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
-from tests.service.service_harness import ServedServer, Watcher, chat_deltas, running
+from tests.service.service_harness import ServedServer, Watcher, chat_deltas
 
 from runtime.events import AgentState, ArtifactStored, GuardrailTripped, StatusChanged, StepFinished, StepStarted
 from runtime.outcomes import BlockerKind, StopReason, TaskState
@@ -153,14 +153,6 @@ def _not_found(server: ServedServer, run_id: str) -> None:
 
 
 # --- store outages (SERVICE-021) ---------------------------------------------------------------
-
-@given("a served run watched by a client")
-def _watched_run(server: ServedServer, context: dict[str, Any]) -> None:
-    context["run"] = live = server.open_run(recipe_name="outage")
-    context["watcher"] = Watcher(server.client(), live.run_id).start()
-    server.emit(live, [running()])
-    context["watcher"].wait_for(1)
-
 
 
 

@@ -129,14 +129,16 @@ class GetRunRequest(_message.Message):
     def __init__(self, run_id: _Optional[str] = ...) -> None: ...
 
 class GetRunResponse(_message.Message):
-    __slots__ = ("run", "artifacts", "pending_confirmations")
+    __slots__ = ("run", "artifacts", "pending_confirmations", "artifacts_omitted")
     RUN_FIELD_NUMBER: _ClassVar[int]
     ARTIFACTS_FIELD_NUMBER: _ClassVar[int]
     PENDING_CONFIRMATIONS_FIELD_NUMBER: _ClassVar[int]
+    ARTIFACTS_OMITTED_FIELD_NUMBER: _ClassVar[int]
     run: RunInfo
     artifacts: _containers.RepeatedCompositeFieldContainer[ArtifactInfo]
     pending_confirmations: _containers.RepeatedCompositeFieldContainer[_events_pb2.ConfirmationRequested]
-    def __init__(self, run: _Optional[_Union[RunInfo, _Mapping]] = ..., artifacts: _Optional[_Iterable[_Union[ArtifactInfo, _Mapping]]] = ..., pending_confirmations: _Optional[_Iterable[_Union[_events_pb2.ConfirmationRequested, _Mapping]]] = ...) -> None: ...
+    artifacts_omitted: int
+    def __init__(self, run: _Optional[_Union[RunInfo, _Mapping]] = ..., artifacts: _Optional[_Iterable[_Union[ArtifactInfo, _Mapping]]] = ..., pending_confirmations: _Optional[_Iterable[_Union[_events_pb2.ConfirmationRequested, _Mapping]]] = ..., artifacts_omitted: _Optional[int] = ...) -> None: ...
 
 class ListRunsRequest(_message.Message):
     __slots__ = ("statuses", "recipe_name", "page_size", "page_token")

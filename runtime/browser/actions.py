@@ -45,6 +45,9 @@ class ActionName(str, Enum):
                                                            -> VerifyOutcome.to_dict()
       - page_fingerprint    {}                             -> PageFingerprint.to_dict()
       - prepare_page        {}                             -> PreparedPage.to_dict()
+    Page scripts:
+      - browser_evaluate    {script *required*, args?, world?: isolated|main, max_bytes?}
+                                                           -> {result, world, size, url}
     """
 
     SESSION_START = "session_start"
@@ -66,6 +69,7 @@ class ActionName(str, Enum):
     VERIFY = "verify"
     PAGE_FINGERPRINT = "page_fingerprint"
     PREPARE_PAGE = "prepare_page"
+    BROWSER_EVALUATE = "browser_evaluate"
 
 
 class ActKind(str, Enum):
@@ -81,6 +85,8 @@ class WaitKind(str, Enum):
     TEXT_INCLUDES = "text_includes"
     URL = "url"
     TIMEOUT = "timeout"
+    SELECTOR = "selector"
+    NETWORK_IDLE = "network_idle"
 
 
 DEFAULT_ACTION_TIMEOUT_MS = 15_000

@@ -27,6 +27,7 @@ class ActionErrorCode(str, Enum):
     TAB_CLOSED = "tab_closed"
     NOT_INTERACTABLE = "not_interactable"
     SCRIPT_FAILED = "script_failed"
+    RESULT_TOO_LARGE = "result_too_large"
 
 
 @dataclass(frozen=True)

@@ -184,6 +184,15 @@ class SessionVerbs(ABC):
         return await self._do(ActionName.PREPARE_PAGE, {}, tab_id=tab_id,
                               action_id=action_id, timeout_ms=timeout_ms)
 
+    async def evaluate(self, script: str, *, args: dict[str, Any] | None = None, world: str = "isolated",
+                       max_bytes: int | None = None, tab_id: str | None = None, action_id: str | None = None,
+                       timeout_ms: int | None = None) -> ActionResult:
+        """`browser_evaluate`: run `script` (an async function body of `args`) in an isolated world
+        or the page's `main` world. data: {result, world, size, url}."""
+        params = {"script": script, "args": args or {}, "world": world, "max_bytes": max_bytes}
+        return await self._do(ActionName.BROWSER_EVALUATE, params, tab_id=tab_id,
+                              action_id=action_id, timeout_ms=timeout_ms)
+
     async def close(self, summary: str | None = None, *, action_id: str | None = None) -> ActionResult:
         """`close` (seed 002): finish the browser task with a summary; stops the session."""
         return await self._do(ActionName.CLOSE, {"summary": summary}, tab_id=None,

@@ -19,6 +19,7 @@ one job:
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +64,11 @@ class StepBudget:
     limit: int
     executed: int = 0
     agent_calls: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    def run_ms_left(self, run_timeout_ms: int) -> int:
+        """What is left of guards.timeouts.run_ms, in milliseconds."""
+        return max(0, int(run_timeout_ms - (time.monotonic() - self.started) * 1000))
 
     @property
     def used(self) -> int:
@@ -98,8 +104,19 @@ class RunFindings:
         self.failure = detail
         self.failure_evidence = dict(evidence or {})
 
+    # Failed steps whose on_failure path led on, with why they failed: they no longer count.
+    recovered: dict[str, str] = field(default_factory=dict)
+
     def verified(self, state_id: str) -> None:
         self.unverified.pop(state_id, None)
+
+    def recover(self, state_id: str, why: str) -> None:
+        """The run went on past this failed step by its on_failure path: only the steps on the
+        path that reaches the end must verify, and its failure no longer speaks for the run."""
+        self.unverified.pop(state_id, None)
+        self.recovered[state_id] = why
+        self.failure = ""
+        self.failure_evidence = {}
 
     def not_verified(self, state_id: str, why: str) -> None:
         self.unverified[state_id] = why

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from runtime.execute.page_blockers import BlockerFinding, replan_guidance
 from runtime.execute.run_files import RunFiles
@@ -39,6 +40,22 @@ class Recovery:
     def transition_guards(self) -> dict[str, bool]:
         """The plan's transition guards (plan.model.GUARDS) as they stand now."""
         return {"replans_left": self.replans_used < self.max_replans, "replans_exhausted": self.replans_used >= self.max_replans}
+
+    def retry_after_wait(self, next_url: str, budget_seconds: float) -> tuple[float, str]:
+        """How long to wait before asking `next_url`, and why: a rate-limited host's Retry-After
+        is honoured when the next request goes to the same host. A wait longer than the budget
+        is never slept: the seconds come back as -1 and the replan must not ask that host."""
+        blocker = self.blocker
+        if blocker is None or blocker.kind is not BlockerKind.RATE_LIMITED:
+            return 0.0, ""
+        seconds = blocker.evidence.get("retry_after_seconds")
+        if not isinstance(seconds, (int, float)) or seconds <= 0:
+            return 0.0, ""
+        if urlsplit(str(blocker.evidence.get("url", ""))).netloc != urlsplit(next_url).netloc:
+            return 0.0, f"Retry-After {seconds:g} s is for another host"
+        if seconds > budget_seconds:
+            return -1.0, f"Retry-After {seconds:g} s is longer than the {budget_seconds:.0f} s left to this replan"
+        return float(seconds), f"waited Retry-After {seconds:g} s before asking the host again"
 
     def failure_summary(self) -> str:
         """Seed 001's failure summary of the latest blocker: what, where, what was seen, what to do."""

@@ -51,6 +51,8 @@ class ExecutionRecord:
     error: str = ""
     # The last screenshot this state took, relative to the run directory (the page as the state left it).
     screenshot: str | None = None
+    # A failed step whose on_failure path led on: {"reason": why it failed, "next": where the run went}.
+    recovered: dict[str, str] | None = None
 
 
 def json_default(value: Any) -> Any:

@@ -19,10 +19,17 @@ from runtime.execute.states import HANDLERS
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.outcomes import BlockerKind, StopReason
 from runtime.plan.model import State
+from runtime.recipe.model import STEP_KINDS
 
 # Plan machinery that reads what the run already observed; it touches neither browser nor network,
 # so tools.allow and the intent guard do not apply to it.
 PLAN_CHECK_TOOLS = frozenset({"data.validate-target", "agent.evaluate"})
+
+# An on_failure path leads to a recipe step: its own state, or its `when` guard.
+STEP_ENTRY_KINDS = frozenset(STEP_KINDS) | {"when"}
+# States whose failure an on_failure path can recover: the steps, and an observation's evaluation
+# and replan (a blocked page whose step says where to go instead).
+RECOVERABLE_KINDS = frozenset(STEP_KINDS) | {"agent.evaluate", "replan.search"}
 
 # What a failed terminal says before the details of the blocker or failure that led there.
 TERMINAL_DETAIL: dict[StopReason, str] = {
@@ -110,6 +117,13 @@ class PlanWalk:
             ctx.recorder.finish(state, cancelled, memory=ctx.memory(), next_goal="")
             raise
         next_id = None if stop else state.next_for(result.outcome, ctx.recovery.transition_guards())
+        if not result.ok and next_id is not None and self._leads_on(state, next_id):
+            why = result.error or result.outcome
+            ctx.findings.recover(state.id, why)
+            ctx.recovery.blocker = None
+            if ctx.recorder.record is not None:
+                ctx.recorder.record.recovered = {"reason": why, "next": next_id}
+            result.summary = f"{result.summary} (recovered: on_failure goes on to {next_id})"
         ctx.recorder.finish(state, result, memory=ctx.memory(), next_goal=self._next_goal(next_id), stop_reason=stop.reason if stop else None)
         if stop is not None:
             raise stop
@@ -133,6 +147,11 @@ class PlanWalk:
             assert state.tool is not None
             ctx.guard.on_settled(state.tool, result.ok)
         return result
+
+    def _leads_on(self, state: State, next_id: str) -> bool:
+        """Did a failed state's own on_failure take the run to another recipe step? (A blocked
+        observation's replan, or a terminal, is not a recovery.)"""
+        return state.kind in RECOVERABLE_KINDS and self.plan.state(next_id).kind in STEP_ENTRY_KINDS
 
     def _next_goal(self, next_id: str | None) -> str:
         if next_id is None:

@@ -5,7 +5,7 @@
 The handlers live by job: navigate, wait, read, act, extract, verify.
 """
 
-from runtime.browser.action_handlers import act, extract, navigate, read, verify, wait
+from runtime.browser.action_handlers import act, evaluate, extract, navigate, read, verify, wait
 from runtime.browser.action_handlers.scope import ActionScope, Handler, Result
 from runtime.browser.actions import ActionName
 
@@ -29,6 +29,7 @@ HANDLERS: dict[str, Handler] = {
     ActionName.VERIFY.value: verify.verify,
     ActionName.PAGE_FINGERPRINT.value: verify.page_fingerprint,
     ActionName.PREPARE_PAGE.value: read.prepare_page,
+    ActionName.BROWSER_EVALUATE.value: evaluate.browser_evaluate,
 }
 
 __all__ = ["HANDLERS", "ActionScope", "Handler", "Result"]

@@ -4,6 +4,7 @@ on is validated again by the plan. Each try is a plan repair in plans.json."""
 
 from __future__ import annotations
 
+import asyncio
 from urllib.parse import quote_plus, urljoin, urlsplit
 
 from runtime.events import Replanned
@@ -36,6 +37,13 @@ async def replan_search(ctx: RunContext, state: State) -> StepResult:
         recovery.query_cursor += 1
         search_url = ctx.values.with_extra(search_template, query=quote_plus(query))
         ctx.events.emit(Replanned(attempt=attempt, blocker_kind=blocker_kind, failure_summary=summary_text, query=query, url=search_url))
+        waited, why = recovery.retry_after_wait(search_url, min(timeout, ctx.budget.run_ms_left(plan.limits.run_timeout_ms)) / 1000)
+        if waited < 0:
+            recovery.record_repair(ctx.files, attempt, query, search_url, f"not asked: {why}")
+            continue
+        if waited:
+            await asyncio.sleep(waited)
+            recovery.record_repair(ctx.files, attempt, query, search_url, why)
         page = await ctx.browser.open_and_prepare(state.id, search_url, timeout)
         if page.error_code:
             recovery.record_repair(ctx.files, attempt, query, search_url, f"search page failed: {page.error_code}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 
 from runtime.browser.action_handlers.params import enum_param, int_param, invalid, required_str
@@ -12,6 +13,16 @@ from runtime.browser.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.tab import Tab
 
 POLL_SECONDS = 0.05
+# network_idle: this long without a new resource entry (after load) counts as idle.
+NETWORK_QUIET_MS = 500
+
+_SELECTOR_VISIBLE = """((css) => {
+  const el = document.querySelector(css);
+  if (!el) return false;
+  const r = el.getBoundingClientRect();
+  const style = getComputedStyle(el);
+  return r.width > 0 && r.height > 0 && style.visibility !== 'hidden' && style.display !== 'none';
+})"""
 
 
 async def wait_until_loaded(tab: Tab) -> None:
@@ -30,6 +41,34 @@ async def wait_for_loaded(scope: ActionScope, action: Action) -> Result:
     return {"status": "complete", "url": await scope.tab.current_url()}, None
 
 
+async def _wait_selector(tab: Tab, css: str) -> None:
+    while True:
+        try:
+            if await tab.evaluate(f"{_SELECTOR_VISIBLE}({json.dumps(css)})"):
+                return
+        except BrowserActionError as exc:
+            raise invalid(f"bad selector {css!r}: {exc.error.message}") from None
+        if tab.remaining_ms() < 100:
+            raise BrowserActionError(ActionErrorCode.TIMEOUT, f"no visible element matched {css!r} on tab {tab.tab_id} in time", url=tab.page.url)
+        await asyncio.sleep(POLL_SECONDS)
+
+
+async def _wait_network_idle(tab: Tab, quiet_ms: int) -> None:
+    """Loaded, then no new resource fetched for `quiet_ms` (the Resource Timing entries stop growing)."""
+    await wait_until_loaded(tab)
+    loop = asyncio.get_running_loop()
+    count, since = -1, loop.time()
+    while True:
+        now_count = await tab.evaluate("performance.getEntriesByType('resource').length")
+        if now_count != count:
+            count, since = now_count, loop.time()
+        elif (loop.time() - since) * 1000 >= quiet_ms:
+            return
+        if tab.remaining_ms() < 100:
+            raise BrowserActionError(ActionErrorCode.TIMEOUT, f"tab {tab.tab_id} kept fetching; no {quiet_ms} ms without a request in time", url=tab.page.url)
+        await asyncio.sleep(POLL_SECONDS)
+
+
 async def wait(scope: ActionScope, action: Action) -> Result:
     tab = scope.tab
     params = action.params
@@ -42,6 +81,10 @@ async def wait(scope: ActionScope, action: Action) -> Result:
         await asyncio.sleep(milliseconds / 1000)
     elif kind is WaitKind.LOAD:
         await wait_until_loaded(tab)
+    elif kind is WaitKind.NETWORK_IDLE:
+        await _wait_network_idle(tab, int_param(params, "value", NETWORK_QUIET_MS, minimum=1))
+    elif kind is WaitKind.SELECTOR:
+        await _wait_selector(tab, required_str(params, "value"))
     else:
         value = required_str(params, "value")
         pattern = re.compile(value) if (kind is WaitKind.URL and params.get("regex")) else None

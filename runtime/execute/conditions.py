@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from runtime.browser import BrowserSession
+from runtime.execute.value_conditions import VALUE_CHECKS, judge_value
 from runtime.execute.values import RunValues, locator_of
 
 # A recipe's element state as the driver's element_state check and the value it must have.
@@ -62,6 +63,13 @@ async def check_condition(probe: ConditionProbe, condition: dict[str, Any], acti
     """Does `condition` hold now? `action_id` must be new for each call: the driver answers a
     repeated id from its cache."""
     values = probe.values
+    if "not" in condition:
+        inner = await check_condition(probe, condition["not"], action_id)
+        return ConditionCheck("not", not inner.passed, {"not": inner.expected}, inner.observed, f"not ({inner.check}: {inner.message or inner.passed})")
+    for check in VALUE_CHECKS:
+        if check in condition:
+            passed, expected, observed, message = judge_value(values, check, condition[check])
+            return ConditionCheck(check, passed, expected, observed, message)
     if "text_includes" in condition:
         expected = values.text(condition["text_includes"])
         return await _ask_page(probe, "text_includes", expected, action_id, "text_present", value=expected)

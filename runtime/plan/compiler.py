@@ -305,6 +305,7 @@ def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan
             "max_results": recipe.fallback.max_results,
         },
         output_schema=recipe.output.schema_,
+        output_values=recipe.output.values,
         initial="intent.preflight",
         states=states,
     )

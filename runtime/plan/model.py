@@ -110,6 +110,7 @@ class Plan(PlanModel):
     tools: ToolPolicy
     fallback: dict[str, Any]
     output_schema: dict[str, Any]
+    output_values: dict[str, Any] | None = None
     initial: str
     states: list[State]
 

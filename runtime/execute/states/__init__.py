@@ -17,14 +17,18 @@ from runtime.execute.states.close import close
 from runtime.execute.states.completion import completion
 from runtime.execute.states.evaluate import evaluate
 from runtime.execute.states.extract import extract
+from runtime.execute.states.for_each import for_each
 from runtime.execute.states.navigate import navigate
 from runtime.execute.states.observe import observe
 from runtime.execute.states.output import validate_output
+from runtime.execute.states.page_script import evaluate_script
 from runtime.execute.states.preflight import preflight
 from runtime.execute.states.replan import replan_search
+from runtime.execute.states.set_values import set_values
 from runtime.execute.states.validate_target import validate
 from runtime.execute.states.verify import verify
 from runtime.execute.states.wait import wait
+from runtime.execute.states.when import when
 from runtime.execute.step_outcome import StepResult
 from runtime.plan.model import State
 
@@ -43,6 +47,10 @@ HANDLERS: dict[str, StateHandler] = {
     "verify": verify,
     "agent": agent,
     "close": close,
+    "evaluate": evaluate_script,
+    "set": set_values,
+    "when": when,
+    "for_each": for_each,
     "intent.completion": completion,
     "output.validate": validate_output,
 }

@@ -47,6 +47,8 @@ async def extract(ctx: RunContext, state: State) -> StepResult:
         ctx.recovery.blocker = Blocker(state.id, blocker_kind, f"required field(s) missing: {reason}", {**seen, **evidence})
         ctx.events.emit(GuardrailTripped(guard="extract", blocker_kind=blocker_kind, detail=reason, evidence=evidence))
         return StepResult("blocked", False, summary=f"missing {reason}", blocker_kind=blocker_kind, evidence=evidence)
+    found_values = {name: r.value for name, r in readings.items()} | ({"text": data.get("text")} if params.get("readable_text") else {})
+    ctx.values.record_step(state, found_values, {"url": evidence.get("url", "")})
     shown = ", ".join(f"{name}={r.value!r}" for name, r in readings.items())
     return StepResult("ok", True, verified=True, summary=f"extracted {shown}" if shown else "extracted the readable text", evidence=evidence)
 

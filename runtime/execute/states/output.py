@@ -14,6 +14,14 @@ from runtime.plan.model import State
 async def validate_output(ctx: RunContext, state: State) -> StepResult:
     schema = ctx.plan.output_schema
     findings = ctx.findings
+    if ctx.plan.output_values is not None:
+        # output.values names the result key by key, from the values the run found.
+        try:
+            findings.data = ctx.values.value(ctx.plan.output_values)
+        except KeyError as missing:
+            findings.note_failure(f"output: no value {missing} was found")
+            findings.output_valid = False
+            return StepResult("invalid", False, summary=findings.failure)
     validator_cls = jsonschema.validators.validator_for(schema)
     validator = validator_cls(schema, format_checker=validator_cls.FORMAT_CHECKER)
     problems = sorted(validator.iter_errors(findings.data), key=lambda e: list(map(str, e.absolute_path)))

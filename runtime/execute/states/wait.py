@@ -1,4 +1,5 @@
-"""`wait`: until the page loaded, a text shows, the URL contains a value, or some time passed."""
+"""`wait`: until the page loaded, a text shows, the URL contains a value, an element matching a
+CSS selector is visible, or some time passed."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ async def wait(ctx: RunContext, state: State) -> StepResult:
         kind, value = "text_includes", ctx.values.text(params["text"])
     elif params.get("url") is not None:
         kind, value = "url", ctx.values.text(params["url"])
+    elif params.get("selector") is not None:
+        kind, value = "selector", ctx.values.text(params["selector"])
     else:
         kind, value = "load", None
     result = await ctx.browser.run_action("wait", f"wait for {kind} {value or ''}".strip(), lambda s, a: s.wait(kind, value, action_id=a, timeout_ms=timeout))

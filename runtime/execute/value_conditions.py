@@ -1,0 +1,41 @@
+"""Conditions on values the run holds, not on the page: `value_equals`, `value_matches` and
+`value_in` (their values may be `{steps...}` / `{vars...}` references). conditions.py asks here;
+each answer is (passed, expected, observed, message)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from runtime.execute.values import RunValues
+
+VALUE_CHECKS = ("value_equals", "value_matches", "value_in")
+
+
+def _as_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def judge_value(values: RunValues, check: str, spec: dict[str, Any]) -> tuple[bool, Any, Any, str]:
+    observed = values.value(spec["value"])
+    shown = _as_text(observed)
+    if check == "value_equals":
+        expected = _as_text(values.value(spec["to"]))
+        passed = shown == expected
+        return passed, expected, observed, f"{shown!r} {'equals' if passed else 'does not equal'} {expected!r}"
+    if check == "value_matches":
+        pattern = spec["pattern"]
+        passed = re.search(pattern, shown) is not None
+        return passed, pattern, observed, f"{shown!r} {'matches' if passed else 'does not match'} {pattern!r}"
+    items = values.value(spec["list"])
+    if not isinstance(items, list):
+        return False, items, observed, f"{spec['list']} is not a list ({type(items).__name__})"
+    texts = [_as_text(item) for item in items]
+    passed = shown in texts
+    return passed, texts, observed, f"{shown!r} {'is' if passed else 'is not'} one of {texts!r}"

@@ -36,8 +36,9 @@ def _summarize_command(args: argparse.Namespace) -> int:
 def print_summary(collected: CollectedSpans, *, json_mode: bool) -> int:
     for problem in collected.problems:
         print(f"verity trace: {problem}", file=sys.stderr)
-    summary = summarize(find_runs(collected.spans), len(collected.spans))
-    print(render_json(summary, collected.problems) if json_mode else render_table(summary, len(collected.files)), end="")
+    found = find_runs(collected.spans)
+    summary = summarize(found, len(collected.spans))
+    print(render_json(summary, found.runs, collected.problems) if json_mode else render_table(summary, len(collected.files)), end="")
     if summary.runs == 0:
         print("verity trace: no run found (no invoke_agent span in the traces read)", file=sys.stderr)
         return EXIT_NO_RUNS

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
+from runtime.traces.runs import RunFigures
 from runtime.traces.summary import Distribution, Fraction, Summary
 
 PER_RUN = (("replans", "replans"), ("retries", "retries"), ("llm_tokens", "LLM tokens"), ("blocked_requests", "blocked requests"))
@@ -16,8 +18,10 @@ def summary_data(summary: Summary) -> dict[str, Any]:
     return _plain(summary)
 
 
-def render_json(summary: Summary, problems: list[str]) -> str:
-    return json.dumps({**summary_data(summary), "problems": problems}, indent=2, ensure_ascii=False) + "\n"
+def render_json(summary: Summary, runs: Sequence[RunFigures], problems: list[str]) -> str:
+    """The summary, then each run's own figures (to find the runs behind a number), then problems."""
+    each = [{**_plain(run), "states": len(run.states), "llm_tokens": run.llm_tokens} for run in runs]
+    return json.dumps({**summary_data(summary), "each_run": each, "problems": problems}, indent=2, ensure_ascii=False) + "\n"
 
 
 def render_table(summary: Summary, files: int) -> str:

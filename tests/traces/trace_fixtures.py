@@ -8,8 +8,8 @@ own writer. The files are committed under tests/fixtures/traces/; regenerate the
 
 and the test that compares them with a fresh build fails if they drift.
 
-    runs/r1/trace.jsonl  r1 in two lines, as a batch processor writes them
-    runs/r2/trace.jsonl  r2
+    run_dirs/r1/trace.jsonl  r1 in two lines, as a batch processor writes them
+    run_dirs/r2/trace.jsonl  r2
     collector.jsonl      r3..r6 (r5 served, under a client's span), r1 again (counted once),
                          a span of a run that never ended, and a line that is not OTLP/JSON
 
@@ -219,8 +219,8 @@ def fixture_files() -> dict[str, str]:
         request_line(runs["killed"].spans),
     ]
     return {
-        "runs/r1/trace.jsonl": request_line(r1[2:]) + "\n" + request_line(r1[:2]) + "\n",  # children first, as spans end
-        "runs/r2/trace.jsonl": request_line(runs["r2"].spans) + "\n",
+        "run_dirs/r1/trace.jsonl": request_line(r1[2:]) + "\n" + request_line(r1[:2]) + "\n",  # children first, as spans end
+        "run_dirs/r2/trace.jsonl": request_line(runs["r2"].spans) + "\n",
         "collector.jsonl": "\n".join(collector) + "\n",
     }
 

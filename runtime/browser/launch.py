@@ -11,6 +11,7 @@ import shutil
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 # pyppeteer must never try to download its own Chromium; we always pass executablePath.
 os.environ.setdefault("PYPPETEER_SKIP_CHROMIUM_DOWNLOAD", "1")
@@ -122,6 +123,36 @@ class Browser:
 
     def _on_disconnected(self, *_: object) -> None:
         self.disconnected.set()
+
+    async def create_context(self, *, proxy_server: str | None = None, proxy_bypass_list: str = "") -> pyppeteer.browser.BrowserContext:
+        """A fresh incognito browser context; with `proxy_server`, every request of every target
+        in it (frames, popups, workers, WebSocket) goes through that proxy.
+
+        pyppeteer's createIncognitoBrowserContext has no proxy option, so the context is created
+        with raw CDP and wrapped in pyppeteer's BrowserContext, registered where pyppeteer files
+        the contexts it made itself (its targets then find their context).
+        """
+        params: dict[str, object] = {"disposeOnDetach": True}
+        if proxy_server is not None:
+            params.update(proxyServer=proxy_server, proxyBypassList=proxy_bypass_list)
+        reply = await self._raw._connection.send("Target.createBrowserContext", params)
+        context_id = reply["browserContextId"]
+        context = pyppeteer.browser.BrowserContext(self._raw, context_id)
+        self._raw._contexts[context_id] = context
+        return context
+
+    async def round_trip(self) -> None:
+        """One browser-level command and its reply. CDP sends a connection's messages in order,
+        so when this returns, every event the browser emitted before it (a popup's
+        Target.targetCreated) has been dispatched."""
+        await self._raw._connection.send("Browser.getVersion")
+
+    def on_cdp_event(self, method: str, listener: Callable[[dict[str, Any]], None]) -> None:
+        """Hear a browser-level CDP event (Target.targetCreated ...) as soon as it arrives."""
+        self._raw._connection.on(method, listener)
+
+    def off_cdp_event(self, method: str, listener: Callable[[dict[str, Any]], None]) -> None:
+        self._raw._connection.remove_listener(method, listener)
 
     def on_close(self, key: str, stop: Callable[[], Awaitable[object]]) -> None:
         """Call `stop()` (given at most 5 s) when this browser closes, unless `drop_on_close(key)`."""

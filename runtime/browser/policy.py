@@ -11,15 +11,21 @@ from urllib.parse import urlsplit
 
 from runtime.browser.actions import DEFAULT_ACTION_TIMEOUT_MS
 from runtime.browser.errors import ActionErrorCode, BrowserActionError
+from runtime.policy import NetworkPolicy, UrlJudgement, judge_url
 
 
 @dataclass(frozen=True)
 class SessionPolicy:
     """Limits and URL rules for one session.
 
-    `allowed_schemes`: navigation to any other scheme (file:, chrome:, javascript:) is refused
-    with `blocked_url`. `blocked_url_prefixes`: URLs starting with one of these are refused, and
-    actions on a tab currently showing one are refused (seed 003: never act on the operator UI).
+    `network`: the run's network policy. With it, the session's browser context sends every
+    request through a policy proxy that enforces it, and every URL the session is asked to open or
+    a click would follow is judged by `runtime.policy.judge_url` first (refused: `blocked_url`
+    with the blocker kind). Without it (driver tests, tools that browse freely) nothing is
+    enforced and only `allowed_schemes` applies.
+
+    `blocked_url_prefixes`: URLs starting with one of these are refused, and actions on a tab
+    currently showing one are refused (seed 003: never act on the operator UI).
     """
 
     allowed_schemes: tuple[str, ...] = ("http", "https", "about", "data")
@@ -28,17 +34,25 @@ class SessionPolicy:
     inline_limit_bytes: int = 256 * 1024
     snapshot_max_elements: int = 400
     snapshot_max_chars: int = 10_000
-    popup_settle_ms: int = 100
+    network: NetworkPolicy | None = None
+
+    def judge(self, url: str) -> UrlJudgement | None:
+        """The URL judge's answer under this session's network policy; None when there is none."""
+        return judge_url(url, self.network) if self.network is not None else None
 
     def check_navigation(self, url: str) -> None:
-        """Refuse schemes outside the policy and URLs under a blocked prefix (`blocked_url`)."""
+        """Refuse what the network policy refuses (or, without one, schemes outside
+        `allowed_schemes`), and URLs under a blocked prefix (`blocked_url`)."""
+        judgement = self.judge(url)
+        if judgement is not None and not judgement.allowed:
+            raise refused(judgement, f"{url} is refused by the run's network policy")
         scheme = urlsplit(url).scheme.lower()
         if not scheme:
             raise BrowserActionError(
                 ActionErrorCode.INVALID_PARAMS,
                 f"url {url!r} has no scheme; use an absolute URL like http://host/path",
             )
-        if scheme not in self.allowed_schemes:
+        if judgement is None and scheme not in self.allowed_schemes:
             raise BrowserActionError(
                 ActionErrorCode.BLOCKED_URL,
                 f"scheme {scheme!r} of {url} is not allowed (allowed: {', '.join(self.allowed_schemes)})",
@@ -51,3 +65,16 @@ class SessionPolicy:
     def blocked_prefix_of(self, url: str) -> str | None:
         """The first blocked prefix `url` starts with, or None."""
         return next((prefix for prefix in self.blocked_url_prefixes if url.startswith(prefix)), None)
+
+
+def refused(judgement: UrlJudgement, what: str, **evidence: object) -> BrowserActionError:
+    """`blocked_url` for a URL the judge refused: its blocker kind, why, and the judge's evidence."""
+    assert judgement.blocker_kind is not None
+    return BrowserActionError(
+        ActionErrorCode.BLOCKED_URL,
+        f"{what} ({judgement.blocker_kind.value}): {judgement.reason}",
+        url=judgement.url,
+        blocker_kind=judgement.blocker_kind.value,
+        judgement=judgement.evidence(),
+        **evidence,
+    )

@@ -3,6 +3,12 @@
 The top of the browser layers: `open_session(browser, ...)` opens one on a `Browser` (launch),
 tracks its tabs (tab_tracking, over tab) and runs actions through the catalog (action_handlers).
 
+With a network policy (`SessionPolicy.network`) the session starts its own policy proxy and
+creates its browser context with it as `proxyServer` (`proxyBypassList: <-loopback>`), so every
+request of every target in the context is judged before it leaves the browser; the proxy lives
+as long as the context. A navigation action whose top-frame navigation the policy refused ends
+`blocked_url` with the refusal as evidence, never `navigation_failed`.
+
 Every action goes through `perform`: it runs one at a time per session, is idempotent by
 `action_id`, always ends with an `ActionResult` (a timeout or `browser_crashed` at worst), and
 never raises. The typed verbs (`open_url`, `click`, `snapshot`, ...; see `SessionVerbs`) build
@@ -16,6 +22,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from runtime.artifacts import ArtifactStore
@@ -26,8 +33,13 @@ from runtime.browser.launch import Browser
 from runtime.browser.observation import TabEvent
 from runtime.browser.policy import SessionPolicy
 from runtime.browser.tab import Tab
-from runtime.browser.tab_tracking import ACTIONS_THAT_MAY_OPEN_TABS, TabInfo, TabTracker
+from runtime.browser.tab_tracking import ACTIONS_THAT_MAY_OPEN_TABS, NetworkWatch, TabInfo, TabTracker
+from runtime.browser.top_frame import TopFrameBlock
 from runtime.browser.verbs import SessionVerbs
+from runtime.policy import PROXY_BYPASS_LIST, OnBlocked, PolicyProxy, judge_url
+
+# Actions that move a tab to a URL: a refused top-frame navigation during one is its failure.
+NAVIGATION_ACTIONS = frozenset({ActionName.OPEN_URL.value, ActionName.SESSION_START.value})
 
 
 async def open_session(
@@ -37,25 +49,38 @@ async def open_session(
     artifacts: ArtifactStore,
     on_tab_event: Callable[[TabEvent], None] | None = None,
     policy: SessionPolicy | None = None,
+    on_blocked: OnBlocked | None = None,
 ) -> BrowserSession:
     """Open a session on `browser`: a fresh incognito context with one primary tab (about:blank).
 
-    `on_tab_event` is called for tabs the page opens or closes (popups, target=_blank). The
-    browser stops the session when it closes. Raises `BrowserActionError(browser_crashed)` if the
+    `on_tab_event` is called for tabs the page opens or closes (popups, target=_blank). With
+    `policy.network`, the context's requests go through a policy proxy of the session's own, and
+    `on_blocked` hears each request it refuses before the browser gets the refusal. The browser
+    stops the session when it closes. Raises `BrowserActionError(browser_crashed)` if the
     browser is gone.
     """
     if browser.crashed:
         raise BrowserActionError(ActionErrorCode.BROWSER_CRASHED, "the browser connection is gone")
-    context = await browser.raw.createIncognitoBrowserContext()
-    session = BrowserSession(
-        browser,
-        session_id=session_id or f"session-{uuid.uuid4().hex[:12]}",
-        context=context,
-        artifacts=artifacts,
-        on_tab_event=on_tab_event,
-        policy=policy or SessionPolicy(),
-    )
-    await session._tabs.open_primary(context)
+    policy = policy or SessionPolicy()
+    proxy = await PolicyProxy(policy.network, on_blocked=on_blocked).start() if policy.network is not None else None
+    try:
+        context = await browser.create_context(
+            proxy_server=proxy.proxy_server if proxy else None, proxy_bypass_list=PROXY_BYPASS_LIST
+        )
+        session = BrowserSession(
+            browser,
+            session_id=session_id or f"session-{uuid.uuid4().hex[:12]}",
+            context=context,
+            artifacts=artifacts,
+            on_tab_event=on_tab_event,
+            policy=policy,
+            proxy=proxy,
+        )
+        await session._tabs.open_primary(context)
+    except BaseException:
+        if proxy is not None:
+            await proxy.stop()
+        raise
     browser.on_close(session.session_id, session.stop)
     return session
 
@@ -76,13 +101,16 @@ class BrowserSession(SessionVerbs):
         artifacts: ArtifactStore,
         on_tab_event: Callable[[TabEvent], None] | None,
         policy: SessionPolicy,
+        proxy: PolicyProxy | None = None,
     ) -> None:
         super().__init__(session_id)
         self.browser = browser
         self.artifacts = artifacts
         self.policy = policy
+        self.proxy = proxy
         self._context = context
-        self._tabs = TabTracker(session_id, on_tab_event)
+        watch = NetworkWatch(partial(judge_url, policy=proxy.policy), proxy.log.refusal_of) if proxy is not None else None
+        self._tabs = TabTracker(session_id, browser, on_tab_event, watch)
         self._lock = asyncio.Lock()
         self._results: dict[str, ActionResult] = {}
         self._inflight: dict[str, asyncio.Future[ActionResult]] = {}
@@ -107,6 +135,11 @@ class BrowserSession(SessionVerbs):
     def tab(self, tab_id: str | None = None) -> Tab:
         """The live `Tab` for `tab_id` (default: primary). Raises `BrowserActionError(tab_closed)`."""
         return self._tabs.tab(tab_id)
+
+    def top_frame_blocks(self, tab_id: str | None = None) -> list[TopFrameBlock]:
+        """The tab's (default: primary) refused top-frame navigations so far, oldest first;
+        always empty without a network policy."""
+        return self._tabs.top_frame_blocks(tab_id)
 
     async def stop(self) -> ActionResult:
         """End the session: close its context and tabs. Safe to call more than once."""
@@ -196,6 +229,8 @@ class BrowserSession(SessionVerbs):
             return finish(False, {}, ActionError(ActionErrorCode.INVALID_PARAMS, "timeout_ms must be > 0"))
 
         self._tabs.mark()
+        watch = self._tabs.top_frame(tab_id)
+        refused_before = watch.count if watch is not None else 0
         work = asyncio.ensure_future(self._run_handler(handler, tab_id, action, timeout_ms))
         crash_watch = asyncio.ensure_future(self.browser.disconnected.wait())
         try:
@@ -204,21 +239,32 @@ class BrowserSession(SessionVerbs):
             )
         finally:
             crash_watch.cancel()
+        refused = watch.since(refused_before) if watch is not None else []
         if work not in done:
             work.cancel()
             if crash_watch in done and self.browser.crashed:
                 return finish(False, {}, _crashed_error())
+            if refused and action.name in NAVIGATION_ACTIONS:
+                return finish(False, {}, _navigation_refused(refused))
             return finish(False, {}, ActionError(
                 ActionErrorCode.TIMEOUT, f"{action.name} did not finish within {timeout_ms} ms"
             ))
+        refused = watch.since(refused_before) if watch is not None else []
         try:
             data, value = work.result()
         except BrowserActionError as exc:
-            return finish(False, {}, exc.error)
+            keep = exc.error.code is ActionErrorCode.BLOCKED_URL or not refused or action.name not in NAVIGATION_ACTIONS
+            return finish(False, {}, exc.error if keep else _navigation_refused(refused))
         except Exception as exc:  # noqa: BLE001 - every failure must become a typed result
+            if refused and action.name in NAVIGATION_ACTIONS:
+                return finish(False, {}, _navigation_refused(refused))
             return finish(False, {}, await self._classify_exception(action, exc))
+        if refused:
+            if action.name in NAVIGATION_ACTIONS:
+                return finish(False, {}, _navigation_refused(refused))
+            data = {**data, "refused_navigations": [block.evidence() for block in refused]}
         if action.name in ACTIONS_THAT_MAY_OPEN_TABS:
-            opened = await self._tabs.settle_new_tabs(self.policy.popup_settle_ms)
+            opened = await self._tabs.opened_since_mark()
             data = {**data, "opened_tabs": [info.to_dict() for info in opened]}
         return finish(True, data, None, value)
 
@@ -262,12 +308,16 @@ class BrowserSession(SessionVerbs):
         self._stopped = True
         self._tabs.stop_watching()
         self.browser.drop_on_close(self.session_id)
-        if self.browser.crashed:
-            return
         try:
-            await asyncio.wait_for(self._context.close(), timeout=5)
+            if not self.browser.crashed:
+                await asyncio.wait_for(self._context.close(), timeout=5)
         except Exception:  # noqa: BLE001 - the context may already be gone with the browser
             pass
+        finally:
+            # Only after the context: requests its pages send while closing (unload beacons) are
+            # still refused by the proxy, and once it is gone the context can reach nothing.
+            if self.proxy is not None:
+                await self.proxy.stop()
 
 
 def _same_request(recorded: ActionResult, action: Action) -> bool:
@@ -276,6 +326,15 @@ def _same_request(recorded: ActionResult, action: Action) -> bool:
 
 def _failure(action: Action, error: ActionError) -> ActionResult:
     return ActionResult(ok=False, action_id=action.action_id, name=action.name, tab_id=action.tab_id, error=error)
+
+
+def _navigation_refused(refused: list[TopFrameBlock]) -> ActionError:
+    first = refused[0]
+    return ActionError(
+        ActionErrorCode.BLOCKED_URL,
+        f"the network policy refused the top frame's navigation to {first.url} ({first.blocker_kind.value}): {first.reason}",
+        {**first.evidence(), "refused_navigations": [block.evidence() for block in refused]},
+    )
 
 
 def _crashed_error() -> ActionError:

@@ -2,8 +2,17 @@
 
 The primary tab is the context's first page and stays the default target for the session's life.
 Tabs a page opens (target=_blank, window.open) are adopted as they appear and announced as
-`TabEvent`s; tabs that close are marked closed. How a new tab is noticed (pyppeteer's
-targetcreated, then a short settle after a gesture) is this module's business alone.
+`TabEvent`s; tabs that close are marked closed.
+
+A new tab is noticed by the browser's own `Target.targetCreated` event, heard as it arrives
+(pyppeteer's `targetcreated` comes later: it waits for the new target's first URL). Chromium
+creates a popup's target while the page's click handler is still running, so the event reaches
+us before the reply to the input that caused it; one more browser round trip after an action
+flushes any event sent before it. So `opened_since_mark()` knows every tab an action opened
+without waiting for time to pass.
+
+With a judge (the session has a network policy) each tab also gets a `TopFrameWatch`: which
+navigations of its top frame the policy refused.
 """
 
 from __future__ import annotations
@@ -12,23 +21,24 @@ import asyncio
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from runtime.browser.actions import ActionName
 from runtime.browser.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.launch import Browser
 from runtime.browser.observation import TabEvent
 from runtime.browser.tab import Tab, TabHooks
+from runtime.browser.top_frame import Judge, RefusalLookup, TopFrameBlock, TopFrameWatch
 
-if TYPE_CHECKING:
-    import pyppeteer.target
-
-# Popups come from user gestures, so only these actions wait for them to settle before reporting
+# Popups come from user gestures, so only these actions report the tabs they opened in
 # `opened_tabs`; a tab a page opens on its own later is still tracked and announced as a TabEvent.
 ACTIONS_THAT_MAY_OPEN_TABS = frozenset({
     ActionName.ACT.value,
     ActionName.BROWSER_CLICK.value,
     ActionName.BROWSER_TYPE.value,
 })
+# A ceiling for attaching to a popup the browser has already announced, not a wait for it to appear.
+ADOPTION_CEILING_SECONDS = 10.0
 
 
 @dataclass
@@ -44,36 +54,53 @@ class TabInfo:
         return {"tab_id": self.tab_id, "url": self.url, "opener_tab_id": self.opener_tab_id, "closed": self.closed}
 
 
+@dataclass(frozen=True)
+class NetworkWatch:
+    """What a tab's TopFrameWatch needs from the session: the URL judge and the proxy's log."""
+
+    judge: Judge
+    refusal_for: RefusalLookup
+
+
 class TabTracker:
     """Every tab of one context by tab id, live or closed; `tab()` resolves the live ones."""
 
-    def __init__(self, session_id: str, on_tab_event: Callable[[TabEvent], None] | None) -> None:
+    def __init__(
+        self, session_id: str, browser: Browser, on_tab_event: Callable[[TabEvent], None] | None, network: NetworkWatch | None = None
+    ) -> None:
         self._session_id = session_id
+        self._browser = browser
         self._on_tab_event = on_tab_event
+        self._network = network
+        self._context_id: str | None = None
         self._tabs: dict[str, Tab] = {}
         self._tab_info: dict[str, TabInfo] = {}
-        self._tab_by_target: dict[int, str] = {}
+        self._top_frames: dict[str, TopFrameWatch] = {}
+        self._tab_by_target: dict[str, str] = {}  # CDP target id -> tab id
+        self._adoptions: dict[str, asyncio.Task[None]] = {}  # CDP target id -> its adoption
+        self._created_since_mark: list[str] = []
         self._tab_counter = itertools.count(1)
         self._snapshot_counter = itertools.count(1)
         self._primary_tab_id: str | None = None
-        self._opened_since_mark: list[TabInfo] = []
-        self._pending_tab_setups: set[asyncio.Task[None]] = set()
         self._watching = True
         self._hooks = TabHooks(next_snapshot_id=self._next_snapshot_id, url_changed=self._update_url)
 
     async def open_primary(self, context: Any) -> Tab:
         """Open the context's first page as the primary tab, then watch the context for more."""
         page = await context.newPage()
-        primary = await Tab.attach(self._next_tab_id(), page, opener_tab_id=None, hooks=self._hooks)
+        primary = await self._attach(page, opener_tab_id=None)
         self._register(primary, announce=False)
         self._primary_tab_id = primary.tab_id
-        context.on("targetcreated", self._on_target_created)
-        context.on("targetdestroyed", self._on_target_destroyed)
+        self._context_id = context._id
+        self._browser.on_cdp_event("Target.targetCreated", self._on_target_created)
+        self._browser.on_cdp_event("Target.targetDestroyed", self._on_target_destroyed)
         return primary
 
     def stop_watching(self) -> None:
         """Adopt no more tabs (the context is closing)."""
         self._watching = False
+        self._browser.off_cdp_event("Target.targetCreated", self._on_target_created)
+        self._browser.off_cdp_event("Target.targetDestroyed", self._on_target_destroyed)
 
     @property
     def primary_tab_id(self) -> str:
@@ -97,43 +124,62 @@ class TabTracker:
             )
         return tab
 
+    def top_frame(self, tab_id: str | None = None) -> TopFrameWatch | None:
+        """The tab's TopFrameWatch; None without a network policy (or for an unknown tab)."""
+        return self._top_frames.get(tab_id or self.primary_tab_id)
+
+    def top_frame_blocks(self, tab_id: str | None = None) -> list[TopFrameBlock]:
+        """Every refused navigation of the tab's top frame so far, oldest first."""
+        watch = self.top_frame(tab_id)
+        return list(watch.blocks) if watch is not None else []
+
     # ----------------------------------------------------------------- popups
 
     def mark(self) -> None:
         """Start collecting the tabs opened from now on (an action is about to run)."""
-        self._opened_since_mark = []
+        self._created_since_mark = []
 
-    async def settle_new_tabs(self, settle_ms: int) -> list[TabInfo]:
-        """The tabs opened since `mark()`, once the ones a gesture just opened have been adopted."""
-        # Popups announce themselves a few milliseconds after the click that opened them.
-        await asyncio.sleep(settle_ms / 1000)
-        if self._pending_tab_setups:
-            await asyncio.wait(set(self._pending_tab_setups), timeout=5)
-        return list(self._opened_since_mark)
+    async def opened_since_mark(self) -> list[TabInfo]:
+        """The tabs opened since `mark()`: one browser round trip flushes their announcements,
+        then each announced tab is waited for until it is attached."""
+        await self._browser.round_trip()
+        pending = [self._adoptions[t] for t in self._created_since_mark if not self._adoptions[t].done()]
+        if pending:
+            await asyncio.wait(pending, timeout=ADOPTION_CEILING_SECONDS)
+        opened = [self._tab_by_target.get(target_id) for target_id in self._created_since_mark]
+        return [self._tab_info[tab_id] for tab_id in opened if tab_id is not None]
 
-    def _on_target_created(self, target: pyppeteer.target.Target) -> None:
-        if target.type != "page" or not self._watching:
+    def _on_target_created(self, event: dict[str, Any]) -> None:
+        info = event.get("targetInfo") or {}
+        target_id = str(info.get("targetId", ""))
+        if (
+            not self._watching
+            or info.get("type") != "page"
+            or info.get("browserContextId") != self._context_id
+            or target_id in self._tab_by_target
+            or target_id in self._adoptions
+        ):
             return
-        task = asyncio.ensure_future(self._adopt_target(target))
-        self._pending_tab_setups.add(task)
-        task.add_done_callback(self._pending_tab_setups.discard)
+        self._created_since_mark.append(target_id)
+        self._adoptions[target_id] = asyncio.ensure_future(self._adopt(target_id, info.get("openerId")))
 
-    async def _adopt_target(self, target: pyppeteer.target.Target) -> None:
-        if id(target) in self._tab_by_target:
+    async def _adopt(self, target_id: str, opener_id: str | None) -> None:
+        # pyppeteer files the target in a task it scheduled for the same event, before this one.
+        target = self._browser.raw._targets.get(target_id)
+        if target is None:
             return
-        opener = target.opener
-        opener_tab_id = self._tab_by_target.get(id(opener)) if opener is not None else None
         try:
             page = await target.page()
+            if page is None:
+                return
+            tab = await self._attach(page, opener_tab_id=self._tab_by_target.get(opener_id or ""))
         except Exception:  # noqa: BLE001 - the popup may close before we attach; nothing to adopt
             return
-        if page is None or id(target) in self._tab_by_target:
-            return
-        tab = await Tab.attach(self._next_tab_id(), page, opener_tab_id=opener_tab_id, hooks=self._hooks)
-        self._register(tab, announce=True)
+        if self._watching:
+            self._register(tab, announce=True)
 
-    def _on_target_destroyed(self, target: pyppeteer.target.Target) -> None:
-        tab_id = self._tab_by_target.get(id(target))
+    def _on_target_destroyed(self, event: dict[str, Any]) -> None:
+        tab_id = self._tab_by_target.get(str(event.get("targetId", "")))
         if tab_id is None or tab_id not in self._tabs:
             return
         self._tabs.pop(tab_id)
@@ -143,13 +189,21 @@ class TabTracker:
 
     # ----------------------------------------------------------------- bookkeeping
 
+    async def _attach(self, page: Any, *, opener_tab_id: str | None) -> Tab:
+        tab = await Tab.attach(self._next_tab_id(), page, opener_tab_id=opener_tab_id, hooks=self._hooks)
+        if self._network is not None:
+            watch = TopFrameWatch(tab.tab_id, self._network.judge, self._network.refusal_for)
+            await watch.start(tab.cdp)
+            self._top_frames[tab.tab_id] = watch
+        return tab
+
     def _register(self, tab: Tab, *, announce: bool) -> None:
         self._tabs[tab.tab_id] = tab
         info = TabInfo(tab_id=tab.tab_id, url=tab.page.url, opener_tab_id=tab.opener_tab_id)
         self._tab_info[tab.tab_id] = info
-        self._tab_by_target[id(tab.page.target)] = tab.tab_id
+        # pyppeteer keeps the CDP target id private; it is the key the browser's events use.
+        self._tab_by_target[tab.page.target._targetId] = tab.tab_id
         if announce:
-            self._opened_since_mark.append(info)
             self._emit(TabEvent("opened", self._session_id, tab.tab_id, info.url, tab.opener_tab_id))
 
     def _next_tab_id(self) -> str:

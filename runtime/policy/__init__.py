@@ -5,7 +5,7 @@ all import it; it imports none of them.
 """
 
 from runtime.policy.addresses import private_class
-from runtime.policy.blocked_log import BlockedLog, BlockedRequest
+from runtime.policy.blocked_log import BlockedLog, BlockedRequest, OnBlocked
 from runtime.policy.domain_patterns import (
     DomainPattern,
     DomainPatternError,
@@ -28,6 +28,7 @@ __all__ = [
     "HostError",
     "HostKind",
     "NetworkPolicy",
+    "OnBlocked",
     "PolicyProxy",
     "UrlJudgement",
     "domain_pattern_problem",

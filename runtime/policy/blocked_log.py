@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from runtime.outcomes import BlockerKind
+from runtime.policy.urls import UrlError, parse_url
 
 _log = logging.getLogger(__name__)
 
@@ -85,6 +86,19 @@ class BlockedLog:
             await self.on_blocked(blocked)
         except Exception:  # noqa: BLE001 - a listener's bug must not open or break the proxy
             _log.exception("the on_blocked listener failed for %s", blocked.target)
+
+    def refusal_of(self, url: str) -> BlockedRequest | None:
+        """The latest kept refusal of `url`: that very request, or the CONNECT tunnel it needed
+        (an https or WebSocket URL shows the proxy only its host and port)."""
+        try:
+            parsed = parse_url(url)
+        except UrlError:
+            return None
+        host = parsed.host.name if parsed.host is not None else None
+        for blocked in reversed(self._samples):
+            if blocked.target == url or (blocked.method == "CONNECT" and (blocked.host, blocked.port) == (host, parsed.effective_port)):
+                return blocked
+        return None
 
     def summary(self) -> dict[str, Any]:
         """`blocked_requests` with samples, as verdict.json shows them."""

@@ -140,6 +140,10 @@ class PolicyProxy:
             await self._serve(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.TimeoutError):
             pass  # the browser or the upstream went away; nothing to answer
+        except asyncio.CancelledError:
+            # Only stop() cancels a connection; ending quietly keeps asyncio's server callback
+            # from logging the cancellation as an error.
+            pass
         except WireError as error:  # a body broke its framing mid-stream: nothing left to answer on
             self.counters.malformed += 1
             _log.warning("policy proxy: %s", error)

@@ -178,7 +178,7 @@ def judge_endpoint(host: Host, port: int, policy: NetworkPolicy, *, url: str, sc
         listed = ", ".join(policy.allowed_domains)
         return UrlJudgement(False, BlockerKind.DOMAIN_NOT_ALLOWED, f"{host.name}:{port} is not on an allowed domain ({listed})", **where)
     matched = pattern.text if pattern else None
-    named_explicitly = pattern is not None and pattern.names_loopback_or_literal
+    named_explicitly = pattern is not None and pattern.names_loopback_or_literal and policy.listed_private_hosts
     address = host.address
     if address is not None:
         klass = private_class(address)
@@ -187,10 +187,12 @@ def judge_endpoint(host: Host, port: int, policy: NetworkPolicy, *, url: str, sc
     else:
         klass = None
     if klass is not None and not policy.allow_private_network and not named_explicitly:
-        reason = (
-            f"{host.name} is a {klass} address; a private host must be listed in allowed_domains "
-            "as an IP literal or localhost name, or the policy must allow private networks"
+        how = (
+            "a private host must be listed in allowed_domains as an IP literal or localhost name, or the policy must allow private networks"
+            if policy.listed_private_hosts
+            else "private networks are not allowed for this run (the server's allow_private_network)"
         )
+        reason = f"{host.name} is a {klass} address; {how}"
         return UrlJudgement(False, BlockerKind.DOMAIN_NOT_ALLOWED, reason, matched_pattern=matched, private_class=klass, **where)
     check_resolved = host.kind is HostKind.DOMAIN and klass is None and not policy.allow_private_network
     reason = f"{host.name}:{port} is allowed" + (f" by {matched!r}" if matched else " (no allowed_domains: every host)")

@@ -10,6 +10,7 @@ from typing import Any
 
 from pyppeteer.us_keyboard_layout import keyDefinitions
 
+from runtime.browser.action_handlers.link_targets import refuse_off_policy_click
 from runtime.browser.action_handlers.params import enum_param, int_param, invalid, required_str, str_param, target_param
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.actions import Action, ActKind, Target
@@ -166,6 +167,7 @@ async def act(scope: ActionScope, action: Action) -> Result:
     data: dict[str, Any]
     if kind is ActKind.CLICK:
         assert element is not None
+        await refuse_off_policy_click(scope, element)
         data = await _click(tab, element)
     elif kind is ActKind.TYPE:
         assert element is not None
@@ -195,6 +197,7 @@ async def browser_click(scope: ActionScope, action: Action) -> Result:
     xpath = str_param(action.params, "xpath")
     await scope.refuse_blocked_tab()
     element = await scope.tab.resolve(Target(xpath=xpath))
+    await refuse_off_policy_click(scope, element)
     return await _click(scope.tab, element), None
 
 

@@ -303,6 +303,8 @@ def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan
             "search_url": recipe.fallback.search_url,
             "queries": query_ladder(recipe),
             "max_results": recipe.fallback.max_results,
+            "result_selector": recipe.fallback.result_selector,
+            "wait_for": recipe.fallback.wait_for.model_dump(mode="json", exclude_none=True) if recipe.fallback.wait_for else None,
         },
         output_schema=recipe.output.schema_,
         output_values=recipe.output.values,

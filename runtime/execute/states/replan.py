@@ -5,10 +5,11 @@ on is validated again by the plan. Each try is a plan repair in plans.json."""
 from __future__ import annotations
 
 import asyncio
-from urllib.parse import quote_plus, urljoin, urlsplit
+from urllib.parse import quote_plus
 
 from runtime.events import Replanned
 from runtime.execute.context import RunContext
+from runtime.execute.search_results import read_search_results
 from runtime.execute.step_outcome import StepResult
 from runtime.outcomes import BlockerKind
 from runtime.plan.model import State
@@ -48,11 +49,12 @@ async def replan_search(ctx: RunContext, state: State) -> StepResult:
         if page.error_code:
             recovery.record_repair(ctx.files, attempt, query, search_url, f"search page failed: {page.error_code}")
             continue
-        considered = (await result_links(ctx, timeout))[:max_results]
+        results, settled = await read_search_results(ctx, plan.fallback, timeout)
+        considered = results[:max_results]
         candidates = [u for u in considered if url_allowed(u, allowed_domains) and u not in ctx.browser.opened_urls]
         skipped = {u: ("not allowed" if not url_allowed(u, allowed_domains) else "tried before") for u in considered if u not in candidates}
         if not candidates:
-            recovery.record_repair(ctx.files, attempt, query, search_url, "no untried result on an allowed domain", skipped=skipped)
+            recovery.record_repair(ctx.files, attempt, query, search_url, f"no untried result on an allowed domain ({settled})", skipped=skipped)
             continue
         chosen = candidates[0]
         ctx.page.saw(await ctx.browser.open_and_prepare(state.id, chosen, timeout))
@@ -70,19 +72,3 @@ async def replan_search(ctx: RunContext, state: State) -> StepResult:
     ctx.findings.note_failure(failure)
     return StepResult("exhausted", False, summary=failure, blocker_kind=blocker_kind or BlockerKind.NO_SEARCH_RESULTS, thinking=summary_text)
 
-
-async def result_links(ctx: RunContext, timeout: int) -> list[str]:
-    """The search page's links, absolute and http(s), in page order without repeats."""
-    fields = {"links": {"selector": "a[href]", "attr": "href", "all": True}}
-    found = await ctx.browser.run_action("extract", "read search result links", lambda s, a: s.extract(fields, action_id=a, timeout_ms=timeout))
-    if not found.ok:
-        return []
-    base = str(found.data.get("url", ""))
-    links: list[str] = []
-    for href in found.data.get("fields", {}).get("links") or []:
-        if not href or href.startswith(("#", "javascript:")):
-            continue
-        absolute = urljoin(base, href)
-        if urlsplit(absolute).scheme in ("http", "https") and absolute not in links:
-            links.append(absolute)
-    return links

@@ -34,6 +34,8 @@ Feature: Operating the gRPC service safely
     Then a call without a token fails with UNAUTHENTICATED MISSING_TOKEN
     And a call with the token "wrong" fails with UNAUTHENTICATED INVALID_TOKEN
     And a call with the token "s3cret-token-value" succeeds
+    And a call sending the authorization "bearer s3cret-token-value" succeeds
+    And a call sending the authorization "Basic s3cret-token-value" fails with UNAUTHENTICATED INVALID_TOKEN
     And a health check without a token reports SERVING
 
   @SERVICE-009

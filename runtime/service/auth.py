@@ -53,11 +53,18 @@ def check_bind_is_safe(host: str, token: str | None, *, tls: bool = False, insec
         )
 
 
+def bearer_credentials(authorization: str) -> str:
+    """The token of an `authorization` value in the Bearer scheme, or "" for any other scheme.
+    The scheme name is case-insensitive (RFC 9110, 11.1), so `bearer` and `BEARER` count too."""
+    scheme, _, credentials = authorization.strip().partition(" ")
+    return credentials.strip() if scheme.lower() == "bearer" else ""
+
+
 class BearerTokenInterceptor(grpc.aio.ServerInterceptor):
     def __init__(self, token: str, exempt_services: frozenset[str] = UNAUTHENTICATED_SERVICES) -> None:
         if not token:
             raise ServiceConfigError("the bearer token must not be empty")
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
         self._exempt = exempt_services
 
     async def intercept_service(
@@ -74,7 +81,7 @@ class BearerTokenInterceptor(grpc.aio.ServerInterceptor):
             if key == "authorization":
                 presented = value if isinstance(value, str) else value.decode("latin-1")
                 break
-        if presented and hmac.compare_digest(presented.encode(), self._expected):
+        if presented and hmac.compare_digest(bearer_credentials(presented).encode(), self._expected):
             return await continuation(handler_call_details)
         reason = "MISSING_TOKEN" if not presented else "INVALID_TOKEN"
         _log.warning("rejected %s: %s", method, "no bearer token" if not presented else "wrong bearer token")

@@ -63,6 +63,12 @@ def _register_serve(commands: argparse._SubParsersAction) -> None:
         default=None,
         help="allow a bearer token over plain text beyond loopback (only behind a TLS-terminating proxy)",
     )
+    serve.add_argument(
+        "--allow-private-network",
+        action="store_true",
+        default=None,
+        help="let recipes sent by clients reach private networks (loopback, RFC 1918, link-local); off by default",
+    )
     serve.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     serve.set_defaults(handler=_serve)
 
@@ -87,6 +93,7 @@ def server_config_from_args(args: argparse.Namespace) -> Any:
         "tls_cert": args.tls_cert,
         "tls_key": args.tls_key,
         "insecure": args.insecure,
+        "allow_private_network": args.allow_private_network,
     }
     values.update({k: v for k, v in flags.items() if v is not None})
     if args.token:

@@ -23,6 +23,7 @@ from runtime.plan import compile_recipe, to_mermaid
 from runtime.recipe import load_recipe_file
 from runtime.service.client import VerityClient, VerityRpcError
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
+from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 
 scenarios("service_operations.feature")
@@ -291,6 +292,25 @@ def _wrong_token(server: ServedServer, token: str, reason: str) -> None:
 def _right_token(server: ServedServer, token: str) -> None:
     with VerityClient(server.target, token) as client:
         assert list(client.list_runs().runs) == []
+
+
+def _list_with_authorization(server: ServedServer, authorization: str) -> None:
+    with grpc.insecure_channel(server.target) as channel:
+        stub = agent_grpc.AgentServiceStub(channel)
+        stub.ListRuns(agent_pb.ListRunsRequest(), metadata=(("authorization", authorization),), timeout=30)
+
+
+@then(parsers.parse('a call sending the authorization "{authorization}" succeeds'))
+def _scheme_any_case(server: ServedServer, authorization: str) -> None:
+    _list_with_authorization(server, authorization)
+
+
+@then(parsers.parse('a call sending the authorization "{authorization}" fails with UNAUTHENTICATED {reason}'))
+def _other_scheme(server: ServedServer, authorization: str, reason: str) -> None:
+    with pytest.raises(grpc.RpcError) as failure:
+        _list_with_authorization(server, authorization)
+    error = VerityRpcError.from_rpc_error(failure.value)
+    assert (error.code, error.reason) == (grpc.StatusCode.UNAUTHENTICATED, reason)
 
 
 @then("a health check without a token reports SERVING")

@@ -59,8 +59,24 @@ Feature: Summarizing runs' traces
       | 95      | 7                                                              | 7      |
       | 50      | none                                                           | none   |
 
+  @TRACE-005
+  Scenario: Receiving the runs over OTLP/gRPC
+    Given the fixture traces of six runs: two run directories and a Collector file
+    When "verity trace summarize --listen 127.0.0.1:0 --runs 6 --json" receives every fixture request over gRPC
+    Then the command exits 0
+    And it found 6 runs, 3 of them done and verified
+    And the per-run figures are the hand-computed nearest-rank ones
+    And the step latencies by kind are the hand-computed nearest-rank ones
+
+  @TRACE-005
+  Scenario: Listening ends when the time is up
+    When "verity trace summarize --listen 127.0.0.1:0 --seconds 1" receives nothing
+    Then the command exits 1
+    And stderr names the address it listened on and says no run was found
+
   @TRACE-004
-  Scenario: A real run's trace.jsonl
-    When I run "verity demo" and summarize its trace.jsonl
+  Scenario: A real run's trace.jsonl, and the same run received over OTLP
+    When I run "verity demo" exporting OTLP to "verity trace summarize --listen" and summarize its trace.jsonl
     Then it found 1 run, done and verified, with 1 replan
     And there is one step latency per executed state, by state kind
+    And the summary received over OTLP is the summary of its trace.jsonl

@@ -18,21 +18,31 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import grpc
+import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.telemetry import request_from_line
 from runtime.traces import nearest_rank
-from tests.traces.trace_fixtures import FIXTURES, fixture_files
+from tests.traces.trace_fixtures import BROKEN_LINE, FIXTURES, fixture_files
 
 scenarios("traces_summarize.feature")
 
 VERITY = [sys.executable, "-m", "runtime.cli.main"]
+
+
+@pytest.fixture
+def context() -> dict[str, Any]:
+    return {}
 
 
 @dataclass
@@ -223,17 +233,85 @@ def _nearest_rank(percent: int, values: str, result: str) -> None:
         assert sorted(numbers)[math.ceil(percent / 100 * len(numbers)) - 1] == expected
 
 
+# --- receiving over OTLP/gRPC ------------------------------------------------------------------
+
+
+class Listener:
+    """`verity trace summarize --listen 127.0.0.1:0 ...` as a subprocess, and the address it names."""
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+        self.process = subprocess.Popen(
+            [*VERITY, "trace", "summarize", "--listen", "127.0.0.1:0", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        )
+        assert self.process.stderr is not None
+        first = self.process.stderr.readline()  # printed once the port is bound
+        assert "listening on " in first, first + self.process.stderr.read()
+        self.first_line = first
+        self.address = first.split("listening on ", 1)[1].split()[0]
+
+    def finish(self, timeout: float = 120) -> Command:
+        stdout, stderr = self.process.communicate(timeout=timeout)
+        return Command(self.process.returncode, stdout, self.first_line + stderr)
+
+
+def export_to(address: str, requests: list[ExportTraceServiceRequest]) -> None:
+    with grpc.insecure_channel(address) as channel:
+        stub = TraceServiceStub(channel)
+        for request in requests:
+            stub.Export(request, timeout=30)
+
+
+def fixture_requests(fixtures: Path) -> list[ExportTraceServiceRequest]:
+    """Every parseable line of the fixture files (r1 twice: from its run directory and the Collector file)."""
+    lines = [line for path in sorted(fixtures.rglob("*.jsonl")) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [request_from_line(line) for line in lines if line != BROKEN_LINE]
+
+
+@when('"verity trace summarize --listen 127.0.0.1:0 --runs 6 --json" receives every fixture request over gRPC', target_fixture="command")
+def _listen_and_receive(fixtures: Path) -> Command:
+    listener = Listener("--runs", "6", "--seconds", "120", "--json")
+    requests = fixture_requests(fixtures)
+    assert len(requests) == 2 + 1 + 5  # r1's file, r2's, and the Collector file's lines but the broken one
+    export_to(listener.address, requests)
+    return listener.finish()
+
+
+@when('"verity trace summarize --listen 127.0.0.1:0 --seconds 1" receives nothing', target_fixture="command")
+def _listen_for_nothing(context: dict[str, Any]) -> Command:
+    listener = Listener("--seconds", "1")
+    context["address"] = listener.address
+    return listener.finish()
+
+
+@then("stderr names the address it listened on and says no run was found")
+def _listened_for_nothing(command: Command, context: dict[str, Any]) -> None:
+    address = context["address"]
+    assert address.startswith("127.0.0.1:") and int(address.rsplit(":", 1)[1]) > 0
+    assert f"listening on {address} for OTLP/gRPC" in command.stderr and "no run found" in command.stderr
+
+
 # --- a real run --------------------------------------------------------------------------------
 
 
-@when('I run "verity demo" and summarize its trace.jsonl', target_fixture="command")
-def _demo_and_summarize(tmp_path: Path) -> Command:
-    demo = verity("demo", "--out", str(tmp_path / "demo"), cwd=tmp_path)
-    assert demo.code == 0, (demo.stdout[-2000:], demo.stderr[-2000:])
+@when('I run "verity demo" exporting OTLP to "verity trace summarize --listen" and summarize its trace.jsonl', target_fixture="command")
+def _demo_and_summarize(tmp_path: Path, context: dict[str, Any]) -> Command:
+    listener = Listener("--runs", "1", "--seconds", "180", "--json")
+    env = {**os.environ, "OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://{listener.address}", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}
+    demo = subprocess.run([*VERITY, "demo", "--out", str(tmp_path / "demo")], capture_output=True, text=True, timeout=180, cwd=tmp_path, env=env)
+    assert demo.returncode == 0, (demo.stdout[-2000:], demo.stderr[-2000:])
+    context["received"] = listener.finish()
     summarized = verity("trace", "summarize", str(tmp_path), "--json")
     assert summarized.code == 0, summarized.stderr
     summarized.run_dir = tmp_path / "demo"
     return summarized
+
+
+@then("the summary received over OTLP is the summary of its trace.jsonl")
+def _received_same(command: Command, context: dict[str, Any]) -> None:
+    received: Command = context["received"]
+    assert received.code == 0, received.stderr
+    assert received.json() == command.json()
 
 
 @then("it found 1 run, done and verified, with 1 replan")

@@ -24,7 +24,7 @@ Feature: The run report
 
   @REPORT-003
   Scenario: A served run's report is listed by GetRun
-    Given "verity serve" with the fixture site's article recipe
+    Given "verity serve" with the hostile page's recipe
     When a client starts a run and follows it to its final verdict
     Then GetRun lists the report artifact, a file in the run's directory
 

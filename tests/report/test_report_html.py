@@ -20,7 +20,6 @@ from runtime.browser import Browser
 from runtime.report.page import CONTENT_SECURITY_POLICY
 from runtime.service.client import VerityClient
 from tests.fixtures.browser_loop import LoopThread
-from tests.fixtures.site_server import FixtureSite
 from tests.report.hostile_page import BODY_TEXT, HEADLINE_TEXT, RECIPE, TITLE_TEXT, HostileSite
 from tests.report.report_browser import REPORT_ARTIFACTS, RenderedReport, open_report
 from tests.service.service_harness import ServeProcess
@@ -197,36 +196,11 @@ def _csp(command: Command) -> None:
 
 # --- a served run ------------------------------------------------------------------------------
 
-ARTICLE_RECIPE = """\
-name: report-article
-version: "1"
-goal: 用浏览器 read the harbour article
-inputs:
-  site:
-    type: string
-target:
-  start_url: "{site}/article.html"
-  allowed_domains: ["127.0.0.1"]
-  validation_keywords: ["harbour"]
-plan:
-  - id: open
-    navigate: "{start_url}"
-  - id: read
-    extract:
-      fields:
-        title:
-          css: "h1"
-  - id: check
-    verify:
-      - field_present: title
-"""
-
-
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[ServeProcess]:
     recipes = tmp_path / "recipes"
     recipes.mkdir()
-    (recipes / "article.yaml").write_text(ARTICLE_RECIPE, encoding="utf-8")
+    (recipes / "hostile.yaml").write_text(RECIPE, encoding="utf-8")
     process = ServeProcess(
         ["--store", str(tmp_path / "verity.db"), "--runs-dir", str(tmp_path / "runs"), "--recipes-dir", str(recipes)], cwd=str(tmp_path)
     )
@@ -234,15 +208,15 @@ def served(tmp_path: Path) -> Iterator[ServeProcess]:
     process.close()
 
 
-@given('"verity serve" with the fixture site\'s article recipe', target_fixture="server")
+@given('"verity serve" with the hostile page\'s recipe', target_fixture="server")
 def _server(served: ServeProcess) -> ServeProcess:
     return served
 
 
 @when("a client starts a run and follows it to its final verdict", target_fixture="served_run")
-def _served_run(server: ServeProcess, site: FixtureSite) -> dict[str, Any]:
+def _served_run(server: ServeProcess, hostile_site: HostileSite) -> dict[str, Any]:
     with VerityClient(server.target, None) as client:
-        run_id = client.start_run(recipe_name="report-article", inputs={"site": site.base_url}, timeout_seconds=90).run_id
+        run_id = client.start_run(recipe_name="hostile-report", inputs={"site": hostile_site.base_url}, timeout_seconds=90).run_id
         kinds = [event.WhichOneof("payload") for event in client.stream_run(run_id)]
         response = client.get_run(run_id)
     return {"run_id": run_id, "kinds": kinds, "response": response}

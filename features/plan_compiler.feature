@@ -50,3 +50,32 @@ Feature: Compiling recipes into state-machine plans
     And "find" on "exhausted" goes to "end.max_steps_exceeded"
     And "find" on "error" goes to "end.execute_error"
     And the agent step "find" offers the model "browser_click, browser_extract, browser_snapshot, close, open_url"
+
+  @PLAN-008
+  Scenario: A step's when becomes a guard state in front of it
+    Given the recipe "language/tick.yaml"
+    When I compile it
+    Then "gold-only.when" on "holds" goes to "gold-only"
+    And "gold-only.when" on "skipped" goes to "step-8"
+    And "rows" on "done" goes to "gold-only.when"
+    And no state jumps straight to "gold-only" but its when
+    And the Mermaid diagram names "gold-only.when (when text_includes)"
+
+  @PLAN-009
+  Scenario: A loop is a state whose body returns to it
+    Given the recipe "language/tick.yaml"
+    When I compile it
+    Then "tick" on "item" goes to "check"
+    And "tick" on "done" goes to "rows"
+    And "check" on "verified" goes to "tick"
+    And "rows" on "item" goes to "row-text"
+    And "row-text" on "ok" goes to "never.when"
+    And "never" on "verified" goes to "rows"
+    And the states "check" belong to loop "tick"
+    And the states "row-text, never.when, never" belong to loop "rows"
+
+  @PLAN-005
+  Scenario: The Mermaid diagram of a recipe with conditions and loops renders
+    Given the recipe "language/tick.yaml"
+    When I compile it to Mermaid
+    Then Mermaid renders the diagram to SVG in Chromium with a node for every state

@@ -100,3 +100,18 @@ Feature: Recipe validation with precise errors
     When I validate it
     Then the problems are exactly those listed in its expect comments
     And the problem at "output.schema.properties.price.$ref" says "points to nothing in this schema"
+
+  @RECIPE-016
+  Scenario: References to values found during the run are checked on every path
+    Given the broken recipe "references.yaml"
+    When I validate it
+    Then the problems are exactly those listed in its expect comments
+    And the problem at "plan[4].act.text" suggests "read"
+    And the problem at "plan[9].set.total" says "loop 'rows', which may run no item"
+
+  @RECIPE-017
+  Scenario: Page scripts must be allowed by name, and loops keep their shape
+    Given the broken recipe "loops-and-scripts.yaml"
+    When I validate it
+    Then the problems are exactly those listed in its expect comments
+    And the problem at "plan[1].evaluate" says "name 'browser_evaluate' in tools.allow"

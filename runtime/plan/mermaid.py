@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from runtime.plan.model import Plan
 
 
@@ -10,11 +12,21 @@ def _label(text: str) -> str:
     return text.replace('"', "'").replace(":", " ").replace(";", ",")
 
 
+def _condition_words(condition: dict[str, Any]) -> str:
+    """A condition's check and, for a negation, what it negates: `not value_equals`."""
+    key = next(iter(condition), "")
+    return f"not {_condition_words(condition[key])}" if key == "not" else key
+
+
 def to_mermaid(plan: Plan) -> str:
     alias = {state.id: f"s{i}" for i, state in enumerate(plan.states)}
     lines = ["stateDiagram-v2", f"    %% plan of recipe {plan.recipe['name']} {plan.recipe['version']}"]
     for state in plan.states:
         title = state.id if state.kind in (state.id, "terminal") else f"{state.id} ({state.kind})"
+        if state.kind == "when":
+            title = f"{state.id} (when {' and '.join(_condition_words(c) for c in state.params.get('conditions', []))})"
+        if state.loop:
+            title += f" for each item of {state.loop}"
         lines.append(f'    state "{_label(title)}" as {alias[state.id]}')
     lines.append(f"    [*] --> {alias[plan.initial]}")
     for state in plan.states:

@@ -24,9 +24,9 @@ def check_loops(recipe: Recipe) -> Iterator[Finding]:
         for j, inner in enumerate(loop.do):
             path = base + ("for_each", "do", j)
             if inner.for_each is not None:
-                yield path + ("for_each",), "loops do not nest: move the inner loop into a step of its own plan", "nested_loop"
+                yield path, "loops do not nest: move the inner loop into a step of its own plan", "nested_loop"
             if inner.close is not None:
-                yield path + ("close",), "a loop body cannot end the plan: put `close` after the loop", "close_in_loop"
+                yield path, "a loop body cannot end the plan: put `close` after the loop", "close_in_loop"
     element_loops = {
         (("plan", i), step.for_each.as_) for i, step in enumerate(recipe.plan) if step.for_each is not None and step.for_each.elements is not None
     }

@@ -13,6 +13,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.browser import launch_browser
 from runtime.plan import Plan, compile_recipe
+from runtime.plan.mermaid import to_mermaid
 from runtime.recipe import load_recipe_file
 
 scenarios("plan_compiler.feature")
@@ -178,3 +179,28 @@ def agent_tools(case: dict, state_id: str, tools: str) -> None:
     assert state.kind == "agent" and state.tool == "agent.act"
     assert state.params["tools"] == [t.strip() for t in tools.split(",")]
     assert state.params["done_when"], "an agent step always carries its verification"
+
+
+@when("I compile it to Mermaid")
+def compile_to_mermaid(case: dict) -> None:
+    case["plan"] = compile_recipe(case["recipe"])
+    case["mermaid"] = to_mermaid(case["plan"])
+
+
+@then(parsers.parse('no state jumps straight to "{step_id}" but its when'))
+def only_through_when(case: dict, step_id: str) -> None:
+    sources = {s.id for s in case["plan"].states for t in s.transitions if t.to == step_id}
+    assert sources == {f"{step_id}.when"}
+
+
+@then(parsers.parse('the Mermaid diagram names "{label}"'))
+def mermaid_names(case: dict, label: str) -> None:
+    assert f'"{label}"' in to_mermaid(case["plan"])
+
+
+@then(parsers.parse('the states "{state_ids}" belong to loop "{loop}"'))
+def belong_to_loop(case: dict, state_ids: str, loop: str) -> None:
+    plan: Plan = case["plan"]
+    for state_id in state_ids.split(", "):
+        assert plan.state(state_id).loop == loop, state_id
+    assert plan.state(loop).kind == "for_each" and plan.state(loop).loop is None

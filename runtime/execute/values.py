@@ -14,9 +14,14 @@ from runtime.plan.model import State
 from runtime.recipe.placeholders import fill
 from runtime.recipe.references import single_placeholder
 
-LOCATOR_KEYS = ("role", "name", "text", "css", "xpath", "ref", "item")
+LOCATOR_KEYS = (
+    "role", "name", "text", "label", "placeholder", "alt", "title", "test_id", "css", "xpath", "ref", "item",
+    "exact", "nth", "first", "has_text", "within", "frame",
+)  # fmt: skip
 # Locator parts that are text a recipe may template; role and ref are names, never filled.
-_FILLED_LOCATOR_KEYS = ("name", "text", "css", "xpath")
+_FILLED_LOCATOR_KEYS = ("name", "text", "label", "placeholder", "alt", "title", "test_id", "css", "xpath", "has_text")
+# Locator kinds whose text is compared by `exact`: exact (whole, case-sensitive) unless the recipe says not.
+_NAMED_KINDS = ("role", "name", "text", "label", "placeholder", "alt", "title")
 
 
 def locator_of(spec: dict[str, Any]) -> dict[str, Any]:
@@ -56,6 +61,15 @@ class RunValues:
             return [self.value(item) for item in template]
         return template
 
+    def sources(self, templates: Mapping[str, Any]) -> dict[str, Any]:
+        """For each key whose template is one reference, the source record of its value."""
+        found: dict[str, Any] = {}
+        for key, template in templates.items():
+            name = single_placeholder(template) if isinstance(template, str) else None
+            if name is not None and name not in self.values:
+                found[key] = self.store.lookup(name).source
+        return found
+
     def record_step(self, state: State, values: Mapping[str, Any], source: Mapping[str, Any]) -> None:
         """A state's values as `{steps.<step id>.<name>}` (a loop's item `[i]` left off the id)."""
         self.store.record_step(state.id.partition("[")[0], values, {"state": state.id, **source})
@@ -66,7 +80,15 @@ class RunValues:
         if locator.get("item") is not None:
             # The current element of a for_each over elements: the loop's own target, by position.
             return dict(self.store.elements[locator["item"]])
-        return {k: (self.text(v) if k in _FILLED_LOCATOR_KEYS and isinstance(v, str) else v) for k, v in locator.items()}
+        filled = {k: (self.text(v) if k in _FILLED_LOCATOR_KEYS and isinstance(v, str) else v) for k, v in locator.items()}
+        for scope in ("within", "frame"):
+            if isinstance(filled.get(scope), dict):
+                filled[scope] = self.locator(filled[scope])
+            elif isinstance(filled.get(scope), str):
+                filled[scope] = self.text(filled[scope])
+        if filled.get("exact") is None and any(filled.get(k) is not None for k in _NAMED_KINDS):
+            filled["exact"] = True  # a recipe's names are exact unless it says `exact: false`
+        return filled
 
     def params(self, state: State) -> dict[str, Any]:
         """A state's params with the placeholders its action reads filled in (navigate's url, act's

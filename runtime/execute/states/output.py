@@ -33,4 +33,8 @@ async def validate_output(ctx: RunContext, state: State) -> StepResult:
     if errors:
         findings.note_failure("output invalid: " + "; ".join(errors))
         return StepResult("invalid", False, summary=findings.failure, evidence={"errors": errors})
-    return StepResult("valid", True, verified=True, summary="output matches the schema", evidence={"output": findings.data})
+    evidence = {"output": findings.data}
+    if ctx.plan.output_values is not None:
+        # Where each output value came from: the state, the page and the time it was read.
+        evidence["sources"] = ctx.values.sources(ctx.plan.output_values)
+    return StepResult("valid", True, verified=True, summary="output matches the schema", evidence=evidence)

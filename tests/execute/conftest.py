@@ -30,6 +30,8 @@ RECIPES = Path(__file__).resolve().parents[1] / "fixtures" / "recipes"
 
 
 def recipe_path(name: str) -> Path:
+    if name.startswith("recipes/"):  # a shipped recipe, by its path in the repository
+        return RECIPES.parents[2] / f"{name}.yaml"
     return DEMO_RECIPE if name == "demo-quote" else RECIPES / f"{name}.yaml"
 
 

@@ -1,0 +1,20 @@
+Feature: MiniWoB++ tasks with deterministic recipes, judged by the task's own reward
+  Each task page is served on loopback with an instrumentation script that seeds the task and
+  reports the reward the task itself awards; the recipe never sees it. The verdict must agree:
+  completed exactly when the reward is above 0.
+
+  @EXEC-034
+  Scenario Outline: The verdict agrees with the task's reward
+    Given the MiniWoB++ pages on loopback
+    When I run the recipe for "<task>" with seed <seed>
+    Then a completed run ended the task's episode
+    And the verdict agrees with the reward
+
+    Examples:
+      | task                  | seed |
+      | click-button-sequence | 1    |
+      | click-option          | 2    |
+      | click-dialog-2        | 3    |
+      | enter-password        | 4    |
+      | focus-text-2          | 5    |
+      | click-link            | 6    |

@@ -70,7 +70,8 @@ async def _click(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
 _PREPARE_TYPE = """function(clear) {
   if (!this.isConnected) return 'detached';
   const tag = this.tagName.toLowerCase();
-  const textual = ['text','search','email','url','tel','password','number',''].includes((this.getAttribute('type') || '').toLowerCase());
+  // Date and time fields take typed digits too (segment by segment, in the browser's locale order).
+  const textual = ['text','search','email','url','tel','password','number','','date','time','month','week','datetime-local'].includes((this.getAttribute('type') || '').toLowerCase());
   const editable = this.isContentEditable || tag === 'textarea' || (tag === 'input' && textual);
   if (!editable) return 'not_editable';
   if (this.disabled || this.readOnly) return 'disabled';

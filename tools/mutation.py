@@ -30,8 +30,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 # What is mutated (globs relative to the repository) and which tests judge it. Edit these when the
 # modules move; the tests are the fast, Chromium-free ones that exercise the modules directly.
-MUTATED_MODULES = ("runtime/guard/*", "runtime/execute/target_check.py")
-TESTS = ("tests/guard", "tests/execute/test_execute_units.py")
+# target_check.py judges the page; page_blockers.py is the blocker detection it delegates to.
+MUTATED_MODULES = ("runtime/guard/*", "runtime/execute/target_check.py", "runtime/execute/page_blockers.py")
+TESTS = ("tests/guard", "tests/execute/test_execute_units.py", "tests/verdict/test_page_blockers.py")
 # What the tests need besides the package itself (pytest-bdd reads features/ at import).
 COPIED = ("runtime", "tests", "features", "contracts", "recipes", "proto", "pyproject.toml", "uv.lock")
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")

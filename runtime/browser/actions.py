@@ -157,96 +157,117 @@ class ActionResult:
         return self.error.code if self.error else None
 
 
-_TARGET_KEYS = ("ref", "role", "name", "text", "css", "xpath")
+# The ways of finding an element, in the order `Target.kind` reports them (`name` alone last).
+LOCATOR_KINDS = ("ref", "role", "text", "label", "placeholder", "alt", "title", "test_id", "css", "xpath")
+_TEXT_KEYS = (*LOCATOR_KINDS, "name", "has_text")
+_TARGET_KEYS = (*_TEXT_KEYS, "nth", "index", "first", "exact", "within", "frame")
+
+
+def _invalid(message: str) -> BrowserActionError:
+    return BrowserActionError(ActionErrorCode.INVALID_PARAMS, message)
 
 
 @dataclass(frozen=True)
 class Target:
-    """Which element an act/extract/verify addresses. Exactly one way of finding it:
+    """Which element an act/extract/verify addresses, in Playwright's vocabulary. Exactly one way
+    of finding it (locate.py has the matching rules):
 
     - `ref`: a snapshot ref like ``s3:e12``; only refs of the tab's latest snapshot are valid,
       and only while the very same DOM node is still connected (else `stale_ref`).
-    - `role` (+ optional `name`): the role and accessible name shown in snapshots.
-    - `text`: the element's visible text / accessible name.
-    - `css`: a CSS selector, evaluated in the top document.
-    - `xpath`: an XPath expression, evaluated in the top document.
+    - `role` (+ optional `name`): the ARIA role and accessible name shown in snapshots; `name`
+      alone: any element with that accessible name.
+    - `text`, `label`, `placeholder`, `alt`, `title`: the element's text, its label (a <label>,
+      aria-labelledby or aria-label), or that attribute.
+    - `test_id`: the `data-testid` attribute, compared exactly.
+    - `css`, `xpath`: a selector or expression.
 
-    role/name/text match case-insensitively, exact matches before substring ones (`exact=True`
-    allows exact matches only). When several elements match, `index` picks one (0-based, in
-    document order across frames and shadow roots).
+    Narrowing: `has_text` keeps matches whose text contains it; `within` searches inside the one
+    element another target names; `frame` searches the document of the iframe a target names.
+    Names and texts match case-insensitively, whole matches before partial ones; `exact=True`
+    compares case-sensitively and whole. Strictness: when several visible elements match, `nth`
+    (0-based in document order, negative from the end; `index` is the same) or `first` must say
+    which one, else the action fails with `ambiguous_target`.
     """
 
     ref: str | None = None
     role: str | None = None
     name: str | None = None
     text: str | None = None
+    label: str | None = None
+    placeholder: str | None = None
+    alt: str | None = None
+    title: str | None = None
+    test_id: str | None = None
     css: str | None = None
     xpath: str | None = None
-    index: int = 0
+    index: int | None = None
+    first: bool = False
     exact: bool = False
+    has_text: str | None = None
+    within: Target | None = None
+    frame: Target | None = None
 
     def __post_init__(self) -> None:
-        kinds = [k for k in ("ref", "role", "text", "css", "xpath") if getattr(self, k)]
+        kinds = [k for k in LOCATOR_KINDS if getattr(self, k)]
         if self.name and not self.role and not kinds:
             kinds = ["name"]
         if len(kinds) != 1:
-            raise BrowserActionError(
-                ActionErrorCode.INVALID_PARAMS,
-                "a target needs exactly one of ref, role (+name), name, text, css or xpath; "
-                f"got {kinds or 'none'}",
-            )
-        if self.index < 0:
-            raise BrowserActionError(ActionErrorCode.INVALID_PARAMS, "target.index must be >= 0")
+            raise _invalid(f"a target needs exactly one of ref, role (+name), name, {', '.join(LOCATOR_KINDS[2:])}; got {kinds or 'none'}")
+        if self.ref and (self.within or self.frame or self.has_text or self.index is not None or self.first):
+            raise _invalid("a ref names one element already: it takes no within, frame, has_text, nth or first")
+        if self.index is not None and self.first:
+            raise _invalid("give nth or first, not both")
 
     @property
     def kind(self) -> str:
-        for key in ("ref", "role", "text", "css", "xpath", "name"):
+        for key in LOCATOR_KINDS:
             if getattr(self, key):
                 return key
-        return "none"
+        return "name"
 
     @classmethod
     def from_params(cls, value: Any, *, field_path: str = "params.target") -> Target:
-        """Build a Target from action params: a dict with the keys above, or a bare ref string."""
+        """Build a Target from action params: a dict with the keys above, or a bare ref string.
+        `frame` may also be a CSS selector string for the iframe."""
         if isinstance(value, Target):
             return value
         if isinstance(value, str):
             return cls(ref=value)
         if not isinstance(value, dict):
-            raise BrowserActionError(
-                ActionErrorCode.INVALID_PARAMS,
-                f"{field_path} must be an object like {{'ref': 's1:e3'}} or a ref string, "
-                f"got {type(value).__name__}",
-            )
-        unknown = sorted(set(value) - set(_TARGET_KEYS) - {"index", "exact"})
+            raise _invalid(f"{field_path} must be an object like {{'ref': 's1:e3'}} or a ref string, got {type(value).__name__}")
+        unknown = sorted(set(value) - set(_TARGET_KEYS))
         if unknown:
-            raise BrowserActionError(
-                ActionErrorCode.INVALID_PARAMS,
-                f"{field_path} has unknown keys {unknown}; allowed: {list(_TARGET_KEYS)} + index, exact",
-            )
-        for key in _TARGET_KEYS:
-            if key in value and not isinstance(value[key], str):
-                raise BrowserActionError(
-                    ActionErrorCode.INVALID_PARAMS, f"{field_path}.{key} must be a string"
-                )
-        index = value.get("index", 0)
-        if not isinstance(index, int) or isinstance(index, bool):
-            raise BrowserActionError(ActionErrorCode.INVALID_PARAMS, f"{field_path}.index must be an integer")
+            raise _invalid(f"{field_path} has unknown keys {unknown}; allowed: {list(_TARGET_KEYS)}")
+        for key in _TEXT_KEYS:
+            if value.get(key) is not None and not isinstance(value[key], str):
+                raise _invalid(f"{field_path}.{key} must be a string")
+        if "nth" in value and "index" in value:
+            raise _invalid(f"{field_path}: give nth or index, not both")
+        nth = value.get("nth", value.get("index"))
+        if nth is not None and (not isinstance(nth, int) or isinstance(nth, bool)):
+            raise _invalid(f"{field_path}.nth must be an integer")
+        frame = value.get("frame")
+        if isinstance(frame, str):
+            frame = {"css": frame}
         return cls(
-            ref=value.get("ref"),
-            role=value.get("role"),
-            name=value.get("name"),
-            text=value.get("text"),
-            css=value.get("css"),
-            xpath=value.get("xpath"),
-            index=index,
+            **{key: value.get(key) for key in _TEXT_KEYS},
+            index=nth,
+            first=bool(value.get("first", False)),
             exact=bool(value.get("exact", False)),
+            within=cls.from_params(value["within"], field_path=f"{field_path}.within") if value.get("within") is not None else None,
+            frame=cls.from_params(frame, field_path=f"{field_path}.frame") if frame is not None else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {k: getattr(self, k) for k in _TARGET_KEYS if getattr(self, k)}
-        if self.index:
-            out["index"] = self.index
+        out: dict[str, Any] = {k: getattr(self, k) for k in _TEXT_KEYS if getattr(self, k)}
+        if self.index is not None:
+            out["nth"] = self.index
+        if self.first:
+            out["first"] = True
         if self.exact:
             out["exact"] = True
+        if self.within is not None:
+            out["within"] = self.within.to_dict()
+        if self.frame is not None:
+            out["frame"] = self.frame.to_dict()
         return out

@@ -26,6 +26,8 @@ class ActionErrorCode(str, Enum):
     SESSION_CLOSED = "session_closed"
     TAB_CLOSED = "tab_closed"
     NOT_INTERACTABLE = "not_interactable"
+    # Several visible elements match a target that does not say which (nth / first).
+    AMBIGUOUS_TARGET = "ambiguous_target"
     SCRIPT_FAILED = "script_failed"
     RESULT_TOO_LARGE = "result_too_large"
 

@@ -20,10 +20,9 @@ from runtime.browser.observation import BoundingBox
 
 WORLD_NAME = "verity-driver"
 
-_WALKER = r"""
-(function (mode, snapshotId, maxElements) {
-  const state = globalThis.__verityState ||
-    (globalThis.__verityState = {seen: new WeakMap(), seq: 0, snapshotId: null, elements: [], scan: []});
+# How elements are read: implicit ARIA roles, accessible names, interactivity. Shared by the
+# snapshot walker and the locator (locate.py), so a role and name mean the same in both.
+ELEMENT_VOCABULARY = r"""
   const SKIP = new Set(['SCRIPT','STYLE','NOSCRIPT','TEMPLATE','HEAD','TITLE','META','LINK']);
   const HEADINGS = new Set(['h1','h2','h3','h4','h5','h6']);
   const INTERACTIVE_TAGS = new Set(['button','select','textarea','summary','details']);
@@ -79,7 +78,13 @@ _WALKER = r"""
     (el.hasAttribute('contenteditable') && el.getAttribute('contenteditable') !== 'false') ||
     (el.hasAttribute('tabindex') && el.tabIndex >= 0);
 
-  const found = [];
+"""
+
+_WALKER = r"""
+(function (mode, snapshotId, maxElements) {
+  const state = globalThis.__verityState ||
+    (globalThis.__verityState = {seen: new WeakMap(), seq: 0, snapshotId: null, elements: [], scan: []});
+""" + ELEMENT_VOCABULARY + r"""  const found = [];
   const stack = [[document.documentElement, false, false]];
   while (stack.length) {
     const [el, inShadow, inside] = stack.pop();
@@ -133,11 +138,6 @@ _WALKER = r"""
             f.interactive, f.inShadow, attrs, seenBefore];
   };
 
-  if (mode === 'scan') {
-    const shown = found.filter(visible);
-    state.scan = shown.map(f => f.el);
-    return {total: shown.length, examined: found.length, items: shown.map(f => describe(f, false))};
-  }
   const chosen = [];
   let examined = 0;
   for (const wantInteractive of [true, false]) {
@@ -231,6 +231,11 @@ class FrameWorlds:
             self._contexts[key] = reply["executionContextId"]
         return self._contexts[key]
 
+    def reset(self) -> None:
+        """Forget every world: a document replaced without a new loader id (a javascript: URL)
+        took its worlds with it."""
+        self._contexts.clear()
+
     def forget(self, frame: dict[str, Any]) -> None:
         self._contexts.pop((frame["id"], frame.get("loaderId", "")), None)
 
@@ -244,8 +249,7 @@ class FrameWorlds:
 async def capture_candidates(
     cdp: Any, worlds: FrameWorlds, *, mode: str, snapshot_id: str = "", max_elements: int = 1_000_000
 ) -> Capture:
-    """Run the walker in every frame: mode "snapshot" registers the chosen elements for refs,
-    mode "scan" lists every candidate for role/name/text matching."""
+    """Run the walker in every frame; the chosen elements are registered for refs."""
     capture = Capture(url="", title="", frames=[])
     frames = await worlds.frames()
     for position, frame in enumerate(frames):
@@ -327,7 +331,3 @@ def element_expression(snapshot_id: str, local_index: int) -> str:
         "(() => { const s = globalThis.__verityState;"
         f" return s && s.snapshotId === {json.dumps(snapshot_id)} ? (s.elements[{int(local_index)}] || null) : null; }})()"
     )
-
-
-def scanned_element_expression(local_index: int) -> str:
-    return f"(() => {{ const s = globalThis.__verityState; return s ? (s.scan[{int(local_index)}] || null) : null; }})()"

@@ -8,7 +8,6 @@ Anything else is `stale_ref` - the driver never re-finds "a similar element" beh
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Callable
@@ -20,12 +19,11 @@ from runtime.browser.document import DocumentIdentity
 from runtime.browser.document_tracking import DocumentTracker
 from runtime.browser.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.observation import Snapshot, SnapshotElement
+from runtime.browser.locate import locate
 from runtime.browser.snapshot_capture import (
-    Candidate,
     FrameWorlds,
     capture_candidates,
     element_expression,
-    scanned_element_expression,
     select_within_budget,
 )
 
@@ -189,22 +187,21 @@ class Tab:
     # ----------------------------------------------------------------- targets
 
     async def resolve(self, target: Target) -> ResolvedElement:
-        """Find the element a target names, or raise `stale_ref` / `not_found` / `invalid_params`."""
+        """Find the one element a target names (locate.py: strict), or raise `stale_ref` /
+        `not_found` / `ambiguous_target` / `invalid_params`."""
         if target.ref:
             return await self._resolve_ref(target.ref)
-        if target.css:
-            script = (
-                f"(() => {{ const all = document.querySelectorAll({json.dumps(target.css)});"
-                f" return all[{target.index}] || null; }})()"
-            )
-            return await self._resolve_script(script, {"css": target.css, "index": target.index})
-        if target.xpath:
-            script = (
-                f"document.evaluate({json.dumps(target.xpath)}, document, null,"
-                f" XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null).snapshotItem({target.index})"
-            )
-            return await self._resolve_script(script, {"xpath": target.xpath, "index": target.index})
-        return await self._resolve_by_description(target)
+        for attempt in range(2):
+            try:
+                found = await locate(self.worlds, self.cdp, target)
+                return ResolvedElement(found.object_id, found.how)
+            except BrowserActionError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the frame's world went with its document
+                if attempt == 1 or "context" not in str(exc).lower():
+                    raise
+                self.worlds.reset()
+        raise AssertionError("unreachable")
 
     async def _resolve_ref(self, ref: str) -> ResolvedElement:
         match = _REF_PATTERN.match(ref)
@@ -244,66 +241,6 @@ class Tab:
         if not await self.call_on(element, "function() { return this.isConnected; }"):
             raise stale
         return element
-
-    async def _resolve_script(self, script: str, how: dict[str, Any]) -> ResolvedElement:
-        reply = await self.cdp.send("Runtime.evaluate", {"expression": script})
-        if "exceptionDetails" in reply:
-            raise BrowserActionError(
-                ActionErrorCode.INVALID_PARAMS,
-                f"invalid selector {how}: {_exception_text(reply['exceptionDetails'])}",
-            )
-        result = reply["result"]
-        if result.get("subtype") == "null" or "objectId" not in result:
-            raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"no element matches {how}", **how)
-        if result.get("subtype") != "node":
-            raise BrowserActionError(ActionErrorCode.INVALID_PARAMS, f"{how} does not select an element")
-        return ResolvedElement(result["objectId"], how)
-
-    async def _resolve_by_description(self, target: Target) -> ResolvedElement:
-        capture = await capture_candidates(self.cdp, self.worlds, mode="scan")
-        matches = match_candidates(capture.candidates, target)
-        how = target.to_dict()
-        if len(matches) <= target.index:
-            raise BrowserActionError(
-                ActionErrorCode.NOT_FOUND,
-                f"no visible element matches {how} ({len(matches)} match(es))",
-                target=how,
-            )
-        chosen = matches[target.index]
-        reply = await self.worlds.evaluate(
-            chosen.context_id, scanned_element_expression(chosen.local_index), by_value=False
-        )
-        result = reply.get("result", {})
-        if result.get("subtype") != "node":
-            raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"element matching {how} vanished", target=how)
-        return ResolvedElement(result["objectId"], {**how, "matches": len(matches)})
-
-
-def match_candidates(candidates: list[Candidate], target: Target) -> list[Candidate]:
-    """role/name/text matching: case-insensitive, exact matches first, then substring ones."""
-
-    def norm(value: str) -> str:
-        return " ".join(value.split()).casefold()
-
-    pool = candidates
-    if target.role:
-        role = target.role.casefold()
-        pool = [c for c in pool if c.role == role]
-        if not target.name:
-            return pool
-    wanted = norm(target.name or target.text or "")
-
-    def labels(candidate: Candidate) -> tuple[str, ...]:
-        if target.text:
-            return (norm(candidate.name), norm(candidate.text))
-        return (norm(candidate.name),)
-
-    exact = [c for c in pool if wanted in labels(c)]
-    if target.exact:
-        return exact
-    exact_ids = {id(c) for c in exact}
-    partial = [c for c in pool if id(c) not in exact_ids and any(wanted in label for label in labels(c))]
-    return exact + partial
 
 
 def _exception_text(details: dict[str, Any]) -> str:

@@ -13,7 +13,7 @@ from runtime.recipe.model import Condition, ElementCheck, Expect, Locator, Recip
 PathParts = tuple[str | int, ...]
 Templated = tuple[PathParts, str]
 
-_LOCATOR_TEXTS = ("name", "text", "css", "xpath")
+_LOCATOR_TEXTS = ("name", "text", "label", "placeholder", "alt", "title", "test_id", "css", "xpath", "has_text")
 
 
 def templated_fields(recipe: Recipe) -> Iterator[Templated]:
@@ -119,6 +119,11 @@ def _locator_texts(locator: Locator | None, path: PathParts) -> Iterator[Templat
         value = getattr(locator, key)
         if value is not None:
             yield path + (key,), value
+    yield from _locator_texts(locator.within, path + ("within",))
+    if isinstance(locator.frame, str):
+        yield path + ("frame",), locator.frame
+    else:
+        yield from _locator_texts(locator.frame, path + ("frame",))
 
 
 def _element_texts(element: ElementCheck | None, path: PathParts) -> Iterator[Templated]:

@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 BROWSER_LAYERS = (
     Layer("vocabulary", ("errors", "actions", "document", "observation", "observation_context", "policy")),
     Layer("launch", ("launch",)),
-    Layer("tab", ("document_tracking", "snapshot_capture", "tab", "top_frame")),
+    Layer("tab", ("document_tracking", "snapshot_capture", "locate", "tab", "top_frame")),
     Layer("action handlers", ("action_handlers",)),
     Layer("session", ("tab_tracking", "verbs", "session")),
 )

@@ -63,25 +63,28 @@ def _field_request(name: str, spec: Any) -> _FieldRequest:
     if "selector" in spec:
         if not isinstance(spec["selector"], str):
             raise invalid(f"{where}.selector must be a string")
-        return _FieldRequest(spec["selector"], None, attr, read_all)
+        if read_all:
+            return _FieldRequest(spec["selector"], None, attr, True)
+        return _FieldRequest(None, Target(css=spec["selector"]), attr, False)
     target = Target.from_params(spec["target"], field_path=f"{where}.target")
-    if target.css and not target.index:
-        return _FieldRequest(target.css, None, attr, read_all)
     if read_all:
-        raise invalid(f"{where}.all needs a CSS selector; a {target.kind} target names one element")
+        if not target.css or target.to_dict().keys() - {"css"}:
+            raise invalid(f"{where}.all needs a plain CSS selector; a {target.kind} target names one element")
+        return _FieldRequest(target.css, None, attr, True)
     return _FieldRequest(None, target, attr, False)
 
 
-async def _read_target(tab: Tab, target: Target, attr: str | None) -> Any:
-    """The element's text/value/attribute, or None when nothing matches (a missing field, not an
-    error). A stale ref or a bad selector still fails the action: the caller must know."""
+async def _read_target(tab: Tab, target: Target, attr: str | None) -> tuple[Any, dict[str, Any] | None]:
+    """The element's text/value/attribute and how it was found, or (None, None) when nothing
+    matches (a missing field, not an error). Several matches (ambiguous_target), a stale ref or
+    a bad selector fail the action: the caller must know."""
     try:
         element = await tab.resolve(target)
     except BrowserActionError as exc:
         if exc.error.code is ActionErrorCode.NOT_FOUND:
-            return None
+            return None, None
         raise
-    return await tab.call_on(element, _READ_ELEMENT, attr)
+    return await tab.call_on(element, _READ_ELEMENT, attr), element.how
 
 
 async def extract(scope: ActionScope, action: Action) -> Result:
@@ -96,15 +99,37 @@ async def extract(scope: ActionScope, action: Action) -> Result:
     batch = {
         name: {"selector": r.selector, "attr": r.attr, "all": r.all} for name, r in requests.items() if r.selector is not None
     }
+    document = tab.document()
     values: dict[str, Any] = {}
     if batch:
         try:
             values = await tab.evaluate(f"{_EXTRACT_FIELDS}({json.dumps(batch)})")
         except BrowserActionError as exc:
             raise invalid(f"bad selector in params.fields: {exc.error.message}") from None
+    found: dict[str, Any] = {}
+    ambiguous: dict[str, Any] = {}
     for name, request in requests.items():
-        if request.target is not None:
-            values[name] = await _read_target(tab, request.target, request.attr)
+        if request.target is None:
+            continue
+        try:
+            values[name], found[name] = await _read_target(tab, request.target, request.attr)
+        except BrowserActionError as exc:
+            if exc.error.code is not ActionErrorCode.AMBIGUOUS_TARGET:
+                raise
+            # One field naming several elements is that field's problem, not the whole read's.
+            values[name] = None
+            ambiguous[name] = {"message": exc.error.message, **exc.error.details}
     ordered = {name: values.get(name) for name in requests}
     missing = [name for name, value in ordered.items() if value is None or value == []]
-    return {"fields": ordered, "missing": missing, "url": await tab.current_url()}, None
+    read_from = tab.document()
+    return {
+        "fields": ordered,
+        "missing": missing,
+        "ambiguous": ambiguous,
+        "found": found,
+        "url": await tab.current_url(),
+        # The document the fields were read from; a different one after the read means it was
+        # replaced meanwhile and the read proves nothing about either.
+        "document": read_from.to_dict(),
+        "document_changed_during_read": not document.same_document(read_from),
+    }, None

@@ -1,0 +1,241 @@
+"""Finding the one element a locator names, with Playwright's strictness.
+
+A locator names elements by role (and accessible name), text, label, placeholder, alt text,
+title, test id (`data-testid`), CSS or XPath; `has_text` narrows the matches, `within` scopes the
+search to a container (itself one element) and `frame` to an iframe's document. The search runs
+in the frame's isolated world (page scripts cannot see or fake it), over the document and its open
+shadow roots, in document order.
+
+Strictness: only visible elements count. When several match, the locator must say which (`nth`,
+or `first`), else the action fails with `ambiguous_target` and lists them: the driver never picks
+"the first one" on its own. An exact name or text (`exact`) is compared case-sensitively, whole;
+otherwise case-insensitively, and whole matches win over partial ones. CSS, XPath and test-id
+locators that match only hidden elements still find them (a hidden input's value can be read;
+a click then fails as not_interactable).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from runtime.browser.actions import Target
+from runtime.browser.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.snapshot_capture import ELEMENT_VOCABULARY, FrameWorlds
+
+# Candidates an ambiguous_target error lists (the count is always given in full).
+LISTED_CANDIDATES = 10
+# Locator kinds that may find hidden elements when no visible one matches.
+STRUCTURAL_KINDS = frozenset({"css", "xpath", "test_id"})
+
+_LOCATE = r"""
+(function (spec) {
+""" + ELEMENT_VOCABULARY + r"""
+  const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
+  const shown = (el) => {
+    if (!el.isConnected || (el.checkVisibility && !el.checkVisibility({visibilityProperty: true}))) return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
+  const descendants = (root) => {
+    const out = [];
+    const stack = [];
+    const push = (node) => {
+      const kids = [];
+      for (let c = node.firstElementChild; c; c = c.nextElementSibling) kids.push(c);
+      if (node.shadowRoot) for (let c = node.shadowRoot.firstElementChild; c; c = c.nextElementSibling) kids.push(c);
+      for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
+    };
+    push(root);
+    while (stack.length) { const el = stack.pop(); if (!SKIP.has(el.tagName)) { out.push(el); push(el); } }
+    return out;
+  };
+  // 2: the whole text matches; 1: part of it (not exact only); 0: no match.
+  const score = (actual, wanted, exact) => {
+    const a = norm(actual), w = norm(wanted);
+    if (exact) return a === w ? 2 : 0;
+    const al = a.toLowerCase(), wl = w.toLowerCase();
+    return al === wl ? 2 : (wl && al.includes(wl) ? 1 : 0);
+  };
+  const fullText = (el) => {
+    const tag = el.localName, type = (el.getAttribute('type') || '').toLowerCase();
+    if (tag === 'input' && ['button', 'submit', 'reset'].includes(type)) return el.value;
+    return el.textContent;
+  };
+  const labelsOf = (el) => {
+    const out = [];
+    if (el.labels) for (const l of el.labels) out.push(l.textContent);
+    const by = el.getAttribute('aria-labelledby');
+    if (by) {
+      const root = el.getRootNode();
+      out.push(by.split(/\s+/).map(id => root.getElementById ? root.getElementById(id) : null).filter(Boolean).map(n => n.textContent).join(' '));
+    }
+    const aria = el.getAttribute('aria-label');
+    if (aria) out.push(aria);
+    return out;
+  };
+  const best = (values, wanted, exact) => Math.max(0, ...values.filter(v => v !== null && v !== undefined).map(v => score(v, wanted, exact)));
+  const scorer = (s) => {
+    const v = s.value, exact = !!s.exact;
+    switch (s.kind) {
+      case 'role': return (el) => {
+        const tag = el.localName, role = roleOf(el, tag);
+        if (role !== v.toLowerCase()) return 0;
+        return s.name === null || s.name === undefined ? 2 : score(nameOf(el, tag, role), s.name, exact);
+      };
+      case 'name': return (el) => {
+        const tag = el.localName, role = roleOf(el, tag);
+        return role || isInteractive(el, tag, role) ? score(nameOf(el, tag, role), v, exact) : 0;
+      };
+      case 'text': return (el) => score(fullText(el), v, exact);
+      case 'label': return (el) => best(labelsOf(el), v, exact);
+      case 'placeholder': return (el) => best([el.getAttribute('placeholder')], v, exact);
+      case 'alt': return (el) => best([el.getAttribute('alt')], v, exact);
+      case 'title': return (el) => best([el.getAttribute('title')], v, exact);
+      case 'test_id': return (el) => el.getAttribute('data-testid') === v ? 2 : 0;
+    }
+    return null;
+  };
+  const structural = (s, root) => {
+    if (s.kind === 'css') return Array.from(root.querySelectorAll(s.value));
+    const doc = root.ownerDocument || root;
+    const found = doc.evaluate(s.value, root, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+    const out = [];
+    for (let i = 0; i < found.snapshotLength; i++) { const n = found.snapshotItem(i); if (n.nodeType === 1) out.push(n); }
+    return out;
+  };
+  const find = (s, root) => {
+    let scored;
+    if (s.kind === 'css' || s.kind === 'xpath') scored = structural(s, root).map(el => [el, 2]);
+    else { const f = scorer(s); scored = descendants(root).map(el => [el, f(el)]).filter(p => p[1] > 0); }
+    if (s.kind === 'text') {
+      // The innermost element that says it: a wrapper around the matching span is not a match.
+      const kept = new Set(scored.map(p => p[0]));
+      scored = scored.filter(([el]) => !Array.from(kept).some(o => o !== el && el.contains(o)));
+    }
+    if (s.has_text) scored = scored.filter(([el]) => score(el.textContent, s.has_text, false) > 0);
+    const visible = scored.filter(([el]) => shown(el));
+    let pool = visible;
+    if (!visible.length && ['css', 'xpath', 'test_id'].includes(s.kind)) pool = scored;
+    if (pool.some(p => p[1] === 2)) pool = pool.filter(p => p[1] === 2);
+    return pool.map(p => p[0]);
+  };
+  const describe = (el) => {
+    const tag = el.localName, role = roleOf(el, tag);
+    return {tag, role, name: nameOf(el, tag, role), text: norm(el.textContent).slice(0, 80), visible: shown(el)};
+  };
+  let root = document;
+  for (const scope of spec.within) {
+    const containers = find(scope, root);
+    if (containers.length !== 1) return {scope_error: containers.length ? 'ambiguous' : 'not_found', scope, candidates: containers.slice(0, 10).map(describe), count: containers.length};
+    root = containers[0];
+  }
+  const matches = find(spec, root);
+  globalThis.__verityLocated = matches;
+  return {count: matches.length, candidates: matches.slice(0, spec.listed).map(describe), chosen: spec.nth === null ? null : (matches.at(spec.nth) ? describe(matches.at(spec.nth)) : null)};
+})
+"""
+
+
+@dataclass(frozen=True)
+class Located:
+    """The element a locator found: its live handle and how it was chosen (for evidence)."""
+
+    object_id: str
+    how: dict[str, Any]
+
+
+def _spec(target: Target) -> dict[str, Any]:
+    """The in-page search for one target (frame aside): kind and value, name, exact, has_text, the
+    chain of `within` containers outermost first, and which match to take."""
+    chain: list[dict[str, Any]] = []
+    scope = target.within
+    while scope is not None:
+        chain.insert(0, _one(scope))
+        scope = scope.within
+    nth = target.index if target.index is not None else (0 if target.first else None)
+    return {**_one(target), "within": chain, "nth": nth, "listed": LISTED_CANDIDATES}
+
+
+def _one(target: Target) -> dict[str, Any]:
+    kind = target.kind
+    value = getattr(target, kind) if kind != "name" else target.name
+    return {"kind": kind, "value": value, "name": target.name if kind == "role" else None, "exact": target.exact, "has_text": target.has_text}
+
+
+async def locate(worlds: FrameWorlds, cdp: Any, target: Target) -> Located:
+    """The one element `target` names in a tab (its frame worlds and CDP session; see the module
+    rules), or not_found / ambiguous_target."""
+    context_id = await _context_for(worlds, cdp, target.frame)
+    spec = _spec(target)
+    reply = await worlds.evaluate(context_id, f"{_LOCATE}({json.dumps(spec)})")
+    how = target.to_dict()
+    if "exceptionDetails" in reply:
+        details = reply["exceptionDetails"]
+        text = str((details.get("exception") or {}).get("description") or details.get("text") or "script error").splitlines()[0]
+        raise BrowserActionError(ActionErrorCode.INVALID_PARAMS, f"invalid locator {how}: {text}", target=how)
+    found = reply["result"]["value"]
+    if "scope_error" in found:
+        _raise_for_scope(found, how)
+    count = int(found["count"])
+    candidates = found["candidates"]
+    if spec["nth"] is None:
+        if count > 1:
+            listed = "; ".join(_describe(c) for c in candidates)
+            raise BrowserActionError(
+                ActionErrorCode.AMBIGUOUS_TARGET,
+                f"{count} visible elements match {how}: {listed}{' ...' if count > len(candidates) else ''}; "
+                "say which with nth (0-based, -1 for the last) or first: true, or narrow the locator",
+                target=how,
+                count=count,
+                candidates=candidates,
+            )
+        chosen_index = 0
+    else:
+        chosen_index = spec["nth"]
+    if count == 0 or found["chosen"] is None and spec["nth"] is not None or not (-count <= chosen_index < count):
+        raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"no visible element matches {how} ({count} match(es))", target=how, count=count)
+    element = await worlds.evaluate(context_id, f"globalThis.__verityLocated.at({int(chosen_index)})", by_value=False)
+    result = element.get("result", {})
+    if result.get("subtype") != "node":
+        raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"the element matching {how} vanished", target=how)
+    chosen = found["chosen"] if spec["nth"] is not None else candidates[0]
+    return Located(result["objectId"], {**how, "matches": count, "chosen": {"nth": chosen_index, **chosen}})
+
+
+def _describe(candidate: dict[str, Any]) -> str:
+    label = candidate.get("name") or candidate.get("text") or ""
+    return f"{candidate.get('role') or candidate.get('tag')} {label!r}"
+
+
+def _raise_for_scope(found: dict[str, Any], how: dict[str, Any]) -> None:
+    scope = found["scope"]
+    where = f"{scope['kind']}={scope['value']!r}"
+    if found["scope_error"] == "ambiguous":
+        raise BrowserActionError(
+            ActionErrorCode.AMBIGUOUS_TARGET,
+            f"the container within {how} is ambiguous: {found['count']} visible elements match {where}; "
+            "a container must be one element",
+            target=how,
+            count=found["count"],
+            candidates=found["candidates"],
+        )
+    raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"no visible container matches {where} for {how}", target=how)
+
+
+async def _context_for(worlds: FrameWorlds, cdp: Any, frame: Target | None) -> int:
+    """The isolated world to search in: the top document's, or the document of the iframe
+    `frame` names (found itself with strictness, in its own parent's document)."""
+    frames = await worlds.frames()
+    if frame is None:
+        return await worlds.context_for(frames[0])
+    owner = await locate(worlds, cdp, frame)
+    if owner.how["chosen"].get("tag") not in ("iframe", "frame"):
+        raise BrowserActionError(ActionErrorCode.INVALID_PARAMS, f"frame {frame.to_dict()} names a {owner.how['chosen'].get('tag')}, not an iframe")
+    node = (await cdp.send("DOM.describeNode", {"objectId": owner.object_id})).get("node", {})
+    frame_id = node.get("frameId")
+    match = next((f for f in frames if f["id"] == frame_id), None)
+    if match is None:
+        raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"the iframe {frame.to_dict()} has no document yet", target=frame.to_dict())
+    return await worlds.context_for(match)

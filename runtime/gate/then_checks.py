@@ -47,6 +47,7 @@ class ThenStepJudge:
     def __init__(self, project_root: Path) -> None:
         self.project_root = project_root.resolve()
         self._verdicts: dict[Any, bool] = {}
+        self._in_progress: set[Any] = set()
 
     def is_project_code(self, function: Callable[..., object]) -> bool:
         path = _source_path(function)
@@ -59,14 +60,17 @@ class ThenStepJudge:
 
     def _checks(self, function: Callable[..., object], depth: int) -> bool:
         code = getattr(function, "__code__", None)
-        if code is None or depth <= 0:
-            return False
+        if code is None or depth <= 0 or code in self._in_progress:
+            return False  # a recursive call proves nothing until the body does
         if code in self._verdicts:
             return self._verdicts[code]
-        self._verdicts[code] = False  # a recursive call proves nothing until the body does
+        self._in_progress.add(code)
         definition = _parse_function(function)
         verdict = definition is not None and self._body_checks(definition, function, depth)
-        self._verdicts[code] = verdict
+        self._in_progress.discard(code)
+        # A "no" found inside a cycle or at a reduced depth may turn into a "yes" from the top.
+        if verdict or not self._in_progress:
+            self._verdicts[code] = verdict
         return verdict
 
     def _body_checks(

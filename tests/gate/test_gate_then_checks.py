@@ -96,3 +96,19 @@ def _identity(function):  # a decorator that keeps the function
 @_identity
 def _decorated() -> None:
     assert True
+
+
+def _first_half(depth: int) -> None:
+    assert depth >= 0
+    _second_half(depth)
+
+
+def _second_half(depth: int) -> None:
+    if depth:
+        _first_half(depth - 1)  # checks only through _first_half, which is mid-judgement when this is reached
+
+
+def test_a_function_judged_inside_a_cycle_is_judged_again_from_the_top() -> None:
+    judge = ThenStepJudge(REPO_ROOT)
+    assert judge.checks_something(_first_half)
+    assert judge.checks_something(_second_half)

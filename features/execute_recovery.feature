@@ -31,7 +31,7 @@ Feature: A run recovers from a dead link through search, and says why each page 
       | quote  | /status/202       | gold   | status_mismatch    | 202    |
       | quote  | /blocked          | gold   | access_blocked     | 200    |
       | quote  | /quotes/silver    | gold   | keywords_missing   | 200    |
-      | search | /quotes/gold      | gold   | domain_not_allowed | 200    |
+      | search | /quotes/gold      | gold   | domain_not_allowed | none   |
       | closed | /quotes/gold      | gold   | navigation_failed  | none   |
 
   @EXEC-003

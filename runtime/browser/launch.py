@@ -19,7 +19,57 @@ os.environ.setdefault("PYPPETEER_SKIP_CHROMIUM_DOWNLOAD", "1")
 import pyppeteer  # noqa: E402
 import pyppeteer.browser  # noqa: E402
 
+import pyppeteer.connection  # noqa: E402
+
 from runtime.browser.errors import BrowserLaunchError, LaunchErrorCode  # noqa: E402
+
+
+def _drop_settled_callbacks(callbacks: dict[int, asyncio.Future[Any]]) -> None:
+    for message_id in [key for key, future in callbacks.items() if future.done()]:
+        del callbacks[message_id]
+
+
+def _tolerate_abandoned_commands() -> None:
+    """Let pyppeteer's transport survive commands whose caller gave up.
+
+    An action that times out cancels the CDP command it was waiting for, and cancelling a task
+    cancels that command's future. pyppeteer later settles the future anyway (the reply comes,
+    or the target detaches), which raises InvalidStateError inside its receive loop and kills
+    the browser connection for every session on it. Settled futures are dropped first.
+    """
+    connection_class, session_class = pyppeteer.connection.Connection, pyppeteer.connection.CDPSession
+    if getattr(connection_class, "_verity_tolerant", False):
+        return
+    on_response, on_close = connection_class._on_response, connection_class._on_close
+    on_message, on_closed = session_class._on_message, session_class._on_closed
+
+    def connection_on_response(self: Any, msg: dict[str, Any]) -> None:
+        future = self._callbacks.get(msg.get("id", -1))
+        if future is not None and future.done():
+            del self._callbacks[msg["id"]]
+            return
+        on_response(self, msg)
+
+    async def connection_on_close(self: Any) -> None:
+        _drop_settled_callbacks(self._callbacks)
+        await on_close(self)
+
+    def session_on_message(self: Any, msg: str) -> None:
+        _drop_settled_callbacks(self._callbacks)
+        on_message(self, msg)
+
+    def session_on_closed(self: Any) -> None:
+        _drop_settled_callbacks(self._callbacks)
+        on_closed(self)
+
+    connection_class._on_response = connection_on_response
+    connection_class._on_close = connection_on_close
+    session_class._on_message = session_on_message
+    session_class._on_closed = session_on_closed
+    connection_class._verity_tolerant = True
+
+
+_tolerate_abandoned_commands()
 
 CHROMIUM_ENV_VAR = "VERITY_CHROME"
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome")

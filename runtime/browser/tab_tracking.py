@@ -175,8 +175,22 @@ class TabTracker:
             tab = await self._attach(page, opener_tab_id=self._tab_by_target.get(opener_id or ""))
         except Exception:  # noqa: BLE001 - the popup may close before we attach; nothing to adopt
             return
-        if self._watching:
-            self._register(tab, announce=True)
+        if not self._watching:
+            return
+        self._register(tab, announce=True)
+        await self._keep_primary_in_front()
+
+    async def _keep_primary_in_front(self) -> None:
+        """A popup comes to the front and hides its opener; a hidden tab paints no frames (a
+        screenshot of it waits forever) and its timers are throttled. The primary tab is the
+        one the run reads, so it goes back to the front."""
+        primary = self._tabs.get(self.primary_tab_id)
+        if primary is None:
+            return
+        try:
+            await primary.page.bringToFront()
+        except Exception:  # noqa: BLE001 - the primary tab may be closing; nothing to keep visible
+            pass
 
     def _on_target_destroyed(self, event: dict[str, Any]) -> None:
         tab_id = self._tab_by_target.get(str(event.get("targetId", "")))

@@ -25,7 +25,6 @@ from runtime.guard import action_signature
 from runtime.llm import LlmToolCall, PageContext
 from runtime.outcomes import StopReason
 from runtime.plan.model import State
-from runtime.recipe.domains import url_allowed
 
 # Bounds on what goes back to the model: results are summaries, never whole pages.
 RESPONSE_TEXT_CHARS = 600
@@ -222,9 +221,10 @@ class AgentToolCalls:
         url = arguments.get("url")
         if not isinstance(url, str) or not url:
             return ToolOutcome.failed("invalid_params", "open_url needs url, an absolute http(s) URL")
-        allowed = list(ctx.plan.target.get("allowed_domains", []))
-        if not url_allowed(url, allowed):
-            return ToolOutcome.failed("domain_not_allowed", f"{url} is outside the allowed domains ({', '.join(allowed)}); stay on them")
+        judgement = ctx.network.judge(url)  # the run's one URL judge, before the browser is asked
+        if not judgement.allowed:
+            assert judgement.blocker_kind is not None
+            return ToolOutcome.failed(judgement.blocker_kind.value, f"{url} is refused: {judgement.reason}; stay on the allowed domains")
         observation = await ctx.browser.open_and_prepare(self.state.id, url, self.timeout)
         ctx.page.saw(observation)
         if observation.error_code:

@@ -3,6 +3,11 @@ ToolUsed events and recorded with the running state, page preparation and its ar
 
 A dead browser is not an outcome a plan can route: any action that finds it dead stops the run
 with browser_crashed.
+
+It also knows the run's current page path (issue 8): it begins with each navigation the run
+starts itself (`open_and_prepare`, or `refuse` for a URL the run's judge refused), and a
+navigation of the primary tab's top frame that the network policy refused since then stops it
+(`path_refusal`).
 """
 
 from __future__ import annotations
@@ -14,10 +19,12 @@ from pathlib import Path
 from runtime.browser import ActionErrorCode, ActionResult, BrowserSession, PreparedPage
 from runtime.events import ArtifactStored, EventLog, ToolUsed
 from runtime.execute.action_ids import ActionIds
+from runtime.execute.network import PathRefusal
 from runtime.execute.step_outcome import RunStopped
 from runtime.execute.step_record import StepRecorder
 from runtime.execute.target_check import PageObservation
 from runtime.outcomes import StopReason
+from runtime.policy import UrlJudgement
 
 SessionOpener = Callable[[], Awaitable[BrowserSession]]
 DriverCall = Callable[[BrowserSession, str], Awaitable[ActionResult]]
@@ -32,6 +39,9 @@ class BrowserAccess:
         self.current: BrowserSession | None = None  # None until the first action opens it
         # Every URL this run asked to open or landed on; a replan does not follow them again.
         self.opened_urls: set[str] = set()
+        # The current page path: how many top-frame refusals came before it, or the run's own refusal.
+        self._path_start = 0
+        self._refused_start: PathRefusal | None = None
 
     def new_action_id(self, name: str) -> str:
         return self.action_ids.new(name)
@@ -92,9 +102,30 @@ class BrowserAccess:
         result = await self.run_action("page_fingerprint", "fingerprint the page", lambda s, a: s.fingerprint(action_id=a, timeout_ms=timeout_ms))
         return str(result.data.get("digest", "")) if result.ok else ""
 
+    def path_refusal(self) -> PathRefusal | None:
+        """Why the current page path stops: the run's own refusal of its URL, else the first
+        refused navigation of the primary tab's top frame since the path began. Nothing on such
+        a path may be read."""
+        if self._refused_start is not None:
+            return self._refused_start
+        blocks = self.current.top_frame_blocks()[self._path_start :] if self.current is not None else []
+        return PathRefusal.of_block(blocks[0]) if blocks else None
+
+    def refuse(self, state_id: str, url: str, judgement: UrlJudgement) -> PageObservation:
+        """A URL the run's judge refused starts a path that stops at once; the browser never sees it."""
+        self._begin_path()
+        self._refused_start = PathRefusal.of_judgement(judgement)
+        return PageObservation(state_id, url, None, "", "", "blocked_url", self._refused_start.reason, requested_url=url)
+
+    def _begin_path(self) -> None:
+        self._refused_start = None
+        self._path_start = len(self.current.top_frame_blocks()) if self.current is not None else 0
+
     async def open_and_prepare(self, state_id: str, url: str, timeout_ms: int) -> PageObservation:
         """Navigate, then seed 003's mandatory page preparation (loaded -> screenshot + readable text)."""
         self.opened_urls.add(url)
+        await self.session()
+        self._begin_path()
         opened = await self.run_action("open_url", f"open {url}", lambda s, a: s.open_url(url, action_id=a, timeout_ms=timeout_ms))
         if not opened.ok:
             assert opened.error is not None

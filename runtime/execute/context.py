@@ -8,6 +8,7 @@ one job:
     guard      the intent guard; progress: the no-progress detector
     tools      tools.allow, the intent guard's before_tool and approvals (tool_gate.py)
     browser    the session, driver actions, page preparation and artifacts (browser_access.py)
+    network    the run's network policy: the URL judge, what the policy proxy refused (network.py)
     recorder   the running state's execution record and span (step_record.py)
     page       the latest observation and whether it is the target
     recovery   the latest blocker, replans and plan repairs (recovery.py)
@@ -30,6 +31,7 @@ from runtime.execute.browser_access import BrowserAccess, SessionOpener
 from runtime.execute.conditions import ConditionProbe
 from runtime.execute.loops import LoopFrames
 from runtime.execute.model_access import ModelAccess, report_retries
+from runtime.execute.network import RunNetwork
 from runtime.execute.recovery import Recovery
 from runtime.execute.run_files import RunFiles
 from runtime.execute.spans import RunSpans
@@ -135,6 +137,7 @@ class RunContext:
     progress: NoProgressDetector
     tools: ToolGate
     browser: BrowserAccess
+    network: RunNetwork
     recorder: StepRecorder
     model: ModelAccess
     recovery: Recovery
@@ -155,13 +158,15 @@ class RunContext:
         spans: RunSpans,
         approvals: ApprovalDesk,
         open_session: SessionOpener,
+        private_network_override: bool | None = None,
     ) -> RunContext:
         guard = IntentGuard.from_plan(plan)
         action_ids = ActionIds(run_id)
         recorder = StepRecorder(events, files, spans)
+        run_values = RunValues(values)
         return cls(
             plan=plan,
-            values=RunValues(values),
+            values=run_values,
             events=events,
             spans=spans,
             files=files,
@@ -169,6 +174,7 @@ class RunContext:
             progress=NoProgressDetector(plan.limits.no_progress_window),
             tools=ToolGate(plan.tools, guard, events, approvals, action_ids),
             browser=BrowserAccess(open_session, events, action_ids, recorder),
+            network=RunNetwork.for_run(plan, run_values, events, private_network_override=private_network_override),
             recorder=recorder,
             model=ModelAccess(plan, spans.chat_telemetry(report_retries(events, action_ids))),
             recovery=Recovery(plan.limits.max_replans),

@@ -4,7 +4,9 @@
     async with BrowserProvider(ws_endpoint="ws://...") as browsers:  # attaches (--browser-ws)
         session = await browsers.open_session(run_dir, session_id=run_id)
 
-A session is an incognito context, so concurrent runs never share cookies, storage or tabs.
+A session is an incognito context, so concurrent runs never share cookies, storage or tabs; with
+a network policy the context sends every request through the session's own policy proxy, on a
+launched Chromium and on one attached with --browser-ws alike.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from pathlib import Path
 from types import TracebackType
 
 from runtime.artifacts import ArtifactStore
-from runtime.browser import Browser, BrowserSession, LaunchOptions, connect_browser, launch_browser, open_session
+from runtime.browser import Browser, BrowserSession, LaunchOptions, SessionPolicy, connect_browser, launch_browser, open_session
+from runtime.policy import NetworkPolicy, OnBlocked
 
 
 class BrowserProvider:
@@ -47,10 +50,15 @@ class BrowserProvider:
                     self._browser = await launch_browser(self._launch_options)
             return self._browser
 
-    async def open_session(self, run_dir: Path, *, session_id: str | None = None) -> BrowserSession:
-        """A fresh incognito session whose artifacts go under `run_dir/artifacts`."""
+    async def open_session(
+        self, run_dir: Path, *, session_id: str | None = None, network: NetworkPolicy | None = None, on_blocked: OnBlocked | None = None
+    ) -> BrowserSession:
+        """A fresh incognito session whose artifacts go under `run_dir/artifacts`; with `network`,
+        every request of its context is judged by that policy before it leaves the browser, and
+        `on_blocked` hears each refusal."""
         browser = await self.start()
-        return await open_session(browser, session_id, artifacts=ArtifactStore(run_dir))
+        policy = SessionPolicy(network=network)
+        return await open_session(browser, session_id, artifacts=ArtifactStore(run_dir), policy=policy, on_blocked=on_blocked)
 
     async def close(self) -> None:
         if self._browser is not None and self._owns_browser:

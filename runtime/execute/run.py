@@ -100,6 +100,7 @@ def start_run(
     tracer_provider: trace.TracerProvider | None = None,
     trace_parent: otel_context.Context | None = None,
     labels: dict[str, str] | None = None,
+    allow_private_network: bool | None = None,
 ) -> RunHandle:
     """Start a run in the running event loop and return at once.
 
@@ -109,6 +110,9 @@ def start_run(
     caller already set `events.trace_id`, the run's spans join that trace instead of starting a new
     one; with `trace_parent` (a served run whose caller sent `traceparent`) the run's root span is
     a child of that context's span. `labels` become `verity.label.<key>` on the root span.
+    `allow_private_network` is the server's say over private networks for a recipe someone sent
+    (it replaces the recipe's own `target.allow_private_network` and listed private hosts); None
+    for a recipe run by its author.
     """
     loop = asyncio.get_running_loop()
     run_dir = Path(run_dir)
@@ -123,7 +127,8 @@ def start_run(
     handle = RunHandle(run_id, run_dir, approvals)
     events.emit(StatusChanged(status=TaskState.CREATED, detail=f"recipe {recipe.name} {recipe.version}"))
     handle.task = loop.create_task(
-        _run(handle, recipe, inputs, run_dir, events, browser, registry, files, spans, approvals), name=f"verity-run-{run_id}"
+        _run(handle, recipe, inputs, run_dir, events, browser, registry, files, spans, approvals, allow_private_network),
+        name=f"verity-run-{run_id}",
     )
     return handle
 
@@ -139,6 +144,7 @@ async def _run(
     files: RunFiles,
     spans: RunSpans,
     approvals: ApprovalDesk,
+    allow_private_network: bool | None,
 ) -> FinalVerdict:
     started = time.perf_counter()
     own_provider: BrowserProvider | None = None
@@ -156,7 +162,8 @@ async def _run(
             if chosen is None:
                 own_provider = chosen = BrowserProvider()
             try:
-                session = await chosen.open_session(run_dir, session_id=handle.run_id)
+                network = context.network
+                session = await chosen.open_session(run_dir, session_id=handle.run_id, network=network.browser, on_blocked=network.on_blocked)
             except BrowserLaunchError as error:
                 raise RunStopped(StopReason.BROWSER_CRASHED, f"no browser: {error.message}") from None
             except BrowserActionError as error:
@@ -172,6 +179,7 @@ async def _run(
             spans=spans,
             approvals=approvals,
             open_session=open_session,
+            private_network_override=allow_private_network,
         )
         walk = PlanWalk(context)
         handle._work = asyncio.ensure_future(walk.walk())
@@ -242,6 +250,9 @@ async def _finish(
     try:
         if walk is not None:
             ctx = walk.context
+            # The session is stopped: every request its context sent has been judged.
+            ctx.network.finish()
+            extra["blocked_requests"] = ctx.network.summary()
             extra["executed_states"] = ctx.budget.executed
             extra["replans_used"] = ctx.recovery.replans_used
             extra["intent_guard"] = ctx.guard.metadata()

@@ -9,6 +9,7 @@ from runtime.events import GuardrailTripped
 from runtime.execute.context import RunContext
 from runtime.execute.field_values import read_field
 from runtime.execute.recovery import Blocker
+from runtime.execute.refused_path import stop_refused_path
 from runtime.execute.step_outcome import StepResult
 from runtime.execute.values import RunValues, locator_of
 from runtime.outcomes import BlockerKind
@@ -30,6 +31,9 @@ async def extract(ctx: RunContext, state: State) -> StepResult:
             return StepResult("error", False, summary=f"extract failed: {found.error.message}", error=found.error.code.value)
         for name, value in (found.data.get("fields") or {}).items():
             raw[name] = None if value is None else str(value)
+    refused = stop_refused_path(ctx, state.id)
+    if refused is not None:  # the page path was refused before or while it was read: keep nothing
+        return refused
     readings = {name: read_field(name, raw.get(name), spec.get("type", "string"), spec.get("pattern")) for name, spec in field_specs.items()}
     if params.get("readable_text"):
         text = await ctx.browser.run_action("extract", "extract readable text", lambda s, a: s.extract(readable=True, action_id=a, timeout_ms=timeout))

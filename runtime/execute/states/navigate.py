@@ -10,6 +10,9 @@ from runtime.plan.model import State
 
 async def navigate(ctx: RunContext, state: State) -> StepResult:
     url = ctx.values.text(state.params["url"]) or ""
+    judgement = ctx.network.judge(url)
+    if not judgement.allowed:  # judged before Chromium is asked: a refused URL never loads
+        return observed(ctx, ctx.browser.refuse(state.id, url, judgement), thinking=f"judge {url} before opening it")
     observation = await ctx.browser.open_and_prepare(state.id, url, ctx.timeout_for(state))
     return observed(ctx, observation, thinking=f"open {url} and prepare the page")
 

@@ -13,7 +13,7 @@ from runtime.execute.search_results import read_search_results
 from runtime.execute.step_outcome import StepResult
 from runtime.outcomes import BlockerKind
 from runtime.plan.model import State
-from runtime.recipe.domains import url_allowed
+from runtime.policy import judge_url
 
 
 async def replan_search(ctx: RunContext, state: State) -> StepResult:
@@ -32,7 +32,6 @@ async def replan_search(ctx: RunContext, state: State) -> StepResult:
         return StepResult("exhausted", False, summary="no fallback.search_url; cannot search", blocker_kind=blocker_kind)
     timeout = state.timeout_ms or plan.limits.click_result_timeout_ms
     max_results = int(plan.fallback.get("max_results", 5))
-    allowed_domains = list(plan.target.get("allowed_domains", []))
     while recovery.query_cursor < len(queries):
         query = queries[recovery.query_cursor]
         recovery.query_cursor += 1
@@ -45,14 +44,19 @@ async def replan_search(ctx: RunContext, state: State) -> StepResult:
         if waited:
             await asyncio.sleep(waited)
             recovery.record_repair(ctx.files, attempt, query, search_url, why)
+        searchable = judge_url(search_url, ctx.network.browser)
+        if not searchable.allowed:
+            recovery.record_repair(ctx.files, attempt, query, search_url, f"search page refused: {searchable.reason}")
+            continue
         page = await ctx.browser.open_and_prepare(state.id, search_url, timeout)
         if page.error_code:
             recovery.record_repair(ctx.files, attempt, query, search_url, f"search page failed: {page.error_code}")
             continue
         results, settled = await read_search_results(ctx, plan.fallback, timeout)
         considered = results[:max_results]
-        candidates = [u for u in considered if url_allowed(u, allowed_domains) and u not in ctx.browser.opened_urls]
-        skipped = {u: ("not allowed" if not url_allowed(u, allowed_domains) else "tried before") for u in considered if u not in candidates}
+        judged = {u: ctx.network.judge(u) for u in considered}
+        candidates = [u for u in considered if judged[u].allowed and u not in ctx.browser.opened_urls]
+        skipped = {u: ("tried before" if judged[u].allowed else "not allowed") for u in considered if u not in candidates}
         if not candidates:
             recovery.record_repair(ctx.files, attempt, query, search_url, f"no untried result on an allowed domain ({settled})", skipped=skipped)
             continue

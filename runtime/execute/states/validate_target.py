@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from runtime.execute.context import RunContext
 from runtime.execute.recovery import Blocker
+from runtime.execute.refused_path import refused_target_check
 from runtime.execute.step_outcome import StepResult
 from runtime.execute.target_check import PageObservation, validate_target
 from runtime.plan.model import State
@@ -16,7 +17,8 @@ async def validate(ctx: RunContext, state: State) -> StepResult:
         observation = PageObservation(state.id, "", None, "", "", "no_observation", "nothing was observed before validation")
     target = ctx.plan.target
     keywords = [ctx.values.text(k) or "" for k in target.get("validation_keywords", [])]
-    check = validate_target(
+    # A page path the network policy refused is that refusal, whatever the page shows now.
+    check = refused_target_check(ctx) or validate_target(
         observation, expected_status=int(target.get("expected_status", 200)), allowed_domains=list(target.get("allowed_domains", [])), keywords=keywords
     )
     ctx.page.target_check = check

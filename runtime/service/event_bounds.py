@@ -29,6 +29,7 @@ from typing import Any
 
 from runtime.artifacts import ArtifactRef, ArtifactStore
 from runtime.events import ArtifactStored, Event
+from runtime.store.payload_json import field_names
 
 CUT_ARTIFACT_KIND = "event_field"
 # Room a marker needs after the head of a cut text.
@@ -87,7 +88,7 @@ class EventBounder:
         cuts: list[ArtifactRef] = []
         changes: dict[str, Any] = {}
         upper = 0  # an upper bound of the event's size, to skip measuring the many small events
-        for name in _field_names(type(payload)):
+        for name in field_names(type(payload)):
             value = getattr(payload, name)
             shrunk, size = self._shrink(value, cuts)
             upper += size
@@ -140,7 +141,7 @@ class EventBounder:
             return (type(value)(items) if any(a is not b for a, b in zip(items, value)) else value), total
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
             total, changes = 0, {}
-            for name in _field_names(type(value)):
+            for name in field_names(type(value)):
                 item = getattr(value, name)
                 new, size = self._shrink(item, cuts)
                 total += size + 2
@@ -195,16 +196,6 @@ class EventBounder:
         ref = self._artifacts.put(CUT_ARTIFACT_KIND, data, media_type)
         cuts.append(ref)
         return ref
-
-
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def _field_names(cls: type) -> tuple[str, ...]:
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
-    return names
 
 
 def _size(value: Any) -> int:

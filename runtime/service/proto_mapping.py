@@ -25,6 +25,7 @@ from runtime.service.gen.verity.v1 import recipe_service_pb2 as recipe_pb
 from runtime.service.event_bounds import cut_text, utf8_size
 from runtime.service.run_ledger import RECORD_SUMMARY_BYTES
 from runtime.store import ArtifactRecord, RunRecord
+from runtime.store.payload_json import field_names
 
 # Python enum -> (proto enum wrapper, value-name prefix). Proto values are PREFIX + member name.
 _ENUMS: dict[type[Enum], tuple[Any, str]] = {
@@ -87,18 +88,18 @@ def event_from_proto(message: events_pb.Event) -> Event:
 
 
 def _fill_message(target: Message, source: Any) -> None:
-    for f in dataclasses.fields(source):
-        value = getattr(source, f.name)
-        if f.name in _ENUM_FIELDS:
-            setattr(target, f.name, enum_to_proto(value))
+    for name in field_names(type(source)):
+        value = getattr(source, name)
+        if name in _ENUM_FIELDS:
+            setattr(target, name, enum_to_proto(value))
         elif isinstance(value, AgentState):
-            _fill_message(getattr(target, f.name), value)
+            _fill_message(getattr(target, name), value)
         elif isinstance(value, dict):
-            getattr(target, f.name).update(_json_safe(value))
+            getattr(target, name).update(_json_safe(value))
         elif isinstance(value, (list, tuple)):
-            getattr(target, f.name).extend(value)
+            getattr(target, name).extend(value)
         else:
-            setattr(target, f.name, value)
+            setattr(target, name, value)
 
 
 def _read_message(source: Message, payload_type: type) -> Any:

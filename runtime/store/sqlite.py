@@ -7,9 +7,10 @@ import sqlite3
 from pathlib import Path
 
 from runtime.events import Event
-from runtime.events.model import payload_from_dict, payload_to_dict
+from runtime.events.model import payload_from_dict
 from runtime.outcomes import StopReason, TaskState
 from runtime.store.interface import StoreError
+from runtime.store.payload_json import payload_json
 from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, WriteBatch
 
 SCHEMA_VERSION = 1
@@ -232,12 +233,6 @@ class SqliteRunStore:
         # the next write can begin one.
         if self._db.in_transaction:
             self._db.execute("ROLLBACK")
-
-
-def payload_json(event: Event) -> str:
-    """The payload as the event model serialises it. Free-form values the model leaves as they are
-    (evidence, params) that JSON cannot hold are stored as their text, as the gRPC stream sends them."""
-    return json.dumps(payload_to_dict(event.payload), separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 def _run_row(run: RunRecord) -> tuple[object, ...]:

@@ -42,17 +42,28 @@ Feature: The LLM gateway talks to Gemini and turns its answers into run events
     And the API key appears in no log record, event, error message, repr or traceback
 
   @LLM-005
-  Scenario Outline: HTTP failures become typed errors without retries
-    Given Gemini will then fail with HTTP <status> saying "<message>"
+  Scenario Outline: HTTP failures become typed errors; only 429 and 5xx are retried, a bounded number of times
+    Given the gateway makes at most 3 attempts
+    And Gemini will keep failing with HTTP <status> saying "<message>"
     When I stream a chat asking "hello" expecting an error
     Then the error code is "<code>" with HTTP status <status>
-    And Gemini received exactly 1 request
+    And Gemini received exactly <requests> request
+    And the error names <attempts>
 
     Examples:
-      | status | message                   | code         |
-      | 429    | Resource has been exhausted | rate_limited |
-      | 500    | Internal error            | server_error |
-      | 404    | models/x is not found     | not_found    |
+      | status | message                     | code         | requests | attempts         |
+      | 429    | Resource has been exhausted | rate_limited | 3        | "after 3 attempts" |
+      | 503    | The model is overloaded     | server_error | 3        | "after 3 attempts" |
+      | 404    | models/x is not found       | not_found    | 1        | no attempts      |
+
+  @LLM-005
+  Scenario: A rate-limited call is retried with backoff and then answers
+    Given the gateway makes at most 3 attempts
+    And Gemini will then fail with HTTP 429 saying "Resource has been exhausted"
+    And Gemini will then stream "ok"
+    When I stream a chat asking "hello"
+    Then I receive the deltas "ok"
+    And Gemini received exactly 2 request
 
   @LLM-006
   Scenario: A response that is not JSON is a malformed_response error

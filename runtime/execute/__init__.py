@@ -15,7 +15,7 @@ step_record.py (executions.json records), recovery.py (blockers, replans), value
 (placeholders), step_outcome.py (StepResult, RunStopped), agent_step.py and agent_tools.py
 (the model's tool calls in agent steps), provider.py (the shared Chromium), target_check.py
 (data.validate-target), field_values.py (typed extraction), run_files.py (the run directory),
-spans.py (OpenTelemetry), trace_file.py (trace.jsonl), approvals.py, cli.py (`verity run`).
+spans.py (OpenTelemetry; runtime/telemetry writes trace.jsonl), approvals.py, cli.py (`verity run`).
 """
 
 from runtime.execute.provider import BrowserProvider

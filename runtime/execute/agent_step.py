@@ -90,6 +90,8 @@ class AgentToolCalls:
         self.view = view
         self.offered = offered
         self.timeout = timeout
+        # Every field the model extracted in this execution of the step.
+        self.extracted: dict[str, Any] = {}
 
     def authorize(self, tool: str) -> None:
         """The step's tool list, then tools.allow and the intent guard, as for plan steps."""
@@ -272,8 +274,12 @@ class AgentToolCalls:
             return ToolOutcome.from_error(result)
         extracted = dict(result.data.get("fields") or {})
         # What the model extracts is the run's data, as an extract step's fields are: it reaches
-        # output.json (and the output schema check) in full; the model sees it shortened.
-        self.ctx.findings.data.update({name: value for name, value in extracted.items() if value is not None})
+        # output.json (and the output schema check) in full, and later steps as
+        # {steps.<agent step id>.<field>}; the model sees it shortened.
+        found = {name: value for name, value in extracted.items() if value is not None}
+        self.ctx.findings.data.update(found)
+        self.extracted.update(found)
+        self.ctx.values.record_step(self.state, self.extracted, {"url": self.view.page.url, "tool": "browser_extract"})
         values = {name: (value[:FIELD_VALUE_CHARS] if isinstance(value, str) else value) for name, value in extracted.items()}
         missing = list(result.data.get("missing") or [])
         shown = ", ".join(f"{k}={str(v)[:40]!r}" for k, v in values.items())

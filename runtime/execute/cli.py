@@ -21,10 +21,10 @@ from runtime.events.model import payload_to_dict
 from runtime.execute.provider import BrowserProvider
 from runtime.execute.run import start_run
 from runtime.execute.run_files import json_default
-from runtime.execute.trace_file import TRACE_FILE, trace_file_provider
 from runtime.outcomes import StopReason
 from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry, resolve_inputs
 from runtime.recipe.tool_registry import ToolRegistry
+from runtime.telemetry import TRACE_FILE, TelemetryConfigError, TraceExport
 from runtime.report import REPORT_FILE
 
 
@@ -35,6 +35,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--out", type=Path, metavar="DIR", help="the run directory (default: runs/<run id>)")
     run.add_argument("--json", action="store_true", help="print every event as a JSON line instead of progress text")
     run.add_argument("--browser-ws", metavar="WS_URL", help="attach to a running Chromium (ws://.../devtools/browser/...) instead of launching one")
+    run.add_argument("--label", action="append", default=[], metavar="KEY=VALUE", help="a run label, on the trace as verity.label.<key> (repeatable)")
     run.set_defaults(handler=_run_command)
 
     demo = commands.add_parser("demo", help="run the bundled demo: a dead quote link recovered through search, on a loopback site")
@@ -85,13 +86,20 @@ def _run_file(args: argparse.Namespace) -> int:
             problems.append(Problem("--input", 0, 0, f"--input[{i}]", f"{item!r} is not KEY=VALUE", "bad_input"))
             continue
         raw[key.strip()] = value
+    labels: dict[str, str] = {}
+    for i, item in enumerate(args.label):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            problems.append(Problem("--label", 0, 0, f"--label[{i}]", f"{item!r} is not KEY=VALUE", "bad_input"))
+            continue
+        labels[key.strip()] = value
     if problems:
         return _print_problems(problems)
     try:
         inputs = resolve_inputs(recipe, raw, source="--input")
     except RecipeInvalid as invalid:
         return _print_problems(invalid.problems)
-    return asyncio.run(_execute(recipe, registry, inputs, out=args.out, json_mode=args.json, ws_endpoint=args.browser_ws))
+    return asyncio.run(_execute(recipe, registry, inputs, out=args.out, json_mode=args.json, ws_endpoint=args.browser_ws, labels=labels))
 
 
 def _run_demo(args: argparse.Namespace) -> int:
@@ -125,7 +133,14 @@ def new_run_id(recipe: Recipe) -> str:
 
 
 async def _execute(
-    recipe: Recipe, registry: ToolRegistry, inputs: dict[str, Any], *, out: Path | None, json_mode: bool, ws_endpoint: str | None
+    recipe: Recipe,
+    registry: ToolRegistry,
+    inputs: dict[str, Any],
+    *,
+    out: Path | None,
+    json_mode: bool,
+    ws_endpoint: str | None,
+    labels: dict[str, str] | None = None,
 ) -> int:
     run_id = new_run_id(recipe)
     run_dir = out or Path("runs") / run_id
@@ -133,12 +148,17 @@ async def _execute(
     printer = _JsonLines(sys.stdout) if json_mode else _Progress(sys.stdout)
     events.add_listener(printer)
     provider = BrowserProvider(ws_endpoint=ws_endpoint)
-    # The run's spans go to <run_dir>/trace.jsonl, for analysing the run offline.
-    tracer_provider = trace_file_provider(run_dir / TRACE_FILE)
+    # The run's spans go to <run_dir>/trace.jsonl, and wherever OTEL_TRACES_EXPORTER says.
+    try:
+        export = TraceExport.from_env()
+    except TelemetryConfigError as error:
+        return _print_problems([Problem("environment", 0, 0, "", str(error), "bad_telemetry")])
+    tracing = export.for_run(run_dir / TRACE_FILE)
     loop = asyncio.get_running_loop()
     try:
         handle = start_run(
-            recipe, inputs, run_id=run_id, run_dir=run_dir, events=events, browser=provider, registry=registry, tracer_provider=tracer_provider
+            recipe, inputs, run_id=run_id, run_dir=run_dir, events=events, browser=provider, registry=registry,
+            tracer_provider=tracing.provider, labels=labels,
         )
         # Ctrl-C stops the run cleanly (manual_stop) instead of killing it mid-write.
         loop.add_signal_handler(signal.SIGINT, handle.stop)
@@ -148,7 +168,9 @@ async def _execute(
             loop.remove_signal_handler(signal.SIGINT)
     finally:
         await provider.close()
-        tracer_provider.shutdown()
+        tracing.close()
+        # Sends what the batch processors still hold before the process exits.
+        await asyncio.to_thread(export.shutdown)
     if not json_mode:
         _print_verdict(verdict, run_dir)
     return verdict.stop_reason.exit_code
@@ -190,4 +212,4 @@ def _print_verdict(verdict: FinalVerdict, run_dir: Path) -> None:
     report = run_dir / REPORT_FILE
     if report.exists():
         print(f"report:  {report} (open it in a browser: the states, their screenshots, the verdict)")
-    print(f"trace:   {run_dir / TRACE_FILE} (OpenTelemetry spans, one JSON object per line)")
+    print(f"trace:   {run_dir / TRACE_FILE} (OpenTelemetry spans as OTLP/JSON)")

@@ -5,7 +5,7 @@
     executions.json  one record per executed state (outcome, observation_summary, blocker_kind, ...)
     output.json      the structured output and whether it is valid
     verdict.json     the final verdict
-    trace.jsonl      the run's OpenTelemetry spans (written by `verity run` / `verity demo`, see trace_file.py)
+    trace.jsonl      the run's OpenTelemetry spans as OTLP/JSON (runtime/telemetry/otlp_json.py)
     artifacts/       screenshots, large text and HTML (written by the artifact store)
 
 JSON files are replaced atomically (write, then rename) so a reader never sees half a file and a

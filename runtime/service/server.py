@@ -121,6 +121,7 @@ class VerityServer:
     async def start(self) -> int:
         """Open the store, close runs a previous server left in flight, and listen. Returns the port."""
         config = self.config
+        self._tracer = RunTracer(self._span_processors)  # before the store: a bad OTEL_* setting opens nothing
         self._store = BufferedRunStore(
             SqliteRunStore(
                 config.store_path,
@@ -129,7 +130,6 @@ class VerityServer:
             ),
             flush_interval=config.store_flush_interval_seconds,
         )
-        self._tracer = RunTracer(self._span_processors)
         self.supervisor = RunSupervisor(
             self._store,
             self._tracer,
@@ -145,7 +145,10 @@ class VerityServer:
         )
         await self.supervisor.interrupt_stored_in_flight()
 
-        interceptors = [BearerTokenInterceptor(config.token)] if config.token else []
+        # The trace context interceptor first: a refused call is traced too.
+        interceptors = [self._tracer.server_interceptor()]
+        if config.token:
+            interceptors.append(BearerTokenInterceptor(config.token))
         server = grpc.aio.server(
             interceptors=interceptors,
             options=[

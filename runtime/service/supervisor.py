@@ -102,9 +102,11 @@ class RunSupervisor:
         recipe = loaded.recipe
         live = await self.open_run(recipe.name, recipe.version, raw_inputs, labels or {}, traced=False)
         run_dir = self._runs_dir / live.run_id
+        # The run's spans: exported, and written to its trace.jsonl until its engine is done.
+        tracing = self._tracer.for_run(run_dir)
         try:
-            # The engine opens the run's root span on our provider and stamps its trace id on the
-            # log; its first event (created) carries it into the record.
+            # The engine opens the run's root span (a child of the caller's span when it sent
+            # traceparent) and stamps its trace id on the log; its first event carries it into the record.
             live.handle = start_run(
                 recipe,
                 inputs,
@@ -113,12 +115,16 @@ class RunSupervisor:
                 events=live.events,
                 browser=self._browser,
                 registry=loaded.registry,
-                tracer_provider=self._tracer.provider,
+                tracer_provider=tracing.provider,
+                trace_parent=self._tracer.caller_context(),
+                labels=labels,
             )
         except Exception as error:  # noqa: BLE001 - a failed start is recorded as the run's end
+            tracing.close()
             _log.exception("run %s: the engine could not start it", live.run_id)
             self._end_without_engine(live, StopReason.EXECUTE_ERROR, f"the run could not start: {error}")
             return live
+        live.handle.task.add_done_callback(lambda task: tracing.close())
         live.handle.task.add_done_callback(lambda task: self._engine_finished(live, task))
         if timeout_seconds:
             live.timeout_timer = self._loop.call_later(timeout_seconds, self._time_out, live)

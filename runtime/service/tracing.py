@@ -1,40 +1,77 @@
-"""OpenTelemetry for runs: one root span per run, whose trace id every event of the run carries.
+"""OpenTelemetry for served runs: the same spans as `verity run` (runtime/execute/spans.py), sent
+wherever the OTEL_* variables say and written to each run's trace.jsonl; and the server side of
+W3C trace context, so a caller that sends `traceparent` finds the run in its own trace.
 
-Span attributes are limited to identifiers and outcomes (run id, recipe name/version, status,
-stop reason). Inputs, tokens and page content never go into spans: they may hold secrets.
+The gRPC server's interceptor (opentelemetry-instrumentation-grpc) opens a server span per call
+from the caller's `traceparent` metadata and makes it current while the call runs; a run started
+by that call takes the current context as its root span's parent (`caller_context`).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+import grpc
 from opentelemetry import context as otel_context
 from opentelemetry import trace
-from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+from opentelemetry.instrumentation.grpc import aio_server_interceptor
+from opentelemetry.sdk.trace import SpanProcessor
 from opentelemetry.trace import Span, Status, StatusCode
 
 from runtime import __version__
 from runtime.outcomes import StopReason, TaskState
+from runtime.service.auth import ServiceConfigError
+from runtime.telemetry import TRACE_FILE, RunTracing, TelemetryConfigError, TraceExport
+from runtime.telemetry import attributes as attr
+
+# Calls whose server spans are worth exporting: the ones that start, steer or read runs. Health
+# checks and reflection would only add noise.
+TRACED_SERVICES = ("verity.v1.AgentService/", "verity.v1.RecipeService/")
 
 
 class RunTracer:
     def __init__(self, span_processors: tuple[SpanProcessor, ...] = ()) -> None:
-        # A provider of our own rather than the global one: several servers (tests) can live in a
-        # process, and the embedding application keeps control of its global provider.
-        self.provider = TracerProvider(resource=Resource.create({"service.name": "verity", "service.version": __version__}))
-        for processor in span_processors:
-            self.provider.add_span_processor(processor)
+        # A process-wide export of our own rather than the global provider: several servers
+        # (tests) can live in a process, and an embedding application keeps its global provider.
+        try:
+            self.export = TraceExport.from_env(span_processors)
+        except TelemetryConfigError as error:
+            raise ServiceConfigError(str(error)) from None
+        self.provider = self.export.provider
         self._tracer = self.provider.get_tracer("verity.service", __version__)
 
+    def for_run(self, run_dir: Path) -> RunTracing:
+        """A run's provider: the shared exporters, and the run directory's trace.jsonl."""
+        return self.export.for_run(run_dir / TRACE_FILE)
+
+    def server_interceptor(self) -> grpc.aio.ServerInterceptor:
+        """Reads `traceparent` and opens a server span per AgentService/RecipeService call."""
+
+        def traced(details: Any) -> bool:
+            return any(service in details.method for service in TRACED_SERVICES)
+
+        return aio_server_interceptor(tracer_provider=self.provider, filter_=traced)
+
+    @staticmethod
+    def caller_context() -> otel_context.Context | None:
+        """The current call's span context (its caller's trace), or None outside a traced call."""
+        current = trace.get_current_span().get_span_context()
+        return otel_context.get_current() if current.is_valid else None
+
     def start_run_span(self, run_id: str, recipe_name: str, recipe_version: str) -> Span:
-        """A new root span (fresh trace id), never a child of whatever context is current."""
+        """A root span for a run no engine drives (benchmarks, tests): in the caller's trace when
+        there is one, else a fresh trace."""
         return self._tracer.start_span(
-            "verity.run",
-            context=otel_context.Context(),
+            f"invoke_agent {recipe_name}",
+            context=self.caller_context() or otel_context.Context(),
             kind=trace.SpanKind.INTERNAL,
             attributes={
-                "verity.run_id": run_id,
-                "verity.recipe.name": recipe_name,
-                "verity.recipe.version": recipe_version,
+                attr.OPERATION_NAME: attr.INVOKE_AGENT,
+                attr.AGENT_NAME: recipe_name,
+                attr.RUN_ID: run_id,
+                attr.RECIPE_NAME: recipe_name,
+                attr.RECIPE_VERSION: recipe_version,
             },
         )
 
@@ -44,9 +81,9 @@ class RunTracer:
 
     @staticmethod
     def end_run_span(span: Span, status: TaskState, stop_reason: StopReason, verified: bool) -> None:
-        span.set_attribute("verity.status", status.value)
-        span.set_attribute("verity.stop_reason", stop_reason.value)
-        span.set_attribute("verity.verified", verified)
+        span.set_attribute(attr.STATUS, status.value)
+        span.set_attribute(attr.STOP_REASON, stop_reason.value)
+        span.set_attribute(attr.VERIFIED, verified)
         if stop_reason is StopReason.COMPLETED:
             span.set_status(Status(StatusCode.OK))
         else:
@@ -54,4 +91,4 @@ class RunTracer:
         span.end()
 
     def shutdown(self) -> None:
-        self.provider.shutdown()
+        self.export.shutdown()

@@ -23,7 +23,9 @@ from runtime.events import Event, EventLog, FinalVerdict, StepFinished
 from runtime.execute import BrowserProvider, RunHandle, start_run
 from runtime.recipe import load_recipe_with_registry, resolve_inputs
 from tests.fixtures.browser_loop import LoopThread
+from runtime.telemetry import read_trace_file
 from tests.fixtures.gemini_fixtures import FIXTURE_API_KEY
+from tests.fixtures.otlp_receiver import FlatSpan, flat_spans
 from tests.fixtures.site_server import FixtureSite
 
 RECIPES = Path(__file__).resolve().parents[1] / "fixtures" / "recipes"
@@ -143,24 +145,26 @@ def gemini_ready(gemini_env: dict[str, str]) -> None:
     assert gemini_env["GEMINI_API_KEY"] == FIXTURE_API_KEY
 
 
-def span_tree(run_dir: Path) -> list[dict[str, Any]]:
-    """The spans of a run's trace.jsonl, checked to form one tree rooted at verity.run whose trace
-    id is the one every event of the run carries."""
-    spans = [json.loads(line) for line in (run_dir / "trace.jsonl").read_text(encoding="utf-8").splitlines()]
+def span_tree(run_dir: Path) -> list[FlatSpan]:
+    """The spans of a run's trace.jsonl (OTLP/JSON, read back with opentelemetry-proto), checked to
+    form one tree rooted at the run's `invoke_agent` span whose trace id is the one every event of
+    the run carries. The root comes last: spans are written as they end."""
+    spans = flat_spans(read_trace_file(run_dir / "trace.jsonl"))
     event_trace_ids = {json.loads(line)["trace_id"] for line in (run_dir / "events.jsonl").read_text(encoding="utf-8").splitlines()}
     assert len(event_trace_ids) == 1
-    roots = [s for s in spans if s["parent_span_id"] is None]
-    assert [r["name"] for r in roots] == ["verity.run"], roots
-    ids = [s["span_id"] for s in spans]
+    roots = [s for s in spans if not s.parent_span_id]
+    assert [r.name.split(" ")[0] for r in roots] == ["invoke_agent"], roots
+    assert spans[-1] is roots[0]
+    ids = [s.span_id for s in spans]
     assert len(set(ids)) == len(ids)
-    assert {s["trace_id"] for s in spans} == event_trace_ids
-    by_id = {s["span_id"]: s for s in spans}
+    assert {s.trace_id for s in spans} == event_trace_ids
+    by_id = {s.span_id: s for s in spans}
     for span in spans:  # every span reaches the root through its parents
         seen = span
-        while seen["parent_span_id"] is not None:
-            seen = by_id[seen["parent_span_id"]]
+        while seen.parent_span_id:
+            seen = by_id[seen.parent_span_id]
         assert seen is roots[0]
-        assert span["start_ns"] <= span["end_ns"]
+        assert span.start_ns <= span.end_ns
     return spans
 
 

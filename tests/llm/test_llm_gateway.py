@@ -119,6 +119,28 @@ def _will_fail(gemini: GeminiServer, status: int, message: str) -> None:
     gemini.enqueue(error_reply(status, message))
 
 
+@given(parsers.parse("the gateway makes at most {attempts:d} attempts"))
+def _attempts(monkeypatch: pytest.MonkeyPatch, attempts: int) -> None:
+    monkeypatch.setenv("VERITY_GEMINI_MAX_ATTEMPTS", str(attempts))
+
+
+@given(parsers.parse('Gemini will keep failing with HTTP {status:d} saying "{message}"'))
+def _will_keep_failing(gemini: GeminiServer, status: int, message: str) -> None:
+    gemini.enqueue(*[error_reply(status, message)] * 5)
+
+
+@then(parsers.parse('the error names "{words}"'))
+def _error_names(chat: Chat, words: str) -> None:
+    [error] = chat.errors
+    assert words in error.message, error.message
+
+
+@then("the error names no attempts")
+def _error_names_no_attempts(chat: Chat) -> None:
+    [error] = chat.errors
+    assert "attempts" not in error.message, error.message
+
+
 @given(parsers.parse('Gemini will answer with the body "{body}"'))
 def _will_answer_raw(gemini: GeminiServer, body: str) -> None:
     gemini.enqueue(malformed_reply(body))

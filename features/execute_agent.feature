@@ -137,6 +137,6 @@ Feature: Agent steps let Gemini choose browser actions inside the recipe's guard
     And the model will then close saying "Opened the gold quote"
     When I run "verity run" on "agent-quote" against the demo site with the key in its environment
     Then the command exits 0 and names its trace file
-    And the trace is one tree of spans rooted at "verity.run" with the trace id of the events
+    And the trace is one tree of spans rooted at "invoke_agent agent-quote" with the trace id of the events
     And the trace has 3 "verity.agent.turn" spans under the span of state "find"
     And the API key appears in no event, run file, trace or command output

@@ -34,4 +34,4 @@ Feature: Running recipes from the command line
     Then the command exits 0
     And it printed the completed verdict, the output and the run directory
     And it took less than 20 seconds
-    And its trace.jsonl is one tree of spans rooted at verity.run, one child per executed state
+    And its trace.jsonl is one tree of spans rooted at the run's invoke_agent span, one child per executed state

@@ -323,18 +323,22 @@ def cli_ok(command: dict[str, Any]) -> None:
 @then(parsers.parse('the trace is one tree of spans rooted at "{root}" with the trace id of the events'))
 def trace_tree(command: dict[str, Any], root: str) -> None:
     spans = span_tree(command["run_dir"])
-    assert spans[-1]["name"] == root and spans[-1]["status"]["code"] == "OK"
+    assert spans[-1].name == root and spans[-1].status == "OK"
     executed = json.loads((command["run_dir"] / "verdict.json").read_text(encoding="utf-8"))["executed_states"]
-    assert len([s for s in spans if s["name"].startswith("verity.state ")]) == executed
+    assert len([s for s in spans if s.name.startswith("verity.state ")]) == executed
 
 
 @then(parsers.parse('the trace has {count:d} "{name}" spans under the span of state "{state_id}"'))
 def turn_spans(command: dict[str, Any], count: int, name: str, state_id: str) -> None:
     spans = span_tree(command["run_dir"])
-    [state] = [s for s in spans if s["attributes"].get("verity.state.id") == state_id and s["name"].startswith("verity.state ")]
-    turns = [s for s in spans if s["name"] == name]
-    assert len(turns) == count and all(t["parent_span_id"] == state["span_id"] for t in turns)
-    assert [t["attributes"]["verity.agent.tool"] for t in turns] == ["browser_snapshot", "browser_click", "close"]
+    [state] = [s for s in spans if s.attributes.get("verity.state.id") == state_id and s.name.startswith("verity.state ")]
+    turns = sorted((s for s in spans if s.name == name), key=lambda s: s.attributes["verity.agent.turn"])
+    assert len(turns) == count and all(t.parent_span_id == state.span_id for t in turns)
+    assert [t.attributes["verity.agent.tool"] for t in turns] == ["browser_snapshot", "browser_click", "close"]
+    # Each turn holds its model call and the tool call the model made.
+    for turn in turns:
+        inside = [s for s in spans if s.parent_span_id == turn.span_id]
+        assert [s.name for s in inside] == ["chat gemini-fixture-flash", f"execute_tool {turn.attributes['verity.agent.tool']}"], inside
 
 
 @then("the API key appears in no log record, event or run file")

@@ -106,7 +106,7 @@ def telemetry(runner: ExecRunner, spans: InMemorySpanExporter) -> None:
         assert step.observation_summary, step.state_id
         assert step.agent_state.memory and step.agent_state.next_goal, step.state_id
     finished = spans.get_finished_spans()
-    roots = [s for s in finished if s.name == "verity.run"]
+    roots = [s for s in finished if s.name == "invoke_agent demo-quote"]
     assert len(roots) == 1 and format(roots[0].context.trace_id, "032x") == trace_id
     children = [s for s in finished if s.parent is not None and s.parent.span_id == roots[0].context.span_id]
     assert len(children) == len(record.payloads(StepFinished))

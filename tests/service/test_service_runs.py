@@ -15,6 +15,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.trace import SpanKind
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from pytest_bdd import given, parsers, scenarios, then, when
 from tests.service.service_harness import Watcher
@@ -244,9 +245,13 @@ def _trace_ids(context: dict[str, Any]) -> None:
     assert len(trace_ids) == 1
     (trace_id,) = trace_ids
     assert len(trace_id) == 32 and int(trace_id, 16) != 0
-    roots = [s for s in context["spans"].get_finished_spans() if s.name == "verity.run"]
+    finished = context["spans"].get_finished_spans()
+    roots = [s for s in finished if s.name.startswith("invoke_agent ")]
     assert [format(s.context.trace_id, "032x") for s in roots] == [trace_id]
-    assert roots[0].parent is None
+    # The run is inside the trace of the call that started it (a new trace when the caller sent none).
+    [server_span] = [s for s in finished if s.context.span_id == roots[0].parent.span_id]
+    assert server_span.kind is SpanKind.SERVER and server_span.parent is None
+    assert server_span.name.rsplit("/", 1)[-1] in ("StartRun", "Run")
     assert roots[0].attributes["verity.run_id"] == events[0].run_id
 
 

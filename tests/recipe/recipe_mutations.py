@@ -209,20 +209,29 @@ def _at(data: Any, path: tuple) -> Any:
 
 
 @st.composite
+def _splice(draw: st.DrawFn, data: Any) -> tuple[Any, str]:
+    """Put a step or an output schema that holds odd values where the language allows them."""
+    if not isinstance(data, dict):
+        return data, "nothing to splice into"
+    if draw(st.booleans()) and isinstance(data.get("plan"), list):
+        data["plan"].insert(draw(st.integers(0, max(len(data["plan"]) - 1, 0))), draw(_step_snippet()))
+        return data, "splice a step"
+    number = _raw(draw(st.integers(0, len(NUMBER_TOKENS) - 1)))
+    keyword = draw(st.sampled_from(["maximum", "minimum", "multipleOf", "maxLength", "const", "default"]))
+    data["output"] = {"schema": {"type": "object", "properties": {"x": {"type": "number", keyword: number}}}}
+    return data, f"splice an output schema with {keyword}"
+
+
+@st.composite
 def _structure_edit(draw: st.DrawFn, data: Any) -> tuple[Any, str]:
     """Change one place in the data tree (in place; the root may be replaced)."""
     paths = _paths(data)
     path = draw(st.sampled_from(paths))
-    kinds = ["edit_text"] * 4 + ["splice_step"] * 3 + ["splice_schema", "raw", "replace", "delete", "add_key", "wrap", "unwrap", "stringify", "share", "nest"]
+    kinds = ["edit_text"] * 4 + ["splice"] * 3 + ["raw", "replace", "delete", "add_key", "wrap", "unwrap", "stringify", "share", "nest"]
     kind = draw(st.sampled_from(kinds))
     target = _at(data, path)
-    if kind == "splice_step" and isinstance(data, dict) and isinstance(data.get("plan"), list):
-        data["plan"].insert(draw(st.integers(0, max(len(data["plan"]) - 1, 0))), draw(_step_snippet()))
-        return data, "splice a step"
-    if kind == "splice_schema" and isinstance(data, dict):
-        schema = {"type": "object", "properties": {"x": {"type": "number", "maximum": _raw(draw(st.integers(0, len(RAW_TOKENS) - 1)))}}}
-        data["output"] = {"schema": schema}
-        return data, "splice an output schema"
+    if kind == "splice":
+        return draw(_splice(data))
     if kind == "raw":
         value = _raw(draw(st.integers(0, len(RAW_TOKENS) - 1)))
     elif kind == "edit_text":  # inside a string: mostly still a valid recipe, now with odd text in it
@@ -283,7 +292,11 @@ def mutated_recipes(draw: st.DrawFn) -> MutatedRecipe:
     seed = draw(st.sampled_from(SEED_FILES))
     text = SEEDS[seed]
     how: list[str] = []
-    mode = draw(st.sampled_from(["values", "values", "text", "structure", "both"]))
+    mode = draw(st.sampled_from(["values", "values", "splice", "text", "structure", "both"]))
+    if mode == "splice":  # one splice and nothing else, so the odd value meets compile
+        data, step = draw(_splice(copy.deepcopy(SEED_DATA[seed]) if SEED_DATA[seed] is not None else {}))
+        text = _with_raw_tokens(_dump(data, block=draw(st.booleans()), ascii_only=draw(st.booleans())))
+        how.append(step)
     if mode in ("structure", "both"):
         if SEED_DATA[seed] is not None:
             data = copy.deepcopy(SEED_DATA[seed])

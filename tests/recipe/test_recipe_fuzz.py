@@ -20,7 +20,8 @@ from pytest_bdd import scenarios, then, when
 from runtime.plan import compile_recipe, to_mermaid
 from runtime.plan.model import Plan
 from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry, resolve_inputs
-from runtime.recipe.placeholders import SEARCH_QUERY, fill, placeholder_values
+from runtime.recipe.placeholders import SEARCH_QUERY, fill, placeholder_names, placeholder_values
+from runtime.recipe.references import is_reference
 from runtime.recipe.templated import templated_fields
 from tests.recipe.recipe_mutations import SEEDS, MutatedRecipe, mutated_recipes
 
@@ -29,8 +30,12 @@ scenarios("recipe_robustness.feature")
 FUZZ_CASES = 500
 
 # The only problems whose field path may be the document root (""): those about the document as a
-# whole, or about a place no key or value covers (a character in a comment, a complex key).
-DOCUMENT_CODES = {"yaml_syntax", "file_too_large", "empty", "multiple_documents", "not_a_mapping", "too_many_nodes", "bad_character", "bad_key", "unknown_tag"}
+# whole (its syntax, size, shape, a tag or nesting on the root itself), or about a place no key or
+# value covers (a character in a comment, a complex key).
+DOCUMENT_CODES = {
+    "yaml_syntax", "file_too_large", "empty", "multiple_documents", "not_a_mapping", "too_many_nodes", "too_deep",
+    "bad_character", "bad_key", "unknown_tag",
+}
 
 # ruamel's own wording for errors we report in ours (its reader's "position N", its depth limit).
 LIBRARY_WORDS = ("<unicode string>", "special characters are not allowed", "max_depth", "maximum depth of data structure")
@@ -116,18 +121,23 @@ def check_accepted(recipe: Recipe, registry: Any) -> None:
     def no_constant(name: str) -> None:
         raise AssertionError(f"plan JSON holds {name}, which JSON does not allow")
 
-    json.loads(text, parse_constant=no_constant)
+    loaded = json.loads(text, parse_constant=no_constant)
     assert Plan.from_json(text).to_json() == text
+    assert loaded["output_schema"] == recipe.output.schema_, "the plan must carry the output schema as written"
     to_mermaid(plan)
     # Every templated field fills with the declared inputs, as the executor fills it.
     raw = {name: SAMPLE_INPUT[spec.type] for name, spec in recipe.inputs.items() if spec.default is None}
     values = placeholder_values(resolve_inputs(recipe, raw), start_url=recipe.target.start_url, goal=recipe.goal)
+    templates = [(path, template) for path, template in templated_fields(recipe)]
+    # Values a run finds ({steps.read.price}, {vars.item}) get a sample too: the checks proved each
+    # is defined before use, and the run's value store holds it by then.
+    found = {name: "found" for _, template in templates for name in placeholder_names(template) if is_reference(name)}
     for template in plan_templates(plan):
-        fill(template, values)
+        fill(template, values | found)
     if plan.fallback["search_url"] is not None:
-        fill(plan.fallback["search_url"], values | {SEARCH_QUERY: "q"})
-    for path, template in templated_fields(recipe):  # and the recipe checks' own list agrees
-        fill(template, values | ({SEARCH_QUERY: "q"} if path == ("fallback", "search_url") else {}))
+        fill(plan.fallback["search_url"], values | found | {SEARCH_QUERY: "q"})
+    for path, template in templates:  # and the recipe checks' own list agrees
+        fill(template, values | found | ({SEARCH_QUERY: "q"} if path == ("fallback", "search_url") else {}))
     # The output schema checks a result without raising, as output.validate does at the end of a run.
     schema = plan.output_schema
     list(jsonschema.validators.validator_for(schema)(schema).iter_errors({}))

@@ -34,6 +34,9 @@ class DocumentTracker:
         self.loader_id = ""
         self.number = 0
         self.committed_at = time.time()
+        # Top-frame navigations requested or started so far: an act compares it before and after.
+        self.navigations_started = 0
+        self.loading = False
         self._responses: dict[str, tuple[int, dict[str, str]]] = {}
 
     async def start(self) -> None:
@@ -42,6 +45,9 @@ class DocumentTracker:
         self._cdp.on("Page.navigatedWithinDocument", self._on_within_document)
         self._cdp.on("Runtime.executionContextCreated", self._on_context_created)
         self._cdp.on("Network.responseReceived", self._on_response)
+        self._cdp.on("Page.frameRequestedNavigation", self._on_navigation_requested)
+        self._cdp.on("Page.frameStartedLoading", self._on_started_loading)
+        self._cdp.on("Page.frameStoppedLoading", self._on_stopped_loading)
         tree = (await self._cdp.send("Page.getFrameTree"))["frameTree"]["frame"]
         self.frame_id, self.url, self.loader_id = tree["id"], tree.get("url", self.url), tree.get("loaderId", "")
         await self._cdp.send("Page.enable")
@@ -79,6 +85,19 @@ class DocumentTracker:
         self.url = frame.get("url", "") + frame.get("urlFragment", "")
         self.loader_id = frame.get("loaderId", "")
         self.committed_at = time.time()
+
+    def _on_navigation_requested(self, params: dict[str, Any]) -> None:
+        if params.get("frameId") == self.frame_id:
+            self.navigations_started += 1
+
+    def _on_started_loading(self, params: dict[str, Any]) -> None:
+        if params.get("frameId") == self.frame_id:
+            self.navigations_started += 1
+            self.loading = True
+
+    def _on_stopped_loading(self, params: dict[str, Any]) -> None:
+        if params.get("frameId") == self.frame_id:
+            self.loading = False
 
     def _on_within_document(self, params: dict[str, Any]) -> None:
         if params.get("frameId") == self.frame_id:

@@ -8,6 +8,7 @@ Anything else is `stale_ref` - the driver never re-finds "a similar element" beh
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections.abc import Callable
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
     from pyppeteer.page import Page
 
 _REF_PATTERN = re.compile(r"^(s\d+):e(\d+)$")
+# How long (x 10 ms) a gesture's navigation request may take to be reported.
+NAVIGATION_NOTICE_POLLS = 5
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,8 @@ class Tab:
         self.latest_snapshot: Snapshot | None = None
         self.worlds = FrameWorlds(cdp)
         self.documents = DocumentTracker(tab_id, cdp)
+        # What the latest act watches for its own effect (action_handlers/effects.py sets it).
+        self.effect_watch: Any = None
         self._ref_nodes: dict[str, tuple[int, int]] = {}
 
     @classmethod
@@ -126,6 +131,35 @@ class Tab:
         if "exceptionDetails" in reply:
             raise BrowserActionError(ActionErrorCode.SCRIPT_FAILED, _exception_text(reply["exceptionDetails"]))
         return reply["result"].get("value")
+
+    async def settle_navigation(self, started_before: int) -> dict[str, Any]:
+        """After a gesture: when it started a navigation of the top frame, wait (within the
+        action's deadline) until the new document has loaded. The old document's context is gone
+        then, so nothing is evaluated in it; a context lost mid-way is simply asked again."""
+        # The gesture's navigation request arrives as a CDP event just after the gesture returns.
+        for _ in range(NAVIGATION_NOTICE_POLLS):
+            if self.documents.navigations_started != started_before:
+                break
+            await asyncio.sleep(0.01)
+        else:
+            return {}
+        while self.remaining_ms() > 200:
+            if not self.documents.loading:
+                try:
+                    if await self.evaluate("document.readyState") == "complete":
+                        break
+                except Exception as exc:  # noqa: BLE001 - the context went with the old document
+                    if "context" not in str(exc).lower() and "destroyed" not in str(exc).lower():
+                        raise
+            await asyncio.sleep(0.05)
+        return {"navigated": True, "url": self.documents.url, "loaded": not self.documents.loading}
+
+    async def active_element(self) -> ResolvedElement:
+        """The focused element of the top document (the body when nothing has focus), in the
+        driver's isolated world."""
+        context_id = await self.worlds.context_for((await self.worlds.frames())[0])
+        reply = await self.worlds.evaluate(context_id, "document.activeElement || document.body || document.documentElement", by_value=False)
+        return ResolvedElement(reply["result"]["objectId"], {"focused": True})
 
     async def current_url(self) -> str:
         return str(await self.evaluate("location.href"))

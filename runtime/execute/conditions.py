@@ -2,8 +2,9 @@
 agent step's done_when and the model's own browser_verify all ask `check_condition`.
 
 A condition is one recipe mapping with one key: text_includes, title_includes, url_matches,
-url_includes, element {locator, state?, value?}, page_changed (the page fingerprint differs
-from the one taken before an act), field_present or field_matches. Page conditions are asked of
+url_includes, element {locator, state?, value?}, own_effect (the latest act changed something of
+its own: effects.py in the driver), page_changed (the page fingerprint differs from the one taken
+before an act), field_present or field_matches. Page conditions are asked of
 the driver's verify action; field conditions read what the run extracted.
 """
 
@@ -57,6 +58,8 @@ class ConditionProbe:
     fields: Mapping[str, Any]
     timeout_ms: int
     before: str = ""
+    # What the act's own result already shows it caused (the tabs it opened).
+    act_effects: tuple[str, ...] = ()
 
 
 async def check_condition(probe: ConditionProbe, condition: dict[str, Any], action_id: str) -> ConditionCheck:
@@ -90,6 +93,10 @@ async def check_condition(probe: ConditionProbe, condition: dict[str, Any], acti
             return await _ask_page(probe, "element", target, action_id, "element_state", target=target, state="value", expected=values.text(element["value"]))
         state, wanted = ELEMENT_STATES[element.get("state", "visible")]
         return await _ask_page(probe, "element", target, action_id, "element_state", target=target, state=state, expected=wanted)
+    if "own_effect" in condition:
+        if probe.act_effects:
+            return ConditionCheck("own_effect", True, "a change the act caused", list(probe.act_effects), "; ".join(probe.act_effects))
+        return await _ask_page(probe, "own_effect", "a change the act caused", action_id, "own_effect")
     if "page_changed" in condition:
         result = await probe.session.fingerprint(action_id=action_id, timeout_ms=probe.timeout_ms)
         after = str(result.data.get("digest", "")) if result.ok else ""
@@ -119,14 +126,17 @@ async def _ask_page(probe: ConditionProbe, check: str, expected: Any, action_id:
 
 
 def expectation_conditions(expect: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """An act's `expect` as single conditions; with none of the page checks it expects a change."""
+    """An act's `expect` as single conditions. With none, the act must show an effect of its own
+    (`own_effect`: a navigation, a new tab or dialog, a change of its target's state or inside
+    its form, dialog, landmark or controlled elements); `page_changed: true` asks instead for any
+    change of the page, wherever it comes from."""
     expect = dict(expect or {})
     conditions = [{key: expect[key]} for key in EXPECTATION_KEYS if expect.get(key) is not None]
     wants_change = expect.get("page_changed")
-    if wants_change is None:
-        wants_change = not conditions
     if wants_change:
         conditions.append({"page_changed": True})
+    elif wants_change is None and not conditions:
+        conditions.append({"own_effect": True})
     return conditions
 
 

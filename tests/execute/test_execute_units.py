@@ -106,10 +106,10 @@ def test_every_plan_state_kind_but_terminal_has_one_handler() -> None:
     assert set(HANDLERS) == set(get_args(StateKind)) - {"terminal"}
 
 
-def test_an_act_without_page_expectations_expects_the_page_to_change() -> None:
+def test_an_act_without_page_expectations_expects_an_effect_of_its_own() -> None:
     from runtime.execute.conditions import expectation_conditions
 
-    assert expectation_conditions(None) == [{"page_changed": True}]
+    assert expectation_conditions(None) == [{"own_effect": True}]
     assert expectation_conditions({"text_includes": "Saved", "url_matches": "/done$"}) == [{"url_matches": "/done$"}, {"text_includes": "Saved"}]
     assert expectation_conditions({"text_includes": "Saved", "page_changed": True})[-1] == {"page_changed": True}
     assert expectation_conditions({"page_changed": False}) == []

@@ -37,7 +37,14 @@ def verify_evidence(runner: ExecRunner, good: str, bad: str) -> None:
 def ended_unchanged(runner: ExecRunner, state_id: str, outcome: str) -> None:
     step = runner.last.steps(state_id)[0]
     assert step.outcome == outcome and step.ok is False and step.verified is False
-    assert "the page did not change" in step.observation_summary
+    assert "no change the act caused" in step.observation_summary
+
+
+@then(parsers.parse('the step "{state_id}" is recorded as recovered on its way to "{next_step}"'))
+def recovered(runner: ExecRunner, state_id: str, next_step: str) -> None:
+    record = next(e for e in runner.last.file("executions.json") if e["state_id"] == state_id)
+    assert record["recovered"] == {"reason": "unverified", "next": next_step}
+    assert f"recovered: on_failure goes on to {next_step}" in runner.last.steps(state_id)[0].observation_summary
 
 
 @then(parsers.parse('the step "{state_id}" ended "{outcome}"'))

@@ -11,6 +11,7 @@ from typing import Any
 from pyppeteer.us_keyboard_layout import keyDefinitions
 
 from runtime.browser.action_handlers.link_targets import refuse_off_policy_click
+from runtime.browser.action_handlers.effects import watch_effects
 from runtime.browser.action_handlers.params import enum_param, int_param, invalid, required_str, str_param, target_param
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.actions import Action, ActKind, Target
@@ -95,9 +96,10 @@ async def _type(tab: Tab, element: ResolvedElement, text: str, *, clear: bool, s
         )
     if text:
         await tab.cdp.send("Input.insertText", {"text": text})
+    # Read the value before Enter: a submit may navigate, and the element's document with it.
+    value = await tab.call_on(element, "function() { return this.isContentEditable ? this.innerText : this.value; }")
     if submit:
         await tab.page.keyboard.press("Enter")
-    value = await tab.call_on(element, "function() { return this.isContentEditable ? this.innerText : this.value; }")
     return {"typed": True, "value": value, "submitted": submit}
 
 
@@ -165,6 +167,8 @@ async def act(scope: ActionScope, action: Action) -> Result:
     needs_target = kind in (ActKind.CLICK, ActKind.TYPE, ActKind.SELECT)
     if needs_target or params.get("target") is not None:
         element = await tab.resolve(target_param(params))
+    await watch_effects(tab, element, kind.value)
+    navigations = tab.documents.navigations_started
     data: dict[str, Any]
     if kind is ActKind.CLICK:
         assert element is not None
@@ -191,6 +195,8 @@ async def act(scope: ActionScope, action: Action) -> Result:
         if direction not in ("up", "down", "left", "right"):
             raise invalid(f"params.direction must be up, down, left or right, got {direction!r}")
         data = await _scroll(tab, element, direction, int_param(params, "amount", 600, minimum=1))
+    # A gesture that starts a navigation is over when the new document has loaded.
+    data.update(await tab.settle_navigation(navigations))
     return {"kind": kind.value, "target": element.how if element else None, **data}, None
 
 
@@ -207,4 +213,6 @@ async def browser_type(scope: ActionScope, action: Action) -> Result:
     text = required_str(action.params, "text")
     await scope.refuse_blocked_tab()
     element = await scope.tab.resolve(Target(xpath=xpath))
-    return await _type(scope.tab, element, text, clear=True, submit=bool(action.params.get("submit"))), None
+    navigations = scope.tab.documents.navigations_started
+    data = await _type(scope.tab, element, text, clear=True, submit=bool(action.params.get("submit")))
+    return {**data, **await scope.tab.settle_navigation(navigations)}, None

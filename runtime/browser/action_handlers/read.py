@@ -105,13 +105,23 @@ async def get_html(scope: ActionScope, action: Action) -> Result:
 
 async def prepare_page(scope: ActionScope, action: Action) -> Result:
     tab = scope.tab
-    for _ in range(PREPARE_ATTEMPTS):
-        prepared = await _prepare_once(scope, tab)
+    for attempt in range(1, PREPARE_ATTEMPTS + 1):
         # A late redirect or a script that swaps the document while it is read: read it again,
         # so every part of the prepared page belongs to the one document it names.
+        try:
+            prepared = await _prepare_once(scope, tab)
+        except Exception as exc:  # noqa: BLE001 - only a context lost to a new document is retried
+            if attempt == PREPARE_ATTEMPTS or not _document_went_away(exc):
+                raise
+            continue
         if prepared.document is not None and prepared.document.same_document(tab.document()):
             break
     return prepared.to_dict(), prepared
+
+
+def _document_went_away(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return "context" in text and ("destroyed" in text or "find" in text)
 
 
 async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:

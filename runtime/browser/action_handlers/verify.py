@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from runtime.browser.action_handlers.effects import own_effects
 from runtime.browser.action_handlers.params import invalid, required_str, target_param
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.actions import Action
@@ -96,8 +97,13 @@ async def verify(scope: ActionScope, action: Action) -> Result:
         passed = " ".join(value.split()).casefold() in " ".join(title.split()).casefold()
         outcome = VerifyOutcome(check, passed, value, title,
                                 f"title {title!r} {'includes' if passed else 'does not include'} {value!r}")
+    elif check == "own_effect":
+        effects, watched = await own_effects(tab)
+        message = "; ".join(effects) if effects else f"no change the act caused (watched {', '.join(watched.get('watched_scopes') or []) or 'the target only'})"
+        outcome = VerifyOutcome(check, bool(effects), "a change the act caused", effects, message)
     else:
         raise invalid(
-            f"params.check must be url_matches, text_present, title_includes or element_state, got {check!r}"
+            f"params.check must be url_matches, text_present, title_includes, element_state or own_effect, got {check!r}"
         )
-    return outcome.to_dict(), outcome
+    # The document the check read, so a verdict can say where its evidence came from.
+    return {**outcome.to_dict(), "document": tab.document().to_dict()}, outcome

@@ -1,12 +1,13 @@
 """`act`: Observe -> Act -> Verify (seed 004). A fresh snapshot binds refs, the page fingerprint
 before and after feeds the no-progress detector, and the act counts only when its expectations
-hold (by default: the page changed), polled while its effect lands."""
+hold (by default: an effect of its own, not any change of the page), polled while it lands."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import time
+from dataclasses import replace
 from typing import Any
 
 from runtime.browser import ActionErrorCode, ActionResult, BrowserSession
@@ -48,7 +49,8 @@ async def act(ctx: RunContext, state: State) -> StepResult:
             "error", False, summary=f"{action_name} failed: {acted.error.code.value}: {acted.error.message}", error=acted.error.code.value,
             thinking=thinking, evidence={"error": acted.error.to_dict()},
         )
-    checks = [c.to_dict() for c in await await_expectations(ctx, params.get("expect"), before, timeout)]
+    opened = tuple(f"opened tab {t.get('tab_id')} ({t.get('url')})" for t in acted.data.get("opened_tabs") or [])
+    checks = [c.to_dict() for c in await await_expectations(ctx, params.get("expect"), before, timeout, opened)]
     if verdict is not None:
         raise RunStopped(StopReason.NO_PROGRESS, verdict.detail, evidence={"signatures": list(verdict.signatures), "checks": checks})
     described = "; ".join(f"{c['check']}: {'ok' if c['passed'] else 'FAILED'} ({c['message']})" for c in checks)
@@ -81,17 +83,19 @@ async def select_by_value_or_label(session: BrowserSession, action_id: str, targ
     return await session.select(target, label=value, action_id=action_id + ":label", timeout_ms=timeout)
 
 
-async def await_expectations(ctx: RunContext, expect: dict[str, Any] | None, before: str, timeout: int) -> list[ConditionCheck]:
-    """Seed 004's Verify: the step's expectations, or by default that the page changed.
+async def await_expectations(
+    ctx: RunContext, expect: dict[str, Any] | None, before: str, timeout: int, act_effects: tuple[str, ...] = ()
+) -> list[ConditionCheck]:
+    """Seed 004's Verify: the step's expectations, or by default an effect of the act's own.
 
     Effects of an act may land a little later (navigation, rendering), so the checks are polled
     until they all pass or guards.timeouts.verify_ms runs out.
     """
     conditions = expectation_conditions(expect)
     deadline = time.monotonic() + ctx.plan.limits.verify_timeout_ms / 1000
-    probe = await ctx.probe(timeout, before)
+    probe = replace(await ctx.probe(timeout, before), act_effects=act_effects)
     action_id = ctx.browser.new_action_id("verify")
-    ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="start", summary=f"verify {sorted(expect or {}) or ['page_changed']}"))
+    ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="start", summary=f"verify {sorted(expect or {}) or ['own_effect']}"))
     polls = 0
     while True:
         polls += 1

@@ -2,6 +2,7 @@
 hand-written pyppeteer script doing the same work, in the same process on the same Chromium.
 
     uv run python tools/bench_runtime.py [--pages 20] [--rounds 3]
+    uv run python tools/bench_runtime.py --otlp [--rounds 5]   # the recipe with OTLP export on vs off
 
 The recipe does more than the script by design (seed 003's mandatory page preparation: a
 screenshot and readable text per page; events, run files, spans). The report says how much of
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -31,6 +33,7 @@ from runtime.demo.loopback import LoopbackSite  # noqa: E402
 from runtime.events import EventLog  # noqa: E402
 from runtime.execute import BrowserProvider, start_run  # noqa: E402
 from runtime.recipe import load_recipe_text, resolve_inputs  # noqa: E402
+from runtime.telemetry import TRACE_FILE, TraceExport  # noqa: E402
 
 
 def _pages_handler(root: Path) -> type[SimpleHTTPRequestHandler]:
@@ -71,14 +74,23 @@ def bench_recipe(count: int) -> str:
     )
 
 
-async def run_recipe_once(browser: Browser, recipe_text: str, site: str, out: Path, number: int) -> tuple[float, dict[str, float]]:
+async def run_recipe_once(
+    browser: Browser, recipe_text: str, site: str, out: Path, number: int, export: TraceExport | None = None
+) -> tuple[float, dict[str, float]]:
+    """One run; with `export`, traced as `verity run` traces it (trace.jsonl, plus its exporters)."""
     recipe = load_recipe_text(recipe_text, "bench.yaml")
     inputs = resolve_inputs(recipe, {"site": site})
     run_dir = out / f"recipe-{number}"
+    tracing = export.for_run(run_dir / TRACE_FILE) if export is not None else None
     started = time.perf_counter()
-    handle = start_run(recipe, inputs, run_id=f"bench-{number}", run_dir=run_dir, events=EventLog(f"bench-{number}"), browser=BrowserProvider(browser=browser))
+    handle = start_run(
+        recipe, inputs, run_id=f"bench-{number}", run_dir=run_dir, events=EventLog(f"bench-{number}"), browser=BrowserProvider(browser=browser),
+        tracer_provider=tracing.provider if tracing is not None else None,
+    )
     verdict = await handle.task
     elapsed = time.perf_counter() - started
+    if tracing is not None:
+        tracing.close()
     if verdict.stop_reason.value != "completed":
         raise SystemExit(f"the bench recipe did not complete: {verdict.stop_reason.value}: {verdict.summary}")
     per_action: dict[str, float] = defaultdict(float)
@@ -158,9 +170,47 @@ async def main(pages: int, rounds: int) -> None:
     print(f"  {'(executor)':<16} {recipe - sum(mean_actions.values()):6.2f}  events, run files, spans, validation, parsing")
 
 
+async def main_otlp(pages: int, rounds: int) -> None:
+    """The recipe traced as `verity run` traces it, with OTEL_TRACES_EXPORTER=none and with OTLP
+    over gRPC to a loopback receiver (batch span processor), in alternating rounds."""
+    from tests.fixtures.otlp_receiver import OtlpGrpcReceiver
+
+    with tempfile.TemporaryDirectory(prefix="verity-bench-") as tmp, OtlpGrpcReceiver() as receiver:
+        root = Path(tmp) / "site"
+        root.mkdir()
+        write_pages(root, pages)
+        served = LoopbackSite(handler=_pages_handler(root)).start()
+        site = f"http://127.0.0.1:{served.port}"
+        recipe_text = bench_recipe(pages)
+        os.environ.update({"OTEL_TRACES_EXPORTER": "none"})
+        export_off = TraceExport.from_env()
+        os.environ.update(receiver.env())
+        export_on = TraceExport.from_env()
+        browser = await launch_browser()
+        try:
+            await run_recipe_once(browser, bench_recipe(2), site, Path(tmp), 0, export_on)
+            off_times, on_times = [], []
+            for number in range(1, rounds + 1):
+                off_times.append((await run_recipe_once(browser, recipe_text, site, Path(tmp), 2 * number, export_off))[0])
+                on_times.append((await run_recipe_once(browser, recipe_text, site, Path(tmp), 2 * number + 1, export_on))[0])
+        finally:
+            await browser.close()
+            served.stop()
+            export_on.shutdown()
+            export_off.shutdown()
+        received = len(receiver.spans())
+    off, on = statistics.median(off_times), statistics.median(on_times)
+    rounds_of = lambda times: ", ".join(f"{t:.2f}" for t in times)  # noqa: E731
+    print(f"pages: {pages}, rounds: {rounds} (median reported)")
+    print(f"recipe, export off (trace.jsonl only): {off:.2f} s   rounds: {rounds_of(off_times)}")
+    print(f"recipe, OTLP gRPC export on:           {on:.2f} s   rounds: {rounds_of(on_times)}")
+    print(f"ratio on / off: {on / off:.3f}x (target <= 1.05x); the receiver got {received} spans")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--otlp", action="store_true", help="compare the recipe with OTLP export on and off")
     options = parser.parse_args()
-    asyncio.run(main(options.pages, options.rounds))
+    asyncio.run(main_otlp(options.pages, options.rounds) if options.otlp else main(options.pages, options.rounds))

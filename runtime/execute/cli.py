@@ -78,21 +78,9 @@ def _run_file(args: argparse.Namespace) -> int:
         recipe, registry = load_recipe_with_registry(text, str(path), recipe_path=path)
     except RecipeInvalid as invalid:
         return _print_problems(invalid.problems)
-    raw: dict[str, str] = {}
     problems: list[Problem] = []
-    for i, item in enumerate(args.input):
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            problems.append(Problem("--input", 0, 0, f"--input[{i}]", f"{item!r} is not KEY=VALUE", "bad_input"))
-            continue
-        raw[key.strip()] = value
-    labels: dict[str, str] = {}
-    for i, item in enumerate(args.label):
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            problems.append(Problem("--label", 0, 0, f"--label[{i}]", f"{item!r} is not KEY=VALUE", "bad_input"))
-            continue
-        labels[key.strip()] = value
+    raw = _key_values(args.input, "--input", problems)
+    labels = _key_values(args.label, "--label", problems)
     if problems:
         return _print_problems(problems)
     try:
@@ -100,6 +88,18 @@ def _run_file(args: argparse.Namespace) -> int:
     except RecipeInvalid as invalid:
         return _print_problems(invalid.problems)
     return asyncio.run(_execute(recipe, registry, inputs, out=args.out, json_mode=args.json, ws_endpoint=args.browser_ws, labels=labels))
+
+
+def _key_values(items: list[str], flag: str, problems: list[Problem]) -> dict[str, str]:
+    """`KEY=VALUE` arguments of a repeatable flag; a malformed one becomes a problem."""
+    pairs: dict[str, str] = {}
+    for i, item in enumerate(items):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            problems.append(Problem(flag, 0, 0, f"{flag}[{i}]", f"{item!r} is not KEY=VALUE", "bad_input"))
+            continue
+        pairs[key.strip()] = value
+    return pairs
 
 
 def _run_demo(args: argparse.Namespace) -> int:

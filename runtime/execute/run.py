@@ -274,5 +274,6 @@ async def _finish(
     files.close()
     events.remove_listener(spans.on_event)
     steps = walk.context.budget.executed if walk is not None else 0
-    spans.end_run(final_state.value, end.stop_reason, verified, end.blocker_kind, steps=steps)
+    blocked = int(walk.context.network.summary()["count"]) if walk is not None else 0
+    spans.end_run(final_state.value, end.stop_reason, verified, end.blocker_kind, steps=steps, blocked_requests=blocked)
     return verdict

@@ -296,7 +296,18 @@ class RunSpans:
 
     # --- the end ------------------------------------------------------------------------------
 
-    def end_run(self, status: str, stop_reason: StopReason, verified: bool, blocker_kind: BlockerKind | None, *, steps: int | None = None) -> None:
+    def end_run(
+        self,
+        status: str,
+        stop_reason: StopReason,
+        verified: bool,
+        blocker_kind: BlockerKind | None,
+        *,
+        steps: int | None = None,
+        blocked_requests: int = 0,
+    ) -> None:
+        """End the root span with the verdict and the run's counts; `blocked_requests` is the
+        policy's own count (its events stop one by one after the first few)."""
         while self._open:
             self._open.pop().end()
         root = self.root
@@ -309,7 +320,7 @@ class RunSpans:
             root.set_attribute(attr.STEPS, steps)
         root.set_attribute(attr.REPLANS, self.replans)
         root.set_attribute(attr.RETRIES, self.retries)
-        root.set_attribute(attr.BLOCKED_REQUESTS, self.blocked_requests)
+        root.set_attribute(attr.BLOCKED_REQUESTS, max(self.blocked_requests, blocked_requests))
         root.set_attribute(attr.INPUT_TOKENS, self.input_tokens)
         root.set_attribute(attr.OUTPUT_TOKENS, self.output_tokens)
         if stop_reason is StopReason.COMPLETED:

@@ -118,6 +118,8 @@ class RunSupervisor:
                 tracer_provider=tracing.provider,
                 trace_parent=self._tracer.caller_context(),
                 labels=labels,
+                # A recipe someone sent: only the server's configuration may open private networks.
+                allow_private_network=self.limits.allow_private_network,
             )
         except Exception as error:  # noqa: BLE001 - a failed start is recorded as the run's end
             tracing.close()

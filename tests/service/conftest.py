@@ -26,6 +26,8 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., ServedServer]]:
             "runs_dir": tmp_path / "runs",
             "recipes_dir": tmp_path / "recipes",
             "shutdown_grace_seconds": 0.5,
+            # The test sites are on loopback, which a served recipe may reach only when the server allows it.
+            "allow_private_network": True,
         }
         values.update(overrides)
         server = ServedServer(ServerConfig(**values), span_processors=span_processors)

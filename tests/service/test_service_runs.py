@@ -97,7 +97,11 @@ def _limited_server(serve: Any, recipes_dir: Path, context: dict[str, Any], coun
 
 
 def _serve_args(tmp_path: Path, recipes_dir: Path, *extra: str) -> list[str]:
-    return ["--store", str(tmp_path / "proc" / "verity.db"), "--runs-dir", str(tmp_path / "proc" / "runs"), "--recipes-dir", str(recipes_dir), *extra]
+    # The test sites are on loopback, which a served recipe may reach only when the server allows it.
+    return [
+        "--store", str(tmp_path / "proc" / "verity.db"), "--runs-dir", str(tmp_path / "proc" / "runs"), "--recipes-dir", str(recipes_dir),
+        "--allow-private-network", *extra,
+    ]
 
 
 @given("a verity serve process", target_fixture="target")

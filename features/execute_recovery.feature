@@ -29,7 +29,7 @@ Feature: A run recovers from a dead link through search, and says why each page 
       | quote  | /status/401       | gold   | access_denied      | 401    |
       | quote  | /status/503       | gold   | server_error       | 503    |
       | quote  | /status/202       | gold   | status_mismatch    | 202    |
-      | quote  | /blocked          | gold   | access_blocked     | 200    |
+      | quote  | /blocked          | gold   | captcha            | 200    |
       | quote  | /quotes/silver    | gold   | keywords_missing   | 200    |
       | search | /quotes/gold      | gold   | domain_not_allowed | none   |
       | closed | /quotes/gold      | gold   | navigation_failed  | none   |

@@ -43,6 +43,8 @@ class ConditionCheck:
     expected: Any
     observed: Any
     message: str = ""
+    # The document the page was read from (DocumentIdentity.to_dict()); None for field checks.
+    document: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -116,13 +118,17 @@ async def check_all(probe: ConditionProbe, conditions: list[dict[str, Any]], act
     return [await check_condition(probe, condition, f"{action_id}:{i}") for i, condition in enumerate(conditions, 1)]
 
 
-async def _ask_page(probe: ConditionProbe, check: str, expected: Any, action_id: str, driver_check: str, **params: Any) -> ConditionCheck:
+async def _ask_page(probe: ConditionProbe, check: str, expected: Any, action_id: str, driver_check: str, /, **params: Any) -> ConditionCheck:
+    """Ask the driver's verify action; `params` go to it as they are (an element check's own
+    `expected` among them, hence the positional-only parameters)."""
     result = await probe.session.verify(driver_check, action_id=action_id, timeout_ms=probe.timeout_ms, **params)
     if not result.ok:
         # The driver could not look (no such element, a dead tab): the condition does not hold.
         error = f"{result.error_code.value if result.error_code else 'error'}: {result.error.message if result.error else ''}"
         return ConditionCheck(check, False, expected, error, error)
-    return ConditionCheck(check, bool(result.data.get("passed")), expected, result.data.get("observed"), str(result.data.get("message", "")))
+    return ConditionCheck(
+        check, bool(result.data.get("passed")), expected, result.data.get("observed"), str(result.data.get("message", "")), result.data.get("document")
+    )
 
 
 def expectation_conditions(expect: dict[str, Any] | None) -> list[dict[str, Any]]:

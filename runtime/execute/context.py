@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from runtime.browser.document import DocumentIdentity
 from runtime.events import EventLog
 from runtime.execute.action_ids import ActionIds
 from runtime.execute.approvals import ApprovalDesk
@@ -52,11 +53,24 @@ class PageState:
 
     observation: PageObservation | None = None
     target_check: TargetCheck | None = None
+    # The document the latest passing target check judged, with its content hash then; reads
+    # must come from it (provenance.py). Once any check ran, an unvalidated page is never read.
+    validated: DocumentIdentity | None = None
+    validated_digest: str = ""
+    validation_required: bool = False
 
     def saw(self, observation: PageObservation) -> None:
         """A new observation: any earlier target check was about another page."""
         self.observation = observation
         self.target_check = None
+
+    def judge(self, check: TargetCheck) -> None:
+        """The target check of the latest observation; a valid one validates its document."""
+        self.target_check = check
+        self.validation_required = True
+        observation = self.observation
+        if check.valid and observation is not None and observation.document is not None:
+            self.validated, self.validated_digest = observation.document, observation.content_digest
 
 
 @dataclass
@@ -108,6 +122,8 @@ class RunFindings:
 
     # Failed steps whose on_failure path led on, with why they failed: they no longer count.
     recovered: dict[str, str] = field(default_factory=dict)
+    # Each extracted value's provenance: the state that read it and the document it came from.
+    provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def verified(self, state_id: str) -> None:
         self.unverified.pop(state_id, None)

@@ -91,7 +91,7 @@ class PlanWalk:
                 return RunEnd(StopReason.OUTPUT_INVALID, "the plan finished without a valid output")
             summary = findings.close_summary or "the run completed"
             output = json.dumps(findings.data, ensure_ascii=False, default=str)
-            return RunEnd(StopReason.COMPLETED, f"{summary}: {output}", None, {"output": findings.data})
+            return RunEnd(StopReason.COMPLETED, f"{summary}: {output}", None, {"output": findings.data, "provenance": findings.provenance})
         detail = TERMINAL_DETAIL.get(reason, reason.value)
         if blocker is not None and reason in (StopReason.REPLANS_EXHAUSTED, StopReason.EXECUTE_ERROR):
             detail = f"{detail}; last blocker {blocker.kind.value} at {blocker.state_id}: {blocker.reason}"

@@ -142,6 +142,17 @@ def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan
         target = scope["steps"][i].on_failure
         return entry(target) if target is not None else failed(reason)
 
+    def blocked_routes(i: int, observation: str | None) -> list[Transition]:
+        """Where a step goes when the page it reads is a blocker (a required field missing, or a
+        new document that failed revalidation): the latest observation's replan while replans
+        are left, then on_failure."""
+        if observation is None:
+            return [Transition(on="blocked", to=on_failure(i, StopReason.EXECUTE_ERROR))]
+        return [
+            Transition(on="blocked", to=f"{observation}.replan", guard="replans_left"),
+            Transition(on="blocked", to=on_failure(i, StopReason.REPLANS_EXHAUSTED), guard="replans_exhausted"),
+        ]
+
     states: list[State] = [
         State(
             id="intent.preflight",
@@ -217,26 +228,24 @@ def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan
             transitions = [
                 Transition(on="verified", to=after(i)),
                 Transition(on="unverified", to=on_failure(i, StopReason.VERIFICATION_FAILED)),
+                *blocked_routes(i, last_observation),
                 Transition(on="error", to=on_failure(i, StopReason.EXECUTE_ERROR)),
             ]
         elif step.kind == "wait":
             transitions = [Transition(on="ok", to=after(i)), Transition(on="timeout", to=on_failure(i, StopReason.TIMEOUT))]
         elif step.kind == "extract":
-            blocked = (
-                [
-                    Transition(on="blocked", to=f"{last_observation}.replan", guard="replans_left"),
-                    Transition(on="blocked", to=on_failure(i, StopReason.REPLANS_EXHAUSTED), guard="replans_exhausted"),
-                ]
-                if last_observation
-                else [Transition(on="blocked", to=on_failure(i, StopReason.EXECUTE_ERROR))]
-            )
-            transitions = [Transition(on="ok", to=after(i)), *blocked, Transition(on="error", to=on_failure(i, StopReason.EXECUTE_ERROR))]
+            transitions = [Transition(on="ok", to=after(i)), *blocked_routes(i, last_observation), Transition(on="error", to=on_failure(i, StopReason.EXECUTE_ERROR))]
         elif step.kind == "verify":
-            transitions = [Transition(on="passed", to=after(i)), Transition(on="failed", to=on_failure(i, StopReason.VERIFICATION_FAILED))]
+            transitions = [
+                Transition(on="passed", to=after(i)),
+                Transition(on="failed", to=on_failure(i, StopReason.VERIFICATION_FAILED)),
+                *blocked_routes(i, last_observation),
+            ]
         elif step.kind == "agent":
             transitions = [
                 Transition(on="verified", to=after(i)),
                 Transition(on="unverified", to=on_failure(i, StopReason.VERIFICATION_FAILED)),
+                *blocked_routes(i, last_observation),
                 Transition(on="exhausted", to=on_failure(i, StopReason.MAX_STEPS_EXCEEDED)),
                 Transition(on="error", to=on_failure(i, StopReason.EXECUTE_ERROR)),
             ]

@@ -16,6 +16,7 @@ from runtime.execute.agent_tools import scroll_motion
 from runtime.execute.browser_access import DriverCall
 from runtime.execute.conditions import ConditionCheck, check_all, expectation_conditions
 from runtime.execute.context import RunContext
+from runtime.execute.provenance import current_document
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.guard import action_signature
 from runtime.outcomes import StopReason
@@ -28,6 +29,10 @@ VERIFY_POLL_SECONDS = 0.1
 async def act(ctx: RunContext, state: State) -> StepResult:
     params = ctx.values.params(state)
     timeout = ctx.timeout_for(state)
+    # The page acted on must be a validated document (provenance.py), like any page read.
+    acted_on = await current_document(ctx, state.id, timeout)
+    if acted_on.blocked is not None:
+        return acted_on.blocked
     # Observe: a fresh snapshot binds refs to this tab and moment; the fingerprint is the "before".
     await ctx.browser.run_action("snapshot", "observe before acting", lambda s, a: s.snapshot(action_id=a, timeout_ms=timeout))
     before = await ctx.browser.fingerprint(timeout)
@@ -47,18 +52,26 @@ async def act(ctx: RunContext, state: State) -> StepResult:
             raise RunStopped(StopReason.NO_PROGRESS, verdict.detail, evidence={"signatures": list(verdict.signatures)})
         return StepResult(
             "error", False, summary=f"{action_name} failed: {acted.error.code.value}: {acted.error.message}", error=acted.error.code.value,
-            thinking=thinking, evidence={"error": acted.error.to_dict()},
+            thinking=thinking, evidence={"error": acted.error.to_dict(), "provenance": acted_on.provenance},
         )
     opened = tuple(f"opened tab {t.get('tab_id')} ({t.get('url')})" for t in acted.data.get("opened_tabs") or [])
     checks = [c.to_dict() for c in await await_expectations(ctx, params.get("expect"), before, timeout, opened)]
     if verdict is not None:
         raise RunStopped(StopReason.NO_PROGRESS, verdict.detail, evidence={"signatures": list(verdict.signatures), "checks": checks})
     described = "; ".join(f"{c['check']}: {'ok' if c['passed'] else 'FAILED'} ({c['message']})" for c in checks)
+    evidence: dict[str, Any] = {"checks": checks, "target": acted.data.get("target"), "provenance": acted_on.provenance}
     if all(c["passed"] for c in checks):
+        # The act's effect may be a new document: it is validated before the run goes on with it.
+        landed = await current_document(ctx, state.id, timeout)
+        if landed.blocked is not None:
+            ctx.findings.not_verified(state.id, "blocked")
+            landed.blocked.evidence.update(checks=checks)
+            return landed.blocked
         ctx.findings.verified(state.id)
-        return StepResult("verified", True, verified=True, summary=f"{action_name} done and verified: {described}", thinking=thinking, evidence={"checks": checks})
+        evidence["landed_on"] = landed.provenance
+        return StepResult("verified", True, verified=True, summary=f"{action_name} done and verified: {described}", thinking=thinking, evidence=evidence)
     ctx.findings.not_verified(state.id, "unverified")
-    return StepResult("unverified", False, summary=f"{action_name} done but not verified: {described}", thinking=thinking, evidence={"checks": checks})
+    return StepResult("unverified", False, summary=f"{action_name} done but not verified: {described}", thinking=thinking, evidence=evidence)
 
 
 def driver_call(action_name: str, params: dict[str, Any], timeout: int) -> DriverCall:

@@ -23,6 +23,7 @@ from runtime.execute.agent_step import AgentToolCalls, AgentView, describe_call
 from runtime.execute.agent_tools import NUDGE, offered_tools
 from runtime.execute.conditions import check_all, describe_condition, describe_failures, filled_condition
 from runtime.execute.context import RunContext
+from runtime.execute.provenance import document_record
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.llm import ChatMessage, LlmDelta, LlmDone, LlmError, LlmGateway, LlmToolCall, LlmUsage, build_agent_prompt
 from runtime.outcomes import StopReason
@@ -195,12 +196,13 @@ class AgentLoop:
         ctx.events.emit(ToolUsed(tool="close", action_id=action_id, phase="start", summary=summary or "close the agent step"))
         with ctx.spans.tool("close", action_id) as span:
             checks = await check_all(await ctx.probe(self.timeout), self.done_when, action_id)
+            provenance = await document_record(ctx, self.timeout)
             span.finish(ok=True)
         failed = [c.to_dict() for c in checks if not c.passed]
         ctx.guard.on_settled("close", True)
         ctx.events.emit(ToolUsed(tool="close", action_id=action_id, phase="success", summary=f"{len(checks) - len(failed)}/{len(checks)} done_when condition(s) passed"))
         turn.ok = not failed
-        evidence: dict[str, Any] = {"close_summary": summary, "conditions": [c.to_dict() for c in checks], "turns": turn.number}
+        evidence: dict[str, Any] = {"close_summary": summary, "conditions": [c.to_dict() for c in checks], "turns": turn.number, "provenance": provenance}
         thinking = turn.text[:THINKING_CHARS]
         if not failed:
             ctx.findings.verified(self.state.id)

@@ -3,11 +3,13 @@ pattern-checked, into the run's data; a missing required field is the step's blo
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from runtime.events import GuardrailTripped
 from runtime.execute.context import RunContext
 from runtime.execute.field_values import read_field
+from runtime.execute.provenance import READ_ATTEMPTS, current_document, read_from
 from runtime.execute.recovery import Blocker
 from runtime.execute.refused_path import stop_refused_path
 from runtime.execute.step_outcome import StepResult
@@ -23,36 +25,60 @@ async def extract(ctx: RunContext, state: State) -> StepResult:
     field_specs: dict[str, dict[str, Any]] = params.get("fields", {})
     data = ctx.findings.data
     raw: dict[str, str | None] = {}
-    if field_specs:
+    read: dict[str, Any] = {}
+    provenance: dict[str, Any] = {}
+    for _ in range(READ_ATTEMPTS):
+        # Only a validated document is read (provenance.py); a document replaced during the read
+        # is checked and read again.
+        document = await current_document(ctx, state.id, timeout)
+        if document.blocked is not None:
+            return document.blocked
+        provenance = document.provenance
+        if not field_specs:
+            break
         requested = {name: field_request(ctx.values, spec) for name, spec in field_specs.items()}
         found = await ctx.browser.run_action("extract", f"extract {', '.join(requested)}", lambda s, a: s.extract(requested, action_id=a, timeout_ms=timeout))
         if not found.ok:
             assert found.error is not None
             return StepResult("error", False, summary=f"extract failed: {found.error.message}", error=found.error.code.value)
-        for name, value in (found.data.get("fields") or {}).items():
-            raw[name] = None if value is None else str(value)
+        read = found.data
+        if read_from(provenance, read.get("document")) and not read.get("document_changed_during_read"):
+            break
+    for name, value in (read.get("fields") or {}).items():
+        raw[name] = None if value is None else str(value)
     refused = stop_refused_path(ctx, state.id)
     if refused is not None:  # the page path was refused before or while it was read: keep nothing
         return refused
     readings = {name: read_field(name, raw.get(name), spec.get("type", "string"), spec.get("pattern")) for name, spec in field_specs.items()}
+    for name, problem in (read.get("ambiguous") or {}).items():
+        readings[name] = replace(readings[name], error=f"ambiguous: {problem.get('message', '')}")
     if params.get("readable_text"):
         text = await ctx.browser.run_action("extract", "extract readable text", lambda s, a: s.extract(readable=True, action_id=a, timeout_ms=timeout))
         data["text"] = str(text.data.get("text", "")) if text.ok else None
     missing = {name: r.error for name, r in readings.items() if not r.ok and field_specs[name].get("required", True)}
     for name, reading in readings.items():
         data[name] = reading.value
-    evidence: dict[str, Any] = {"fields": {name: {"raw": r.raw, "value": r.value, "error": r.error} for name, r in readings.items()}}
+    found_by = read.get("found") or {}
+    evidence: dict[str, Any] = {
+        "fields": {name: {"raw": r.raw, "value": r.value, "error": r.error, "found": found_by.get(name)} for name, r in readings.items()},
+        "provenance": provenance,
+    }
     observation = ctx.page.observation
-    if observation is not None:
-        evidence["url"] = observation.url
+    read_url = (provenance.get("document") or {}).get("url") or (observation.url if observation is not None else "")
+    evidence["url"] = read_url
     if missing:
         reason = "; ".join(f"{name}: {why}" for name, why in missing.items())
         seen = observation.evidence() if observation is not None else {}
+        first = next(iter(missing))
+        # The text that was not a value, at the top of the evidence where a verdict shows it.
+        evidence.update(field=first, raw=readings[first].raw)
         ctx.recovery.blocker = Blocker(state.id, blocker_kind, f"required field(s) missing: {reason}", {**seen, **evidence})
         ctx.events.emit(GuardrailTripped(guard="extract", blocker_kind=blocker_kind, detail=reason, evidence=evidence))
         return StepResult("blocked", False, summary=f"missing {reason}", blocker_kind=blocker_kind, evidence=evidence)
     found_values = {name: r.value for name, r in readings.items()} | ({"text": data.get("text")} if params.get("readable_text") else {})
-    ctx.values.record_step(state, found_values, {"url": evidence.get("url", "")})
+    ctx.values.record_step(state, found_values, {"url": read_url, "document": provenance.get("document")})
+    for name in found_values:
+        ctx.findings.provenance[name] = {"state": state.id, **provenance}
     shown = ", ".join(f"{name}={r.value!r}" for name, r in readings.items())
     return StepResult("ok", True, verified=True, summary=f"extracted {shown}" if shown else "extracted the readable text", evidence=evidence)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from runtime.execute.context import RunContext
 from runtime.execute.recovery import Blocker
-from runtime.execute.refused_path import refused_target_check
+from runtime.execute.provenance import target_verdict
 from runtime.execute.step_outcome import StepResult
-from runtime.execute.target_check import PageObservation, validate_target
+from runtime.execute.target_check import PageObservation
 from runtime.plan.model import State
 
 
@@ -15,16 +15,13 @@ async def validate(ctx: RunContext, state: State) -> StepResult:
     observation = ctx.page.observation
     if observation is None:
         observation = PageObservation(state.id, "", None, "", "", "no_observation", "nothing was observed before validation")
-    target = ctx.plan.target
-    keywords = [ctx.values.text(k) or "" for k in target.get("validation_keywords", [])]
-    # A page path the network policy refused is that refusal, whatever the page shows now.
-    check = refused_target_check(ctx) or validate_target(
-        observation, expected_status=int(target.get("expected_status", 200)), allowed_domains=list(target.get("allowed_domains", [])), keywords=keywords
-    )
-    ctx.page.target_check = check
+    check = target_verdict(ctx, observation)
+    ctx.page.judge(check)
     if not check.valid:
         assert check.blocker_kind is not None
         ctx.recovery.blocker = Blocker(observation.state_id, check.blocker_kind, check.reason, check.evidence)
+    if check.valid and observation.document is not None:
+        check.evidence["validated_document"] = observation.document.to_dict()
     return StepResult(
         check.outcome,
         check.valid,
@@ -34,3 +31,4 @@ async def validate(ctx: RunContext, state: State) -> StepResult:
         thinking="check status, domain, access blocks and keywords of the latest page",
         evidence=check.evidence,
     )
+

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runtime.events import EventLog
+from runtime.events import Event, EventLog, FinalVerdict
 from runtime.execute import BrowserProvider, start_run
 from runtime.recipe import load_recipe_with_registry, resolve_inputs
 from tests.fixtures.browser_loop import LoopThread
@@ -90,7 +90,7 @@ class CorpusRunner:
         self.provider = provider
         self.site = site
         self.runs_dir = runs_dir
-        self.recipe, self.registry = load_recipe_with_registry(site.recipe_text(), "tests/fixtures/hostile/recipe.yaml")
+        self.recipe_text = site.recipe_text()
         self._count = 0
 
     def run_all(self, pages: Sequence[LabelledPage]) -> list[PageRun]:
@@ -119,22 +119,44 @@ class CorpusRunner:
 
     async def _run(self, page: LabelledPage) -> PageRun:
         self._count += 1
-        run_id = f"{page.id}-{self._count}"
-        run_dir = self.runs_dir / run_id
-        inputs = resolve_inputs(self.recipe, {"page_url": self.site.start_url(page)})
-        handle = start_run(self.recipe, inputs, run_id=run_id, run_dir=run_dir, events=EventLog(run_id), browser=self.provider, registry=self.registry)
-        verdict = await asyncio.wait_for(handle.task, RUN_CEILING_SECONDS)
-        written = json.loads((run_dir / "verdict.json").read_text(encoding="utf-8"))
-        output = json.loads((run_dir / "output.json").read_text(encoding="utf-8"))
-        value = (output.get("data") or {}).get("quote")
+        done = await run_recipe(self.provider, self.recipe_text, self.site.start_url(page), self.runs_dir / f"{page.id}-{self._count}")
         return PageRun(
             page=page,
-            stop_reason=verdict.stop_reason.value,
-            blocker_kind=verdict.blocker_kind.value if verdict.blocker_kind else None,
-            value=value,
-            blocked_requests=int(written["blocked_requests"]["count"]),
-            verdict=written,
+            stop_reason=done.verdict.stop_reason.value,
+            blocker_kind=done.verdict.blocker_kind.value if done.verdict.blocker_kind else None,
+            value=done.value,
+            blocked_requests=int(done.written["blocked_requests"]["count"]),
+            verdict=done.written,
         )
+
+
+@dataclass
+class RecipeRun:
+    """One finished run: its FinalVerdict, verdict.json, the value read, and every event."""
+
+    verdict: FinalVerdict
+    written: dict[str, Any]
+    value: str | None
+    events: list[Event]
+
+
+async def run_recipe(
+    provider: BrowserProvider, recipe_text: str, page_url: str, run_dir: Path, *, allow_private_network: bool | None = None
+) -> RecipeRun:
+    """Run a corpus-shaped recipe (input `page_url`, field `quote`) through start_run."""
+    recipe, registry = load_recipe_with_registry(recipe_text, "tests/fixtures/hostile/recipe.yaml")
+    inputs = resolve_inputs(recipe, {"page_url": page_url})
+    events = EventLog(run_dir.name)
+    heard: list[Event] = []
+    events.add_listener(heard.append)
+    handle = start_run(
+        recipe, inputs, run_id=run_dir.name, run_dir=run_dir, events=events, browser=provider, registry=registry,
+        allow_private_network=allow_private_network,
+    )
+    verdict = await asyncio.wait_for(handle.task, RUN_CEILING_SECONDS)
+    written = json.loads((run_dir / "verdict.json").read_text(encoding="utf-8"))
+    output = json.loads((run_dir / "output.json").read_text(encoding="utf-8"))
+    return RecipeRun(verdict, written, (output.get("data") or {}).get("quote"), heard)
 
 
 @dataclass(frozen=True)

@@ -137,6 +137,14 @@ class ToolRegistry:
         return sorted(self.tools)
 
 
+REGISTRY_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def registry_files(directory: Path) -> list[Path]:
+    """The descriptor files of a registry directory, in the order they are read (sorted)."""
+    return sorted(p for p in directory.iterdir() if p.suffix in REGISTRY_SUFFIXES and p.is_file())
+
+
 def load_tool_registry(directory: Path | None) -> ToolRegistry:
     """Built-ins, then each *.json / *.yaml / *.yml file in `directory` (sorted), later files winning."""
     tools = {tool.name: tool for tool in BUILTIN_TOOLS}
@@ -145,7 +153,7 @@ def load_tool_registry(directory: Path | None) -> ToolRegistry:
     try:
         if not directory.is_dir():
             raise RecipeInvalid([Problem(str(directory), 0, 0, "tools.registry", "tool registry directory does not exist", "registry_missing")])
-        files = sorted(p for p in directory.iterdir() if p.suffix in (".json", ".yaml", ".yml") and p.is_file())
+        files = registry_files(directory)
         texts = [(file, file.read_text(encoding="utf-8", errors="replace")) for file in files]
     except (OSError, ValueError) as error:  # too long a name, no permission, a NUL in the name
         reason = getattr(error, "strerror", None) or str(error)

@@ -64,6 +64,12 @@ def _register_serve(commands: argparse._SubParsersAction) -> None:
         help="allow a bearer token over plain text beyond loopback (only behind a TLS-terminating proxy)",
     )
     serve.add_argument(
+        "--tool-registry-root",
+        type=Path,
+        metavar="DIR",
+        help="the directory recipes sent by clients may name tool registries in (default: none may be named)",
+    )
+    serve.add_argument(
         "--allow-private-network",
         action="store_true",
         default=None,
@@ -94,6 +100,7 @@ def server_config_from_args(args: argparse.Namespace) -> Any:
         "tls_key": args.tls_key,
         "insecure": args.insecure,
         "allow_private_network": args.allow_private_network,
+        "tool_registry_root": args.tool_registry_root,
     }
     values.update({k: v for k, v in flags.items() if v is not None})
     if args.token:

@@ -25,6 +25,7 @@ CONFIG_KEYS: dict[str, tuple[str, type]] = {
     "store_busy_timeout_seconds": ("store_busy_timeout_seconds", float),
     "store_synchronous": ("store_synchronous", str),
     "allow_private_network": ("allow_private_network", bool),
+    "tool_registry_root": ("tool_registry_root", Path),
     "tls_cert": ("tls_cert", Path),
     "tls_key": ("tls_key", Path),
     "insecure": ("insecure", bool),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import grpc
@@ -10,6 +10,7 @@ import grpc
 from runtime.demo import DEMO_RECIPE
 from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry
 from runtime.recipe.tool_registry import ToolRegistry
+from runtime.service.registry_confinement import RegistryRoot
 from runtime.service.rich_errors import ServiceError, invalid_argument, recipe_invalid
 
 INLINE_SOURCE = "<request>"
@@ -48,9 +49,13 @@ class RecipeCatalog:
     Files are re-read when they change (size or mtime), so editing a recipe needs no restart.
     """
 
-    def __init__(self, directory: Path | None, bundled: tuple[Path, ...] = BUNDLED_RECIPES) -> None:
+    def __init__(
+        self, directory: Path | None, bundled: tuple[Path, ...] = BUNDLED_RECIPES, *, registry_root: Path | None = None
+    ) -> None:
         self.directory = directory
         self.bundled = bundled
+        # Where recipes sent by clients may name tool registries (registry_confinement.py).
+        self.registry_root = RegistryRoot.of(registry_root)
         self._cache: dict[Path, tuple[tuple[int, int], CatalogEntry]] = {}
 
     def entries(self) -> list[CatalogEntry]:
@@ -110,7 +115,15 @@ class RecipeCatalog:
     def recipe_from_request(self, which: str | None, recipe_yaml: str, recipe_name: str, source_name: str = "") -> LoadedRecipe:
         """The recipe a request names (`which` is the request's `recipe` oneof field)."""
         if which == "recipe_yaml":
-            return LoadedRecipe(*load_recipe_with_registry(recipe_yaml, source_name or INLINE_SOURCE))
+            # Loaded under a fixed name: a problem with another source is from a registry file,
+            # whatever name the client gives its recipe (shown in the problems it gets back).
+            try:
+                recipe_path = self.registry_root.recipe_path_for(recipe_yaml, INLINE_SOURCE)
+                loaded = load_recipe_with_registry(recipe_yaml, INLINE_SOURCE, recipe_path=recipe_path)
+            except RecipeInvalid as error:
+                shown = self.registry_root.redact(error.problems, INLINE_SOURCE)
+                raise RecipeInvalid([replace(p, source=source_name or INLINE_SOURCE) for p in shown]) from None
+            return LoadedRecipe(*loaded)
         if which == "recipe_name":
             if not recipe_name:
                 raise invalid_argument("recipe_name", "must not be empty")

@@ -55,6 +55,8 @@ class ServerConfig:
     store_synchronous: str = "normal"
     # Whether recipes sent by clients may reach private networks (loopback, RFC 1918, link-local).
     allow_private_network: bool = False
+    # The directory recipes sent by clients may name tool registries in; None: they may name none.
+    tool_registry_root: Path | None = None
     # Attach to a running Chromium (its DevTools websocket) instead of launching one.
     browser_ws_endpoint: str | None = None
     # PEM files; with both set the server speaks TLS only.
@@ -86,6 +88,8 @@ class ServerConfig:
             raise ServiceConfigError(f"retain_events_per_run must be at least 1, got {self.retain_events_per_run}")
         if self.store_busy_timeout_seconds < 0:
             raise ServiceConfigError(f"store_busy_timeout_seconds must be 0 or more, got {self.store_busy_timeout_seconds}")
+        if self.tool_registry_root is not None and not self.tool_registry_root.is_dir():
+            raise ServiceConfigError(f"tool_registry_root {self.tool_registry_root} is not a directory")
         if self.store_synchronous not in STORE_SYNCHRONOUS_MODES:
             raise ServiceConfigError(f"store_synchronous must be one of {', '.join(STORE_SYNCHRONOUS_MODES)}, got {self.store_synchronous!r}")
         if self.shutdown_grace_seconds < 0:
@@ -157,7 +161,7 @@ class VerityServer:
                 ("grpc.so_reuseport", 0),
             ],
         )
-        catalog = RecipeCatalog(config.recipes_dir)
+        catalog = RecipeCatalog(config.recipes_dir, registry_root=config.tool_registry_root)
         agent_service_pb2_grpc.add_AgentServiceServicer_to_server(
             AgentServicer(self.supervisor, catalog, max_response_bytes=config.max_message_bytes), server
         )

@@ -1,0 +1,14 @@
+Feature: Every honesty corpus case ends as its label says when it really runs
+  Each labelled case of tests/fixtures/honesty is run end to end: its recipe, in Chromium, against
+  the corpus site on loopback. The verdict must be the label's: no false success, no false failure
+  on a benign page, the exact stop reason and blocker kind, and for completed cases the labelled
+  values, read from the document the label names.
+
+  @VERDICT-007
+  Scenario: The whole corpus runs with no false success, no false failure and exact kinds
+    Given the honesty corpus
+    When every case runs in Chromium against the corpus site
+    Then the totals are printed
+    And no case ends completed against its label
+    And no benign case fails
+    And every case ends with its labelled stop reason, blocker kind, evidence and values

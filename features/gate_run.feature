@@ -17,21 +17,23 @@ Feature: Run the suite once and prove every contract
     And the Markdown matrix "matrix/traceability.md" has a row for DEMO-001 under area "demo" with test "tests/test_adding.py::test_adding_two_numbers" and result "passed"
     And the JSON matrix "matrix/traceability.json" records DEMO-001 as "passed" with test outcome "passed"
 
-  @GATE-010
-  Scenario Outline: A contract whose scenario test does not pass fails the gate
+  @GATE-010 @GATE-019
+  Scenario Outline: A contract whose scenario test does not pass fails the gate, and the matrix says why
     Given the sample project's scenario test is <sabotage>
     When I run "verity bdd gate <arguments>" on the sample project
     Then the command fails
     And the output says "DEMO-001: failed"
     And the JSON matrix "reports/traceability.json" records DEMO-001 as "failed" with test outcome "<outcome>"
+    And the JSON matrix "reports/traceability.json" gives DEMO-001's test the message "<message>"
+    And the Markdown matrix "reports/traceability.md" lists under "Scenarios not passed" the test "tests/test_adding.py::test_adding_two_numbers" as "<outcome>" with the message "<message>"
 
     Examples:
-      | sabotage                     | arguments                   | outcome |
-      | failing                      |                             | failed  |
-      | skipped                      |                             | skipped |
-      | marked as an expected fail   |                             | xfailed |
-      | broken in its fixture setup  |                             | error   |
-      | stopped before it ran by -x  | -- -x                       | not run |
+      | sabotage                     | arguments | outcome | message                               |
+      | failing                      |           | failed  | assert 5 == 6                         |
+      | skipped                      |           | skipped | Skipped: parked                       |
+      | marked as an expected fail   |           | xfailed | expected to fail: known bug           |
+      | broken in its fixture setup  |           | error   | ConnectionError: the database is down |
+      | stopped before it ran by -x  | -- -x     | not run |                                       |
 
   @GATE-011
   Scenario: A failing plain test fails the gate even when every contract is proven
@@ -156,21 +158,6 @@ Feature: Run the suite once and prove every contract
       | demo    | 1         | 0      | 1          | 0            | 1         | 1     |
       | math    | 1         | 1      | 0          | 0            | 1         | 1     |
       | **all** | 2         | 1      | 1          | 0            | 2         | 2     |
-
-  @GATE-019
-  Scenario Outline: The matrix says briefly why a scenario did not pass
-    Given the sample project's scenario test is <sabotage>
-    When I run "verity bdd gate" on the sample project
-    Then the command fails
-    And the Markdown matrix "reports/traceability.md" lists under "Scenarios not passed" the test "tests/test_adding.py::test_adding_two_numbers" as "<outcome>" with the message "<message>"
-    And the JSON matrix "reports/traceability.json" gives DEMO-001's test the message "<message>"
-
-    Examples:
-      | sabotage                    | outcome | message                                |
-      | failing                     | failed  | assert 5 == 6                          |
-      | skipped                     | skipped | Skipped: parked                        |
-      | marked as an expected fail  | xfailed | expected to fail: known bug            |
-      | broken in its fixture setup | error   | ConnectionError: the database is down  |
 
   @GATE-020
   Scenario: Non-ASCII test parameters are readable in the Markdown matrix

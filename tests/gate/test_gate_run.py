@@ -199,16 +199,16 @@ def _area_summary(project: SampleProject, relative: str, datatable: list[list[st
 
 
 @then(
-    parsers.parse(
-        'the Markdown matrix "{relative}" lists under "{heading}" the test "{node_id}" as "{outcome}" with the '
-        'message "{message}"'
+    parsers.re(
+        r'the Markdown matrix "(?P<relative>[^"]+)" lists under "(?P<heading>[^"]+)" the test "(?P<node_id>[^"]+)" '
+        r'as "(?P<outcome>[^"]+)" with the message "(?P<message>[^"]*)"'
     )
 )
 def _markdown_lists_test(
     project: SampleProject, relative: str, heading: str, node_id: str, outcome: str, message: str
 ) -> None:
     markdown = project.read(relative)
-    expected = f"- `{node_id}`: {outcome} — `{message}`"
+    expected = f"- `{node_id}`: {outcome}" + (f" — `{message}`" if message else "")
     assert any(line.strip() == expected for line in _section(markdown, f"## {heading}")), markdown
 
 
@@ -222,7 +222,7 @@ def _markdown_has_no_escape(project: SampleProject, relative: str, escape: str) 
     assert escape not in project.read(relative), project.read(relative)
 
 
-@then(parsers.parse('the JSON matrix "{relative}" gives {contract_id}\'s test the message "{message}"'))
+@then(parsers.re(r'the JSON matrix "(?P<relative>[^"]+)" gives (?P<contract_id>\S+)\'s test the message "(?P<message>[^"]*)"'))
 def _json_message(project: SampleProject, relative: str, contract_id: str, message: str) -> None:
     contract = matrix_contract(project, relative, contract_id)
     messages = [test["message"] for scenario in contract["scenarios"] for test in scenario["tests"]]

@@ -294,15 +294,16 @@ def _right_token(server: ServedServer, token: str) -> None:
         assert list(client.list_runs().runs) == []
 
 
-def _list_with_authorization(server: ServedServer, authorization: str) -> None:
+def _list_with_authorization(server: ServedServer, authorization: str) -> agent_pb.ListRunsResponse:
     with grpc.insecure_channel(server.target) as channel:
         stub = agent_grpc.AgentServiceStub(channel)
-        stub.ListRuns(agent_pb.ListRunsRequest(), metadata=(("authorization", authorization),), timeout=30)
+        return stub.ListRuns(agent_pb.ListRunsRequest(), metadata=(("authorization", authorization),), timeout=30)
 
 
 @then(parsers.parse('a call sending the authorization "{authorization}" succeeds'))
 def _scheme_any_case(server: ServedServer, authorization: str) -> None:
-    _list_with_authorization(server, authorization)
+    # An unauthenticated call raises grpc.RpcError; a successful one answers with a ListRunsResponse.
+    assert isinstance(_list_with_authorization(server, authorization), agent_pb.ListRunsResponse)
 
 
 @then(parsers.parse('a call sending the authorization "{authorization}" fails with UNAUTHENTICATED {reason}'))

@@ -37,7 +37,8 @@ ELEMENT_VOCABULARY = r"""
   const TAG_ROLES = {button:'button', select:'combobox', textarea:'textbox', summary:'button', h1:'heading',
     h2:'heading', h3:'heading', h4:'heading', h5:'heading', h6:'heading', img:'img', option:'option',
     li:'listitem', ul:'list', ol:'list', nav:'navigation', main:'main', form:'form', table:'table', td:'cell',
-    th:'columnheader', tr:'row', p:'paragraph', dialog:'dialog', label:'label', iframe:'iframe'};
+    th:'columnheader', tr:'row', p:'paragraph', dialog:'dialog', label:'label', iframe:'iframe',
+    aside:'complementary', header:'banner', footer:'contentinfo', article:'article'};
   const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
   const cap = (s, n) => s.length > n ? s.slice(0, n) : s;
 
@@ -47,6 +48,8 @@ ELEMENT_VOCABULARY = r"""
     if (tag === 'a') return el.hasAttribute('href') ? 'link' : '';
     if (tag === 'input') return INPUT_ROLES[(el.getAttribute('type') || 'text').toLowerCase()] || 'textbox';
     if (tag === 'select' && (el.multiple || el.size > 1)) return 'listbox';
+    // A section is a region landmark only when it is named.
+    if (tag === 'section') return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : '';
     return TAG_ROLES[tag] || '';
   };
   const textOf = (el) => cap(squash(el.textContent), 120);

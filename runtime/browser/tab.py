@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 _REF_PATTERN = re.compile(r"^(s\d+):e(\d+)$")
 # How long (x 10 ms) a gesture's navigation request may take to be reported.
 NAVIGATION_NOTICE_POLLS = 5
+# How long a requested navigation that neither loads nor commits is waited for.
+NAVIGATION_COMMIT_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -132,10 +134,12 @@ class Tab:
             raise BrowserActionError(ActionErrorCode.SCRIPT_FAILED, _exception_text(reply["exceptionDetails"]))
         return reply["result"].get("value")
 
-    async def settle_navigation(self, started_before: int) -> dict[str, Any]:
+    async def settle_navigation(self, started_before: int, before: DocumentIdentity) -> dict[str, Any]:
         """After a gesture: when it started a navigation of the top frame, wait (within the
-        action's deadline) until the new document has loaded. The old document's context is gone
-        then, so nothing is evaluated in it; a context lost mid-way is simply asked again."""
+        action's deadline) until the new document has committed and loaded. The old document's
+        context is gone then, so nothing is evaluated in it; a context lost mid-way is asked
+        again. A navigation that never commits (Chromium refuses some) is waited for only
+        while it loads, or NAVIGATION_COMMIT_SECONDS at most; the run's next read sees it anyway."""
         # The gesture's navigation request arrives as a CDP event just after the gesture returns.
         for _ in range(NAVIGATION_NOTICE_POLLS):
             if self.documents.navigations_started != started_before:
@@ -143,8 +147,12 @@ class Tab:
             await asyncio.sleep(0.01)
         else:
             return {}
+        requested_at = time.monotonic()
         while self.remaining_ms() > 200:
-            if not self.documents.loading:
+            committed = not self.document().same_document(before)
+            if not committed and not self.documents.loading and time.monotonic() - requested_at > NAVIGATION_COMMIT_SECONDS:
+                return {"navigated": False, "navigation_requested": True}
+            if committed and not self.documents.loading:
                 try:
                     if await self.evaluate("document.readyState") == "complete":
                         break

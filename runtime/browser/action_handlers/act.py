@@ -168,7 +168,7 @@ async def act(scope: ActionScope, action: Action) -> Result:
     if needs_target or params.get("target") is not None:
         element = await tab.resolve(target_param(params))
     await watch_effects(tab, element, kind.value)
-    navigations = tab.documents.navigations_started
+    navigations, document = tab.documents.navigations_started, tab.document()
     data: dict[str, Any]
     if kind is ActKind.CLICK:
         assert element is not None
@@ -196,7 +196,7 @@ async def act(scope: ActionScope, action: Action) -> Result:
             raise invalid(f"params.direction must be up, down, left or right, got {direction!r}")
         data = await _scroll(tab, element, direction, int_param(params, "amount", 600, minimum=1))
     # A gesture that starts a navigation is over when the new document has loaded.
-    data.update(await tab.settle_navigation(navigations))
+    data.update(await tab.settle_navigation(navigations, document))
     return {"kind": kind.value, "target": element.how if element else None, **data}, None
 
 
@@ -213,6 +213,6 @@ async def browser_type(scope: ActionScope, action: Action) -> Result:
     text = required_str(action.params, "text")
     await scope.refuse_blocked_tab()
     element = await scope.tab.resolve(Target(xpath=xpath))
-    navigations = scope.tab.documents.navigations_started
+    navigations, document = scope.tab.documents.navigations_started, scope.tab.document()
     data = await _type(scope.tab, element, text, clear=True, submit=bool(action.params.get("submit")))
-    return {**data, **await scope.tab.settle_navigation(navigations)}, None
+    return {**data, **await scope.tab.settle_navigation(navigations, document)}, None

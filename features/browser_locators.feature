@@ -1,0 +1,62 @@
+Feature: Locators find exactly one element, in Playwright's vocabulary
+  An act names its element by role and name, text, label, placeholder, alt, title, test id, CSS
+  or XPath, narrowed by has_text, within or frame. Several visible matches are an error that
+  lists them, unless nth or first says which; hidden elements never count.
+
+  @BROWSER-025
+  Scenario Outline: Each kind of locator finds its one element
+    Given a browser session showing "/locators.html"
+    When I resolve the locator <locator>
+    Then it finds one <tag> among 1 match
+
+    Examples:
+      | locator                                                         | tag    |
+      | {"label": "Email address", "exact": true}                       | input  |
+      | {"label": "Nickname"}                                           | input  |
+      | {"placeholder": "you@example.com"}                              | input  |
+      | {"alt": "gold bar"}                                             | img    |
+      | {"title": "Troy ounce"}                                         | span   |
+      | {"test_id": "save-signup"}                                      | button |
+      | {"role": "button", "name": "Save", "within": {"role": "region", "name": "Newsletter"}} | button |
+      | {"role": "button", "name": "Buy", "has_text": "Buy", "within": {"css": ".card", "has_text": "10 oz"}} | button |
+      | {"xpath": "//form//button"}                                     | button |
+      | {"role": "button", "name": "Inner button", "frame": "#inner"}   | button |
+
+  @BROWSER-025
+  Scenario: An exact name is case-sensitive
+    Given a browser session showing "/locators.html"
+    When I click the locator {"role": "button", "name": "Yes", "exact": true}
+    Then the click chose button "Yes" among 1 match
+    And the page says "upper Yes"
+
+  @BROWSER-026
+  Scenario: Several visible matches fail with ambiguous_target and list them
+    Given a browser session showing "/locators.html"
+    When I click the locator {"role": "button", "name": "Buy"}
+    Then the action failed with "ambiguous_target" listing 2 candidates
+    And the page says nothing was clicked
+
+  @BROWSER-026
+  Scenario: nth and first pick one of several matches, and hidden elements do not count
+    Given a browser session showing "/locators.html"
+    When I click the locator {"role": "button", "name": "Buy", "nth": -1}
+    Then the click chose button "Buy" among 2 matches
+    And the page says "bought 10 oz"
+    When I click the locator {"role": "button", "name": "Save", "first": true}
+    Then the page says "signup saved"
+    When I resolve the locator {"role": "button", "name": "Hidden only"}
+    Then it finds nothing
+
+  @BROWSER-027
+  Scenario: The own-effect check sees the act's change and not a clock elsewhere
+    Given a browser session showing "/effects.html"
+    When I click the locator {"css": "#inert"}
+    Then the own-effect check fails
+    When I click the locator {"role": "button", "name": "Show more"}
+    Then the own-effect check passes naming "aria-expanded"
+
+  @BROWSER-027
+  Scenario: Typing with submit waits for the navigation it starts
+    Given a browser session showing "/effects.html"
+    When I type "gold" into the locator {"label": "Search"} and submit
+    Then the action succeeded and landed on "/effects.html?q=gold"

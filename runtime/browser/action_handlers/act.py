@@ -71,8 +71,11 @@ async def _click(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
 _PREPARE_TYPE = """function(clear) {
   if (!this.isConnected) return 'detached';
   const tag = this.tagName.toLowerCase();
-  // Date and time fields take typed digits too (segment by segment, in the browser's locale order).
-  const textual = ['text','search','email','url','tel','password','number','','date','time','month','week','datetime-local'].includes((this.getAttribute('type') || '').toLowerCase());
+  const type = (this.getAttribute('type') || '').toLowerCase();
+  // Date and time fields take typed digits too, as key presses (segment by segment, in the
+  // browser's locale order): inserted text does not reach their segments.
+  const segmented = ['date','time','month','week','datetime-local'].includes(type);
+  const textual = segmented || ['text','search','email','url','tel','password','number',''].includes(type);
   const editable = this.isContentEditable || tag === 'textarea' || (tag === 'input' && textual);
   if (!editable) return 'not_editable';
   if (this.disabled || this.readOnly) return 'disabled';
@@ -82,7 +85,7 @@ _PREPARE_TYPE = """function(clear) {
     if (this.isContentEditable) { this.textContent = ''; }
     else { this.value = ''; this.dispatchEvent(new Event('input', {bubbles: true})); }
   }
-  return 'ok';
+  return segmented ? 'ok:keys' : 'ok';
 }"""
 
 
@@ -90,11 +93,13 @@ async def _type(tab: Tab, element: ResolvedElement, text: str, *, clear: bool, s
     state = await tab.call_on(element, _PREPARE_TYPE, clear)
     if state == "detached":
         raise BrowserActionError(ActionErrorCode.STALE_REF, f"element {element.how} is no longer in the page")
-    if state != "ok":
+    if state not in ("ok", "ok:keys"):
         raise BrowserActionError(
             ActionErrorCode.NOT_INTERACTABLE, f"element {element.how} is {state.replace('_', ' ')}", state=state
         )
-    if text:
+    if text and state == "ok:keys":
+        await tab.page.keyboard.type(text)
+    elif text:
         await tab.cdp.send("Input.insertText", {"text": text})
     # Read the value before Enter: a submit may navigate, and the element's document with it.
     value = await tab.call_on(element, "function() { return this.isContentEditable ? this.innerText : this.value; }")

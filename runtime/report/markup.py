@@ -10,6 +10,7 @@ from typing import Any
 
 VALUE_CHARS = 600  # one evidence value in a table cell
 BLOCK_CHARS = 20_000  # one JSON block (the output, a whole evidence object)
+INLINE_JSON_CHARS = 160  # a nested value longer than this as JSON is folded away
 
 
 def text(value: Any) -> str:
@@ -43,11 +44,18 @@ def json_block(value: Any, css_class: str = "json") -> str:
 
 
 def key_values(data: dict[str, Any], css_class: str = "kv") -> str:
-    """A dict as a definition list: one row per key, values as short text."""
+    """A dict as a definition list: one row per key; a long nested value folds into a JSON block."""
     if not data:
         return ""
-    rows = "".join(f"<dt>{text(key)}</dt><dd>{scalar(value)}</dd>" for key, value in data.items())
+    rows = "".join(f"<dt>{text(key)}</dt><dd>{_value(value)}</dd>" for key, value in data.items())
     return f'<dl class="{attr(css_class)}">{rows}</dl>'
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, (dict, list)) and len(as_json(value)) > INLINE_JSON_CHARS:
+        what = f"{len(value)} {'keys' if isinstance(value, dict) else 'items'}"
+        return details(what, json_block(value))
+    return scalar(value)
 
 
 def badge(label: str, kind: str) -> str:

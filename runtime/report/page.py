@@ -28,15 +28,19 @@ pre { background: #f4f6f9; padding: 8px; overflow: auto; max-height: 360px; whit
 .verdict { border: 2px solid #c33; border-radius: 6px; padding: 10px 14px; }
 .verdict.completed { border-color: #2a8a4a; }
 .verdict .headline { font-size: 18px; font-weight: 600; }
-table { border-collapse: collapse; width: 100%; } th, td { border-top: 1px solid #e2e6ec; padding: 6px; vertical-align: top; text-align: left; }
+table { border-collapse: collapse; width: 100%; table-layout: fixed; }
+th, td { border-top: 1px solid #e2e6ec; padding: 6px; vertical-align: top; text-align: left; overflow-wrap: anywhere; }
 th { background: #f4f6f9; font-weight: 600; }
-td.evidence, td.provenance { max-width: 360px; word-break: break-word; }
+col.index { width: 2.5em; } col.state { width: 9em; } col.outcome { width: 6em; } col.time { width: 4em; }
+col.page { width: 196px; } col.evaluation { width: 18%; } col.blocker { width: 7.5em; } col.provenance { width: 14%; }
+col.attempt { width: 5em; } col.step { width: 8em; } table.replans col.blocker { width: 8.5em; } col.failure-summary { width: 26%; }
 img.thumbnail { width: 180px; height: auto; border: 1px solid #ccd2db; display: block; }
 .badge { display: inline-block; border-radius: 3px; padding: 0 5px; margin: 1px 2px 1px 0; font-size: 12px; background: #e8ebf0; }
 .badge.good { background: #d6f0dd; color: #145c2c; } .badge.bad { background: #f8d8d8; color: #8a1c1c; }
 .badge.blocker { background: #fde8c8; color: #7a4300; }
-dl.kv { display: grid; grid-template-columns: max-content 1fr; gap: 1px 8px; margin: 0; }
-dl.kv dt { color: #5a6473; } dl.kv dd { margin: 0; word-break: break-word; }
+dl.kv { display: grid; grid-template-columns: fit-content(40%) minmax(0, 1fr); gap: 1px 8px; margin: 0; }
+dl.kv dt { color: #5a6473; overflow-wrap: anywhere; } dl.kv dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
+.verdict, .meta { overflow-wrap: anywhere; } .verdict h2 { margin-top: 0; }
 details summary { cursor: pointer; color: #2b5cab; }
 .problems { color: #8a1c1c; }
 """
@@ -120,9 +124,14 @@ def _output_section(output: dict[str, Any] | None) -> str:
 
 def _timeline_section(contents: RunContents, thumbnails: Thumbnails) -> str:
     rows = [_state_row(position, record, contents, thumbnails) for position, record in enumerate(contents.executions, 1)]
-    head = "".join(f"<th>{name}</th>" for name in ("#", "state", "outcome", "time", "page", "evaluation", "blocker", "evidence", "provenance"))
-    body = "".join(rows) if rows else '<tr><td colspan="9">No state was executed.</td></tr>'
-    return f'<section id="timeline"><h2>Timeline of states</h2><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></section>'
+    columns = ("index", "state", "outcome", "time", "page", "evaluation", "blocker", "evidence", "provenance")
+    widths = "".join(f'<col class="{name}">' for name in columns)
+    head = "".join(f"<th>{'#' if name == 'index' else name}</th>" for name in columns)
+    body = "".join(rows) if rows else f'<tr><td colspan="{len(columns)}">No state was executed.</td></tr>'
+    return (
+        f'<section id="timeline"><h2>Timeline of states</h2><table class="timeline"><colgroup>{widths}</colgroup>'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></section>"
+    )
 
 
 def _state_row(position: int, record: dict[str, Any], contents: RunContents, thumbnails: Thumbnails) -> str:
@@ -199,7 +208,9 @@ def _agent_turns(turns: list[Any]) -> str:
 def _replan_section(repairs: list[dict[str, Any]], last_failure_summary: str) -> str:
     if not repairs and not last_failure_summary:
         return '<section id="replans"><h2>Replan history</h2><p>No replan.</p></section>'
-    head = "".join(f"<th>{name}</th>" for name in ("attempt", "blocker", "step", "query", "followed", "skipped", "result", "failure summary"))
+    columns = ("attempt", "blocker", "step", "query", "followed", "skipped", "result", "failure summary")
+    widths = "".join(f'<col class="{name.replace(" ", "-")}">' for name in columns)
+    head = "".join(f"<th>{name}</th>" for name in columns)
     rows = []
     for repair in repairs:
         skipped = repair.get("skipped") if isinstance(repair.get("skipped"), dict) else {}
@@ -216,7 +227,7 @@ def _replan_section(repairs: list[dict[str, Any]], last_failure_summary: str) ->
             "</tr>"
         )
     last = f'<p><strong>Last failure summary:</strong> {text(last_failure_summary)}</p>' if last_failure_summary else ""
-    return f'<section id="replans"><h2>Replan history</h2>{last}<table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></section>'
+    return f'<section id="replans"><h2>Replan history</h2>{last}<table class="replans"><colgroup>{widths}</colgroup><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></section>'
 
 
 def _problems_section(problems: list[str]) -> str:

@@ -25,8 +25,13 @@ from runtime.recipe.schema import recipe_json_schema
 from runtime.recipe.source import read_yaml
 
 REPO = Path(__file__).resolve().parents[2]
+_FIXTURE_RECIPES = REPO / "tests" / "fixtures" / "recipes"
 SEED_FILES = sorted(
-    [REPO / "runtime" / "demo" / "demo-quote.yaml", *(REPO / "recipes").glob("*.yaml"), *(REPO / "tests" / "fixtures" / "recipes").glob("*.yaml")]
+    [
+        REPO / "runtime" / "demo" / "demo-quote.yaml",
+        *(REPO / "recipes").glob("*.yaml"),
+        *(path for path in _FIXTURE_RECIPES.rglob("*.yaml") if "registries" not in path.relative_to(_FIXTURE_RECIPES).parts),
+    ]
 )
 SEEDS = {path: path.read_text(encoding="utf-8") for path in SEED_FILES}
 SEED_DATA = {path: read_yaml(text, str(path))[0].data for path, text in SEEDS.items()}  # parsed once, copied per case

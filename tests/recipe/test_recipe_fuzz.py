@@ -53,10 +53,11 @@ SAMPLE_INPUT = {"string": "sample", "integer": "7", "number": "2.5", "boolean": 
 
 def check_problems(problems: list[Problem], source: str) -> None:
     assert problems, "RecipeInvalid without a problem"
+    root_is_the_value = any(p.code == "not_a_mapping" for p in problems)  # then the root is the field in question
     for problem in problems:
         assert problem.source == source
         assert problem.line >= 1 and problem.col >= 1, f"no position: {problem}"
-        assert problem.path or problem.code in DOCUMENT_CODES, f"no field path: {problem}"
+        assert problem.path or problem.code in DOCUMENT_CODES or root_is_the_value, f"no field path: {problem}"
         assert problem.message and problem.code
         str(problem).encode("utf-8")  # printable on any UTF-8 terminal, no lone surrogate
         for library_words in LIBRARY_WORDS:

@@ -37,6 +37,7 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 Path = tuple[str | int, ...]
 
 _TOO_MANY_NODES = f"the document expands to more than {MAX_NODES} values (aliases included)"
+_TOO_DEEP = f"nesting is deeper than {MAX_DEPTH} levels (aliases included)"
 
 
 @dataclass
@@ -80,7 +81,7 @@ class _PathComposer(Composer):
     def compose_node(self, parent: Any, index: Any) -> Any:
         self.nodes += 1
         if self.nodes > MAX_NODES:  # stop composing early: the builder would refuse this many anyway
-            raise _TooManyNodes(self.parser.peek_event().start_mark)
+            raise _GaveUp(self.parser.peek_event().start_mark, "too_many_nodes")
         part = index.value if isinstance(index, ScalarNode) else index if isinstance(index, int) else None
         if part is None:  # the root, a mapping key, or a value under a complex key
             return super().compose_node(parent, index)
@@ -96,18 +97,15 @@ class _FlowScanner(RoundTripScanner):
 
     def fetch_flow_collection_start(self, TokenClass: Any, to_push: str) -> None:  # noqa: N803 - ruamel's name
         if len(self.flow_context) >= MAX_DEPTH:
-            raise _TooDeep(self.reader.get_mark())
+            raise _GaveUp(self.reader.get_mark(), "too_deep")
         super().fetch_flow_collection_start(TokenClass, to_push)
 
 
-class _TooDeep(Exception):
-    def __init__(self, mark: Any) -> None:
-        self.mark = mark
+class _GaveUp(Exception):
+    """The scanner or composer stops early, at `mark`: `code` is too_deep or too_many_nodes."""
 
-
-class _TooManyNodes(Exception):
-    def __init__(self, mark: Any) -> None:
-        self.mark = mark
+    def __init__(self, mark: Any, code: str) -> None:
+        self.mark, self.code = mark, code
 
 
 class _Stop(Exception):
@@ -162,7 +160,7 @@ class _Builder:
         if self.nodes_seen > MAX_NODES:
             raise _Stop(node, (), _TOO_MANY_NODES, "too_many_nodes")
         if len(path) > MAX_DEPTH:
-            raise _Stop(node, path, f"nesting is deeper than {MAX_DEPTH} levels (aliases included)", "too_deep")
+            raise _Stop(node, path, _TOO_DEEP, "too_deep")
         self.doc.value_positions[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
         self.note_span(node, path)
         self.note_anchor(node, path)
@@ -284,14 +282,12 @@ def _compose_and_build(text: str, source: str, what: str, *, track_spans: bool) 
     yaml.max_depth = MAX_DEPTH + 1  # ruamel counts the root as depth 1
     try:
         nodes = list(yaml.compose_all(text))
-    except (MaxDepthExceededError, _TooDeep) as error:
-        mark = error.mark if isinstance(error, _TooDeep) else error.problem_mark
-        path = tuple(yaml.composer.path)  # the value being composed when the nesting went too deep
-        message = f"nesting is deeper than {MAX_DEPTH} levels"
-        return YamlDocument(data=None), [Problem(source, mark.line + 1, mark.column + 1, format_path(path), message, "too_deep")], None
-    except _TooManyNodes as too_many:
-        mark = too_many.mark
-        return YamlDocument(data=None), [Problem(source, mark.line + 1, mark.column + 1, "", _TOO_MANY_NODES, "too_many_nodes")], None
+    except (MaxDepthExceededError, _GaveUp) as error:
+        mark, code = (error.mark, error.code) if isinstance(error, _GaveUp) else (error.problem_mark, "too_deep")
+        # Too deep: the value being composed when the nesting went too deep. Too many: the document.
+        path = tuple(yaml.composer.path) if code == "too_deep" else ()
+        message = _TOO_DEEP if code == "too_deep" else _TOO_MANY_NODES
+        return YamlDocument(data=None), [Problem(source, mark.line + 1, mark.column + 1, format_path(path), message, code)], None
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)

@@ -3,6 +3,7 @@ hand-written pyppeteer script doing the same work, in the same process on the sa
 
     uv run python tools/bench_runtime.py [--pages 20] [--rounds 3]
     uv run python tools/bench_runtime.py --otlp [--rounds 5]   # the recipe with OTLP export on vs off
+    uv run python tools/bench_runtime.py --policy [--rounds 5] # the recipe with the network policy on vs off
 
 The recipe does more than the script by design (seed 003's mandatory page preparation: a
 screenshot and readable text per page; events, run files, spans). The report says how much of
@@ -22,13 +23,14 @@ import time
 from collections import defaultdict
 from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import trafilatura  # noqa: E402
 
-from runtime.browser import Browser, launch_browser  # noqa: E402
+from runtime.browser import Browser, BrowserSession, launch_browser  # noqa: E402
 from runtime.demo.loopback import LoopbackSite  # noqa: E402
 from runtime.events import EventLog  # noqa: E402
 from runtime.execute import BrowserProvider, start_run  # noqa: E402
@@ -74,17 +76,27 @@ def bench_recipe(count: int) -> str:
     )
 
 
+class UnenforcedProvider(BrowserProvider):
+    """For the policy comparison only: sessions whose context has no policy proxy (the run still
+    judges the URLs it chooses itself, which costs microseconds)."""
+
+    async def open_session(self, run_dir: Path, **options: Any) -> BrowserSession:
+        return await super().open_session(run_dir, session_id=options.get("session_id"))
+
+
 async def run_recipe_once(
-    browser: Browser, recipe_text: str, site: str, out: Path, number: int, export: TraceExport | None = None
+    browser: Browser, recipe_text: str, site: str, out: Path, number: int, export: TraceExport | None = None, *, enforce: bool = True
 ) -> tuple[float, dict[str, float]]:
-    """One run; with `export`, traced as `verity run` traces it (trace.jsonl, plus its exporters)."""
+    """One run; with `export`, traced as `verity run` traces it (trace.jsonl, plus its exporters);
+    without `enforce`, its browser context has no policy proxy."""
     recipe = load_recipe_text(recipe_text, "bench.yaml")
     inputs = resolve_inputs(recipe, {"site": site})
     run_dir = out / f"recipe-{number}"
     tracing = export.for_run(run_dir / TRACE_FILE) if export is not None else None
     started = time.perf_counter()
     handle = start_run(
-        recipe, inputs, run_id=f"bench-{number}", run_dir=run_dir, events=EventLog(f"bench-{number}"), browser=BrowserProvider(browser=browser),
+        recipe, inputs, run_id=f"bench-{number}", run_dir=run_dir, events=EventLog(f"bench-{number}"),
+        browser=(BrowserProvider if enforce else UnenforcedProvider)(browser=browser),
         tracer_provider=tracing.provider if tracing is not None else None,
     )
     verdict = await handle.task
@@ -207,10 +219,43 @@ async def main_otlp(pages: int, rounds: int) -> None:
     print(f"ratio on / off: {on / off:.3f}x (target <= 1.05x); the receiver got {received} spans")
 
 
+async def main_policy(pages: int, rounds: int) -> None:
+    """The recipe with its network policy enforced (every request through the run's policy proxy)
+    and without it (a plain incognito context), in alternating rounds on one Chromium."""
+    with tempfile.TemporaryDirectory(prefix="verity-bench-") as tmp:
+        root = Path(tmp) / "site"
+        root.mkdir()
+        write_pages(root, pages)
+        served = LoopbackSite(handler=_pages_handler(root)).start()
+        site = f"http://127.0.0.1:{served.port}"
+        recipe_text = bench_recipe(pages)
+        browser = await launch_browser()
+        try:
+            await run_recipe_once(browser, bench_recipe(2), site, Path(tmp), 0, enforce=False)
+            await run_recipe_once(browser, bench_recipe(2), site, Path(tmp), 1)
+            off_times, on_times = [], []
+            for number in range(1, rounds + 1):
+                off_times.append((await run_recipe_once(browser, recipe_text, site, Path(tmp), 2 * number, enforce=False))[0])
+                on_times.append((await run_recipe_once(browser, recipe_text, site, Path(tmp), 2 * number + 1))[0])
+        finally:
+            await browser.close()
+            served.stop()
+    off, on = statistics.median(off_times), statistics.median(on_times)
+    rounds_of = lambda times: ", ".join(f"{t:.2f}" for t in times)  # noqa: E731
+    print(f"pages: {pages}, rounds: {rounds} (median reported)")
+    print(f"recipe, network policy off (no proxy):  {off:.2f} s   rounds: {rounds_of(off_times)}")
+    print(f"recipe, network policy on (proxy):      {on:.2f} s   rounds: {rounds_of(on_times)}")
+    print(f"ratio on / off: {on / off:.3f}x (target <= 1.10x)")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--otlp", action="store_true", help="compare the recipe with OTLP export on and off")
+    parser.add_argument("--policy", action="store_true", help="compare the recipe with the network policy on and off")
     options = parser.parse_args()
-    asyncio.run(main_otlp(options.pages, options.rounds) if options.otlp else main(options.pages, options.rounds))
+    if options.policy:
+        asyncio.run(main_policy(options.pages, options.rounds))
+    else:
+        asyncio.run(main_otlp(options.pages, options.rounds) if options.otlp else main(options.pages, options.rounds))

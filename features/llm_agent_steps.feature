@@ -17,9 +17,9 @@ Feature: Agent steps retry a rate-limited model, and the model reads filled-in i
   @LLM-011
   Scenario: The opening prompt fills placeholders, describes a value check, and extracted values reach the output
     Given a Gemini server on loopback that allows 1 attempts per model call
-    And the model will type "Ada Lovelace" into "#name", read it back as "typed_name" and close
+    And the model will type "Ada Lovelace" into "#name", submit, read "#result" as "typed_name" and close
     When I run "agent-fill" against the fixture site with its spans recorded
     Then the run ends "completed" with stop reason "completed"
     And the model's opening prompt says "Type Ada Lovelace into the Full name field" and "has the value 'Ada Lovelace'" with no "{username}"
-    And the output holds typed_name "Ada Lovelace"
+    And the output holds typed_name "Ordered: Ada Lovelace / "
     And the step "check" that reads "{steps.fill.typed_name}" verified

@@ -31,7 +31,7 @@ Feature: Runs are traced through the OpenTelemetry SDK, in the GenAI conventions
     Then the command exits 0
     And the root span is "invoke_agent demo-quote" with gen_ai.operation.name "invoke_agent", gen_ai.agent.name "demo-quote" and verity.stop_reason "completed"
     And the root span counts 1 replan, 0 retries and its executed states
-    And each tool_used action of the run is an "execute_tool" span with its tool name and action id as gen_ai.tool.call.id
+    And each driver action of the run is an "execute_tool" span with its tool name and action id as gen_ai.tool.call.id
     And the replan state's span has a "verity.replan" event for attempt 1 after "page_not_found"
     And the verify state's span has a "verity.verification" event that verified
     And the input value "silver" is in the run's events but in no span, file or export

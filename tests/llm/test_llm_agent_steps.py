@@ -65,11 +65,11 @@ def look_click_close(gemini: GeminiServer, name: str) -> None:
     gemini.enqueue(function_call_reply("browser_snapshot", {}), click, function_call_reply("close", {"summary": "opened the quote"}))
 
 
-@given(parsers.parse('the model will type "{text}" into "{css}", read it back as "{field}" and close'))
-def type_read_close(gemini: GeminiServer, text: str, css: str, field: str) -> None:
+@given(parsers.parse('the model will type "{text}" into "{css}", submit, read "{result}" as "{field}" and close'))
+def type_read_close(gemini: GeminiServer, text: str, css: str, result: str, field: str) -> None:
     gemini.enqueue(
-        function_call_reply("browser_type", {"target": {"css": css}, "text": text}),
-        function_call_reply("browser_extract", {"fields": [{"name": field, "target": {"css": css}, "attr": "value"}]}),
+        function_call_reply("browser_type", {"target": {"css": css}, "text": text, "submit": True}),
+        function_call_reply("browser_extract", {"fields": [{"name": field, "target": {"css": result}}]}),
         function_call_reply("close", {"summary": f"typed {field}"}),
     )
 
@@ -124,7 +124,7 @@ def opening_prompt(gemini: GeminiServer, task: str, check: str, placeholder: str
 
 @then(parsers.parse('the output holds {field} "{value}"'))
 def output_holds(runner: ExecRunner, field: str, value: str) -> None:
-    assert runner.last.file("output.json")["data"][field] == value
+    assert runner.last.file("output.json")["data"][field].startswith(value)
 
 
 @then(parsers.parse('the step "{state_id}" that reads "{reference}" verified'))

@@ -52,7 +52,8 @@ def served(tmp_path: Path) -> Iterator[dict[str, ServeProcess]]:
 @given('"verity serve" exporting to the receiver')
 def serve(served: dict[str, ServeProcess], telemetry_env: TelemetryEnv, tmp_path: Path) -> None:
     env = clean_env(**telemetry_env.variables, OTEL_SERVICE_NAME="verity-served", OTEL_BSP_SCHEDULE_DELAY="200")
-    args = ["--store", str(tmp_path / "verity.db"), "--runs-dir", str(tmp_path / "runs"), "--recipes-dir", str(tmp_path)]
+    # The demo site is on loopback: the server lets the recipes it is sent reach it.
+    args = ["--store", str(tmp_path / "verity.db"), "--runs-dir", str(tmp_path / "runs"), "--recipes-dir", str(tmp_path), "--allow-private-network"]
     served["server"] = ServeProcess(args, env=env, cwd=str(tmp_path))
 
 

@@ -17,9 +17,10 @@ from runtime.execute.browser_access import DriverCall
 from runtime.execute.conditions import ConditionCheck, check_all, expectation_conditions
 from runtime.execute.context import RunContext
 from runtime.execute.provenance import current_document
+from runtime.execute.recovery import Blocker
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.guard import action_signature
-from runtime.outcomes import StopReason
+from runtime.outcomes import BlockerKind, StopReason
 from runtime.plan.model import State
 
 ACTIONS = ("click", "type", "select", "press", "scroll")
@@ -50,6 +51,9 @@ async def act(ctx: RunContext, state: State) -> StepResult:
         ctx.findings.not_verified(state.id, acted.error.code.value)
         if verdict is not None:
             raise RunStopped(StopReason.NO_PROGRESS, verdict.detail, evidence={"signatures": list(verdict.signatures)})
+        refused_kind = acted.error.details.get("blocker_kind")
+        if refused_kind:  # the network policy refused where the click would go: that is the blocker
+            ctx.recovery.blocker = Blocker(state.id, BlockerKind(refused_kind), acted.error.message, dict(acted.error.details))
         return StepResult(
             "error", False, summary=f"{action_name} failed: {acted.error.code.value}: {acted.error.message}", error=acted.error.code.value,
             thinking=thinking, evidence={"error": acted.error.to_dict(), "provenance": acted_on.provenance},

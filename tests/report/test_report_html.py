@@ -230,7 +230,7 @@ def _get_run_lists_report(served_run: dict[str, Any], tmp_path: Path) -> None:
     assert len(reports) == 1 and reports[0].media_type == "text/html" and reports[0].size > 0
     run_dir = tmp_path / "runs" / served_run["run_id"]
     path = Path(reports[0].path)
-    on_disk = path if path.is_absolute() else (tmp_path / path if (tmp_path / path).exists() else run_dir / path)
+    on_disk = path if path.is_absolute() else run_dir / path  # GetRun names artifacts relative to the run directory
     assert on_disk.resolve() == (run_dir / "report.html").resolve() and on_disk.stat().st_size == reports[0].size
 
 

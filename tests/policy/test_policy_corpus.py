@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pytest_bdd import given, parsers, scenarios, then, when
+from pytest_bdd import given, parsers, scenario, scenarios, then, when
 
 from runtime.artifacts import ArtifactStore
 from runtime.browser import Browser, open_session
@@ -17,6 +17,22 @@ from tests.fixtures.browser_loop import LoopThread
 from tests.fixtures.external_chromium import external_chromium
 from tests.fixtures.hostile.site import HostileSite, LabelledPage, load_labels
 from tests.policy.corpus_runs import CorpusRunner, CorpusTotals, PageRun
+
+
+
+# 88 runs on each browser: about a minute and a half on a quiet machine, several on a loaded one,
+# so these two scenarios get a generous ceiling of their own.
+@pytest.mark.timeout(900)
+@scenario("policy_corpus.feature", "Every hostile page ends as labelled on a launched Chromium")
+def test_every_hostile_page_ends_as_labelled_on_a_launched_chromium() -> None:
+    pass
+
+
+@pytest.mark.timeout(900)
+@scenario("policy_corpus.feature", "Every hostile page ends as labelled on a Chromium attached through --browser-ws")
+def test_every_hostile_page_ends_as_labelled_on_a_chromium_attached_through_browser_ws() -> None:
+    pass
+
 
 scenarios("policy_corpus.feature")
 

@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
@@ -143,30 +145,35 @@ async def run_script_once(browser: Browser, site: str, count: int, evidence: Pat
     return time.perf_counter() - started
 
 
-async def main(pages: int, rounds: int) -> None:
+@asynccontextmanager
+async def bench_bed(pages: int) -> AsyncIterator[tuple[Path, str, str, Browser]]:
+    """A scratch directory, the quote site on loopback, the recipe for its pages and a Chromium."""
     with tempfile.TemporaryDirectory(prefix="verity-bench-") as tmp:
         root = Path(tmp) / "site"
         root.mkdir()
         write_pages(root, pages)
         served = LoopbackSite(handler=_pages_handler(root)).start()
-        site = f"http://127.0.0.1:{served.port}"
-        recipe_text = bench_recipe(pages)
         browser = await launch_browser()
         try:
-            # Warm-up: first navigations, trafilatura's import and Chromium caches are not overhead.
-            await run_script_once(browser, site, 2)
-            await run_script_once(browser, site, 2, Path(tmp) / "evidence-0")
-            await run_recipe_once(browser, bench_recipe(2), site, Path(tmp), 0)
-            script_times, evidence_times, recipe_times, actions = [], [], [], []
-            for number in range(1, rounds + 1):
-                script_times.append(await run_script_once(browser, site, pages))
-                evidence_times.append(await run_script_once(browser, site, pages, Path(tmp) / f"evidence-{number}"))
-                elapsed, per_action = await run_recipe_once(browser, recipe_text, site, Path(tmp), number)
-                recipe_times.append(elapsed)
-                actions.append(per_action)
+            yield Path(tmp), f"http://127.0.0.1:{served.port}", bench_recipe(pages), browser
         finally:
             await browser.close()
             served.stop()
+
+
+async def main(pages: int, rounds: int) -> None:
+    async with bench_bed(pages) as (tmp, site, recipe_text, browser):
+        # Warm-up: first navigations, trafilatura's import and Chromium caches are not overhead.
+        await run_script_once(browser, site, 2)
+        await run_script_once(browser, site, 2, tmp / "evidence-0")
+        await run_recipe_once(browser, bench_recipe(2), site, tmp, 0)
+        script_times, evidence_times, recipe_times, actions = [], [], [], []
+        for number in range(1, rounds + 1):
+            script_times.append(await run_script_once(browser, site, pages))
+            evidence_times.append(await run_script_once(browser, site, pages, tmp / f"evidence-{number}"))
+            elapsed, per_action = await run_recipe_once(browser, recipe_text, site, tmp, number)
+            recipe_times.append(elapsed)
+            actions.append(per_action)
     script, evidence, recipe = (statistics.median(t) for t in (script_times, evidence_times, recipe_times))
     rounds_of = lambda times: ", ".join(f"{t:.2f}" for t in times)  # noqa: E731
     print(f"pages: {pages}, rounds: {rounds} (median reported)")
@@ -222,24 +229,13 @@ async def main_otlp(pages: int, rounds: int) -> None:
 async def main_policy(pages: int, rounds: int) -> None:
     """The recipe with its network policy enforced (every request through the run's policy proxy)
     and without it (a plain incognito context), in alternating rounds on one Chromium."""
-    with tempfile.TemporaryDirectory(prefix="verity-bench-") as tmp:
-        root = Path(tmp) / "site"
-        root.mkdir()
-        write_pages(root, pages)
-        served = LoopbackSite(handler=_pages_handler(root)).start()
-        site = f"http://127.0.0.1:{served.port}"
-        recipe_text = bench_recipe(pages)
-        browser = await launch_browser()
-        try:
-            await run_recipe_once(browser, bench_recipe(2), site, Path(tmp), 0, enforce=False)
-            await run_recipe_once(browser, bench_recipe(2), site, Path(tmp), 1)
-            off_times, on_times = [], []
-            for number in range(1, rounds + 1):
-                off_times.append((await run_recipe_once(browser, recipe_text, site, Path(tmp), 2 * number, enforce=False))[0])
-                on_times.append((await run_recipe_once(browser, recipe_text, site, Path(tmp), 2 * number + 1))[0])
-        finally:
-            await browser.close()
-            served.stop()
+    async with bench_bed(pages) as (tmp, site, recipe_text, browser):
+        await run_recipe_once(browser, bench_recipe(2), site, tmp, 0, enforce=False)
+        await run_recipe_once(browser, bench_recipe(2), site, tmp, 1)
+        off_times, on_times = [], []
+        for number in range(1, rounds + 1):
+            off_times.append((await run_recipe_once(browser, recipe_text, site, tmp, 2 * number, enforce=False))[0])
+            on_times.append((await run_recipe_once(browser, recipe_text, site, tmp, 2 * number + 1))[0])
     off, on = statistics.median(off_times), statistics.median(on_times)
     rounds_of = lambda times: ", ".join(f"{t:.2f}" for t in times)  # noqa: E731
     print(f"pages: {pages}, rounds: {rounds} (median reported)")

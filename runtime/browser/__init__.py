@@ -5,11 +5,13 @@ Layers, each importing only the ones below it:
 - vocabulary: `actions` (Action, ActionResult, Target), `errors`, `observation`, `policy`.
 - `launch`: `launch_browser()` / `connect_browser(ws)` -> `Browser` (one Chromium, many runs;
   knows nothing of sessions).
-- `tab`: one page: refs, snapshots, evaluation (`snapshot_capture` collects the elements).
+- `tab`: one page: refs, snapshots, evaluation (`snapshot_capture` collects the elements);
+  `top_frame`: which navigations of its top frame the network policy refused.
 - `action_handlers`: the catalog, one handler per action name, grouped by job, built on tab.
 - `tab_tracking`, `verbs`, `session`: `await open_session(browser, artifacts=ArtifactStore(run_dir))`
   -> `BrowserSession` (one run: an incognito context, a sticky `primary_tab_id`, popups tracked
-  and reported).
+  and reported; with `SessionPolicy(network=...)` every request of the context goes through the
+  session's own policy proxy).
 - `await session.perform(Action(name=..., action_id=..., tab_id=..., params=..., timeout_ms=...))`
   -> `ActionResult(ok, data, error)`: serial per session, idempotent by `action_id`, always ends
   (timeout / browser_crashed at worst), never raises. Typed verbs (`open_url`, `observe`,

@@ -6,21 +6,30 @@ pyppeteer carries the CDP transport and starts the process; everything above it 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import os
 import shutil
+import signal
+import subprocess
+import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
+from urllib.request import urlopen
 
 # pyppeteer must never try to download its own Chromium; we always pass executablePath.
 os.environ.setdefault("PYPPETEER_SKIP_CHROMIUM_DOWNLOAD", "1")
 
 import pyppeteer  # noqa: E402
 import pyppeteer.browser  # noqa: E402
+import pyppeteer.launcher  # noqa: E402
 
 import pyppeteer.connection  # noqa: E402
 
+from runtime.browser.chromium_process import ChromiumProfile, reap_stale_profiles, spawn_chromium  # noqa: E402
 from runtime.browser.errors import BrowserLaunchError, LaunchErrorCode  # noqa: E402
 
 
@@ -126,7 +135,11 @@ class LaunchOptions:
     executable_path: str | None = None
     headless: bool = True
     extra_args: Sequence[str] = field(default_factory=tuple)
+    # A profile directory to use as it is; by default a marked one is made and removed on close.
     user_data_dir: str | None = None
+    # Where the marked profiles are made (default: the system's temporary directory); a server
+    # points this into its store directory and reaps what a killed predecessor left there.
+    profiles_dir: Path | None = None
     launch_timeout_ms: int = 30_000
 
 
@@ -139,10 +152,20 @@ class Browser:
     drops, `crashed` becomes True; callers watch `disconnected` to fail their pending work.
     """
 
-    def __init__(self, raw: pyppeteer.browser.Browser, *, launched: bool, ws_endpoint: str) -> None:
+    def __init__(
+        self,
+        raw: pyppeteer.browser.Browser,
+        *,
+        launched: bool,
+        ws_endpoint: str,
+        process: subprocess.Popen[bytes] | None = None,
+        profile: ChromiumProfile | None = None,
+    ) -> None:
         self._raw = raw
         self._launched = launched
         self.ws_endpoint = ws_endpoint
+        self._process = process
+        self._profile = profile
         self._closing = False
         self._closed = False
         self.disconnected = asyncio.Event()
@@ -157,8 +180,7 @@ class Browser:
     @property
     def pid(self) -> int | None:
         """The Chromium process id when we launched it; None when connected."""
-        process = self._raw.process
-        return process.pid if process is not None else None
+        return self._process.pid if self._process is not None else None
 
     @property
     def crashed(self) -> bool:
@@ -168,8 +190,7 @@ class Browser:
     @property
     def process_died(self) -> bool:
         """True when we launched Chromium and its process has exited."""
-        process = self._raw.process
-        return process is not None and process.poll() is not None
+        return self._process is not None and self._process.poll() is not None
 
     def _on_disconnected(self, *_: object) -> None:
         self.disconnected.set()
@@ -229,43 +250,91 @@ class Browser:
                 await asyncio.wait_for(self._raw.disconnect(), timeout=10)
         except Exception:  # noqa: BLE001 - the process may already be gone; kill below
             pass
-        process = self._raw.process
-        if process is not None and process.poll() is None:
-            process.kill()
-            process.wait(timeout=10)
+        process = self._process
+        if process is not None:
+            if not await _exited(process, seconds=10):
+                # The browser leads its own process group: take its helpers with it.
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                await _exited(process, seconds=10)
+        if self._profile is not None:
+            self._profile.remove()
 
 
 async def launch_browser(options: LaunchOptions | None = None) -> Browser:
     """Start a headless Chromium with the offline flags. Never downloads a browser.
 
-    Signal handling is left to the caller (handleSIGINT/TERM/HUP are off).
+    The process is ours, not pyppeteer's (chromium_process.py): an allowlisted environment, its
+    own process group, killed by the kernel if we die, in a marked profile directory that
+    `close()` removes. Profiles a dead predecessor left in the same directory are reaped first.
+    It listens for DevTools on a port it picks itself and names in the profile.
     """
     options = options or LaunchOptions()
     executable = options.executable_path or find_chromium()
-    args = [*OFFLINE_FLAGS, *IN_PROCESS_FRAME_FLAGS, *options.extra_args]
-    launch_kwargs: dict[str, object] = {
-        "executablePath": executable,
-        "headless": options.headless,
-        "args": args,
-        "handleSIGINT": False,
-        "handleSIGTERM": False,
-        "handleSIGHUP": False,
-        "autoClose": True,
-    }
-    if options.user_data_dir:
-        launch_kwargs["userDataDir"] = options.user_data_dir
+    profile: ChromiumProfile | None = None
+    user_data_dir = options.user_data_dir
+    if user_data_dir is None:
+        reap_stale_profiles(options.profiles_dir or Path(tempfile.gettempdir()))
+        profile = ChromiumProfile.create(options.profiles_dir)
+        user_data_dir = str(profile.path)
+    args = [*OFFLINE_FLAGS, *IN_PROCESS_FRAME_FLAGS, *options.extra_args, "--remote-debugging-port=0"]
+    command = [executable, *pyppeteer.launcher.defaultArgs(headless=options.headless, args=args, userDataDir=user_data_dir)]
     try:
-        raw = await asyncio.wait_for(pyppeteer.launch(**launch_kwargs), options.launch_timeout_ms / 1000)
-    except asyncio.TimeoutError:
-        raise BrowserLaunchError(
-            LaunchErrorCode.LAUNCH_FAILED,
-            f"Chromium at {executable} did not start within {options.launch_timeout_ms} ms",
-        ) from None
-    except Exception as exc:  # pyppeteer raises BrowserError/OSError with useful text
-        raise BrowserLaunchError(
-            LaunchErrorCode.LAUNCH_FAILED, f"could not start Chromium at {executable}: {exc}"
-        ) from exc
-    return Browser(raw, launched=True, ws_endpoint=raw.wsEndpoint)
+        process = spawn_chromium(command)
+    except OSError as error:
+        if profile is not None:
+            profile.remove()
+        raise BrowserLaunchError(LaunchErrorCode.LAUNCH_FAILED, f"could not start Chromium at {executable}: {error}") from None
+    try:
+        ws_endpoint = await _devtools_endpoint(Path(user_data_dir), process, options.launch_timeout_ms / 1000, executable)
+        if profile is not None:
+            profile.record_browser(process)
+        raw = await asyncio.wait_for(pyppeteer.connect(browserWSEndpoint=ws_endpoint), options.launch_timeout_ms / 1000)
+    except BaseException as error:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        await _exited(process, seconds=10)
+        if profile is not None:
+            profile.remove()
+        if isinstance(error, BrowserLaunchError):
+            raise
+        if isinstance(error, asyncio.TimeoutError):
+            raise BrowserLaunchError(
+                LaunchErrorCode.LAUNCH_FAILED, f"Chromium at {executable} did not answer within {options.launch_timeout_ms} ms"
+            ) from None
+        if isinstance(error, Exception):
+            raise BrowserLaunchError(LaunchErrorCode.LAUNCH_FAILED, f"could not start Chromium at {executable}: {error}") from error
+        raise
+    return Browser(raw, launched=True, ws_endpoint=ws_endpoint, process=process, profile=profile)
+
+
+async def _devtools_endpoint(user_data_dir: Path, process: subprocess.Popen[bytes], timeout: float, executable: str) -> str:
+    """The browser's DevTools websocket, from the DevToolsActivePort file it writes once listening."""
+    marker = user_data_dir / "DevToolsActivePort"
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        try:
+            port, path = marker.read_text().split()[:2]
+            return f"ws://127.0.0.1:{int(port)}{path}"
+        except (OSError, ValueError):
+            pass  # not written yet, or half written
+        if process.poll() is not None:
+            raise BrowserLaunchError(
+                LaunchErrorCode.LAUNCH_FAILED, f"Chromium at {executable} exited with code {process.returncode} while starting"
+            )
+        if asyncio.get_running_loop().time() > deadline:
+            raise BrowserLaunchError(LaunchErrorCode.LAUNCH_FAILED, f"Chromium at {executable} did not start within {timeout * 1000:.0f} ms")
+        await asyncio.sleep(0.02)
+
+
+async def _exited(process: subprocess.Popen[bytes], *, seconds: float) -> bool:
+    """Wait up to `seconds` for `process` to exit (and reap it), without blocking the loop."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while process.poll() is None:
+        if asyncio.get_running_loop().time() > deadline:
+            return False
+        await asyncio.sleep(0.02)
+    return True
 
 
 async def connect_browser(ws_endpoint: str, *, timeout_ms: int = 10_000) -> Browser:
@@ -291,3 +360,22 @@ async def connect_browser(ws_endpoint: str, *, timeout_ms: int = 10_000) -> Brow
             LaunchErrorCode.CONNECT_FAILED, f"could not connect to {ws_endpoint}: {exc}"
         ) from exc
     return Browser(raw, launched=False, ws_endpoint=ws_endpoint)
+
+
+async def discover_ws_endpoint(ws_endpoint: str, *, timeout: float = 5.0) -> str | None:
+    """The DevTools websocket a Chromium at `ws_endpoint`'s address announces now (its
+    /json/version), or None. A restarted Chromium keeps its address but gets a new browser id."""
+    parts = urlsplit(ws_endpoint)
+    if parts.scheme not in ("ws", "wss") or not parts.netloc:
+        return None
+    version_url = f"{'https' if parts.scheme == 'wss' else 'http'}://{parts.netloc}/json/version"
+
+    def fetch() -> str | None:
+        try:
+            with urlopen(version_url, timeout=timeout) as reply:  # noqa: S310 - the configured DevTools address
+                found = json.loads(reply.read().decode("utf-8")).get("webSocketDebuggerUrl")
+        except (OSError, ValueError):
+            return None
+        return found if isinstance(found, str) and found.startswith(("ws://", "wss://")) else None
+
+    return await asyncio.to_thread(fetch)

@@ -7,17 +7,42 @@
 A session is an incognito context, so concurrent runs never share cookies, storage or tabs; with
 a network policy the context sends every request through the session's own policy proxy, on a
 launched Chromium and on one attached with --browser-ws alike.
+
+`supervise=True` (the gRPC server) keeps a browser available for the next run: when the one it
+has dies or its connection drops, the runs on it end `browser_crashed` and the provider replaces
+it at once, relaunching or reconnecting with backoff until it succeeds, and tells its
+availability listeners (the health service) whether a browser can be had meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 
 from runtime.artifacts import ArtifactStore
-from runtime.browser import Browser, BrowserSession, LaunchOptions, SessionPolicy, connect_browser, launch_browser, open_session
+from runtime.browser import (
+    Browser,
+    BrowserLaunchError,
+    BrowserSession,
+    LaunchErrorCode,
+    LaunchOptions,
+    SessionPolicy,
+    connect_browser,
+    launch_browser,
+    open_session,
+)
+from runtime.browser.launch import discover_ws_endpoint
 from runtime.policy import NetworkPolicy, OnBlocked
+
+_log = logging.getLogger(__name__)
+
+# Seconds between attempts to replace a browser; the first attempt is immediate, the last delay repeats.
+RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
 
 
 class BrowserProvider:
@@ -27,28 +52,106 @@ class BrowserProvider:
         ws_endpoint: str | None = None,
         launch_options: LaunchOptions | None = None,
         browser: Browser | None = None,
+        supervise: bool = False,
+        retry_delays: Sequence[float] = RETRY_DELAYS,
     ) -> None:
         """Launch (default), connect to `ws_endpoint`, or wrap an already started `browser`
-        (which the provider then does not close)."""
+        (which the provider then neither closes nor replaces)."""
         self._ws_endpoint = ws_endpoint
         self._launch_options = launch_options
         self._browser = browser
         self._owns_browser = browser is None
+        self._supervise = supervise and self._owns_browser
+        self._retry_delays = tuple(retry_delays)
         self._start_lock = asyncio.Lock()
+        self._closed = False
+        self._replacing: asyncio.Task[None] | None = None
+        self._available: bool | None = None
+        self._availability_listeners: list[Callable[[bool], None]] = []
 
     @property
     def browser(self) -> Browser | None:
         return self._browser
 
+    @property
+    def available(self) -> bool | None:
+        """Whether a browser can be had: None until the first one is started."""
+        return self._available
+
+    def on_availability(self, listener: Callable[[bool], None]) -> None:
+        """Call `listener(available)` whenever that changes (on the event loop)."""
+        self._availability_listeners.append(listener)
+
     async def start(self) -> Browser:
-        """Launch or connect once; later calls return the same browser."""
+        """The live browser: launched or connected on first use, and again when it has died."""
         async with self._start_lock:
+            if self._closed:
+                raise BrowserLaunchError(LaunchErrorCode.LAUNCH_FAILED, "the browser provider is closed")
+            dead = self._browser
+            if dead is not None and self._owns_browser and (dead.crashed or dead.process_died):
+                self._browser = None
+                with contextlib.suppress(Exception):
+                    await dead.close()  # its leftovers and profile go with it
             if self._browser is None:
-                if self._ws_endpoint:
-                    self._browser = await connect_browser(self._ws_endpoint)
-                else:
-                    self._browser = await launch_browser(self._launch_options)
+                try:
+                    self._browser = await self._open()
+                except BrowserLaunchError:
+                    self._set_available(False)
+                    self._replace_soon()
+                    raise
+                self._watch(self._browser)
+            self._set_available(True)
             return self._browser
+
+    async def _open(self) -> Browser:
+        if not self._ws_endpoint:
+            return await launch_browser(self._launch_options)
+        try:
+            return await connect_browser(self._ws_endpoint)
+        except BrowserLaunchError:
+            # A restarted Chromium listens on the same address under a new browser id.
+            current = await discover_ws_endpoint(self._ws_endpoint)
+            if current is None or current == self._ws_endpoint:
+                raise
+            return await connect_browser(current)
+
+    def _watch(self, browser: Browser) -> None:
+        if not self._supervise:
+            return
+
+        def lost(_: object) -> None:
+            if browser is self._browser and browser.crashed and not self._closed:
+                _log.warning("the browser died or its connection dropped; replacing it")
+                self._set_available(False)
+                self._replace_soon()
+
+        asyncio.ensure_future(browser.disconnected.wait()).add_done_callback(lost)
+
+    def _replace_soon(self) -> None:
+        if self._supervise and not self._closed and self._replacing is None:
+            self._replacing = asyncio.ensure_future(self._replace())
+
+    async def _replace(self) -> None:
+        """Start a browser until one starts (start() failing inside does not schedule another)."""
+        try:
+            for delay in itertools.chain(self._retry_delays, itertools.repeat(self._retry_delays[-1])):
+                if self._closed:
+                    return
+                try:
+                    await self.start()
+                    return
+                except BrowserLaunchError as error:
+                    _log.warning("no browser can be had (%s); trying again in %.1f s", error.message, delay)
+                await asyncio.sleep(delay)
+        finally:
+            self._replacing = None
+
+    def _set_available(self, available: bool) -> None:
+        if available == self._available:
+            return
+        self._available = available
+        for listener in self._availability_listeners:
+            listener(available)
 
     async def open_session(
         self, run_dir: Path, *, session_id: str | None = None, network: NetworkPolicy | None = None, on_blocked: OnBlocked | None = None
@@ -61,6 +164,9 @@ class BrowserProvider:
         return await open_session(browser, session_id, artifacts=ArtifactStore(run_dir), policy=policy, on_blocked=on_blocked)
 
     async def close(self) -> None:
+        self._closed = True
+        if self._replacing is not None:
+            self._replacing.cancel()
         if self._browser is not None and self._owns_browser:
             await self._browser.close()
 

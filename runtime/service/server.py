@@ -14,6 +14,8 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 from opentelemetry.sdk.trace import SpanProcessor
 
+from runtime.browser import LaunchOptions
+from runtime.browser.chromium_process import reap_stale_profiles
 from runtime.execute import BrowserProvider
 from runtime.service.agent_service import AgentServicer
 from runtime.service.auth import BearerTokenInterceptor, ServiceConfigError, check_bind_is_safe
@@ -105,8 +107,15 @@ class VerityServer:
         config.validate()
         self.config = config
         self._span_processors = span_processors
-        # One Chromium per server, launched on the first run; each run gets its own incognito context.
-        self._browser = browser if browser is not None else BrowserProvider(ws_endpoint=config.browser_ws_endpoint)
+        # One Chromium per server, launched on the first run and replaced when it dies; each run
+        # gets its own incognito context. Its profiles live beside the store, where the next server
+        # finds what a killed one left behind.
+        self.browser_profiles = config.store_path.parent / "chromium-profiles"
+        self._browser = browser if browser is not None else BrowserProvider(
+            ws_endpoint=config.browser_ws_endpoint,
+            launch_options=LaunchOptions(profiles_dir=self.browser_profiles),
+            supervise=True,
+        )
         self._owns_browser = browser is None
         self.port: int | None = None
         self.supervisor: RunSupervisor | None = None
@@ -125,6 +134,8 @@ class VerityServer:
     async def start(self) -> int:
         """Open the store, close runs a previous server left in flight, and listen. Returns the port."""
         config = self.config
+        # A killed predecessor's Chromium (and its profile) goes before anything else starts.
+        await asyncio.to_thread(reap_stale_profiles, self.browser_profiles)
         self._tracer = RunTracer(self._span_processors)  # before the store: a bad OTEL_* setting opens nothing
         self._store = BufferedRunStore(
             SqliteRunStore(
@@ -187,6 +198,8 @@ class VerityServer:
         self._server = server
         for service in ("", AGENT_SERVICE, RECIPE_SERVICE):
             await self._health.set(service, health_pb2.HealthCheckResponse.SERVING)
+        if isinstance(self._browser, BrowserProvider):
+            self._browser.on_availability(self._browser_availability)
         _log.info(
             "serving on %s (auth: %s; transport: %s)",
             self.target,
@@ -194,6 +207,15 @@ class VerityServer:
             "TLS" if config.uses_tls else "plain text",
         )
         return self.port
+
+    def _browser_availability(self, available: bool) -> None:
+        """Runs need a browser: while none can be had, the server and AgentService are NOT_SERVING."""
+        if self._health is None or self._stopping is not None:
+            return
+        status = health_pb2.HealthCheckResponse.SERVING if available else health_pb2.HealthCheckResponse.NOT_SERVING
+        _log.log(logging.INFO if available else logging.WARNING, "browser %s: health %s", "available" if available else "unavailable", health_pb2.HealthCheckResponse.ServingStatus.Name(status))
+        for service in ("", AGENT_SERVICE):
+            asyncio.ensure_future(self._health.set(service, status))
 
     async def stop(self, grace_seconds: float | None = None) -> None:
         """Graceful shutdown; calling it again waits for the first call to finish."""

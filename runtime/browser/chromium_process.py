@@ -1,0 +1,190 @@
+"""The Chromium process: started so that nothing of it outlives, or learns the secrets of, the
+process that started it.
+
+- Its environment is an allowlist (`chromium_environment`): no tokens, API keys or proxy settings
+  of ours reach the browser or anything a page can make it run.
+- It is its own process group, tied to the thread that starts it by PR_SET_PDEATHSIG: when that
+  process dies, even by SIGKILL, the kernel kills the browser; its helpers (zygotes, renderers)
+  then lose their parent and exit too. util-linux `setpriv --pdeathsig KILL` sets it and then
+  execs the browser, so nothing runs in the forked child of our (gRPC-threaded) process: Python in
+  a `preexec_fn` there crashed now and then. Without setpriv the browser is not tied, and only
+  the reaping below cleans up after a killed owner.
+- It runs in a profile directory we create and mark (`ChromiumProfile`): the owner's pid and
+  start time, and once started, the browser's process group and executable. A later process can
+  then tell a profile whose owner is gone, and kill exactly the processes that belong to it
+  (`reap_stale_profiles`) before removing it, never a process it merely guesses is a browser.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+_log = logging.getLogger(__name__)
+
+# What Chromium needs from our environment; everything else stays with us.
+ENVIRONMENT_ALLOWLIST = frozenset(
+    {
+        "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR",
+        "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
+        "XDG_DATA_HOME", "FONTCONFIG_FILE", "FONTCONFIG_PATH", "CHROMIUM_FLAGS",
+    }
+)
+ENVIRONMENT_PREFIXES = ("LC_",)
+
+PROFILE_PREFIX = "verity-chromium-"
+OWNER_FILE = "verity-owner.json"
+
+
+def chromium_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The allowlisted part of `environ` (default: ours)."""
+    source = os.environ if environ is None else environ
+    return {k: v for k, v in source.items() if k in ENVIRONMENT_ALLOWLIST or k.startswith(ENVIRONMENT_PREFIXES)}
+
+
+@functools.cache
+def _pdeathsig_prefix() -> tuple[str, ...]:
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        _log.warning("setpriv (util-linux) not found: Chromium is not killed with its parent, only reaped later")
+        return ()
+    return (setpriv, "--pdeathsig", "KILL", "--")
+
+
+def spawn_chromium(command: Sequence[str]) -> subprocess.Popen[bytes]:
+    """Start Chromium in its own process group, killed when its parent dies, with the allowlisted
+    environment. Its output is discarded (the DevTools endpoint is read from the profile)."""
+    return subprocess.Popen(
+        [*_pdeathsig_prefix(), *command],
+        env=chromium_environment(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        process_group=0,
+    )
+
+
+def process_start_ticks(pid: int) -> int | None:
+    """The start time of `pid` in clock ticks since boot (tells a pid from a later reuse of it)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return int(fields[19]) if len(fields) > 19 else None
+
+
+@dataclass(frozen=True)
+class ChromiumProfile:
+    """A profile directory we made for one browser, marked with who owns it."""
+
+    path: Path
+
+    @classmethod
+    def create(cls, parent: Path | None = None) -> ChromiumProfile:
+        if parent is not None:
+            parent.mkdir(parents=True, exist_ok=True)
+        path = Path(tempfile.mkdtemp(prefix=f"{PROFILE_PREFIX}{os.getpid()}-", dir=parent))
+        profile = cls(path)
+        profile._write_owner({"owner_pid": os.getpid(), "owner_start": process_start_ticks(os.getpid())})
+        return profile
+
+    @property
+    def flag(self) -> str:
+        return f"--user-data-dir={self.path}"
+
+    def record_browser(self, process: subprocess.Popen[bytes]) -> None:
+        """Note the browser's process group and executable, to find its helpers if it dies."""
+        owner = self._read_owner() or {}
+        try:
+            executable = os.path.realpath(f"/proc/{process.pid}/exe")
+        except OSError:
+            executable = ""
+        self._write_owner({**owner, "chromium_pgid": process.pid, "chromium_executable": executable})
+
+    def remove(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    def owner_alive(self) -> bool:
+        owner = self._read_owner()
+        if owner is None:
+            return False
+        pid, started = owner.get("owner_pid"), owner.get("owner_start")
+        return isinstance(pid, int) and started is not None and process_start_ticks(pid) == started
+
+    def _read_owner(self) -> dict[str, object] | None:
+        try:
+            data = json.loads((self.path / OWNER_FILE).read_text())
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def _write_owner(self, data: dict[str, object]) -> None:
+        partial = self.path / (OWNER_FILE + ".partial")
+        partial.write_text(json.dumps(data))
+        partial.replace(self.path / OWNER_FILE)
+
+
+@dataclass(frozen=True)
+class _Process:
+    pid: int
+    pgid: int
+    executable: str
+    arguments: tuple[str, ...]
+
+
+def _processes() -> list[_Process]:
+    found: list[_Process] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            arguments = tuple(a.decode("utf-8", "replace") for a in (entry / "cmdline").read_bytes().split(b"\0") if a)
+            stat = (entry / "stat").read_text()
+            executable = os.path.realpath(entry / "exe")
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        found.append(_Process(int(entry.name), int(fields[2]), executable, arguments))
+    return found
+
+
+def reap_stale_profiles(parent: Path) -> list[Path]:
+    """Kill the processes of every profile in `parent` whose owner is gone, and remove those
+    profiles. A process belongs to a profile when its command line names the profile directory,
+    or when it is in the browser's recorded process group and runs the browser's executable."""
+    if not parent.is_dir():
+        return []
+    stale = [
+        ChromiumProfile(p) for p in parent.iterdir() if p.name.startswith(PROFILE_PREFIX) and p.is_dir()
+    ]
+    stale = [profile for profile in stale if not profile.owner_alive()]
+    if not stale:
+        return []
+    processes = _processes()
+    for profile in stale:
+        owner = profile._read_owner() or {}
+        group, executable = owner.get("chromium_pgid"), owner.get("chromium_executable")
+        doomed = [
+            p.pid
+            for p in processes
+            if profile.flag in p.arguments or (p.pgid == group and executable and p.executable == executable)
+        ]
+        for pid in doomed:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if doomed:
+            _log.warning("killed %d Chromium process(es) left behind with profile %s", len(doomed), profile.path.name)
+        profile.remove()
+    return [profile.path for profile in stale]

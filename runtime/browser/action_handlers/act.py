@@ -37,6 +37,20 @@ _PREPARE_CLICK = """function() {
 }"""
 
 
+# Resolves once no new resource has finished loading for 100 ms after the pointer moved (1 s at most).
+_HOVER_SETTLED = """new Promise((resolve) => {
+  const count = () => performance.getEntriesByType('resource').length;
+  const started = performance.now();
+  let seen = count(), quietSince = started;
+  const step = () => {
+    const now = performance.now(), current = count();
+    if (current !== seen) { seen = current; quietSince = now; }
+    if (now - quietSince >= 100 || now - started >= 1000) resolve(true); else requestAnimationFrame(step);
+  };
+  requestAnimationFrame(step);
+})"""
+
+
 async def _click(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
     state = await tab.call_on(element, _PREPARE_CLICK)
     if state == "detached":
@@ -60,6 +74,10 @@ async def _click(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
         quad = quads[0]
         x = sum(quad[0::2]) / 4
         y = sum(quad[1::2]) / 4
+        # Hover first, as a person's pointer does, and let the hover land: a :hover style that
+        # swaps in another picture (an icon's hover image) loses a press made while it loads.
+        await tab.page.mouse.move(x, y)
+        await tab.evaluate(_HOVER_SETTLED)
         await tab.page.mouse.click(x, y)
         return {"clicked": True, "method": "mouse", "x": round(x, 1), "y": round(y, 1)}
     # Visible by the hit test but without content quads (e.g. inline boxes split oddly): the click

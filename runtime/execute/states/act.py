@@ -51,13 +51,16 @@ async def act(ctx: RunContext, state: State) -> StepResult:
         ctx.findings.not_verified(state.id, acted.error.code.value)
         if verdict is not None:
             raise RunStopped(StopReason.NO_PROGRESS, verdict.detail, evidence={"signatures": list(verdict.signatures)})
+        evidence = {"error": acted.error.to_dict(), "provenance": acted_on.provenance}
+        summary = f"{action_name} failed: {acted.error.code.value}: {acted.error.message}"
         refused_kind = acted.error.details.get("blocker_kind")
-        if refused_kind:  # the network policy refused where the click would go: that is the blocker
-            ctx.recovery.blocker = Blocker(state.id, BlockerKind(refused_kind), acted.error.message, dict(acted.error.details))
-        return StepResult(
-            "error", False, summary=f"{action_name} failed: {acted.error.code.value}: {acted.error.message}", error=acted.error.code.value,
-            thinking=thinking, evidence={"error": acted.error.to_dict(), "provenance": acted_on.provenance},
-        )
+        if refused_kind:
+            # The network policy refused where the click would go: the path is blocked, as a refused
+            # navigation is, and takes the blocker route (replan, or replans_exhausted with this kind).
+            kind = BlockerKind(refused_kind)
+            ctx.recovery.blocker = Blocker(state.id, kind, acted.error.message, dict(acted.error.details))
+            return StepResult("blocked", False, summary=summary, blocker_kind=kind, error=acted.error.code.value, thinking=thinking, evidence=evidence)
+        return StepResult("error", False, summary=summary, error=acted.error.code.value, thinking=thinking, evidence=evidence)
     opened = tuple(f"opened tab {t.get('tab_id')} ({t.get('url')})" for t in acted.data.get("opened_tabs") or [])
     checks = [c.to_dict() for c in await await_expectations(ctx, params.get("expect"), before, timeout, opened)]
     if verdict is not None:

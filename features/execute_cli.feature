@@ -29,9 +29,8 @@ Feature: Running recipes from the command line
     And the run directory records a manual_stop verdict
 
   @EXEC-016 @EXEC-026
-  Scenario: The demo completes in well under 20 seconds
+  Scenario: The demo completes and prints its verdict, output and run directory
     When I run "verity demo"
     Then the command exits 0
     And it printed the completed verdict, the output and the run directory
-    And it took less than 20 seconds
     And its trace.jsonl is one tree of spans rooted at the run's invoke_agent span, one child per executed state

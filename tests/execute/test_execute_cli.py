@@ -137,11 +137,6 @@ def demo_printed(command: Command) -> None:
     assert "page_not_found" in command.stdout and "followed" in command.stdout
 
 
-@then(parsers.parse("it took less than {seconds:d} seconds"))
-def took_less(command: Command, seconds: int) -> None:
-    assert command.seconds < seconds, command.seconds
-
-
 @then("its trace.jsonl is one tree of spans rooted at the run's invoke_agent span, one child per executed state")
 def demo_trace(command: Command) -> None:
     assert f"trace:   {command.run_dir / 'trace.jsonl'}" in command.stdout

@@ -25,3 +25,11 @@ Feature: One large value never breaks the API
     And 12 ended runs, each with a 30000 byte input and a 30000 byte label
     Then GetRun of each run fits the message limit and shows its long values cut with their size
     And paging through ListRuns 50 at a time returns every run once, each page within the limit
+
+  @SERVICE-027 @SERVICE-028
+  Scenario: A real run whose page yields a 5 MB field keeps its stream, GetRun and ListRuns working
+    Given a verity serve process with the default message limit, and a loopback page holding a 5000000 byte text
+    When a client runs a recipe that extracts that text with Run
+    Then the run completes, every event within the message limit
+    And the extracted value ends with a marker naming an artifact of the run that holds the whole text
+    And GetRun and ListRuns answer within the message limit

@@ -58,14 +58,6 @@ Feature: Operating the gRPC service safely
     And the server has recorded no run
 
   @SERVICE-011
-  Scenario: A run still in flight when the grace period ends is interrupted and stored
-    Given a server
-    And a served run that has emitted 5 events
-    When the server shuts down with a grace period of 0.2 seconds
-    And a server is started again on the same store
-    Then the run ended stopped with stop reason interrupted after its 5 events
-
-  @SERVICE-011
   Scenario: Health turns NOT_SERVING when a graceful shutdown begins
     Given a server
     And a health watcher is watching the in-process server

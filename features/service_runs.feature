@@ -88,3 +88,21 @@ Feature: Running recipes through the gRPC API
     Then the command exits with code 0 and printed the final verdict
     And "verity client list --status completed" lists the run
     And "verity client get" shows the run completed
+
+  @SERVICE-003
+  Scenario: Cancelling a stream does not stop the run
+    Given a server
+    When a client starts "service-approval" and waits for its confirmation request
+    And a second client watches the run and cancels its stream
+    Then GetRun shows the run waiting_for_user_confirmation with that request pending
+    When the client approves the request
+    Then the run ends completed with stop reason completed
+
+  @SERVICE-011
+  Scenario: A run still in flight when the grace period ends is interrupted, in the store and in its directory
+    Given a server
+    When a client starts "service-read-approval" and waits for its confirmation request
+    And the server shuts down with a grace period of 0.2 seconds
+    And a server is started again on the same store
+    Then streaming the run from the start replays its events and ends with stop reason interrupted
+    And the run's verdict.json and events.jsonl end with that interruption

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -104,6 +104,12 @@ def _rejecting_handler(handler: grpc.RpcMethodHandler, reason: str) -> grpc.RpcM
     async def reject(request: Any, context: grpc.aio.ServicerContext) -> None:
         await context.abort(error.code, error.message, trailing_metadata=((STATUS_DETAILS_KEY, details),))
 
+    async def reject_stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        # A streaming method's behaviour is an async generator: wrappers (the tracing
+        # interceptor) iterate it, and a plain coroutine cannot be iterated.
+        await reject(request, context)
+        yield  # never reached: abort raised
+
     serializers = {
         "request_deserializer": handler.request_deserializer,
         "response_serializer": handler.response_serializer,
@@ -111,7 +117,7 @@ def _rejecting_handler(handler: grpc.RpcMethodHandler, reason: str) -> grpc.RpcM
     if handler.unary_unary:
         return grpc.unary_unary_rpc_method_handler(reject, **serializers)
     if handler.unary_stream:
-        return grpc.unary_stream_rpc_method_handler(reject, **serializers)
+        return grpc.unary_stream_rpc_method_handler(reject_stream, **serializers)
     if handler.stream_unary:
         return grpc.stream_unary_rpc_method_handler(reject, **serializers)
-    return grpc.stream_stream_rpc_method_handler(reject, **serializers)
+    return grpc.stream_stream_rpc_method_handler(reject_stream, **serializers)

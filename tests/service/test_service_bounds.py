@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from html import escape
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from google.protobuf.json_format import MessageToDict
 from pytest_bdd import given, parsers, scenarios, then, when
 from tests.service.service_harness import ServedServer, running
 
+from runtime.demo.loopback import LoopbackSite
 from runtime.events import AgentState, FinalVerdict, GuardrailTripped, StatusChanged, StepFinished, StructuredOutput, ToolUsed
 from runtime.outcomes import BlockerKind, StopReason, TaskState
+from runtime.service.client import VerityClient
+from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 
 scenarios("service_bounds.feature")
 
@@ -185,3 +193,108 @@ def _paged_by_size(server: ServedServer, context: dict[str, Any]) -> None:
             break
     assert listed == list(reversed(context["runs"]))
     assert pages > 1  # 12 records of several KiB do not fit one 64 KiB reply
+
+
+# --- a real run ------------------------------------------------------------------------------------
+
+DEFAULT_MESSAGE_LIMIT = 4 * 1024 * 1024
+BIG_FIELD_RECIPE = """\
+name: big-field
+version: "1"
+goal: 用浏览器 read the long text
+inputs:
+  site:
+    type: string
+target:
+  start_url: "{site}/big.html"
+  allowed_domains: ["127.0.0.1"]
+plan:
+  - id: open
+    navigate: "{start_url}"
+  - id: read
+    extract:
+      fields:
+        text:
+          css: "#big"
+  - id: check
+    verify:
+      - field_present: text
+  - id: done
+    close:
+      summary: read the long text
+"""
+
+
+class BigPageSite(LoopbackSite):
+    """Serves /big.html: a page whose one element holds `text`."""
+
+    text = ""
+
+    class handler(BaseHTTPRequestHandler):  # noqa: N801 - LoopbackSite's attribute name
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+            pass
+
+        def do_GET(self) -> None:  # noqa: N802 - stdlib name
+            body = f'<!doctype html><html><head><meta charset="utf-8"><title>Long text</title></head><body><h1>Long text</h1><pre id="big">{escape(BigPageSite.text)}</pre></body></html>'
+            payload = body.encode("utf-8")
+            self.send_response(200 if self.path == "/big.html" else 404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+
+@pytest.fixture
+def big_page() -> Iterator[BigPageSite]:
+    with BigPageSite() as site:
+        yield site
+
+
+@given(
+    parsers.parse("a verity serve process with the default message limit, and a loopback page holding a {size:d} byte text"),
+    target_fixture="target",
+)
+def _served_big_page(serve_processes: Any, tmp_path: Path, big_page: BigPageSite, context: dict[str, Any], size: int) -> str:
+    BigPageSite.text = context["text"] = large_text(size, "page").replace("\n", " ")
+    process = serve_processes(
+        "--store", str(tmp_path / "proc" / "verity.db"), "--runs-dir", str(tmp_path / "proc" / "runs"), "--recipes-dir", str(tmp_path),
+        "--allow-private-network",
+    )
+    context["runs_dir"] = tmp_path / "proc" / "runs"
+    return process.target
+
+
+@when("a client runs a recipe that extracts that text with Run")
+def _run_big(target: str, big_page: BigPageSite, context: dict[str, Any]) -> None:
+    with VerityClient(target) as client:
+        context["events"] = list(client.run(recipe_yaml=BIG_FIELD_RECIPE, inputs={"site": f"http://127.0.0.1:{big_page.port}"}))
+
+
+@then("the run completes, every event within the message limit")
+def _big_run_completes(context: dict[str, Any]) -> None:
+    events = context["events"]
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert events[-1].final_verdict.stop_reason == events_pb.STOP_REASON_COMPLETED, events[-1]
+    assert all(e.ByteSize() < DEFAULT_MESSAGE_LIMIT // 2 for e in events)
+
+
+@then("the extracted value ends with a marker naming an artifact of the run that holds the whole text")
+def _big_value_cut(context: dict[str, Any]) -> None:
+    output = next(e for e in context["events"] if e.HasField("structured_output"))
+    value = MessageToDict(output.structured_output, preserving_proto_field_name=True)["data"]["text"]
+    marker = TEXT_MARKER.search(value)
+    assert marker is not None, value[-200:]
+    run_dir = context["runs_dir"] / output.run_id
+    whole = (run_dir / marker.group(2)).read_text(encoding="utf-8")
+    assert whole.strip() == context["text"].strip() and len(whole.encode("utf-8")) == int(marker.group(1))
+    context["run_id"] = output.run_id
+
+
+@then("GetRun and ListRuns answer within the message limit")
+def _big_run_records(target: str, context: dict[str, Any]) -> None:
+    with VerityClient(target) as client:
+        got = client.get_run(context["run_id"])
+        assert got.ByteSize() < DEFAULT_MESSAGE_LIMIT and got.run.stop_reason == events_pb.STOP_REASON_COMPLETED
+        assert any(a.artifact_kind == "event_field" for a in got.artifacts)
+        listed = client.list_runs()
+        assert listed.ByteSize() < DEFAULT_MESSAGE_LIMIT and [r.run_id for r in listed.runs] == [context["run_id"]]

@@ -9,9 +9,7 @@ from typing import Any
 import grpc
 import pytest
 from pytest_bdd import given, parsers, scenarios, then
-from tests.service.service_harness import ServedServer
-
-from runtime.service.client import VerityRpcError
+from runtime.service.client import VerityClient, VerityRpcError
 
 scenarios("service_confinement.feature")
 
@@ -55,22 +53,32 @@ def disk(tmp_path: Path) -> dict[str, Path]:
     return {"secret": secret, "root": root, "tmp": tmp_path}
 
 
-@given("a server without a tool registry root, and a secret file beside it", target_fixture="server")
-def _server_without_root(serve: Any, disk: dict[str, Path]) -> ServedServer:
-    return serve()
+def _serve(serve_processes: Any, disk: dict[str, Path], *flags: str) -> str:
+    store = disk["tmp"] / "server"
+    process = serve_processes("--store", str(store / "verity.db"), "--runs-dir", str(store / "runs"), "--recipes-dir", str(store), *flags)
+    return str(process.target)
+
+
+@given("a server without a tool registry root, and a secret file beside it", target_fixture="target")
+def _server_without_root(serve_processes: Any, disk: dict[str, Path]) -> str:
+    return _serve(serve_processes, disk)
 
 
 @given(
     "a server whose tool registry root holds a good registry, a broken one, a symlink out and a registry with a file linked out",
-    target_fixture="server",
+    target_fixture="target",
 )
-def _server_with_root(serve: Any, disk: dict[str, Path]) -> ServedServer:
-    return serve(tool_registry_root=disk["root"])
+def _server_with_root(serve_processes: Any, disk: dict[str, Path]) -> str:
+    return _serve(serve_processes, disk, "--tool-registry-root", str(disk["root"]), "--allow-private-network")
 
 
-def _replies(server: ServedServer, registry: str) -> list[str]:
+def _replies(target: str, registry: str) -> list[str]:
     """Every text the three calls answer a recipe naming `registry` with; each must be a refusal at tools.registry."""
-    client = server.client()
+    with VerityClient(target) as client:
+        return _refusals(client, registry)
+
+
+def _refusals(client: VerityClient, registry: str) -> list[str]:
     replies: list[str] = []
     validated = client.validate_recipe(recipe_yaml=_recipe(registry))
     assert not validated.valid
@@ -97,8 +105,8 @@ def _record(context: dict[str, Any], registry: str, replies: list[str]) -> None:
         'validating, compiling and starting a recipe whose tools.registry is "{registry}" are refused at tools.registry'
     )
 )
-def _refused_without_root(server: ServedServer, context: dict[str, Any], registry: str) -> None:
-    replies = _replies(server, registry)
+def _refused_without_root(target: str, context: dict[str, Any], registry: str) -> None:
+    replies = _replies(target, registry)
     assert any("no tool_registry_root" in reply for reply in replies), replies
     _record(context, registry, replies)
 
@@ -106,11 +114,11 @@ def _refused_without_root(server: ServedServer, context: dict[str, Any], registr
 @then(
     "validating, compiling and starting recipes whose tools.registry is each of these are refused at tools.registry with one reply:"
 )
-def _refused_alike(server: ServedServer, context: dict[str, Any], disk: dict[str, Path], datatable: list[list[str]]) -> None:
+def _refused_alike(target: str, context: dict[str, Any], disk: dict[str, Path], datatable: list[list[str]]) -> None:
     answers: dict[str, list[str]] = {}
     for (registry,) in datatable[1:]:
         registry = registry.replace("<absolute secret dir>", str(disk["secret"]))
-        replies = _replies(server, registry)
+        replies = _replies(target, registry)
         _record(context, registry, replies)
         answers[registry] = [reply.replace(registry, "<requested>") for reply in replies]
     # The same answer whether the path is absolute, climbs out, links out, is missing or is a file:
@@ -119,13 +127,18 @@ def _refused_alike(server: ServedServer, context: dict[str, Any], disk: dict[str
 
 
 @then("the broken registry is refused with one line and no file name, key or content")
-def _broken_registry(server: ServedServer, context: dict[str, Any]) -> None:
-    validated = server.client().validate_recipe(recipe_yaml=_recipe("broken"))
+def _broken_registry(target: str, context: dict[str, Any]) -> None:
+    with VerityClient(target) as client:
+        _broken_refused(client, context)
+
+
+def _broken_refused(client: VerityClient, context: dict[str, Any]) -> None:
+    validated = client.validate_recipe(recipe_yaml=_recipe("broken"))
     registry_problems = [p for p in validated.problems if p.field_path == "tools.registry"]
     assert len(registry_problems) == 1 and "server log" in registry_problems[0].message
     _record(context, "broken", [p.message for p in validated.problems])
     with pytest.raises(VerityRpcError) as failure:
-        server.client().compile_recipe(recipe_yaml=_recipe("broken"))
+        client.compile_recipe(recipe_yaml=_recipe("broken"))
     _record(context, "broken", [failure.value.message, *(v.description for v in failure.value.field_violations)])
 
 
@@ -139,10 +152,10 @@ def _nothing_revealed(context: dict[str, Any], disk: dict[str, Path]) -> None:
 
 
 @then("a recipe naming the good registry validates, compiles with its tool and starts")
-def _good_registry(server: ServedServer) -> None:
-    client = server.client()
-    assert client.validate_recipe(recipe_yaml=_recipe("good")).valid
-    compiled = client.compile_recipe(recipe_yaml=_recipe("good"))
-    assert "quote_lookup" in compiled.plan_json
-    run_id = client.start_run(recipe_yaml=_recipe("good")).run_id
-    client.stop_run(run_id)
+def _good_registry(target: str) -> None:
+    with VerityClient(target) as client:
+        assert client.validate_recipe(recipe_yaml=_recipe("good")).valid
+        compiled = client.compile_recipe(recipe_yaml=_recipe("good"))
+        assert "quote_lookup" in compiled.plan_json
+        run_id = client.start_run(recipe_yaml=_recipe("good")).run_id
+        client.stop_run(run_id)

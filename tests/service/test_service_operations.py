@@ -17,14 +17,13 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 from google.protobuf.descriptor_pool import DescriptorPool
 from pytest_bdd import given, parsers, scenarios, then, when
-from tests.service.service_harness import ServedServer, chat_deltas
+from tests.service.service_harness import ServedServer
 
 from runtime.plan import compile_recipe, to_mermaid
 from runtime.recipe import load_recipe_file
 from runtime.service.client import VerityClient, VerityRpcError
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
-from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 
 scenarios("service_operations.feature")
 
@@ -83,12 +82,6 @@ def _server_with_recipe(serve: Any, tmp_path: Path, name: str) -> ServedServer:
 @given(parsers.parse('a server with the token "{token}"'), target_fixture="server")
 def _server_with_token(serve: Any, token: str) -> ServedServer:
     return serve(token=token)
-
-
-@given(parsers.parse("a served run that has emitted {count:d} events"))
-def _served_run(server: ServedServer, context: dict[str, Any], count: int) -> None:
-    context["run"] = server.open_run()
-    context["emitted"] = server.emit(context["run"], chat_deltas(count))
 
 
 @given(parsers.parse('a verity serve process with VERITY_TOKEN "{token}"'))
@@ -176,11 +169,6 @@ def _sigterm(context: dict[str, Any]) -> None:
 @when(parsers.parse("the server shuts down with a grace period of {seconds:f} seconds"))
 def _shutdown(server: ServedServer, seconds: float) -> None:
     server.stop(seconds)
-
-
-@when("a server is started again on the same store", target_fixture="server")
-def _restart(serve: Any) -> ServedServer:
-    return serve()
 
 
 # --- then ----------------------------------------------------------------------------------------
@@ -335,19 +323,6 @@ def _log_without_token(context: dict[str, Any]) -> None:
     assert "rejected /verity.v1.AgentService/ListRuns: no bearer token" in text
     assert "rejected /verity.v1.AgentService/ListRuns: wrong bearer token" in text
     assert context["token"] not in text and "wrong-token" not in text
-
-
-@then(parsers.parse("the run ended stopped with stop reason interrupted after its {count:d} events"))
-def _interrupted_after(server: ServedServer, context: dict[str, Any], count: int) -> None:
-    client = server.client()
-    events = list(client.stream_run(context["run"].run_id))
-    assert [e.seq for e in events] == list(range(1, count + 3))
-    assert [e.chat_delta.text for e in events[:count]] == [p.payload.text for p in context["emitted"]]
-    final = events[-1].final_verdict
-    assert final.status == events_pb.TASK_STATE_STOPPED and final.stop_reason == events_pb.STOP_REASON_INTERRUPTED
-    assert "shut down" in final.summary  # ended by the old server's drain, not by the restart
-    run = client.get_run(context["run"].run_id).run
-    assert run.stop_reason == events_pb.STOP_REASON_INTERRUPTED and run.last_seq == count + 2
 
 
 @then("the in-process health watcher saw SERVING then NOT_SERVING")

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.trace import SpanKind
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from pytest_bdd import given, parsers, scenarios, then, when
+from tests.service.run_steps import *  # noqa: F403 - the shared real-run steps
+from tests.service.run_steps import assert_run_ended, run_inputs
 from tests.service.service_harness import Watcher
 
 from runtime.service.client import VerityClient, VerityRpcError
@@ -26,61 +26,8 @@ from tests.fixtures.site_server import FixtureSite
 
 scenarios("service_runs.feature")
 
-ARTICLE_RECIPE = """\
-name: {name}
-version: "1"
-goal: 用浏览器 read the harbour article
-inputs:
-  site:
-    type: string
-target:
-  start_url: "{{site}}/article.html"
-  allowed_domains: ["127.0.0.1"]
-  validation_keywords: ["harbour"]
-plan:
-  - id: open
-    navigate: "{{start_url}}"
-    needs_approval: {needs_approval}
-  - id: read
-    extract:
-      fields:
-        title:
-          css: "h1"
-  - id: check
-    verify:
-      - field_present: title
-  - id: done
-    close:
-      summary: read the article
-"""
-
-
-@pytest.fixture
-def site() -> Iterator[FixtureSite]:
-    with FixtureSite() as running:
-        yield running
-
-
-@given("the fixture site and the article recipes", target_fixture="recipes_dir")
-def _recipes(tmp_path: Path, site: FixtureSite) -> Path:
-    directory = tmp_path / "recipes"
-    directory.mkdir()
-    (directory / "article.yaml").write_text(ARTICLE_RECIPE.format(name="service-article", needs_approval="false"))
-    (directory / "approval.yaml").write_text(ARTICLE_RECIPE.format(name="service-approval", needs_approval="true"))
-    return directory
-
-
-def _inputs(site: FixtureSite) -> dict[str, str]:
-    return {"site": site.base_url}
-
 
 # --- servers ---------------------------------------------------------------------------------
-
-
-@given("a server", target_fixture="target")
-def _server(serve: Any, recipes_dir: Path, context: dict[str, Any]) -> str:
-    context["server"] = server = serve(recipes_dir=recipes_dir)
-    return server.target
 
 
 @given("a server with an in-memory span exporter", target_fixture="target")
@@ -96,66 +43,15 @@ def _limited_server(serve: Any, recipes_dir: Path, context: dict[str, Any], coun
     return server.target
 
 
-def _serve_args(tmp_path: Path, recipes_dir: Path, *extra: str) -> list[str]:
-    # The test sites are on loopback, which a served recipe may reach only when the server allows it.
-    return [
-        "--store", str(tmp_path / "proc" / "verity.db"), "--runs-dir", str(tmp_path / "proc" / "runs"), "--recipes-dir", str(recipes_dir),
-        "--allow-private-network", *extra,
-    ]
-
-
-@given("a verity serve process", target_fixture="target")
-def _serve_process(serve_processes: Any, tmp_path: Path, recipes_dir: Path, context: dict[str, Any]) -> str:
-    context["process"] = process = serve_processes(*_serve_args(tmp_path, recipes_dir))
-    return process.target
-
-
-@given(parsers.parse("a verity serve process with a {seconds:d} second grace period"), target_fixture="target")
-def _serve_process_grace(serve_processes: Any, tmp_path: Path, recipes_dir: Path, context: dict[str, Any], seconds: int) -> str:
-    context["process"] = process = serve_processes(*_serve_args(tmp_path, recipes_dir, "--grace-seconds", str(seconds)))
-    return process.target
-
-
-@pytest.fixture
-def client_for() -> Iterator[Any]:
-    clients: list[VerityClient] = []
-
-    def open_client(target: str) -> VerityClient:
-        client = VerityClient(target)
-        clients.append(client)
-        return client
-
-    yield open_client
-    for client in clients:
-        client.close()
-
-
 # --- when ------------------------------------------------------------------------------------
-
-
-@when(parsers.parse('a client runs "{name}" with Run'))
-def _run_with_run(target: str, client_for: Any, site: FixtureSite, context: dict[str, Any], name: str) -> None:
-    context["events"] = list(client_for(target).run(recipe_name=name, inputs=_inputs(site)))
 
 
 @when(parsers.parse('a client runs "{name}" with Run and a {seconds:d} second timeout'))
 def _run_with_timeout(target: str, client_for: Any, site: FixtureSite, context: dict[str, Any], name: str, seconds: int) -> None:
     client = context["client"] = client_for(target)
     started = time.monotonic()
-    context["events"] = list(client.run(recipe_name=name, inputs=_inputs(site), timeout_seconds=seconds))
+    context["events"] = list(client.run(recipe_name=name, inputs=run_inputs(site), timeout_seconds=seconds))
     context["elapsed"] = time.monotonic() - started
-
-
-@when(parsers.parse('a client starts "{name}" and waits for its confirmation request'))
-def _start_and_wait(target: str, client_for: Any, site: FixtureSite, context: dict[str, Any], name: str) -> None:
-    client = context["client"] = client_for(target)
-    run_id = context["run_id"] = client.start_run(recipe_name=name, inputs=_inputs(site)).run_id
-    watcher = context["watcher"] = Watcher(client, run_id).start()
-    deadline = time.monotonic() + 60
-    while not any(e.HasField("confirmation_requested") for e in watcher.events):
-        assert time.monotonic() < deadline and not watcher.done.is_set(), f"no confirmation request: {watcher.events[-3:]} {watcher.error}"
-        time.sleep(0.02)
-    context["request_id"] = next(e for e in watcher.events if e.HasField("confirmation_requested")).confirmation_requested.request_id
 
 
 @when("the client approves the request")
@@ -179,40 +75,6 @@ def _stop(context: dict[str, Any]) -> None:
     context["stopped"] = context["client"].stop_run(context["run_id"])
 
 
-@when("the server process is killed")
-def _kill(context: dict[str, Any]) -> None:
-    context["process"].kill_group()
-
-
-@when("verity serve is started again on the same store")
-def _restart(serve_processes: Any, tmp_path: Path, recipes_dir: Path, context: dict[str, Any]) -> None:
-    context["process"] = serve_processes(*_serve_args(tmp_path, recipes_dir))
-    context["client"] = VerityClient(context["process"].target)
-
-
-@when("a health watcher is watching the server")
-def _health_watcher(target: str, context: dict[str, Any]) -> None:
-    channel = grpc.insecure_channel(target)
-    statuses: list[int] = []
-    stub = health_pb2_grpc.HealthStub(channel)
-    call = stub.Watch(health_pb2.HealthCheckRequest(service=""))
-
-    def watch() -> None:
-        try:
-            for response in call:
-                statuses.append(response.status)
-        except grpc.RpcError:
-            pass
-
-    thread = threading.Thread(target=watch, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while health_pb2.HealthCheckResponse.SERVING not in statuses:
-        assert time.monotonic() < deadline, statuses
-        time.sleep(0.01)
-    context["health"] = (statuses, thread, channel)
-
-
 @when("the server process receives SIGTERM")
 def _sigterm(context: dict[str, Any]) -> None:
     context["process"].signal(signal.SIGTERM)
@@ -228,18 +90,6 @@ def _verity(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 # --- then ------------------------------------------------------------------------------------
-
-
-@then("the events end with a completed, verified final verdict")
-def _completed_verified(context: dict[str, Any]) -> None:
-    events = context["events"]
-    assert [e.seq for e in events] == list(range(1, len(events) + 1))
-    assert events[0].status_changed.status == events_pb.TASK_STATE_CREATED
-    final = events[-1].final_verdict
-    assert events[-1].HasField("final_verdict")
-    assert final.stop_reason == events_pb.STOP_REASON_COMPLETED and final.verified
-    kinds = {e.WhichOneof("payload") for e in events}
-    assert {"step_started", "step_finished", "tool_used", "structured_output"} <= kinds
 
 
 @then("every event carries the trace id of the run's root span")
@@ -301,17 +151,6 @@ def _waiting(context: dict[str, Any]) -> None:
     assert [c.request_id for c in response.pending_confirmations] == [context["request_id"]]
 
 
-@then(parsers.parse("the run ends {status} with stop reason {reason}"))
-def _ends_with(context: dict[str, Any], status: str, reason: str) -> None:
-    watcher = context["watcher"]
-    watcher.join(60)
-    assert watcher.error is None, watcher.error
-    final = watcher.events[-1]
-    assert final.HasField("final_verdict")
-    assert final.final_verdict.status == events_pb.TaskState.Value(f"TASK_STATE_{status.upper()}")
-    assert final.final_verdict.stop_reason == events_pb.StopReason.Value(f"STOP_REASON_{reason.upper()}")
-
-
 @then(parsers.parse('confirming request "{request_id}" fails with FAILED_PRECONDITION'))
 def _confirm_unknown(context: dict[str, Any], request_id: str) -> None:
     with pytest.raises(VerityRpcError) as failure:
@@ -326,7 +165,7 @@ def _confirm_twice(context: dict[str, Any]) -> None:
     with pytest.raises(VerityRpcError) as failure:
         context["client"].confirm_action(context["run_id"], context["request_id"], True)
     assert failure.value.code == grpc.StatusCode.FAILED_PRECONDITION
-    _ends_with(context, "completed", "completed")
+    assert_run_ended(context, "completed", "completed")
 
 
 @then("StopRun answered with the run stopped with stop reason manual_stop")
@@ -351,7 +190,7 @@ def _start_fails(target: str, site: FixtureSite, context: dict[str, Any], name: 
         with pytest.raises(VerityRpcError) as failure:
             deadline = time.monotonic() + 10
             while True:  # during shutdown, wait until the server has stopped accepting
-                client.start_run(recipe_name=name, inputs=_inputs(site))
+                client.start_run(recipe_name=name, inputs=run_inputs(site))
                 assert code == "UNAVAILABLE" and time.monotonic() < deadline, "the run was accepted"
                 time.sleep(0.05)
     assert failure.value.code == grpc.StatusCode[code], failure.value
@@ -364,7 +203,7 @@ def _recorded(context: dict[str, Any], count: int) -> None:
 
 @then(parsers.parse('starting "{name}" again succeeds'))
 def _start_again(context: dict[str, Any], site: FixtureSite, name: str) -> None:
-    started = context["client"].start_run(recipe_name=name, inputs=_inputs(site))
+    started = context["client"].start_run(recipe_name=name, inputs=run_inputs(site))
     events = list(context["client"].stream_run(started.run_id))
     assert events[-1].final_verdict.stop_reason == events_pb.STOP_REASON_COMPLETED
 
@@ -388,15 +227,6 @@ def _get_interrupted(context: dict[str, Any]) -> None:
     assert run.status == events_pb.TASK_STATE_STOPPED
     assert run.stop_reason == events_pb.STOP_REASON_INTERRUPTED
     assert run.HasField("end_time")
-
-
-@then("the health watcher sees NOT_SERVING")
-def _not_serving(context: dict[str, Any]) -> None:
-    statuses, _thread, _channel = context["health"]
-    deadline = time.monotonic() + 10
-    while health_pb2.HealthCheckResponse.NOT_SERVING not in statuses:
-        assert time.monotonic() < deadline, statuses
-        time.sleep(0.01)
 
 
 @then("the server process exits with code 0")
@@ -433,3 +263,33 @@ def _cli_get(target: str, context: dict[str, Any]) -> None:
     assert '"status": "TASK_STATE_COMPLETED"' in result.stdout
     missing = _verity("client", "get", "run-unknown", "--target", target)
     assert missing.returncode == 4 and "NOT_FOUND" in missing.stderr
+
+
+@when("a second client watches the run and cancels its stream")
+def _watch_and_cancel(target: str, client_for: Any, context: dict[str, Any]) -> None:
+    seen = len(context["watcher"].events)
+    cancelling = Watcher(client_for(target), context["run_id"], stop_after=seen).start()
+    cancelling.join()  # it read the run so far, then closed its stream
+    assert cancelling.error is None and cancelling.seqs == list(range(1, seen + 1))
+
+
+@when(parsers.parse("the server shuts down with a grace period of {seconds:f} seconds"))
+def _in_process_shutdown(context: dict[str, Any], seconds: float) -> None:
+    context["server"].stop(seconds)
+
+
+@when("a server is started again on the same store")
+def _in_process_restart(serve: Any, recipes_dir: Path, client_for: Any, context: dict[str, Any]) -> None:
+    context["server"] = server = serve(recipes_dir=recipes_dir)
+    context["client"] = client_for(server.target)
+
+
+@then("the run's verdict.json and events.jsonl end with that interruption")
+def _directory_interrupted(context: dict[str, Any]) -> None:
+    run_dir = context["server"].config.runs_dir / context["run_id"]
+    verdict = json.loads((run_dir / "verdict.json").read_text())
+    assert (verdict["status"], verdict["stop_reason"]) == ("stopped", "interrupted")
+    lines = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    streamed = list(context["client"].stream_run(context["run_id"]))
+    assert [line["seq"] for line in lines] == [e.seq for e in streamed]
+    assert lines[-1]["kind"] == "final_verdict" and lines[-1]["payload"]["stop_reason"] == "interrupted"

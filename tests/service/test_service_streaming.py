@@ -54,13 +54,6 @@ def _run_behind_proxy(server: ServedServer, proxies: Any, context: dict[str, Any
     context["watcher"] = Watcher(client, live.run_id).start()
 
 
-@given("a served run with a watcher that cancels after 5 events and a watcher that stays")
-def _run_with_cancelling_watcher(server: ServedServer, context: dict[str, Any]) -> None:
-    context["run"] = live = server.open_run()
-    context["cancelling"] = Watcher(server.client(), live.run_id, stop_after=5).start()
-    context["staying"] = Watcher(server.client(), live.run_id).start()
-
-
 @given("a served run with a watcher that does not read and a watcher that keeps up")
 def _run_with_slow_and_fast(server: ServedServer, context: dict[str, Any]) -> None:
     context["run"] = live = server.open_run()
@@ -144,13 +137,6 @@ def _emit_while_cut(server: ServedServer, context: dict[str, Any], count: int) -
     server.emit(context["run"], chat_deltas(count, prefix="offline"))
 
 
-@when("the first watcher has cancelled its stream")
-def _first_cancelled(context: dict[str, Any]) -> None:
-    context["cancelling"].join()
-    assert context["cancelling"].seqs == [1, 2, 3, 4, 5]
-    assert context["cancelling"].error is None
-
-
 @when("the run emits 600 events of 4 KiB in small bursts and its final verdict")
 def _emit_bursts(server: ServedServer, context: dict[str, Any]) -> None:
     server.emit_paced(context["run"], chat_deltas(600, text_size=4096), chunk=4, pause=0.002)
@@ -189,21 +175,6 @@ def _ended_after_final(context: dict[str, Any]) -> None:
 @then(parsers.parse("the client connected at least {count:d} times"))
 def _connected(context: dict[str, Any], count: int) -> None:
     assert context["proxy"].connections_accepted >= count
-
-
-@then(parsers.parse("the staying watcher receives seq {first:d} to {last:d} in order exactly once"))
-def _staying_receives(context: dict[str, Any], first: int, last: int) -> None:
-    watcher = context["staying"]
-    watcher.join()
-    assert watcher.error is None, watcher.error
-    assert_exact_sequence(watcher.seqs, first, last)
-
-
-@then("the run ended completed")
-def _run_completed(server: ServedServer, context: dict[str, Any]) -> None:
-    run = server.client().get_run(context["run"].run_id).run
-    assert run.status == events_pb.TASK_STATE_COMPLETED
-    assert run.stop_reason == events_pb.STOP_REASON_COMPLETED
 
 
 @then(parsers.parse("the run's {count:d} events were all stored and the run ended while the slow watcher had read nothing"))

@@ -18,3 +18,13 @@ Feature: MiniWoB++ tasks with deterministic recipes, judged by the task's own re
       | enter-password        | 4    |
       | focus-text-2          | 5    |
       | click-link            | 6    |
+      | email-inbox           | 7    |
+      | book-flight           | 8    |
+      | navigate-tree         | 9    |
+      | form-sequence-2       | 10   |
+      | click-collapsible-2   | 11   |
+      | social-media          | 12   |
+      | enter-date            | 13   |
+      | use-spinner           | 14   |
+      | guess-number          | 15   |
+      | multi-layouts         | 16   |

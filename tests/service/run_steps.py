@@ -8,21 +8,22 @@ step fixtures into the module.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2
 from pytest_bdd import given, parsers, then, when
 from tests.fixtures.site_server import FixtureSite
-from tests.service.service_harness import Watcher
+from tests.service.service_harness import HealthWatch, Watcher
 
 from runtime.service.client import VerityClient
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
+
+SERVING = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 
 ARTICLE_RECIPE = """\
@@ -141,15 +142,25 @@ def _run_with_run(target: str, client_for: Any, site: FixtureSite, context: dict
     context["events"] = list(client_for(target).run(recipe_name=name, inputs=run_inputs(site)))
 
 
-@when(parsers.parse('a client starts "{name}" and waits for its confirmation request'))
-def _start_and_wait(target: str, client_for: Any, site: FixtureSite, context: dict[str, Any], name: str) -> None:
+def start_and_watch(
+    target: str, client_for: Any, site: FixtureSite, context: dict[str, Any], name: str, reached: Callable[[list[Any]], bool], what: str
+) -> Watcher:
+    """Start recipe `name`, watch it, and return once its events show `reached` (the run got `what`)."""
     client = context["client"] = client_for(target)
     run_id = context["run_id"] = client.start_run(recipe_name=name, inputs=run_inputs(site)).run_id
     watcher = context["watcher"] = Watcher(client, run_id).start()
     deadline = time.monotonic() + 60
-    while not any(e.HasField("confirmation_requested") for e in watcher.events):
-        assert time.monotonic() < deadline and not watcher.done.is_set(), f"no confirmation request: {watcher.events[-3:]} {watcher.error}"
+    while not reached(watcher.events):
+        assert time.monotonic() < deadline and not watcher.done.is_set(), f"the run never got {what}: {watcher.events[-3:]} {watcher.error}"
         time.sleep(0.02)
+    return watcher
+
+
+@when(parsers.parse('a client starts "{name}" and waits for its confirmation request'))
+def _start_and_wait(target: str, client_for: Any, site: FixtureSite, context: dict[str, Any], name: str) -> None:
+    watcher = start_and_watch(
+        target, client_for, site, context, name, lambda events: any(e.HasField("confirmation_requested") for e in events), "a confirmation request"
+    )
     context["request_id"] = next(e for e in watcher.events if e.HasField("confirmation_requested")).confirmation_requested.request_id
 
 
@@ -167,25 +178,8 @@ def _restart(serve_processes: Any, tmp_path: Path, recipes_dir: Path, context: d
 @given("a health watcher is watching the server")
 @when("a health watcher is watching the server")
 def _health_watcher(target: str, context: dict[str, Any]) -> None:
-    channel = grpc.insecure_channel(target)
-    statuses: list[int] = []
-    stub = health_pb2_grpc.HealthStub(channel)
-    call = stub.Watch(health_pb2.HealthCheckRequest(service=""))
-
-    def watch() -> None:
-        try:
-            for response in call:
-                statuses.append(response.status)
-        except grpc.RpcError:
-            pass
-
-    thread = threading.Thread(target=watch, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while health_pb2.HealthCheckResponse.SERVING not in statuses:
-        assert time.monotonic() < deadline, statuses
-        time.sleep(0.01)
-    context["health"] = (statuses, thread, channel)
+    context["health"] = health = HealthWatch(target)
+    health.wait_for(lambda statuses: SERVING in statuses, "reported SERVING")
 
 
 @then("the events end with a completed, verified final verdict")
@@ -213,11 +207,7 @@ def assert_run_ended(context: dict[str, Any], status: str, reason: str) -> None:
 
 @then("the health watcher sees NOT_SERVING")
 def _not_serving(context: dict[str, Any]) -> None:
-    statuses, _thread, _channel = context["health"]
-    deadline = time.monotonic() + 10
-    while health_pb2.HealthCheckResponse.NOT_SERVING not in statuses:
-        assert time.monotonic() < deadline, statuses
-        time.sleep(0.01)
+    context["health"].wait_for(lambda statuses: NOT_SERVING in statuses, "reported NOT_SERVING")
 
 
 @then(parsers.parse('a client running "{name}" gets a completed, verified verdict'))
@@ -230,8 +220,8 @@ def _runs_to_completion(target: str, client_for: Any, site: FixtureSite, name: s
 
 @then("the health watcher sees SERVING again")
 def _serving_again(context: dict[str, Any]) -> None:
-    statuses, _thread, _channel = context["health"]
-    deadline = time.monotonic() + 120  # relaunching waits out a backoff
-    while not (health_pb2.HealthCheckResponse.NOT_SERVING in statuses and statuses[-1] == health_pb2.HealthCheckResponse.SERVING):
-        assert time.monotonic() < deadline, statuses
-        time.sleep(0.05)
+    context["health"].wait_for(
+        lambda statuses: NOT_SERVING in statuses and statuses[-1] == SERVING,
+        "came back to SERVING",
+        timeout=120,  # relaunching waits out a backoff
+    )

@@ -164,6 +164,36 @@ class Watcher:
             raise AssertionError(f"watcher of {self.run_id} still streaming after {timeout}s ({len(self.events)} events)")
 
 
+class HealthWatch:
+    """A `grpc.health.v1.Health/Watch` stream of one service, recording every status it reports."""
+
+    def __init__(self, target: str, service: str = "") -> None:
+        import grpc
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+        self.channel = grpc.insecure_channel(target)
+        self.statuses: list[int] = []
+        call = health_pb2_grpc.HealthStub(self.channel).Watch(health_pb2.HealthCheckRequest(service=service))
+
+        def watch() -> None:
+            try:
+                for response in call:
+                    self.statuses.append(response.status)
+            except grpc.RpcError:
+                pass  # the channel closed, or the server went away
+
+        threading.Thread(target=watch, name=f"health-{service or 'server'}", daemon=True).start()
+
+    def wait_for(self, reached: Callable[[list[int]], bool], what: str, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not reached(self.statuses):
+            assert time.monotonic() < deadline, f"health never {what}: {self.statuses}"
+            time.sleep(0.01)
+
+    def close(self) -> None:
+        self.channel.close()
+
+
 class DroppingProxy:
     """A loopback TCP proxy in front of the server that can cut every open connection (RST)."""
 

@@ -16,8 +16,7 @@ from urllib.request import urlopen
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 from tests.service.run_steps import *  # noqa: F403 - the shared real-run steps
-from tests.service.run_steps import run_inputs, serve_args
-from tests.service.service_harness import Watcher
+from tests.service.run_steps import serve_args, start_and_watch
 
 from runtime.browser import find_chromium
 from runtime.browser.chromium_process import ChromiumProfile, process_start_ticks
@@ -238,13 +237,10 @@ def _scrubbed(tmp_path: Path) -> None:
 
 @when(parsers.parse('a client starts "{name}" and waits for its first step to start'))
 def _start_and_wait_for_step(target: str, client_for: Any, site: Any, context: dict[str, Any], name: str) -> None:
-    client = context["client"] = client_for(target)
-    run_id = context["run_id"] = client.start_run(recipe_name=name, inputs=run_inputs(site)).run_id
-    watcher = context["watcher"] = Watcher(client, run_id).start()
-    deadline = time.monotonic() + 60
-    while not any(e.HasField("step_started") and e.step_started.state_id == "open" for e in watcher.events):
-        assert time.monotonic() < deadline and not watcher.done.is_set(), f"the run never started its step: {watcher.events[-3:]}"
-        time.sleep(0.02)
+    start_and_watch(
+        target, client_for, site, context, name,
+        lambda events: any(e.HasField("step_started") and e.step_started.state_id == "open" for e in events), "to its first step",
+    )
 
 
 # --- what a dead server left behind --------------------------------------------------------------

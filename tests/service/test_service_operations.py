@@ -6,8 +6,6 @@ import json
 import signal
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +15,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 from google.protobuf.descriptor_pool import DescriptorPool
 from pytest_bdd import given, parsers, scenarios, then, when
-from tests.service.service_harness import ServedServer
+from tests.service.service_harness import HealthWatch, ServedServer
 
 from runtime.plan import compile_recipe, to_mermaid
 from runtime.recipe import load_recipe_file
@@ -92,23 +90,8 @@ def _serve_with_token(serve_processes: Any, tmp_path: Path, context: dict[str, A
 
 @given("a health watcher is watching the in-process server")
 def _health_watch(server: ServedServer, context: dict[str, Any]) -> None:
-    channel = grpc.insecure_channel(server.target)
-    statuses: list[int] = []
-    call = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(service="verity.v1.AgentService"))
-
-    def watch() -> None:
-        try:
-            for response in call:
-                statuses.append(response.status)
-        except grpc.RpcError:
-            pass
-
-    threading.Thread(target=watch, daemon=True).start()
-    deadline = time.monotonic() + 10
-    while not statuses:
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    context["health"] = (statuses, channel)
+    context["health"] = health = HealthWatch(server.target, "verity.v1.AgentService")
+    health.wait_for(bool, "reported anything")
 
 
 # --- when ----------------------------------------------------------------------------------------
@@ -327,13 +310,10 @@ def _log_without_token(context: dict[str, Any]) -> None:
 
 @then("the in-process health watcher saw SERVING then NOT_SERVING")
 def _saw_not_serving(context: dict[str, Any]) -> None:
-    statuses, channel = context["health"]
-    deadline = time.monotonic() + 5
-    while health_pb2.HealthCheckResponse.NOT_SERVING not in statuses and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert statuses[0] == health_pb2.HealthCheckResponse.SERVING
-    assert health_pb2.HealthCheckResponse.NOT_SERVING in statuses
-    channel.close()
+    health: HealthWatch = context["health"]
+    health.wait_for(lambda statuses: health_pb2.HealthCheckResponse.NOT_SERVING in statuses, "reported NOT_SERVING")
+    assert health.statuses[0] == health_pb2.HealthCheckResponse.SERVING
+    health.close()
 
 
 @then(parsers.parse('reflection lists "{first}", "{second}" and "{third}"'))

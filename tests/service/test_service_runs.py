@@ -234,7 +234,7 @@ def _exit_zero(context: dict[str, Any]) -> None:
     process = context["process"]
     assert process.wait(30) == 0, process.text
     assert "verity serve: stopped" in process.text
-    context["health"][2].close()
+    context["health"].close()
 
 
 @then("the command exits with code 0 and printed the final verdict")

@@ -23,3 +23,10 @@ Feature: Recipes sent by clients stay out of the server's files
     And the broken registry is refused with one line and no file name, key or content
     And no reply names the secret file, its keys, its contents or the server's directories
     And a recipe naming the good registry validates, compiles with its tool and starts
+
+  @SERVICE-029
+  Scenario: A recipe sent by a client cannot read the server's files through a file: URL
+    Given a server without a tool registry root, and a secret file beside it
+    When a client runs a recipe whose start_url is the secret file's file: URL
+    Then the run is refused the page with blocker kind scheme_not_allowed and ends without a verified result
+    And no event, GetRun or ListRuns reply holds the secret file's keys or contents

@@ -19,17 +19,36 @@ from runtime.browser.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.tab import ResolvedElement, Tab
 
 
-_PREPARE_CLICK = """function() {
+# Scrolls the element into view, waits until its box is stable (the same in two animation frames,
+# 1 s at most: a sliding accordion or a dialog still moving in), and answers 'ok:fx,fy' with the
+# point to press as fractions of its box: the centre, or else the first visible part of a 5x5 grid
+# when something covers the centre (a person clicks the part they can see).
+_PREPARE_CLICK = """async function() {
   if (!this.isConnected) return 'detached';
   this.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+  const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+  const box = () => { const b = this.getBoundingClientRect(); return [b.left, b.top, b.width, b.height].join(); };
+  const started = performance.now();
+  let last = box();
+  while (performance.now() - started < 1000) {
+    await frame();
+    const now = box();
+    if (now === last) break;
+    last = now;
+  }
+  if (!this.isConnected) return 'detached';
   const r = this.getBoundingClientRect();
   if (r.width === 0 || r.height === 0) return 'hidden';
   if (this.disabled) return 'disabled';
   const root = this.getRootNode();
   const probe = root.elementFromPoint ? root : this.ownerDocument;
+  const mine = (hit) => { let node = hit; while (node) { if (node === this) return true; node = node.parentNode || node.host; } return false; };
+  const points = [[0.5, 0.5]];
+  for (const fy of [0.1, 0.3, 0.5, 0.7, 0.9]) for (const fx of [0.1, 0.3, 0.5, 0.7, 0.9]) points.push([fx, fy]);
+  for (const [fx, fy] of points) {
+    if (mine(probe.elementFromPoint(r.left + r.width * fx, r.top + r.height * fy))) return 'ok:' + fx + ',' + fy;
+  }
   const hit = probe.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-  let node = hit;
-  while (node) { if (node === this) return 'ok'; node = node.parentNode || node.host; }
   if (!hit) return 'covered';
   const id = hit.id ? '#' + hit.id : '';
   const cls = typeof hit.className === 'string' && hit.className ? '.' + hit.className.trim().split(/\\s+/).join('.') : '';
@@ -69,11 +88,14 @@ async def _click(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
             state="covered",
             covered_by=covering,
         )
+    fx, fy = (float(part) for part in state.partition(":")[2].split(","))
     quads = (await tab.cdp.send("DOM.getContentQuads", {"objectId": element.object_id})).get("quads") or []
     if quads:
-        quad = quads[0]
-        x = sum(quad[0::2]) / 4
-        y = sum(quad[1::2]) / 4
+        # The chosen point of the box in page coordinates (a quad runs top-left, top-right,
+        # bottom-right, bottom-left; an element in a frame has its quad in the top page).
+        x1, y1, x2, y2, _x3, _y3, x4, y4 = quads[0]
+        x = x1 + fx * (x2 - x1) + fy * (x4 - x1)
+        y = y1 + fx * (y2 - y1) + fy * (y4 - y1)
         # Hover first, as a person's pointer does, and let the hover land: a :hover style that
         # swaps in another picture (an icon's hover image) loses a press made while it loads.
         await tab.page.mouse.move(x, y)

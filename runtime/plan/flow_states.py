@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from runtime.plan.model import State, Transition
-from runtime.recipe.flow_steps import ForEach
+from runtime.recipe.model import ForEach
 from runtime.recipe.model import Condition
 
 # Step kinds that touch no tool: the run's own bookkeeping of values and loops.

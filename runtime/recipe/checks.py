@@ -5,7 +5,6 @@ Each check yields (path, message, code); the loader turns paths into file:line:c
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from referencing.jsonschema import DRAFT202012
 from runtime.recipe.domains import domain_pattern_problem
 from runtime.recipe.model import Recipe
 from runtime.recipe.placeholders import BUILTIN_PLACEHOLDERS, SEARCH_QUERY, builtin_defined_at, builtins_usable_at, placeholder_names
-from runtime.recipe.problems import format_path
+from runtime.recipe.problems import did_you_mean, format_path
 from runtime.recipe.loop_checks import check_loops
 from runtime.recipe.references import is_reference
 from runtime.recipe.references_check import check_references
@@ -30,11 +29,6 @@ from runtime.recipe.tool_registry import EVALUATE_TOOL, ToolRegistry
 
 PathParts = tuple[str | int, ...]
 Finding = tuple[PathParts, str, str]
-
-
-def did_you_mean(word: str, choices: list[str] | set[str]) -> str:
-    close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def check_recipe(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:

@@ -2,18 +2,16 @@
 (`for_each`), plus the value conditions `when:` and `verify` may use.
 
 They live apart from model.py so the step vocabulary can grow without one file growing with it;
-model.py wires them into `Step` and `Condition`. How values are named (`{steps.<id>.<field>}`,
+model.py wires them into `Step` and `Condition`; `for_each` itself lives in model.py, since its
+body is a list of steps (the recursion stays inside one module). How values are named (`{steps.<id>.<field>}`,
 `{vars.<name>}`) is in references.py.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-if TYPE_CHECKING:
-    from runtime.recipe.model import Locator, Step
+from pydantic import BaseModel, ConfigDict, Field
 
 # JSON text an `evaluate` step may bring back; past it the step fails with `result_too_large`.
 EVALUATE_RESULT_MAX_BYTES = 64 * 1024
@@ -49,32 +47,6 @@ class EvaluateStep(_Strict):
     )
 
 
-class ForEach(_Strict):
-    """Run `do` once per item, at most `max_items` times: over the elements a locator matches, or
-    over a list value. Inside `do`, `{vars.<as>}` is the item (an element's text) and
-    `{vars.<as>_index}` its 0-based position; `{item: <as>}` as a locator is the element itself."""
-
-    elements: Locator | None = Field(default=None, description="Iterate over the elements this locator matches, counted when the loop starts.")
-    values: str | None = Field(
-        default=None, description="Iterate over a list value: one placeholder such as `{steps.parse.names}` whose value is a list."
-    )
-    as_: VarName = Field(default="item", alias="as", description="The loop variable's name: `{vars.<as>}` inside `do`.")
-    max_items: int = Field(
-        default=FOR_EACH_DEFAULT_ITEMS,
-        ge=1,
-        le=FOR_EACH_MAX_ITEMS,
-        description=f"Items run at most (1 to {FOR_EACH_MAX_ITEMS}, default {FOR_EACH_DEFAULT_ITEMS}); later items are left out and the loop says how many.",
-    )
-    do: Annotated[list[Step], Field(min_length=1)] = Field(description="The steps run for each item, in order; their ids share the recipe's namespace.")
-
-    @model_validator(mode="after")
-    def _one_source(self) -> ForEach:
-        given = [k for k in ("elements", "values") if getattr(self, k) is not None]
-        if len(given) != 1:
-            raise ValueError(f"for_each needs exactly one of elements, values (got {', '.join(given) or 'none'})")
-        return self
-
-
 class ValueEquals(_Strict):
     value: str = Field(description="The value to test; may use {placeholders} such as `{vars.x}` or `{steps.read.price}`.")
     to: str = Field(description="What it must equal, compared as text after filling; may use {placeholders}.")
@@ -99,9 +71,4 @@ SetBody = Annotated[
 ]
 
 
-def rebuild(step: type[Step], locator: type[Locator]) -> None:
-    """Resolve the forward references to Step and Locator once model.py has defined them."""
-    ForEach.model_rebuild(_types_namespace={"Step": step, "Locator": locator})
-
-
-__all__ = ["EvaluateStep", "ForEach", "SetBody", "ValueEquals", "ValueIn", "ValueMatches", "rebuild", "EVALUATE_RESULT_MAX_BYTES"]
+__all__ = ["EvaluateStep", "SetBody", "ValueEquals", "ValueIn", "ValueMatches", "VarName", "EVALUATE_RESULT_MAX_BYTES", "FOR_EACH_DEFAULT_ITEMS", "FOR_EACH_MAX_ITEMS"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from runtime.recipe.checks import did_you_mean
+from runtime.recipe.problems import did_you_mean
 from runtime.recipe.model import Recipe
 from runtime.recipe.problems import Problem, RecipeInvalid
 

@@ -7,7 +7,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from runtime.recipe.checks import check_recipe, did_you_mean, registry_dir
+from runtime.recipe.checks import check_recipe, registry_dir
+from runtime.recipe.problems import did_you_mean
 from runtime.recipe.model import Recipe
 from runtime.recipe.problems import Problem, RecipeInvalid, format_path
 from runtime.recipe.schema import recipe_json_schema

@@ -12,8 +12,16 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from runtime.outcomes import BlockerKind
-from runtime.recipe import flow_steps
-from runtime.recipe.flow_steps import EvaluateStep, ForEach, SetBody, ValueEquals, ValueIn, ValueMatches
+from runtime.recipe.flow_steps import (
+    FOR_EACH_DEFAULT_ITEMS,
+    FOR_EACH_MAX_ITEMS,
+    EvaluateStep,
+    SetBody,
+    ValueEquals,
+    ValueIn,
+    ValueMatches,
+    VarName,
+)
 
 StepId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,63}$", description="A step id: lowercase letters, digits, '-' or '_'.")]
 Milliseconds = Annotated[int, Field(ge=100, le=600_000, description="A duration in milliseconds (100 to 600000).")]
@@ -289,6 +297,32 @@ class CloseStep(Strict):
 STEP_KINDS = ("navigate", "observe", "act", "wait", "extract", "verify", "agent", "close", "evaluate", "set", "for_each")
 
 
+class ForEach(Strict):
+    """Run `do` once per item, at most `max_items` times: over the elements a locator matches, or
+    over a list value. Inside `do`, `{vars.<as>}` is the item (an element's text) and
+    `{vars.<as>_index}` its 0-based position; `{item: <as>}` as a locator is the element itself."""
+
+    elements: Locator | None = Field(default=None, description="Iterate over the elements this locator matches, counted when the loop starts.")
+    values: str | None = Field(
+        default=None, description="Iterate over a list value: one placeholder such as `{steps.parse.names}` whose value is a list."
+    )
+    as_: VarName = Field(default="item", alias="as", description="The loop variable's name: `{vars.<as>}` inside `do`.")
+    max_items: int = Field(
+        default=FOR_EACH_DEFAULT_ITEMS,
+        ge=1,
+        le=FOR_EACH_MAX_ITEMS,
+        description=f"Items run at most (1 to {FOR_EACH_MAX_ITEMS}, default {FOR_EACH_DEFAULT_ITEMS}); later items are left out and the loop says how many.",
+    )
+    do: Annotated[list[Step], Field(min_length=1)] = Field(description="The steps run for each item, in order; their ids share the recipe's namespace.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ForEach:
+        given = [k for k in ("elements", "values") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(f"for_each needs exactly one of elements, values (got {', '.join(given) or 'none'})")
+        return self
+
+
 class Step(Strict):
     """One plan step: an optional id and flow keys, plus exactly one step kind."""
 
@@ -413,5 +447,5 @@ class Recipe(Strict):
         return [step.id or f"step-{i + 1}" for i, step in enumerate(self.plan)]
 
 
-flow_steps.rebuild(Step, Locator)
+ForEach.model_rebuild()
 Condition.model_rebuild()

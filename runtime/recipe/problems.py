@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -45,3 +47,9 @@ def format_path(parts: tuple[str | int, ...]) -> str:
             shown = part if part and part.isprintable() else repr(part)
             text += f".{shown}" if text else shown
     return text
+
+
+def did_you_mean(word: str, choices: list[str] | set[str]) -> str:
+    """A "; did you mean 'x'?" hint naming the closest choice, or "" when none is close."""
+    close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from runtime.recipe.model import Recipe, Step
 from runtime.recipe.placeholders import placeholder_names
+from runtime.recipe.problems import did_you_mean
 from runtime.recipe.references import STEPS, Reference, is_reference, parse_reference
 from runtime.recipe.step_graph import END, StepGraph, StepNode, step_graph
 from runtime.recipe.templated import json_texts, step_texts
@@ -130,8 +131,6 @@ def _check_text(
 
 
 def _unknown(reference: Reference, graph: StepGraph, definers: dict[str, list[str]]) -> tuple[str, str] | None:
-    from runtime.recipe.checks import did_you_mean  # checks imports this module
-
     if reference.scope != STEPS:
         if f"vars.{reference.name}" not in definers:
             known = {name.removeprefix("vars.") for name in definers}

@@ -68,3 +68,12 @@ Feature: Recipes that use what they read: values, conditions, loops, page script
     And the output title starts with "json"
     And the replan followed "library/json.html" after the search results were drawn
     And the docs site was never asked for "genindex.html" or "py-modindex.html"
+
+  @EXEC-035
+  Scenario: Clicks land where a person's would
+    When I run "language/clicks" against the fixture site
+    Then the run ends "completed" with stop reason "completed"
+    And the state "partly" clicked although an ad covers its centre
+    And the state "under" failed with "not_interactable"
+    And the state "never" never ran
+    And the state "inside" ended "verified"

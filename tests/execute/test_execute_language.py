@@ -183,3 +183,11 @@ def never_asked(docs_site: DocsSite, first: str, second: str) -> None:
     asked = docs_site.requested
     assert any(p.endswith("/search.html") for p in asked) and any(p.endswith("/searchindex.js") for p in asked), asked
     assert not [p for p in asked if p.endswith((first, second))], asked
+
+
+@then(parsers.parse('the state "{state_id}" clicked although an ad covers its centre'))
+def clicked_visible_part(runner: ExecRunner, state_id: str) -> None:
+    [record] = records(runner, state_id)
+    assert record["outcome"] == "verified", record
+    acted = [t for t in record["tool_results"] if t["action"] == "act"]
+    assert len(acted) == 1 and acted[0]["ok"] and acted[0]["error"] is None, record["tool_results"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 import tempfile
 import time
@@ -56,7 +57,14 @@ async def run_one(browser: Browser, site: MiniwobSite, task: str, seed: int, out
     handle = start_run(recipe, inputs, run_id=run_id, run_dir=out / run_id, events=EventLog(run_id), browser=BrowserProvider(browser=browser), registry=registry)
     verdict = await asyncio.wait_for(handle.task, RUN_CEILING_S)
     judged = await asyncio.to_thread(judge, site, episode, task, seed, verdict)
-    return judged, verdict.summary
+    return judged, verdict.summary + failed_state(out / run_id)
+
+
+def failed_state(run_dir: Path) -> str:
+    """The last state that did not succeed, for the failure list: which step and why."""
+    executions = json.loads((run_dir / "executions.json").read_text(encoding="utf-8"))
+    failed = [e for e in executions if not e["ok"]]
+    return f" ({failed[-1]['state_id']}: {failed[-1]['observation_summary']})" if failed else ""
 
 
 async def sweep(tasks: list[str], seeds: int, out: Path) -> list[TaskTally]:
@@ -98,7 +106,7 @@ def table(tallies: list[TaskTally], seeds: int, command: str) -> str:
         for task, run in failures:
             summary = next(t.summaries[run.seed] for t in tallies if t.task == task)
             reward = "no reward reported" if run.reward is None else f"reward {run.reward.reward:.2f} ({run.reward.reason})"
-            lines.append(f"- {task} seed {run.seed}: `{run.stop_reason}`, {reward}: {summary[:160]}")
+            lines.append(f"- {task} seed {run.seed}: `{run.stop_reason}`, {reward}: {summary[:400]}")
     return "\n".join(lines)
 
 

@@ -179,7 +179,7 @@ def _restart(serve_processes: Any, tmp_path: Path, recipes_dir: Path, context: d
 @when("a health watcher is watching the server")
 def _health_watcher(target: str, context: dict[str, Any]) -> None:
     context["health"] = health = HealthWatch(target)
-    health.wait_for(lambda statuses: SERVING in statuses, "reported SERVING")
+    health.assert_reaches(lambda statuses: SERVING in statuses, "reported SERVING")
 
 
 @then("the events end with a completed, verified final verdict")
@@ -207,7 +207,7 @@ def assert_run_ended(context: dict[str, Any], status: str, reason: str) -> None:
 
 @then("the health watcher sees NOT_SERVING")
 def _not_serving(context: dict[str, Any]) -> None:
-    context["health"].wait_for(lambda statuses: NOT_SERVING in statuses, "reported NOT_SERVING")
+    context["health"].assert_reaches(lambda statuses: NOT_SERVING in statuses, "reported NOT_SERVING")
 
 
 @then(parsers.parse('a client running "{name}" gets a completed, verified verdict'))
@@ -220,7 +220,7 @@ def _runs_to_completion(target: str, client_for: Any, site: FixtureSite, name: s
 
 @then("the health watcher sees SERVING again")
 def _serving_again(context: dict[str, Any]) -> None:
-    context["health"].wait_for(
+    context["health"].assert_reaches(
         lambda statuses: NOT_SERVING in statuses and statuses[-1] == SERVING,
         "came back to SERVING",
         timeout=120,  # relaunching waits out a backoff

@@ -184,7 +184,7 @@ class HealthWatch:
 
         threading.Thread(target=watch, name=f"health-{service or 'server'}", daemon=True).start()
 
-    def wait_for(self, reached: Callable[[list[int]], bool], what: str, timeout: float = 10.0) -> None:
+    def assert_reaches(self, reached: Callable[[list[int]], bool], what: str, timeout: float = 10.0) -> None:
         deadline = time.monotonic() + timeout
         while not reached(self.statuses):
             assert time.monotonic() < deadline, f"health never {what}: {self.statuses}"

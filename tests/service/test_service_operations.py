@@ -91,7 +91,7 @@ def _serve_with_token(serve_processes: Any, tmp_path: Path, context: dict[str, A
 @given("a health watcher is watching the in-process server")
 def _health_watch(server: ServedServer, context: dict[str, Any]) -> None:
     context["health"] = health = HealthWatch(server.target, "verity.v1.AgentService")
-    health.wait_for(bool, "reported anything")
+    health.assert_reaches(bool, "reported anything")
 
 
 # --- when ----------------------------------------------------------------------------------------
@@ -311,7 +311,7 @@ def _log_without_token(context: dict[str, Any]) -> None:
 @then("the in-process health watcher saw SERVING then NOT_SERVING")
 def _saw_not_serving(context: dict[str, Any]) -> None:
     health: HealthWatch = context["health"]
-    health.wait_for(lambda statuses: health_pb2.HealthCheckResponse.NOT_SERVING in statuses, "reported NOT_SERVING")
+    health.assert_reaches(lambda statuses: health_pb2.HealthCheckResponse.NOT_SERVING in statuses, "reported NOT_SERVING")
     assert health.statuses[0] == health_pb2.HealthCheckResponse.SERVING
     health.close()
 

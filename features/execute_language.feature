@@ -77,3 +77,11 @@ Feature: Recipes that use what they read: values, conditions, loops, page script
     And the state "under" failed with "not_interactable"
     And the state "never" never ran
     And the state "inside" ended "verified"
+
+  @EXEC-033
+  Scenario: The fallback search can wait for a text the results page shows
+    Given the Sphinx-like docs site on loopback
+    When I run "language/docs-wait-text" against the docs site
+    Then the run ends "completed" with stop reason "completed"
+    And the replan waited for "text_includes" before reading the result links
+    And the replan followed "library/json.html" after the search results were drawn

@@ -191,3 +191,13 @@ def clicked_visible_part(runner: ExecRunner, state_id: str) -> None:
     assert record["outcome"] == "verified", record
     acted = [t for t in record["tool_results"] if t["action"] == "act"]
     assert len(acted) == 1 and acted[0]["ok"] and acted[0]["error"] is None, record["tool_results"]
+
+
+@then(parsers.parse('the replan waited for "{kind}" before reading the result links'))
+def replan_waited(runner: ExecRunner, kind: str) -> None:
+    started = [t for t in runner.last.payloads(ToolUsed) if t.phase == "start"]
+    summaries = [t.summary for t in started]
+    waited = summaries.index(f"wait for search results ({kind})")
+    assert "read search result links" in summaries[waited + 1 :], summaries
+    [replan] = records(runner, "open.replan")
+    assert [t["action"] for t in replan["tool_results"]].count("wait") == 1

@@ -70,6 +70,26 @@ _HOVER_SETTLED = """new Promise((resolve) => {
 })"""
 
 
+_CONTAINS = "function(hit) { let node = hit; while (node) { if (node === this) return true; node = node.parentNode || node.host; } return false; }"
+
+
+async def _lands_on(tab: Tab, element: ResolvedElement, x: float, y: float) -> bool:
+    """Is the node at page point (x, y) the element or inside it? When the browser cannot say
+    (a point in another process's frame), the earlier hit test stands."""
+    try:
+        located = await tab.cdp.send("DOM.getNodeForLocation", {"x": round(x), "y": round(y), "ignorePointerEventsNone": True})
+        hit = await tab.cdp.send("DOM.resolveNode", {"backendNodeId": located["backendNodeId"]})
+        reply = await tab.cdp.send(
+            "Runtime.callFunctionOn",
+            {"objectId": element.object_id, "functionDeclaration": _CONTAINS, "arguments": [{"objectId": hit["object"]["objectId"]}], "returnByValue": True},
+        )
+    except Exception:  # noqa: BLE001 - CDP refuses nodes across frames or worlds; no answer is not a "no"
+        return True
+    if "exceptionDetails" in reply:
+        return True
+    return bool(reply.get("result", {}).get("value"))
+
+
 async def _click(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
     state = await tab.call_on(element, _PREPARE_CLICK)
     if state == "detached":
@@ -100,6 +120,14 @@ async def _click(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
         # swaps in another picture (an icon's hover image) loses a press made while it loads.
         await tab.page.mouse.move(x, y)
         await tab.evaluate(_HOVER_SETTLED)
+        # The page may have moved meanwhile (a section still opening): press only where the
+        # element itself is, never on whatever came under the pointer.
+        if not await _lands_on(tab, element, x, y):
+            raise BrowserActionError(
+                ActionErrorCode.NOT_INTERACTABLE,
+                f"element {element.how} moved away from the pointer before the press; it was not clicked",
+                state="moved",
+            )
         await tab.page.mouse.click(x, y)
         return {"clicked": True, "method": "mouse", "x": round(x, 1), "y": round(y, 1)}
     # Visible by the hit test but without content quads (e.g. inline boxes split oddly): the click

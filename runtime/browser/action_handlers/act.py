@@ -79,9 +79,12 @@ async def _lands_on(tab: Tab, element: ResolvedElement, x: float, y: float) -> b
     try:
         located = await tab.cdp.send("DOM.getNodeForLocation", {"x": round(x), "y": round(y), "ignorePointerEventsNone": True})
         hit = await tab.cdp.send("DOM.resolveNode", {"backendNodeId": located["backendNodeId"]})
+        # Both nodes in the page's own world (the element may have been found in an isolated one).
+        ours = await tab.cdp.send("DOM.describeNode", {"objectId": element.object_id})
+        mine = await tab.cdp.send("DOM.resolveNode", {"backendNodeId": ours["node"]["backendNodeId"]})
         reply = await tab.cdp.send(
             "Runtime.callFunctionOn",
-            {"objectId": element.object_id, "functionDeclaration": _CONTAINS, "arguments": [{"objectId": hit["object"]["objectId"]}], "returnByValue": True},
+            {"objectId": mine["object"]["objectId"], "functionDeclaration": _CONTAINS, "arguments": [{"objectId": hit["object"]["objectId"]}], "returnByValue": True},
         )
     except Exception:  # noqa: BLE001 - CDP refuses nodes across frames or worlds; no answer is not a "no"
         return True

@@ -103,7 +103,13 @@ def _trace_ids(context: dict[str, Any]) -> None:
     roots = [s for s in finished if s.name.startswith("invoke_agent ")]
     assert [format(s.context.trace_id, "032x") for s in roots] == [trace_id]
     # The run is inside the trace of the call that started it (a new trace when the caller sent none).
-    [server_span] = [s for s in finished if s.context.span_id == roots[0].parent.span_id]
+    # The Run call's server span ends only after its last message has gone out, so the client can see
+    # the final event first: wait for that span to finish (a generous ceiling, not a speed check).
+    deadline = time.monotonic() + 60
+    while not (parents := [s for s in context["spans"].get_finished_spans() if s.context.span_id == roots[0].parent.span_id]):
+        assert time.monotonic() < deadline, "the server span of the call that started the run never finished"
+        time.sleep(0.05)
+    [server_span] = parents
     assert server_span.kind is SpanKind.SERVER and server_span.parent is None
     assert server_span.name.rsplit("/", 1)[-1] in ("StartRun", "Run")
     assert roots[0].attributes["verity.run_id"] == events[0].run_id

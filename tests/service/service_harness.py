@@ -281,7 +281,11 @@ class ServeProcess:
         )
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        self.target = self._wait_for_listening()
+        try:
+            self.target = self._wait_for_listening()
+        except BaseException:
+            self.kill_group()  # not yet handed to anyone who would stop it: a timed-out test must not leave it running
+            raise
 
     def _read(self) -> None:
         assert self.process.stdout is not None

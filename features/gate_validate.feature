@@ -183,3 +183,31 @@ Feature: Validate contracts, features and tests before anything runs
     When I run "verity bdd validate" on the sample project
     Then the command fails
     And the output reports then_step_without_check exactly for the ways that do not check
+
+  @GATE-024
+  Scenario Outline: A then step whose only check cannot fail is refused
+    Given the sample project's then step compares the total through <form>
+    When I run "verity bdd validate" on the sample project
+    Then the command fails
+    And the output reports "then_step_without_check" at "def total_is" in "tests/test_adding.py" without a column
+
+    Examples:
+      | form                                      |
+      | a constant assertion                      |
+      | an expression compared with itself        |
+      | an assertion whose failure is caught      |
+      | a constant true beside a real comparison  |
+
+  @GATE-024
+  Scenario: Checks that can fail still count beside the forms that cannot
+    Given the sample project's scenario also checks the total through each of these ways:
+      | way                                              | checks |
+      | an assert statement                              | yes    |
+      | assert False after its own test                  | yes    |
+      | a caught failure raised again with more context  | yes    |
+      | a constant assertion                             | no     |
+      | an expression compared with itself               | no     |
+      | an assertion whose failure is caught             | no     |
+    When I run "verity bdd validate" on the sample project
+    Then the command fails
+    And the output reports then_step_without_check exactly for the ways that do not check

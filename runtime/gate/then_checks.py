@@ -8,6 +8,11 @@ step function's source with `ast`: a function checks something when its own body
   callable whose name starts with `assert` (`assert_called_once_with`, `assertEqual`, ...);
 - a call to a function of the project that checks something by this same rule.
 
+A check that cannot fail does not count: an assert of a constant that holds (`assert True`), of an
+expression compared with itself (`assert evidence == evidence`), and any check inside a `try` whose
+handler catches its failure (AssertionError, Exception, BaseException or a bare `except`) without
+raising again. `assert False` after a test of its own still counts: it can fail.
+
 Callees are resolved as Python resolves them at run time, from the function's globals and closure:
 `name(...)`, `module.name(...)`, `Class.method(...)`, `self.method(...)` in a method, and
 `param.method(...)` when the parameter is annotated with a class. A nested function counts when
@@ -78,6 +83,8 @@ class ThenStepJudge:
     ) -> bool:
         scope = _Scope(function, definition)
         for node in _own_nodes(definition):
+            if isinstance(node, ast.Assert) and cannot_fail(node.test):
+                continue
             if isinstance(node, (ast.Assert, ast.Raise)):
                 return True
             if isinstance(node, ast.Call) and self._call_checks(node, scope, depth):
@@ -140,7 +147,50 @@ def _own_nodes(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[a
         if isinstance(node, _NESTED_SCOPES):
             continue  # a lambda or a class body may never run
         yield node
+        if isinstance(node, ast.Try) and _swallows_failures(node):
+            # What fails in the try body is caught: only the handlers, else and finally can check.
+            pending.extend([*node.handlers, *node.orelse, *node.finalbody])
+            continue
         pending.extend(ast.iter_child_nodes(node))
+
+
+_CATCH_ALL_FAILURES = frozenset({"AssertionError", "Exception", "BaseException"})
+_CONSTANT_NODES = (
+    ast.Constant, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.BinOp, ast.Tuple, ast.List, ast.Set, ast.Dict,
+    ast.unaryop, ast.boolop, ast.cmpop, ast.operator, ast.expr_context,
+)
+_ALWAYS_TRUE_WITH_ITSELF = (ast.Eq, ast.Is, ast.LtE, ast.GtE)
+
+
+def _swallows_failures(statement: ast.Try) -> bool:
+    """Does one of the try's handlers catch a failed check and never raise again?"""
+    for handler in statement.handlers:
+        caught = handler.type
+        names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+        catches = caught is None or any(_callee_name(name) in _CATCH_ALL_FAILURES for name in names if name is not None)
+        reraises = any(isinstance(node, ast.Raise) for node in ast.walk(handler))
+        if catches and not reraises:
+            return True
+    return False
+
+
+def cannot_fail(test: ast.expr) -> bool:
+    """An assert's test that holds whatever the code under test does."""
+    if isinstance(test, ast.BoolOp):
+        parts = [cannot_fail(value) for value in test.values]
+        return any(parts) if isinstance(test.op, ast.Or) else all(parts)
+    if isinstance(test, ast.Compare) and all(isinstance(op, _ALWAYS_TRUE_WITH_ITSELF) for op in test.ops):
+        left = ast.dump(test.left)
+        if all(ast.dump(right) == left for right in test.comparators):
+            return True
+    if all(isinstance(node, _CONSTANT_NODES) for node in ast.walk(test)) and not any(
+        isinstance(node, ast.Pow) for node in ast.walk(test)
+    ):
+        try:
+            return bool(eval(compile(ast.Expression(test), "<assert>", "eval"), {"__builtins__": {}}))
+        except Exception:  # a constant that raises (1 / 0) fails every time: it is no degenerate pass
+            return False
+    return False
 
 
 def _parse_function(function: Callable[..., object]) -> ast.FunctionDef | ast.AsyncFunctionDef | None:

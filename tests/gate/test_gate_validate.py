@@ -58,6 +58,21 @@ THEN_WAYS: dict[str, tuple[str, str, str]] = {
         "    def matches() -> None:\n        assert total == expected\n\n    _eventually(matches)",
     ),
     "print only": ("", "", "    print(total == expected)"),
+    "a constant assertion": ("", "", "    print(total)\n    assert True"),
+    "an expression compared with itself": ("", "", "    assert total == total"),
+    "an assertion whose failure is caught": (
+        "",
+        "",
+        "    try:\n        assert total == expected\n    except AssertionError:\n        pass",
+    ),
+    "a constant true beside a real comparison": ("", "", "    assert total == expected or 1"),
+    "assert False after its own test": ("", "", "    if total != expected:\n        assert False, total"),
+    "a caught failure raised again with more context": (
+        "",
+        "",
+        "    try:\n        assert total == expected\n    except AssertionError as error:\n"
+        "        raise AssertionError(f'total {total}') from error",
+    ),
     "a helper function that only returns the comparison": (
         "def _same(actual: int, expected: int) -> bool:\n    return actual == expected\n",
         "",

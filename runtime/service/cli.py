@@ -46,7 +46,7 @@ def _register_serve(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--port", type=int, help="port (default 50051; 0 picks a free one)")
     serve.add_argument("--token", help="bearer token (visible in process lists: prefer --token-file or VERITY_TOKEN)")
     serve.add_argument("--token-file", type=Path, metavar="FILE", help="file holding the bearer token")
-    serve.add_argument("--store", type=Path, metavar="PATH", help="SQLite run store (default .verity/verity.db)")
+    serve.add_argument("--store", type=_store_argument, metavar="PATH", help="SQLite run store file (default .verity/verity.db)")
     serve.add_argument("--runs-dir", type=Path, metavar="DIR", help="run directories (default .verity/runs)")
     serve.add_argument("--recipes-dir", type=Path, metavar="DIR", help="recipes startable by name (default recipes/)")
     serve.add_argument("--max-concurrent-runs", type=int, metavar="N")
@@ -77,6 +77,15 @@ def _register_serve(commands: argparse._SubParsersAction) -> None:
     )
     serve.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     serve.set_defaults(handler=_serve)
+
+
+def _store_argument(text: str) -> Path:
+    # Checked on the text as typed: Path("postgresql://h/db") would already read "postgresql:/h/db".
+    from runtime.store.location import store_location_problem
+
+    if problem := store_location_problem(text):
+        raise argparse.ArgumentTypeError(problem)
+    return Path(text)
 
 
 def server_config_from_args(args: argparse.Namespace) -> Any:

@@ -26,6 +26,7 @@ from runtime.service.supervisor import RunSupervisor, SupervisorLimits
 from runtime.service.tracing import RunTracer
 from runtime.service.transport_security import check_server_tls_files, server_credentials
 from runtime.store import BufferedRunStore, SqliteRunStore, StoreWriteError
+from runtime.store.location import store_location_problem
 
 _log = logging.getLogger(__name__)
 
@@ -72,6 +73,8 @@ class ServerConfig:
         return self.tls_cert is not None and self.tls_key is not None
 
     def validate(self) -> None:
+        if problem := store_location_problem(self.store_path):
+            raise ServiceConfigError(problem)
         if (self.tls_cert is None) != (self.tls_key is None):
             given, missing = ("tls_cert", "tls_key") if self.tls_key is None else ("tls_key", "tls_cert")
             raise ServiceConfigError(f"{given} is set but {missing} is not: TLS needs both the certificate and its private key")

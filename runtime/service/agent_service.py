@@ -16,6 +16,7 @@ from runtime.recipe import RecipeInvalid, resolve_inputs
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
+from runtime.service.artifact_reader import chunk_size, read_chunks
 from runtime.service.proto_mapping import (
     artifact_to_proto,
     confirmation_to_proto,
@@ -93,6 +94,24 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
                 break
             response.artifacts.append(message)
         return response
+
+    @reports_errors
+    async def GetArtifact(
+        self, request: agent_pb.GetArtifactRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[agent_pb.GetArtifactResponse]:
+        _require("run_id", request.run_id)
+        _require("artifact_id", request.artifact_id)
+        record, path = await self._supervisor.artifact(request.run_id, request.artifact_id)
+        size = chunk_size(request.chunk_bytes, self._max_response_bytes)
+        first = True
+        async for offset, data in read_chunks(path, record, size):
+            message = agent_pb.GetArtifactResponse(offset=offset, data=data)
+            if first:
+                message.artifact.CopyFrom(artifact_to_proto(record))
+                first = False
+            yield message
+        if first:  # an empty artifact still tells the client what it is
+            yield agent_pb.GetArtifactResponse(artifact=artifact_to_proto(record))
 
     @reports_errors
     async def ListRuns(self, request: agent_pb.ListRunsRequest, context: grpc.aio.ServicerContext) -> agent_pb.ListRunsResponse:

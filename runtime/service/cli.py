@@ -209,6 +209,14 @@ def _register_client(commands: argparse._SubParsersAction) -> None:
     get.add_argument("run_id")
     get.set_defaults(handler=_client_get)
 
+    artifact = actions.add_parser(
+        "artifact", parents=[common], help="download one of a run's artifacts (as `get` lists them), checked against its sha256"
+    )
+    artifact.add_argument("run_id")
+    artifact.add_argument("artifact_id")
+    artifact.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="where to write the bytes")
+    artifact.set_defaults(handler=_client_artifact)
+
     list_ = actions.add_parser("list", parents=[common], help="list runs, newest first")
     list_.add_argument("--status", action="append", default=[], metavar="STATE", help="e.g. running, completed (repeatable)")
     list_.add_argument("--recipe", default="", metavar="NAME")
@@ -302,6 +310,23 @@ def _client_get(client: Any, args: argparse.Namespace) -> int:
         print(f"  artifact {artifact.artifact_id} {artifact.media_type} {artifact.size}B {artifact.path}")
     for request in response.pending_confirmations:
         print(f"  waiting for confirmation {request.request_id}: {request.tool} — {request.summary}")
+    return 0
+
+
+@_with_client
+def _client_artifact(client: Any, args: argparse.Namespace) -> int:
+    # Written beside the destination and moved into place only once checked: a dropped stream or a
+    # mismatch leaves no partial file and keeps any file already there.
+    partial = args.output.with_name(f".{args.output.name}.partial")
+    try:
+        with partial.open("wb") as handle:
+            info = client.download_artifact(args.run_id, args.artifact_id, handle)
+        partial.replace(args.output)
+    except OSError as error:
+        raise ValueError(f"{args.output}: cannot write the artifact: {error.strerror or error}") from None
+    finally:
+        partial.unlink(missing_ok=True)
+    _print_message(info, args.json, f"{args.output}: {info.artifact_id} {info.media_type} {info.size}B sha256 {info.sha256}")
     return 0
 
 

@@ -15,11 +15,12 @@ system's CAs): the client refuses to send a token in plain text to another host 
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any
+from typing import Any, BinaryIO
 
 import grpc
 from google.protobuf import duration_pb2
@@ -210,6 +211,33 @@ class VerityClient:
     def get_run(self, run_id: str) -> agent_pb.GetRunResponse:
         return self._unary(self.agent.GetRun, agent_pb.GetRunRequest(run_id=run_id))
 
+    def download_artifact(
+        self, run_id: str, artifact_id: str, destination: BinaryIO, *, chunk_bytes: int = 0
+    ) -> agent_pb.ArtifactInfo:
+        """Write an artifact's bytes to `destination`; they are checked against its sha256 and size."""
+        request = agent_pb.GetArtifactRequest(run_id=run_id, artifact_id=artifact_id, chunk_bytes=chunk_bytes)
+        info: agent_pb.ArtifactInfo | None = None
+        digest, received = hashlib.sha256(), 0
+        try:
+            for message in self.agent.GetArtifact(request, metadata=self._metadata):
+                if message.HasField("artifact"):
+                    info = message.artifact
+                if message.offset != received:
+                    raise ArtifactMismatch(f"artifact {artifact_id!r}: chunk at offset {message.offset}, expected {received}")
+                digest.update(message.data)
+                destination.write(message.data)
+                received += len(message.data)
+        except grpc.RpcError as error:
+            raise VerityRpcError.from_rpc_error(error) from None
+        if info is None:
+            raise ArtifactMismatch(f"artifact {artifact_id!r}: the server sent no artifact description")
+        if digest.hexdigest() != info.sha256 or received != info.size:
+            raise ArtifactMismatch(
+                f"artifact {artifact_id!r}: received {received} bytes with sha256 {digest.hexdigest()}, "
+                f"listed as {info.size} bytes with sha256 {info.sha256}"
+            )
+        return info
+
     def list_runs(
         self,
         *,
@@ -271,6 +299,10 @@ class VerityClient:
         elif not self.uses_tls and "socket closed" in failure.message.lower():
             failure.message += f" (if {self.target} serves TLS, connect with --tls-ca FILE / root_certificates=)"
         return failure
+
+
+class ArtifactMismatch(ValueError):
+    """The bytes received are not the artifact the server lists (a gap, or another sha256 or size)."""
 
 
 def target_host(target: str) -> str | None:

@@ -26,6 +26,7 @@ import grpc
 from runtime.events import ConfirmationRequested, Event, EventLog, FinalVerdict, StatusChanged
 from runtime.execute import start_run
 from runtime.outcomes import StopReason, TaskState
+from runtime.service.artifact_reader import artifact_file, artifact_not_found
 from runtime.service.event_bounds import EventBounder, EventLimits
 from runtime.service.fanout import RunBroadcast
 from runtime.service.live_run import LiveRun
@@ -340,6 +341,14 @@ class RunSupervisor:
         if record is None:
             raise run_not_found(run_id)
         return record, await self._store.list_artifacts(run_id), []
+
+    async def artifact(self, run_id: str, artifact_id: str) -> tuple[ArtifactRecord, Path]:
+        """A listed artifact of the run and its file in the run's own directory."""
+        _, artifacts, _ = await self.get(run_id)
+        record = next((a for a in artifacts if a.artifact_id == artifact_id), None)
+        if record is None:
+            raise artifact_not_found(run_id, artifact_id)
+        return record, artifact_file(self._runs_dir, record)
 
     async def list(self, run_filter: RunFilter, limit: int, after: RunCursor | None) -> list[RunRecord]:
         return await self._store.list_runs(run_filter, limit, after)

@@ -128,6 +128,26 @@ class GetRunRequest(_message.Message):
     run_id: str
     def __init__(self, run_id: _Optional[str] = ...) -> None: ...
 
+class GetArtifactRequest(_message.Message):
+    __slots__ = ("run_id", "artifact_id", "chunk_bytes")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    ARTIFACT_ID_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_BYTES_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    artifact_id: str
+    chunk_bytes: int
+    def __init__(self, run_id: _Optional[str] = ..., artifact_id: _Optional[str] = ..., chunk_bytes: _Optional[int] = ...) -> None: ...
+
+class GetArtifactResponse(_message.Message):
+    __slots__ = ("artifact", "offset", "data")
+    ARTIFACT_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    artifact: ArtifactInfo
+    offset: int
+    data: bytes
+    def __init__(self, artifact: _Optional[_Union[ArtifactInfo, _Mapping]] = ..., offset: _Optional[int] = ..., data: _Optional[bytes] = ...) -> None: ...
+
 class GetRunResponse(_message.Message):
     __slots__ = ("run", "artifacts", "pending_confirmations", "artifacts_omitted")
     RUN_FIELD_NUMBER: _ClassVar[int]

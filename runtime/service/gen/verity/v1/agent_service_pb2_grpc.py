@@ -69,6 +69,11 @@ class AgentServiceStub:
                 request_serializer=verity_dot_v1_dot_agent__service__pb2.ListRunsRequest.SerializeToString,
                 response_deserializer=verity_dot_v1_dot_agent__service__pb2.ListRunsResponse.FromString,
                 _registered_method=True)
+        self.GetArtifact = channel.unary_stream(
+                '/verity.v1.AgentService/GetArtifact',
+                request_serializer=verity_dot_v1_dot_agent__service__pb2.GetArtifactRequest.SerializeToString,
+                response_deserializer=verity_dot_v1_dot_agent__service__pb2.GetArtifactResponse.FromString,
+                _registered_method=True)
 
 
 class AgentServiceServicer:
@@ -123,6 +128,15 @@ class AgentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetArtifact(self, request, context):
+        """Streams the bytes of one artifact GetRun lists (a screenshot, report.html, a value cut from an
+        event): the first message carries its ArtifactInfo, every message a chunk at its offset. The
+        server checks the bytes against the recorded sha256 and ends with DATA_LOSS if they differ.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -160,6 +174,11 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.ListRuns,
                     request_deserializer=verity_dot_v1_dot_agent__service__pb2.ListRunsRequest.FromString,
                     response_serializer=verity_dot_v1_dot_agent__service__pb2.ListRunsResponse.SerializeToString,
+            ),
+            'GetArtifact': grpc.unary_stream_rpc_method_handler(
+                    servicer.GetArtifact,
+                    request_deserializer=verity_dot_v1_dot_agent__service__pb2.GetArtifactRequest.FromString,
+                    response_serializer=verity_dot_v1_dot_agent__service__pb2.GetArtifactResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -351,6 +370,33 @@ class AgentService:
             '/verity.v1.AgentService/ListRuns',
             verity_dot_v1_dot_agent__service__pb2.ListRunsRequest.SerializeToString,
             verity_dot_v1_dot_agent__service__pb2.ListRunsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetArtifact(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/verity.v1.AgentService/GetArtifact',
+            verity_dot_v1_dot_agent__service__pb2.GetArtifactRequest.SerializeToString,
+            verity_dot_v1_dot_agent__service__pb2.GetArtifactResponse.FromString,
             options,
             channel_credentials,
             insecure,

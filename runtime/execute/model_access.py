@@ -10,15 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from runtime.events import EventLog, ToolUsed
 from runtime.execute.action_ids import ActionIds
 from runtime.execute.step_outcome import RunStopped
 from runtime.guard import IntentDecision, IntentGuard
-from runtime.llm import ChatTelemetry, GeminiIntentModel, GeminiSettings, LlmError, LlmGateway, LlmRetry
+from runtime.llm import ChatTelemetry, GeminiSettings, LlmError, LlmRetry
 from runtime.llm.errors import code_for_status
 from runtime.outcomes import StopReason
 from runtime.plan.model import Plan
+
+if TYPE_CHECKING:
+    from runtime.llm import LlmGateway
 
 # The tool name a model call's retry events carry (a model call is not a browser tool).
 MODEL_CALL_TOOL = "llm.chat"
@@ -56,6 +60,8 @@ class ModelAccess:
 
     def gateway(self, model: str | None) -> LlmGateway:
         """A gateway for one agent state, on its own model when it names one. Close it after use."""
+        from runtime.llm import LlmGateway
+
         self.require()
         assert self.settings is not None
         return LlmGateway(replace(self.settings, model=model or self.settings.model), self.telemetry)
@@ -69,6 +75,8 @@ class ModelAccess:
             settings = self.settings or GeminiSettings.from_env()
         except LlmError:
             return await guard.detect(goal)
+        from runtime.llm import GeminiIntentModel, LlmGateway
+
         gateway = LlmGateway(settings, self.telemetry)
         try:
             return await guard.detect(goal, GeminiIntentModel(gateway))

@@ -8,10 +8,10 @@
     Failures raise LlmError(code=LlmErrorCode...).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from runtime.llm.chat_spans import ChatTelemetry, LlmRetry
 from runtime.llm.errors import LlmError, LlmErrorCode
-from runtime.llm.gateway import LlmGateway, to_gemini_contents
-from runtime.llm.intent_model import INTENT_INSTRUCTION, GeminiIntentModel
 from runtime.llm.messages import ChatMessage, LlmDelta, LlmDone, LlmEvent, LlmReply, LlmToolCall, LlmUsage, ToolSpec
 from runtime.llm.prompt import PageContext, build_agent_prompt
 from runtime.llm.settings import (
@@ -22,6 +22,24 @@ from runtime.llm.settings import (
     ApiKey,
     GeminiSettings,
 )
+
+if TYPE_CHECKING:
+    from runtime.llm.gateway import LlmGateway, to_gemini_contents
+    from runtime.llm.intent_model import INTENT_INSTRUCTION, GeminiIntentModel
+
+
+def __getattr__(name: str) -> Any:
+    # google-genai takes most of a second to import; a run with no model step never pays for it.
+    if name in ("LlmGateway", "to_gemini_contents"):
+        from runtime.llm import gateway
+
+        return getattr(gateway, name)
+    if name in ("INTENT_INSTRUCTION", "GeminiIntentModel"):
+        from runtime.llm import intent_model
+
+        return getattr(intent_model, name)
+    raise AttributeError(f"module 'runtime.llm' has no attribute {name!r}")
+
 
 __all__ = [
     "API_KEY_VARIABLES",

@@ -8,7 +8,6 @@ import json
 import struct
 from typing import Any
 
-import trafilatura
 
 from runtime.artifacts import ArtifactRef
 from runtime.browser.action_handlers.params import int_param, invalid, str_param
@@ -62,7 +61,7 @@ async def screenshot(scope: ActionScope, action: Action) -> Result:
 
 async def _readable_text(tab: Tab, html: str, url: str) -> tuple[str, str]:
     extracted = await asyncio.to_thread(
-        trafilatura.extract, html, url=url, include_comments=False, include_tables=True
+        _trafilatura().extract, html, url=url, include_comments=False, include_tables=True
     )
     if extracted and extracted.strip():
         return extracted.strip(), "trafilatura"
@@ -225,3 +224,11 @@ async def observe(scope: ActionScope, action: Action) -> Result:
     max_chars = int_param(action.params, "max_chars", scope.policy.snapshot_max_chars, minimum=100)
     return {**observation.to_dict(), "rendered": observation.render(max_chars)}, observation
 
+
+
+def _trafilatura() -> Any:
+    # Imported on first use: trafilatura takes most of a second to import, and a run reads
+    # readable text only once it has a page.
+    import trafilatura
+
+    return trafilatura

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import Span
 
@@ -25,9 +25,12 @@ from runtime.execute.conditions import check_all, describe_condition, describe_f
 from runtime.execute.context import RunContext
 from runtime.execute.provenance import document_record
 from runtime.execute.step_outcome import RunStopped, StepResult
-from runtime.llm import ChatMessage, LlmDelta, LlmDone, LlmError, LlmGateway, LlmToolCall, LlmUsage, build_agent_prompt
+from runtime.llm import ChatMessage, LlmDelta, LlmDone, LlmError, LlmToolCall, LlmUsage, build_agent_prompt
 from runtime.outcomes import StopReason
 from runtime.plan.model import State
+
+if TYPE_CHECKING:
+    from runtime.llm import LlmGateway
 
 THINKING_CHARS = 2000
 OBSERVED_CHARS = 80

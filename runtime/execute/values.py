@@ -60,12 +60,12 @@ class RunValues:
         """A JSON-like recipe value filled: one placeholder as a whole string keeps the value's
         type (a number, a list); other strings are filled as text; lists and mappings item by item."""
         if isinstance(template, str):
-            name = single_placeholder(template)
-            if name is not None:
-                return FillValues(self.values, self.store)[name]
             expression = single_expression(template)
             if expression is not None:
                 return evaluate(expression, FillValues(self.values, self.store))
+            name = single_placeholder(template)
+            if name is not None:
+                return FillValues(self.values, self.store)[name]
             return self.text(template)
         if isinstance(template, Mapping):
             return {key: self.value(item) for key, item in template.items()}

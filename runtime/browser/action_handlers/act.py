@@ -16,7 +16,7 @@ from runtime.browser.action_handlers.params import enum_param, int_param, invali
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.actions import Action, ActKind, Target
 from runtime.browser.errors import ActionErrorCode, BrowserActionError
-from runtime.browser.field_dates import field_value
+from runtime.browser.action_handlers.field_dates import field_value
 from runtime.browser.tab import ResolvedElement, Tab
 
 

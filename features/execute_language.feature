@@ -14,7 +14,7 @@ Feature: Recipes that use what they read: values, conditions, loops, page script
   @EXEC-029
   Scenario: A false when skips its step and says why
     When I run "language/tick" against the fixture site
-    Then the state "gold-only.when" was skipped because "text_includes 'gold'"
+    Then the state "gold-only.when" was skipped because "{text_includes: gold} does not hold"
     And the state "gold-only" never ran
     And the states "never.when[0], never.when[1]" were skipped and "never" never ran
 

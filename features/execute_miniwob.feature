@@ -28,3 +28,4 @@ Feature: MiniWoB++ tasks with deterministic recipes, judged by the task's own re
       | use-spinner           | 14   |
       | guess-number          | 15   |
       | multi-layouts         | 16   |
+      | simple-arithmetic     | 17   |

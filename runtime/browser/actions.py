@@ -78,6 +78,7 @@ class ActKind(str, Enum):
     SELECT = "select"
     PRESS = "press"
     SCROLL = "scroll"
+    HOVER = "hover"
 
 
 class WaitKind(str, Enum):

@@ -111,11 +111,19 @@ class SessionVerbs(ABC):
         return await self._act("click", target, {}, tab_id, action_id, timeout_ms)
 
     async def type_text(self, target: Target | dict[str, Any] | str, text: str, *, submit: bool = False,
-                        clear: bool = True, tab_id: str | None = None, action_id: str | None = None,
+                        clear: bool = True, keys: bool = False, key_delay_ms: int = 0,
+                        tab_id: str | None = None, action_id: str | None = None,
                         timeout_ms: int | None = None) -> ActionResult:
-        """`act` kind=type: replace (or append, clear=False) the field's text; Enter if submit."""
-        return await self._act("type", target, {"text": text, "submit": submit, "clear": clear},
-                               tab_id, action_id, timeout_ms)
+        """`act` kind=type: replace (or append, clear=False) the field's text; Enter if submit.
+        keys=True types it key by key (keydown, keypress, input, keyup for each character),
+        `key_delay_ms` apart, for pages that listen to keys rather than to inserted text."""
+        params = {"text": text, "submit": submit, "clear": clear, "keys": keys or None, "key_delay_ms": key_delay_ms or None}
+        return await self._act("type", target, params, tab_id, action_id, timeout_ms)
+
+    async def hover(self, target: Target | dict[str, Any] | str, *, tab_id: str | None = None,
+                    action_id: str | None = None, timeout_ms: int | None = None) -> ActionResult:
+        """`act` kind=hover: move the pointer onto the element (a menu that opens on hover)."""
+        return await self._act("hover", target, {}, tab_id, action_id, timeout_ms)
 
     async def select(self, target: Target | dict[str, Any] | str, *, value: str | None = None,
                      label: str | None = None, tab_id: str | None = None, action_id: str | None = None,

@@ -13,8 +13,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
+
+import yaml
 
 from runtime.browser import BrowserSession
 from runtime.execute.value_conditions import VALUE_CHECKS, judge_value
@@ -45,6 +47,8 @@ class ConditionCheck:
     message: str = ""
     # The document the page was read from (DocumentIdentity.to_dict()); None for field checks.
     document: dict[str, Any] | None = None
+    # The condition as the recipe wrote it (before filling), for messages: `{not: {text_includes: x}}`.
+    written: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -67,10 +71,20 @@ class ConditionProbe:
 async def check_condition(probe: ConditionProbe, condition: dict[str, Any], action_id: str) -> ConditionCheck:
     """Does `condition` hold now? `action_id` must be new for each call: the driver answers a
     repeated id from its cache."""
+    return replace(await _judge(probe, condition, action_id), written=condition_as_written(condition))
+
+
+def condition_as_written(condition: dict[str, Any]) -> str:
+    """A condition in the recipe's own words, as one line of YAML: `{not: {value_equals: {value: '{vars.x}', to: '0'}}}`."""
+    return yaml.safe_dump(condition, default_flow_style=True, sort_keys=False, allow_unicode=True, width=10_000).strip()
+
+
+async def _judge(probe: ConditionProbe, condition: dict[str, Any], action_id: str) -> ConditionCheck:
     values = probe.values
     if "not" in condition:
-        inner = await check_condition(probe, condition["not"], action_id)
-        return ConditionCheck("not", not inner.passed, {"not": inner.expected}, inner.observed, f"not ({inner.check}: {inner.message or inner.passed})")
+        inner = await _judge(probe, condition["not"], action_id)
+        message = f"{'not ' if inner.passed else ''}{inner.message}" if inner.message else ("it holds" if inner.passed else "it does not hold")
+        return ConditionCheck("not", not inner.passed, {"not": inner.expected}, inner.observed, message)
     for check in VALUE_CHECKS:
         if check in condition:
             passed, expected, observed, message = judge_value(values, check, condition[check])
@@ -86,7 +100,7 @@ async def check_condition(probe: ConditionProbe, condition: dict[str, Any], acti
         return await _ask_page(probe, "url_includes", expected, action_id, "url_matches", value=expected)
     if "url_matches" in condition:
         # A regular expression: never filled, its braces are quantifiers.
-        pattern = condition["url_matches"]
+        pattern = values.pattern(condition["url_matches"])
         return await _ask_page(probe, "url_matches", pattern, action_id, "url_matches", value=pattern, regex=True)
     if "element" in condition:
         element = condition["element"]
@@ -108,7 +122,7 @@ async def check_condition(probe: ConditionProbe, condition: dict[str, Any], acti
         name = condition["field_present"]
         value = probe.fields.get(name)
         return ConditionCheck("field_present", value is not None and value != "", name, value)
-    patterns: dict[str, str] = condition.get("field_matches") or {}
+    patterns: dict[str, str] = {name: values.pattern(pattern) or "" for name, pattern in (condition.get("field_matches") or {}).items()}
     mismatched = [name for name, pattern in patterns.items() if probe.fields.get(name) is None or not re.search(pattern, str(probe.fields[name]))]
     return ConditionCheck("field_matches", not mismatched, patterns, {name: probe.fields.get(name) for name in patterns})
 
@@ -185,4 +199,8 @@ def describe_condition(condition: dict[str, Any]) -> str:
 
 def describe_failures(checks: list[ConditionCheck], observed_chars: int) -> str:
     """The failed checks, each with what was expected and what the page showed."""
-    return "; ".join(f"{c.check} {c.expected!r} (observed {str(c.observed)[:observed_chars]!r})" for c in checks if not c.passed)
+    return "; ".join(
+        f"{c.written or c.check} does not hold" + (f": {c.message}" if c.message else "") + f" (observed {str(c.observed)[:observed_chars]!r})"
+        for c in checks
+        if not c.passed
+    )

@@ -8,8 +8,9 @@ import re
 from typing import Any
 
 from runtime.execute.values import RunValues
+from runtime.recipe.expressions import ExpressionError, as_text, names_used
 
-VALUE_CHECKS = ("value_equals", "value_matches", "value_in")
+VALUE_CHECKS = ("value_equals", "value_matches", "value_in", "expression")
 
 
 def _as_text(value: Any) -> str:
@@ -22,7 +23,9 @@ def _as_text(value: Any) -> str:
     return str(value)
 
 
-def judge_value(values: RunValues, check: str, spec: dict[str, Any]) -> tuple[bool, Any, Any, str]:
+def judge_value(values: RunValues, check: str, spec: Any) -> tuple[bool, Any, Any, str]:
+    if check == "expression":
+        return _judge_expression(values, spec)
     observed = values.value(spec["value"])
     shown = _as_text(observed)
     if check == "value_equals":
@@ -30,7 +33,7 @@ def judge_value(values: RunValues, check: str, spec: dict[str, Any]) -> tuple[bo
         passed = shown == expected
         return passed, expected, observed, f"{shown!r} {'equals' if passed else 'does not equal'} {expected!r}"
     if check == "value_matches":
-        pattern = spec["pattern"]
+        pattern = values.pattern(spec["pattern"]) or ""
         passed = re.search(pattern, shown) is not None
         return passed, pattern, observed, f"{shown!r} {'matches' if passed else 'does not match'} {pattern!r}"
     items = values.value(spec["list"])
@@ -39,3 +42,17 @@ def judge_value(values: RunValues, check: str, spec: dict[str, Any]) -> tuple[bo
     texts = [_as_text(item) for item in items]
     passed = shown in texts
     return passed, texts, observed, f"{shown!r} {'is' if passed else 'is not'} one of {texts!r}"
+
+
+def _judge_expression(values: RunValues, expression: str) -> tuple[bool, Any, Any, str]:
+    """An `expression` condition: true or false, with the values it read as what was observed."""
+    read: dict[str, Any] = {}
+    try:
+        for name in names_used(expression):
+            read[name] = values.value(f"{{{name}}}")
+        result = values.expression(expression)
+    except (ExpressionError, KeyError) as error:
+        return False, expression, read, f"{expression} cannot be judged: {error}"
+    passed = bool(result)
+    shown = ", ".join(f"{name}={value!r}" for name, value in read.items())
+    return passed, expression, read, f"{expression} is {as_text(passed)}" + (f" ({shown})" if shown else "")

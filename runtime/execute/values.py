@@ -11,7 +11,8 @@ from typing import Any
 
 from runtime.execute.value_store import FillValues, ValueStore
 from runtime.plan.model import State
-from runtime.recipe.placeholders import fill
+from runtime.recipe.expressions import evaluate, single_expression
+from runtime.recipe.placeholders import fill, fill_pattern
 from runtime.recipe.references import single_placeholder
 
 LOCATOR_KEYS = (
@@ -43,6 +44,14 @@ class RunValues:
     def text(self, text: str | None) -> str | None:
         return None if text is None else fill(text, FillValues(self.values, self.store))
 
+    def pattern(self, pattern: str | None) -> str | None:
+        """A regular expression with its `{= expressions}` filled (its own braces untouched)."""
+        return None if pattern is None else fill_pattern(pattern, FillValues(self.values, self.store))
+
+    def expression(self, expression: str) -> Any:
+        """The value of a bare expression (an `expression` condition's text)."""
+        return evaluate(expression, FillValues(self.values, self.store))
+
     def with_extra(self, text: str, **extra: Any) -> str:
         """Fill `text` with the run's values plus a few of the caller's own (a search `query`)."""
         return fill(text, FillValues({**self.values, **extra}, self.store))
@@ -51,6 +60,9 @@ class RunValues:
         """A JSON-like recipe value filled: one placeholder as a whole string keeps the value's
         type (a number, a list); other strings are filled as text; lists and mappings item by item."""
         if isinstance(template, str):
+            expression = single_expression(template)
+            if expression is not None:
+                return evaluate(expression, FillValues(self.values, self.store))
             name = single_placeholder(template)
             if name is not None:
                 return FillValues(self.values, self.store)[name]
@@ -97,10 +109,10 @@ class RunValues:
         if state.kind == "navigate":
             params["url"] = self.text(params.get("url"))
         elif state.kind == "act":
-            for key in ("click", "type", "select"):
+            for key in ("click", "hover", "type", "select"):
                 if key in params:
                     params[key] = self.locator(params[key])
-            for key in ("text", "value"):
+            for key in ("text", "value", "press"):
                 if key in params:
                     params[key] = self.text(params[key])
         return params

@@ -19,6 +19,7 @@ from runtime.execute.states import HANDLERS
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.outcomes import BlockerKind, StopReason
 from runtime.plan.model import State
+from runtime.recipe.expressions import ExpressionError
 from runtime.recipe.model import STEP_KINDS
 
 # Plan machinery that reads what the run already observed; it touches neither browser nor network,
@@ -112,6 +113,10 @@ class PlanWalk:
             result = StepResult(
                 outcome="stopped", ok=False, summary=stopped.detail, blocker_kind=stopped.blocker_kind, error=stopped.reason.value, evidence=stopped.evidence
             )
+        except ExpressionError as failed:
+            # A `{= expression}` that cannot be computed with the values the run has (a division
+            # by zero, a text where a number is needed): the step fails like any step, and says so.
+            result = StepResult(outcome="error", ok=False, summary=f"an expression failed: {failed}", error="expression_failed")
         except asyncio.CancelledError:
             cancelled = StepResult(outcome="cancelled", ok=False, summary="the run was stopped during this step")
             ctx.recorder.finish(state, cancelled, memory=ctx.memory(), next_goal="")

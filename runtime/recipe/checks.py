@@ -18,6 +18,7 @@ from referencing.jsonschema import DRAFT202012
 
 from runtime.recipe.domains import domain_pattern_problem
 from runtime.recipe.model import Recipe
+from runtime.recipe.expressions import ExpressionError, split_text
 from runtime.recipe.placeholders import BUILTIN_PLACEHOLDERS, SEARCH_QUERY, builtin_defined_at, builtins_usable_at, placeholder_names
 from runtime.recipe.problems import did_you_mean, format_path
 from runtime.recipe.loop_checks import check_loops
@@ -46,10 +47,18 @@ def check_recipe(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:
 
 def _regex_problem(pattern: str) -> str | None:
     try:
-        re.compile(pattern)
+        # Each `{= expression}` stands for text the run fills in (checked as an expression).
+        re.compile(_without_expressions(pattern))
     except re.error as error:
         return f"bad regular expression {pattern!r}: {error}"
     return None
+
+
+def _without_expressions(pattern: str) -> str:
+    try:
+        return "".join(literal + ("x" if expression is not None else "") for literal, expression in split_text(pattern))
+    except ExpressionError:
+        return pattern
 
 
 def _regexes(recipe: Recipe) -> Iterator[Finding]:
@@ -57,6 +66,8 @@ def _regexes(recipe: Recipe) -> Iterator[Finding]:
     for base, step in all_steps(recipe):
         for path, condition in when_conditions(step, base):
             candidates += _condition_regexes(condition, path)
+        if step.wait and step.wait.until is not None:
+            candidates += _condition_regexes(step.wait.until, base + ("wait", "until"))
         if step.act and step.act.expect and step.act.expect.url_matches:
             candidates.append((base + ("act", "expect", "url_matches"), step.act.expect.url_matches))
         if step.extract:
@@ -96,6 +107,9 @@ def _placeholders(recipe: Recipe) -> Iterator[Finding]:
     for path, text in templated_fields(recipe):
         try:
             names = placeholder_names(text)
+        except ExpressionError as error:
+            yield path, str(error), "bad_expression"
+            continue
         except ValueError as error:
             yield path, f"{error} (write {{{{ and }}}} for literal braces)", "bad_placeholder"
             continue

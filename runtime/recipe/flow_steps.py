@@ -54,7 +54,9 @@ class ValueEquals(_Strict):
 
 class ValueMatches(_Strict):
     value: str = Field(description="The value to test; may use {placeholders}.")
-    pattern: str = Field(description="A regular expression (Python syntax, searched) the value's text must match; not templated.")
+    pattern: str = Field(
+        description="A regular expression (Python syntax, searched) the value's text must match; only `{= expressions}` are filled in it (its own braces are quantifiers)."
+    )
 
 
 class ValueIn(_Strict):
@@ -66,7 +68,7 @@ SetBody = Annotated[
     dict[VarName, Any],
     Field(
         min_length=1,
-        description="Variable name -> value: `{vars.<name>}` after this step. Strings may use {placeholders}; one placeholder as the whole string keeps the value's type (a number, a list).",
+        description="Variable name -> value: `{vars.<name>}` after this step. Strings may use {placeholders}; one placeholder or one `{= expression}` as the whole string keeps the value's type (a number, a list, true/false).",
     ),
 ]
 

@@ -179,7 +179,7 @@ class ElementCheck(Locator):
 
 
 class Expect(Strict):
-    """What must hold after an act for it to count as progress. Defaults to "the page changed"."""
+    """What must hold after an act for it to count as progress. Without any: an effect of the act's own."""
 
     url_includes: str | None = Field(default=None, description="Text the page URL must contain; may use {placeholders}.")
     url_matches: str | None = Field(default=None, description="A regular expression the page URL must match.")
@@ -190,22 +190,44 @@ class Expect(Strict):
     )
 
 
+ACT_KINDS = ("click", "hover", "type", "select", "press", "scroll")
+
+
 class ActStep(Strict):
     click: Locator | None = Field(default=None, description="Click the element this locator finds.")
-    type: Locator | None = Field(default=None, description="Type `text` into the element this locator finds.")
+    hover: Locator | None = Field(
+        default=None, description="Put the pointer on the element this locator finds (a menu that opens on hover); give `expect` for what the hover shows."
+    )
+    type: Locator | None = Field(
+        default=None,
+        description="Type `text` into the element this locator finds (inserted as text; `keys: true` types key by key). "
+        "A date or time field takes it as a person writes it (see README).",
+    )
     select: Locator | None = Field(default=None, description="Choose `value` in the select element this locator finds.")
-    press: str | None = Field(default=None, description="A key name such as Enter or Escape.")
+    press: str | None = Field(
+        default=None, description="A key or chord: a key name such as Enter, Escape, ArrowDown or a, or a chord such as Control+a or Shift+Tab; may use {placeholders}."
+    )
     scroll: Literal["up", "down", "top", "bottom"] | None = Field(default=None, description="Scroll the page.")
     text: str | None = Field(default=None, description="Text to type (with `type`).")
     value: str | None = Field(default=None, description="Option value or label (with `select`).")
     submit: bool = Field(default=False, description="Press Enter after typing (with `type`).")
-    expect: Expect | None = Field(default=None, description="What must hold after the act for it to count; by default the page must change.")
+    keys: bool = Field(
+        default=False,
+        description="With `type`: type the text key by key (keydown, keypress, input, keyup per character) for pages that listen to keys (a terminal, an editor, a masked input).",
+    )
+    key_delay_ms: Annotated[int, Field(ge=0, le=1000)] | None = Field(default=None, description="With `keys: true`: milliseconds between key presses (0 to 1000).")
+    expect: Expect | None = Field(
+        default=None,
+        description="What must hold after the act for it to count; by default an effect of the act's own (its target, form, dialog or what it controls changed, a navigation, a new tab).",
+    )
 
     @model_validator(mode="after")
     def _one_action(self) -> ActStep:
-        given = [k for k in ("click", "type", "select", "press", "scroll") if getattr(self, k) is not None]
+        given = [k for k in ACT_KINDS if getattr(self, k) is not None]
         if len(given) != 1:
-            raise ValueError(f"give exactly one of click, type, select, press, scroll (got {', '.join(given) or 'none'})")
+            raise ValueError(f"give exactly one of {', '.join(ACT_KINDS)} (got {', '.join(given) or 'none'})")
+        if (self.keys or self.key_delay_ms is not None) and given[0] != "type":
+            raise ValueError("`keys` and `key_delay_ms` go with `type`")
         if given[0] == "type" and self.text is None:
             raise ValueError("`type` needs `text`")
         if given[0] == "select" and self.value is None:
@@ -214,21 +236,38 @@ class ActStep(Strict):
 
     @property
     def action(self) -> str:
-        return next(k for k in ("click", "type", "select", "press", "scroll") if getattr(self, k) is not None)
+        return next(k for k in ACT_KINDS if getattr(self, k) is not None)
 
 
 class WaitStep(Strict):
     load: bool | None = Field(default=None, description="Wait for the page to finish loading.")
-    text: str | None = Field(default=None, description="Wait until the page shows this text; may use {placeholders}.")
+    text: str | None = Field(default=None, description="Wait until the page shows this text (with `gone: true`, until it no longer does); may use {placeholders}.")
     url: str | None = Field(default=None, description="Wait until the page URL contains this text; may use {placeholders}.")
-    selector: str | None = Field(default=None, description="Wait until an element matching this CSS selector is visible; may use {placeholders}.")
+    selector: str | None = Field(
+        default=None, description="Wait until an element matching this CSS selector is visible (or in `state`); may use {placeholders}."
+    )
     timeout_ms: Annotated[int, Field(ge=0, le=600_000)] | None = Field(default=None, description="Wait this many milliseconds (0 to 600000).")
+    until: Condition | None = Field(
+        default=None,
+        description="Wait until this condition holds (any `when`/`verify` condition), judged every `every_ms`, for at most the step's timeout.",
+    )
+    state: Literal["visible", "hidden", "attached", "detached"] | None = Field(
+        default=None,
+        description="With `selector`: the state to wait for. `hidden`: no matching element is visible (or none exists); `detached`: none exists; `attached`: one exists. Default `visible`.",
+    )
+    gone: bool | None = Field(default=None, description="With `text`: wait until the page no longer shows it (a closing picker, a spinner's message).")
+    every_ms: Annotated[int, Field(ge=50, le=60_000)] | None = Field(
+        default=None, description="With `until`: how often the condition is judged, in milliseconds (50 to 60000, default 250)."
+    )
 
     @model_validator(mode="after")
     def _one_condition(self) -> WaitStep:
-        given = [k for k in ("load", "text", "url", "selector", "timeout_ms") if getattr(self, k) is not None]
+        given = [k for k in ("load", "text", "url", "selector", "timeout_ms", "until") if getattr(self, k) is not None]
         if len(given) != 1:
-            raise ValueError(f"give exactly one of load, text, url, selector, timeout_ms (got {', '.join(given) or 'none'})")
+            raise ValueError(f"give exactly one of load, text, url, selector, timeout_ms, until (got {', '.join(given) or 'none'})")
+        for key, goes_with in (("state", "selector"), ("gone", "text"), ("every_ms", "until")):
+            if getattr(self, key) is not None and given[0] != goes_with:
+                raise ValueError(f"`{key}` goes with `{goes_with}`")
         return self
 
 
@@ -263,6 +302,10 @@ class Condition(Strict):
     value_equals: ValueEquals | None = Field(default=None, description="A value (such as `{vars.x}`) must equal another, as text.")
     value_matches: ValueMatches | None = Field(default=None, description="A value (such as `{steps.read.code}`) must match a regular expression.")
     value_in: ValueIn | None = Field(default=None, description="A value must be one of the items of a list value.")
+    expression: str | None = Field(
+        default=None,
+        description="Holds when this expression is true, such as `number(steps.read.price) < 30` (the `{= ...}` language without its braces; see README, Expressions).",
+    )
     not_: Condition | None = Field(default=None, alias="not", description="Holds when the condition it holds does not.")
 
     @model_validator(mode="after")
@@ -339,8 +382,10 @@ class Step(Strict):
 
     navigate: str | NavigateStep | None = Field(default=None, description="Open a URL (may use {placeholders}), then check the page against the target.")
     observe: dict[str, Any] | None = Field(default=None, description="Read the current page (`max_elements` caps its snapshot), then check it against the target.")
-    act: ActStep | None = Field(default=None, description="Click, type, select, press a key or scroll, then verify the effect.")
-    wait: WaitStep | None = Field(default=None, description="Wait for one condition: load, text, url or a fixed time.")
+    act: ActStep | None = Field(default=None, description="Click, hover, type, select, press a key or scroll, then verify the effect.")
+    wait: WaitStep | None = Field(
+        default=None, description="Wait for one condition: load, text (or its going), url, a selector's state, any condition (`until`) or a fixed time."
+    )
     extract: ExtractStep | None = Field(default=None, description="Read named fields (and optionally the readable text) from the page.")
     verify: list[Condition] | None = Field(default=None, description="Checks that must all pass for the run to go on.")
     agent: AgentStep | None = Field(default=None, description="Hand a task to the model, inside the recipe's guardrails.")
@@ -447,5 +492,6 @@ class Recipe(Strict):
         return [step.id or f"step-{i + 1}" for i, step in enumerate(self.plan)]
 
 
+WaitStep.model_rebuild()
 ForEach.model_rebuild()
 Condition.model_rebuild()

@@ -11,6 +11,7 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
+from runtime.recipe.expressions import fill_expressions, names_used, split_text
 from runtime.recipe.references import is_reference, parse_reference
 
 BUILTIN_ORDER = ("start_url", "goal")
@@ -24,7 +25,22 @@ _FORMATTER = string.Formatter()
 
 def placeholder_names(text: str) -> list[str]:
     """The placeholder names used in `text` (input names, built-ins and references such as
-    `steps.read.price`). Raises ValueError on unbalanced braces or a malformed name."""
+    `steps.read.price`), those its `{= expressions}` read included. Raises ValueError on
+    unbalanced braces or a malformed name, ExpressionError (a ValueError) on a bad expression."""
+    names: list[str] = []
+    for literal, expression in split_text(text):
+        names += _literal_names(literal)
+        if expression is not None:
+            names += names_used(expression)
+    return names
+
+
+def expression_names(pattern: str) -> list[str]:
+    """The names the `{= expressions}` of a regular expression read (its own braces are quantifiers)."""
+    return [name for _literal, expression in split_text(pattern) if expression is not None for name in names_used(expression)]
+
+
+def _literal_names(text: str) -> list[str]:
     names = []
     for _literal, name, spec, conversion in _FORMATTER.parse(text):
         if name is None:
@@ -52,7 +68,17 @@ def builtins_usable_at(path: tuple[str | int, ...]) -> set[str]:
 
 def fill(text: str, values: Mapping[str, Any]) -> str:
     """Replace each `{name}` with its value, looked up by its whole name (`steps.read.price` too).
-    Names must be known (validation guarantees it); None fills as nothing."""
+    Names must be known (validation guarantees it); None fills as nothing. Each `{= expression}`
+    is replaced by its value (expressions.py)."""
+    return fill_expressions(text, values, lambda literal: _fill_literal(literal, values))
+
+
+def fill_pattern(pattern: str, values: Mapping[str, Any]) -> str:
+    """A regular expression with its `{= expressions}` filled and nothing else touched."""
+    return fill_expressions(pattern, values)
+
+
+def _fill_literal(text: str, values: Mapping[str, Any]) -> str:
     parts: list[str] = []
     for literal, name, _spec, _conversion in _FORMATTER.parse(text):
         parts.append(literal)

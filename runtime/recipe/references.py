@@ -56,5 +56,5 @@ def parse_reference(name: str) -> Reference:
 def single_placeholder(text: str) -> str | None:
     """The placeholder name when `text` is exactly one placeholder (`"{steps.read.price}"`), else None.
     Such a value keeps its type when filled (a number stays a number, a list a list)."""
-    match = re.fullmatch(r"\{([^{}]+)\}", text)
+    match = re.fullmatch(r"\{([^{}=][^{}]*)\}", text)  # `{= ...}` is an expression, not a name
     return match.group(1) if match else None

@@ -1,6 +1,8 @@
 """Every recipe string that may hold {placeholders}: the one list the checks walk and the run fills.
 
-Regexes (`url_matches`, `pattern`, `field_matches`) are not templated: they use braces themselves.
+Regexes (`url_matches`, `pattern`, `field_matches`) use braces themselves: only their
+`{= expressions}` are filled, so only those are listed (as a text of expressions alone). An
+`expression` condition is listed as the one expression it is.
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from runtime.recipe.expressions import EXPRESSION_OPEN, ExpressionError, split_text
 from runtime.recipe.model import Condition, ElementCheck, Expect, Locator, Recipe, Step
 
 PathParts = tuple[str | int, ...]
@@ -89,13 +92,15 @@ def step_texts(step: Step, base: PathParts) -> Iterator[Templated]:
         yield (base + ("navigate",) if isinstance(step.navigate, str) else base + ("navigate", "url")), step.navigate_url or ""
     if step.act:
         act = step.act
-        for key in ("click", "type", "select"):
+        for key in ("click", "hover", "type", "select"):
             yield from _locator_texts(getattr(act, key), base + ("act", key))
-        for key in ("text", "value"):
+        for key in ("text", "value", "press"):
             if getattr(act, key) is not None:
                 yield base + ("act", key), getattr(act, key)
         if act.expect:
             yield from _expect_texts(act.expect, base + ("act", "expect"))
+    if step.wait and step.wait.until is not None:
+        yield from _condition_texts(step.wait.until, base + ("wait", "until"))
     if step.wait:
         for key in ("text", "url"):
             if getattr(step.wait, key) is not None:
@@ -103,6 +108,9 @@ def step_texts(step: Step, base: PathParts) -> Iterator[Templated]:
     if step.extract:
         for name, spec in step.extract.fields.items():
             yield from _locator_texts(spec, base + ("extract", "fields", name))
+            yield from _pattern_texts(spec.pattern, base + ("extract", "fields", name, "pattern"))
+    if step.act and step.act.expect:
+        yield from _pattern_texts(step.act.expect.url_matches, base + ("act", "expect", "url_matches"))
     for conditions_path, conditions in condition_lists(step, base):
         for j, condition in enumerate(conditions):
             yield from _condition_texts(condition, conditions_path + (j,))
@@ -150,5 +158,24 @@ def _condition_texts(condition: Condition, path: PathParts) -> Iterator[Template
         check = getattr(condition, key)
         for part in parts if check is not None else ():
             yield path + (key, part), getattr(check, part)
+    if condition.expression is not None:
+        yield path + ("expression",), EXPRESSION_OPEN + condition.expression + "}"
+    yield from _pattern_texts(condition.url_matches, path + ("url_matches",))
+    if condition.value_matches is not None:
+        yield from _pattern_texts(condition.value_matches.pattern, path + ("value_matches", "pattern"))
+    for name, pattern in (condition.field_matches or {}).items():
+        yield from _pattern_texts(pattern, path + ("field_matches", name))
     if condition.not_ is not None:
         yield from _condition_texts(condition.not_, path + ("not",))
+
+
+def _pattern_texts(pattern: str | None, path: PathParts) -> Iterator[Templated]:
+    """A regular expression's `{= expressions}`, as a text of those expressions alone."""
+    if pattern is None or EXPRESSION_OPEN not in pattern:
+        return
+    try:
+        expressions = [expression for _literal, expression in split_text(pattern) if expression is not None]
+    except ExpressionError:
+        yield path, pattern  # an unclosed `{=`: the placeholder check reports it
+        return
+    yield path, "".join(EXPRESSION_OPEN + expression + "}" for expression in expressions)

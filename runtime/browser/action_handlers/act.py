@@ -1,4 +1,4 @@
-"""Acting on a page like a person would: click, type, select, press and scroll.
+"""Acting on a page like a person would: click, hover, type, select, press and scroll.
 
 `act` addresses its element through any target; `browser_click` / `browser_type` are seed 003's
 XPath forms of the same gestures. A covered, hidden or disabled element fails as not_interactable.
@@ -16,6 +16,7 @@ from runtime.browser.action_handlers.params import enum_param, int_param, invali
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.actions import Action, ActKind, Target
 from runtime.browser.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.action_handlers.field_dates import field_value
 from runtime.browser.tab import ResolvedElement, Tab
 
 
@@ -93,13 +94,15 @@ async def _lands_on(tab: Tab, element: ResolvedElement, x: float, y: float) -> b
     return bool(reply.get("result", {}).get("value"))
 
 
-async def _click(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
+async def _pointer_point(tab: Tab, element: ResolvedElement, verb: str) -> tuple[float, float] | None:
+    """The page point a person would put the pointer on (its box settled, the part they can see);
+    None when the element has no content quads. Raises when it cannot be reached at all."""
     state = await tab.call_on(element, _PREPARE_CLICK)
     if state == "detached":
         raise BrowserActionError(ActionErrorCode.STALE_REF, f"element {element.how} is no longer in the page")
     if state in ("hidden", "disabled"):
         raise BrowserActionError(
-            ActionErrorCode.NOT_INTERACTABLE, f"element {element.how} is {state}; it cannot be clicked", state=state
+            ActionErrorCode.NOT_INTERACTABLE, f"element {element.how} is {state}; it cannot be {verb}", state=state
         )
     if state.startswith("covered"):
         # A person could not click it either: report what is on top (a cookie banner, a modal)
@@ -113,12 +116,31 @@ async def _click(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
         )
     fx, fy = (float(part) for part in state.partition(":")[2].split(","))
     quads = (await tab.cdp.send("DOM.getContentQuads", {"objectId": element.object_id})).get("quads") or []
-    if quads:
-        # The chosen point of the box in page coordinates (a quad runs top-left, top-right,
-        # bottom-right, bottom-left; an element in a frame has its quad in the top page).
-        x1, y1, x2, y2, _x3, _y3, x4, y4 = quads[0]
-        x = x1 + fx * (x2 - x1) + fy * (x4 - x1)
-        y = y1 + fx * (y2 - y1) + fy * (y4 - y1)
+    if not quads:
+        return None
+    # The chosen point of the box in page coordinates (a quad runs top-left, top-right,
+    # bottom-right, bottom-left; an element in a frame has its quad in the top page).
+    x1, y1, x2, y2, _x3, _y3, x4, y4 = quads[0]
+    return x1 + fx * (x2 - x1) + fy * (x4 - x1), y1 + fx * (y2 - y1) + fy * (y4 - y1)
+
+
+async def _hover(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
+    """Put the pointer on the element as a person would (mouseover, mouseenter, :hover) and let
+    what the hover loads land; the pointer stays there."""
+    point = await _pointer_point(tab, element, "hovered")
+    if point is None:
+        await tab.call_on(element, "function() { for (const t of ['mouseover', 'mouseenter', 'mousemove']) this.dispatchEvent(new MouseEvent(t, {bubbles: t !== 'mouseenter'})); }")
+        return {"hovered": True, "method": "dom"}
+    x, y = point
+    await tab.page.mouse.move(x, y)
+    await tab.evaluate(_HOVER_SETTLED)
+    return {"hovered": True, "method": "mouse", "x": round(x, 1), "y": round(y, 1)}
+
+
+async def _click(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
+    point = await _pointer_point(tab, element, "clicked")
+    if point is not None:
+        x, y = point
         # Hover first, as a person's pointer does, and let the hover land: a :hover style that
         # swaps in another picture (an icon's hover image) loses a press made while it loads.
         await tab.page.mouse.move(x, y)
@@ -156,20 +178,38 @@ _PREPARE_TYPE = """function(clear) {
     if (this.isContentEditable) { this.textContent = ''; }
     else { this.value = ''; this.dispatchEvent(new Event('input', {bubbles: true})); }
   }
-  return segmented ? 'ok:keys' : 'ok';
+  return segmented ? 'ok:keys:' + type : 'ok';
+}"""
+
+# Sets a date/time field's value as the browser does after a person's edit: the value through
+# the input's own setter, then `input` and `change`, the events a page's listeners see.
+_SET_FIELD_VALUE = """function(value) {
+  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(this, value);
+  if (this.value !== value) return false;
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return true;
 }"""
 
 
-async def _type(tab: Tab, element: ResolvedElement, text: str, *, clear: bool, submit: bool) -> dict[str, Any]:
+async def _type(
+    tab: Tab, element: ResolvedElement, text: str, *, clear: bool, submit: bool, keys: bool = False, key_delay_ms: int = 0
+) -> dict[str, Any]:
     state = await tab.call_on(element, _PREPARE_TYPE, clear)
     if state == "detached":
         raise BrowserActionError(ActionErrorCode.STALE_REF, f"element {element.how} is no longer in the page")
-    if state not in ("ok", "ok:keys"):
+    if state != "ok" and not state.startswith("ok:keys"):
         raise BrowserActionError(
             ActionErrorCode.NOT_INTERACTABLE, f"element {element.how} is {state.replace('_', ' ')}", state=state
         )
-    if text and state == "ok:keys":
-        await tab.page.keyboard.type(text)
+    # A date or time as a person writes it ("6:09 AM", "24 Nov 2026") lands whatever the field's
+    # locale: its segments' key order differs per locale, its value does not (field_dates.py).
+    written_as = field_value(state.removeprefix("ok:keys:"), text) if state.startswith("ok:keys:") and not keys else None
+    if written_as is not None and await tab.call_on(element, _SET_FIELD_VALUE, written_as):
+        pass
+    elif text and (keys or state.startswith("ok:keys")):
+        # Key by key: each character is a keydown, keypress, input and keyup, as a keyboard makes them.
+        await tab.page.keyboard.type(text, {"delay": key_delay_ms} if key_delay_ms else {})
     elif text:
         await tab.cdp.send("Input.insertText", {"text": text})
     # Read the value before Enter: a submit may navigate, and the element's document with it.
@@ -240,7 +280,7 @@ async def act(scope: ActionScope, action: Action) -> Result:
     kind = enum_param(params, "kind", ActKind)
     await scope.refuse_blocked_tab()
     element: ResolvedElement | None = None
-    needs_target = kind in (ActKind.CLICK, ActKind.TYPE, ActKind.SELECT)
+    needs_target = kind in (ActKind.CLICK, ActKind.TYPE, ActKind.SELECT, ActKind.HOVER)
     if needs_target or params.get("target") is not None:
         element = await tab.resolve(target_param(params))
     await watch_effects(tab, element, kind.value)
@@ -253,7 +293,13 @@ async def act(scope: ActionScope, action: Action) -> Result:
     elif kind is ActKind.TYPE:
         assert element is not None
         text = required_str(params, "text")
-        data = await _type(tab, element, text, clear=bool(params.get("clear", True)), submit=bool(params.get("submit")))
+        data = await _type(
+            tab, element, text, clear=bool(params.get("clear", True)), submit=bool(params.get("submit")),
+            keys=bool(params.get("keys")), key_delay_ms=int_param(params, "key_delay_ms", 0, minimum=0),
+        )  # fmt: skip
+    elif kind is ActKind.HOVER:
+        assert element is not None
+        data = await _hover(tab, element)
     elif kind is ActKind.SELECT:
         assert element is not None
         value = str_param(params, "value", required=False)

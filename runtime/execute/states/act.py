@@ -23,7 +23,7 @@ from runtime.guard import action_signature
 from runtime.outcomes import BlockerKind, StopReason
 from runtime.plan.model import State
 
-ACTIONS = ("click", "type", "select", "press", "scroll")
+ACTIONS = ("click", "hover", "type", "select", "press", "scroll")
 VERIFY_POLL_SECONDS = 0.1
 
 
@@ -38,7 +38,7 @@ async def act(ctx: RunContext, state: State) -> StepResult:
     await ctx.browser.run_action("snapshot", "observe before acting", lambda s, a: s.snapshot(action_id=a, timeout_ms=timeout))
     before = await ctx.browser.fingerprint(timeout)
     action_name = next(k for k in ACTIONS if k in params)
-    target = params.get(action_name) if action_name in ("click", "type", "select") else None
+    target = params.get(action_name) if action_name in ("click", "hover", "type", "select") else None
     tool = state.tool or f"browser_{action_name}"
     described_action = json.dumps(target or params.get(action_name), ensure_ascii=False)
     acted = await ctx.browser.run_action("act", f"{action_name} {described_action}", driver_call(action_name, params, timeout))
@@ -85,8 +85,11 @@ def driver_call(action_name: str, params: dict[str, Any], timeout: int) -> Drive
     target = params.get(action_name)
     if action_name == "click":
         return lambda s, a: s.click(target, action_id=a, timeout_ms=timeout)
+    if action_name == "hover":
+        return lambda s, a: s.hover(target, action_id=a, timeout_ms=timeout)
     if action_name == "type":
-        return lambda s, a: s.type_text(target, params["text"], submit=bool(params.get("submit")), action_id=a, timeout_ms=timeout)
+        keys, delay = bool(params.get("keys")), int(params.get("key_delay_ms") or 0)
+        return lambda s, a: s.type_text(target, params["text"], submit=bool(params.get("submit")), keys=keys, key_delay_ms=delay, action_id=a, timeout_ms=timeout)
     if action_name == "select":
         return lambda s, a: select_by_value_or_label(s, a, target, params["value"], timeout)
     if action_name == "press":

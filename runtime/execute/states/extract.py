@@ -49,7 +49,7 @@ async def extract(ctx: RunContext, state: State) -> StepResult:
     refused = stop_refused_path(ctx, state.id)
     if refused is not None:  # the page path was refused before or while it was read: keep nothing
         return refused
-    readings = {name: read_field(name, raw.get(name), spec.get("type", "string"), spec.get("pattern")) for name, spec in field_specs.items()}
+    readings = {name: read_field(name, raw.get(name), spec.get("type", "string"), ctx.values.pattern(spec.get("pattern"))) for name, spec in field_specs.items()}
     for name, problem in (read.get("ambiguous") or {}).items():
         readings[name] = replace(readings[name], error=f"ambiguous: {problem.get('message', '')}")
     if params.get("readable_text"):

@@ -1,0 +1,430 @@
+"""Small computations in recipe text, without JavaScript and without Python: `{= <expression>}`.
+
+An expression is written in a safe subset of Python's expression syntax and evaluated by
+simpleeval (a well-kept, single-purpose library that walks the parsed expression itself, never
+`eval`), narrowed further here:
+
+- names: the run's inputs and built-ins (`goal`), `vars.<name>` and `steps.<step_id>.<field>`;
+- arithmetic, comparisons, `and`/`or`/`not`, `x if cond else y`, `in`, indexing and slicing
+  (`word[0:3]`), list and map literals (`{"Nov": 11}[month]` is a lookup table);
+- the functions of FUNCTIONS below, each pure and bounded; nothing else: no attributes on values
+  (no methods), no f-strings, no comprehensions, no assignment, no imports.
+
+Cost is bounded: an expression is at most MAX_EXPRESSION_CHARS long, has no loops, and every
+operation that could grow without bound is capped (powers, repeated and joined strings, padding
+and format widths, `%` formatting is refused).
+
+Errors are ExpressionError: the loader reports parse and name problems with the field's path
+(`check_expression`); a failure while evaluating (a division by zero, a text where a number is
+needed) stops the step that filled the text.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import simpleeval
+
+EXPRESSION_OPEN = "{="
+MAX_EXPRESSION_CHARS = 1000
+MAX_TEXT_CHARS = 100_000
+MAX_WIDTH = 1000
+MAX_EXPONENT = 1000
+
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")
+
+
+class ExpressionError(ValueError):
+    """An expression that cannot be parsed, names something unknown, or fails when evaluated."""
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _bounded(text: str) -> str:
+    if len(text) > MAX_TEXT_CHARS:
+        raise ExpressionError(f"the result would be {len(text)} characters long (at most {MAX_TEXT_CHARS})")
+    return text
+
+
+def _number(value: Any) -> float | int:
+    """A number from a number or its text ("3", "-2.5", "1,234", "$12.50")."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, float)):
+        return value
+    cleaned = re.sub(r"[,\s$€£]", "", _text(value))
+    try:
+        return int(cleaned)
+    except ValueError:
+        pass
+    try:
+        return float(cleaned)
+    except ValueError:
+        raise ExpressionError(f"{value!r} is not a number") from None
+
+
+def _int(value: Any) -> int:
+    number = _number(value)
+    return int(number)
+
+
+def _pad(value: Any, width: int, fill: str = "0") -> str:
+    """`value` as text, filled on the left to `width` characters ("6" -> "06")."""
+    if not 0 <= int(width) <= MAX_WIDTH or len(fill) != 1:
+        raise ExpressionError(f"pad takes a width of 0 to {MAX_WIDTH} and a single fill character")
+    return _text(value).rjust(int(width), fill)
+
+
+_FORMAT_SPEC = re.compile(r"^(?:.?[<>=^])?[+\- ]?z?#?0?(?P<width>\d*)[,_]?(?:\.(?P<precision>\d+))?[bcdeEfFgGnosxX%]?$")
+
+
+def _fmt(value: Any, spec: str) -> str:
+    """A number (or text) in a Python format spec: fmt(x, ".2f"), fmt(x, ",") , fmt(d, "02d")."""
+    match = _FORMAT_SPEC.match(spec)
+    if match is None:
+        raise ExpressionError(f"bad format {spec!r}: write a format such as '.2f', '02d' or ','")
+    if int(match.group("width") or 0) > MAX_WIDTH or int(match.group("precision") or 0) > 100:
+        raise ExpressionError(f"format {spec!r} is too wide (width at most {MAX_WIDTH}, precision at most 100)")
+    subject = value if isinstance(value, str) and spec and spec[-1:] in "s<>^" else (_number(value) if spec[-1:] not in ("", "s") else value)
+    try:
+        return format(subject, spec)
+    except (ValueError, TypeError) as error:
+        raise ExpressionError(f"cannot format {value!r} with {spec!r}: {error}") from None
+
+
+def _replace(text: Any, old: str, new: str) -> str:
+    source = _text(text)
+    if old and len(new) > len(old) and source.count(old) * (len(new) - len(old)) + len(source) > MAX_TEXT_CHARS:
+        raise ExpressionError(f"the result would be longer than {MAX_TEXT_CHARS} characters")
+    return source.replace(old, new)
+
+
+def _join(items: Any, separator: str = "") -> str:
+    if not isinstance(items, (list, tuple)):
+        raise ExpressionError("join takes a list")
+    return _bounded(separator.join(_text(item) for item in items))
+
+
+def _split(text: Any, separator: str | None = None) -> list[str]:
+    return _text(text).split(separator) if separator else _text(text).split()
+
+
+def _match(text: Any, pattern: str) -> str | None:
+    """The first match of a regular expression in `text` (its first group when it has one), or None."""
+    found = re.search(pattern, _text(text))
+    if found is None:
+        return None
+    return found.group(1) if found.groups() else found.group(0)
+
+
+def _month_number(name: Any) -> int:
+    """1 to 12 for a month's name or its first three letters, any case ("Nov" -> 11)."""
+    word = _text(name).strip().lower()
+    for index, month in enumerate(MONTHS, 1):
+        if len(word) >= 3 and month.lower().startswith(word):
+            return index
+    raise ExpressionError(f"{name!r} is not a month's name")
+
+
+def _month_name(number: Any) -> str:
+    index = _int(number)
+    if not 1 <= index <= 12:
+        raise ExpressionError(f"{number!r} is not a month number (1 to 12)")
+    return MONTHS[index - 1]
+
+
+def _get(mapping: Any, key: Any, default: Any = None) -> Any:
+    if isinstance(mapping, Mapping):
+        return mapping.get(key, default)
+    if isinstance(mapping, (list, tuple)) and isinstance(key, int) and -len(mapping) <= key < len(mapping):
+        return mapping[key]
+    return default
+
+
+def _min_max(pick: Callable[..., Any]) -> Callable[..., Any]:
+    def chosen(*items: Any) -> Any:
+        values = list(items[0]) if len(items) == 1 and isinstance(items[0], (list, tuple)) else list(items)
+        if not values:
+            raise ExpressionError("min and max need at least one value")
+        return pick(_number(value) for value in values)
+
+    return chosen
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "lower": lambda text: _text(text).lower(),
+    "upper": lambda text: _text(text).upper(),
+    "title": lambda text: _text(text).title(),
+    "trim": lambda text: _text(text).strip(),
+    "len": lambda value: len(value) if isinstance(value, (list, tuple, dict)) else len(_text(value)),
+    "str": _text,
+    "int": _int,
+    "number": _number,
+    "round": lambda value, digits=0: round(_number(value), int(digits)) if digits else int(round(_number(value))),
+    "floor": lambda value: math.floor(_number(value)),
+    "ceil": lambda value: math.ceil(_number(value)),
+    "abs": lambda value: abs(_number(value)),
+    "min": _min_max(min),
+    "max": _min_max(max),
+    "pad": _pad,
+    "fmt": _fmt,
+    "replace": _replace,
+    "split": _split,
+    "join": _join,
+    "match": _match,
+    "escape": lambda text: re.escape(_text(text)),
+    "month_number": _month_number,
+    "month_name": _month_name,
+    "get": _get,
+}
+
+
+def _power(base: Any, exponent: Any) -> Any:
+    if abs(exponent) > MAX_EXPONENT or (abs(base) > 1 and abs(exponent) * math.log2(abs(base)) > 4096):
+        raise ExpressionError(f"{base} ** {exponent} is too large")
+    return base**exponent
+
+
+def _add(left: Any, right: Any) -> Any:
+    if isinstance(left, str) or isinstance(right, str):
+        # Text joins with text: "day " + 6 reads as "day 6".
+        return _bounded(_text(left) + _text(right))
+    return left + right
+
+
+def _modulo(left: Any, right: Any) -> Any:
+    if isinstance(left, str):
+        raise ExpressionError("`%` formatting of text is not available; use fmt(value, spec)")
+    return left % right
+
+
+def _multiply(left: Any, right: Any) -> Any:
+    try:
+        return simpleeval.safe_mult(left, right)
+    except simpleeval.IterableTooLong:
+        raise ExpressionError(f"the result would be longer than {simpleeval.MAX_STRING_LENGTH} items") from None
+
+
+OPERATORS: dict[type, Callable[..., Any]] = {
+    **simpleeval.DEFAULT_OPERATORS,
+    ast.Add: _add,
+    ast.Mult: _multiply,
+    ast.Pow: _power,
+    ast.Mod: _modulo,
+}
+for _shift in (ast.LShift, ast.RShift):
+    OPERATORS.pop(_shift, None)
+
+# The syntax an expression may use; anything else is refused before it runs.
+_ALLOWED_NODES = (
+    ast.Expression, ast.Name, ast.Load, ast.Constant, ast.Attribute, ast.Call, ast.BinOp, ast.UnaryOp,
+    ast.BoolOp, ast.Compare, ast.IfExp, ast.Subscript, ast.Slice, ast.List, ast.Tuple, ast.Dict,
+    ast.operator, ast.unaryop, ast.boolop, ast.cmpop,
+)  # fmt: skip
+_SCOPES = ("vars", "steps")
+
+
+class _Scope:
+    """`vars` and `steps` (and `steps.<id>`) inside an expression: attribute access reads a value
+    of the run by its reference name, and nothing else has attributes."""
+
+    def __init__(self, prefix: str, values: Mapping[str, Any]) -> None:
+        self._prefix = prefix
+        self._values = values
+
+    def member(self, name: str) -> Any:
+        full = f"{self._prefix}.{name}"
+        if self._prefix == "steps":
+            return _Scope(full, self._values)
+        try:
+            return self._values[full]
+        except KeyError:
+            raise ExpressionError(f"no value {full} yet") from None
+
+
+class _Evaluator(simpleeval.EvalWithCompoundTypes):
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        super().__init__(operators=OPERATORS, functions=dict(FUNCTIONS), names=self._name)
+        self._values = values
+        for refused in (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.JoinedStr, ast.FormattedValue, ast.Assign, ast.AugAssign, ast.Import):
+            self.nodes.pop(refused, None)
+
+    def _name(self, node: ast.Name) -> Any:
+        if node.id in _SCOPES:
+            return _Scope(node.id, self._values)
+        if node.id in ("true", "false", "null"):
+            return {"true": True, "false": False, "null": None}[node.id]
+        try:
+            return self._values[node.id]
+        except KeyError:
+            raise ExpressionError(f"no value {node.id!r}") from None
+
+    def _eval_attribute(self, node: ast.Attribute) -> Any:
+        owner = self._eval(node.value)
+        if isinstance(owner, _Scope):
+            return owner.member(node.attr)
+        raise ExpressionError(f".{node.attr}: values have no attributes here; use a function such as lower(x)")
+
+
+def parse(expression: str) -> ast.Expression:
+    """The parsed expression, its syntax checked. Raises ExpressionError saying what is wrong."""
+    text = expression.strip()
+    if not text:
+        raise ExpressionError("an empty expression: write one after `{=`")
+    if len(text) > MAX_EXPRESSION_CHARS:
+        raise ExpressionError(f"the expression is {len(text)} characters long (at most {MAX_EXPRESSION_CHARS})")
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError as error:
+        raise ExpressionError(f"cannot read expression {text!r}: {error.msg} at column {error.offset}") from None
+    for node in ast.walk(tree):
+        if not isinstance(node, _ALLOWED_NODES):
+            raise ExpressionError(f"{type(node).__name__} is not available in an expression ({text!r})")
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS:
+                called = ast.unparse(node.func)
+                raise ExpressionError(f"unknown function {called!r} in {text!r}; the functions are {', '.join(sorted(FUNCTIONS))}")
+            if node.keywords:
+                raise ExpressionError(f"{node.func.id}() takes its arguments by position, not by name")
+        if isinstance(node, ast.Attribute) and _reference_name(node) is None and not _is_partial_reference(node):
+            raise ExpressionError(f"{ast.unparse(node)!r}: only vars.<name> and steps.<step_id>.<field> have parts after a dot")
+    return tree
+
+
+def _reference_name(node: ast.AST) -> str | None:
+    """`vars.x` / `steps.read.price` as a reference name, else None."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "vars":
+        return f"vars.{node.attr}"
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) and isinstance(node.value.value, ast.Name):
+        if node.value.value.id == "steps":
+            return f"steps.{node.value.attr}.{node.attr}"
+    return None
+
+
+def _is_partial_reference(node: ast.Attribute) -> bool:
+    # `steps.read` inside `steps.read.price`: checked as part of the whole reference.
+    return isinstance(node.value, ast.Name) and node.value.id == "steps"
+
+
+def names_used(expression: str) -> list[str]:
+    """The placeholder names an expression reads (inputs, built-ins, `vars.x`, `steps.s.f`), in
+    order. Raises ExpressionError when it cannot be parsed or uses what is not available."""
+    tree = parse(expression)
+    names: list[str] = []
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    inside_reference: set[int] = set()
+    for node in ast.walk(tree):
+        reference = _reference_name(node) if isinstance(node, ast.Attribute) else None
+        if reference is not None:
+            names.append(reference)
+            inside_reference.update(id(child) for child in ast.walk(node))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and id(node) not in called and id(node) not in inside_reference:
+            if node.id in _SCOPES:
+                raise ExpressionError(f"write {node.id} as {'vars.<name>' if node.id == 'vars' else 'steps.<step_id>.<field>'}")
+            if node.id not in ("true", "false", "null"):
+                names.append(node.id)
+    return list(dict.fromkeys(names))
+
+
+def evaluate(expression: str, values: Mapping[str, Any]) -> Any:
+    """The expression's value, its names looked up in `values` by placeholder name."""
+    tree = parse(expression)
+    evaluator = _Evaluator(values)
+    try:
+        result = evaluator.eval(expression.strip(), previously_parsed=tree.body)
+    except ExpressionError:
+        raise
+    except simpleeval.InvalidExpression as error:
+        raise ExpressionError(f"{expression.strip()!r}: {error}") from None
+    except (ArithmeticError, TypeError, ValueError, IndexError, KeyError, OverflowError) as error:
+        shown = error.args[0] if isinstance(error, KeyError) and error.args else error
+        kind = "no such key or index" if isinstance(error, (KeyError, IndexError)) else type(error).__name__
+        raise ExpressionError(f"{expression.strip()!r} failed: {kind}: {shown}") from None
+    if isinstance(result, _Scope):
+        raise ExpressionError(f"{expression.strip()!r} names no value: write vars.<name> or steps.<step_id>.<field>")
+    return result
+
+
+# --- expressions inside recipe text --------------------------------------------------------------
+
+
+def split_text(text: str) -> Iterator[tuple[str, str | None]]:
+    """`text` as (literal, expression) pieces: each `{= ... }` is one expression (its braces may
+    nest, as in a map literal, and its strings may hold braces); `{{=` is a literal `{=`. The
+    literal pieces keep their own `{placeholders}` and escapes for the placeholder filler."""
+    start = 0
+    index = 0
+    while index < len(text):
+        if text.startswith("{{", index):
+            index += 2
+            continue
+        if text.startswith(EXPRESSION_OPEN, index):
+            end = _closing_brace(text, index + len(EXPRESSION_OPEN))
+            yield text[start:index], text[index + len(EXPRESSION_OPEN) : end]
+            index = start = end + 1
+            continue
+        index += 1
+    if start < len(text):
+        yield text[start:], None
+
+
+def _closing_brace(text: str, index: int) -> int:
+    depth = 0
+    quote: str | None = None
+    while index < len(text):
+        char = text[index]
+        if quote is not None:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = None
+        elif char in "'\"":
+            quote = char
+        elif char in "{[(":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                if char == "}":
+                    return index
+                break
+            depth -= 1
+        index += 1
+    raise ExpressionError(f"`{{=` without its closing `}}` in {text!r}")
+
+
+def has_expression(text: str) -> bool:
+    return any(expression is not None for _literal, expression in split_text(text))
+
+
+def single_expression(text: str) -> str | None:
+    """The expression when `text` is exactly one `{= ...}`: its value keeps its type when filled."""
+    pieces = list(split_text(text)) if EXPRESSION_OPEN in text else []
+    if len(pieces) == 1 and pieces[0][0] == "" and pieces[0][1] is not None:
+        return pieces[0][1]
+    return None
+
+
+def fill_expressions(text: str, values: Mapping[str, Any], literal: Callable[[str], str] = lambda piece: piece) -> str:
+    """`text` with each `{= ...}` replaced by its value as text; literal pieces go through `literal`
+    (the placeholder filler, or nothing for a regular expression)."""
+    if EXPRESSION_OPEN not in text:
+        return literal(text)
+    return "".join(literal(piece) + ("" if expression is None else _text(evaluate(expression, values))) for piece, expression in split_text(text))
+
+
+def as_text(value: Any) -> str:
+    """A value as an expression's text result shows it (True -> "true", 3.0 -> "3")."""
+    return _text(value)

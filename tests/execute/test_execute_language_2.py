@@ -1,0 +1,119 @@
+"""Binds features/execute_language_2.feature: expressions, waits for what goes away, key-by-key
+typing, a templated press, hover and person-written dates, in real Chromium on a loopback page
+(tests/fixtures/site/language2.html); and the loader's verdict on bad expressions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pytest_bdd import given, parsers, scenarios, then, when
+
+from runtime.recipe import RecipeInvalid, load_recipe_file
+from runtime.recipe.expressions import ExpressionError, evaluate
+from runtime.recipe.problems import format_path
+from tests.execute.conftest import ExecRunner
+from tests.fixtures.site_server import FixtureSite
+
+scenarios("execute_language_2.feature")
+
+RECIPES = Path(__file__).resolve().parents[1] / "fixtures" / "recipes"
+
+
+def records(runner: ExecRunner, state_id: str) -> list[dict]:
+    return [e for e in runner.last.file("executions.json") if e["state_id"] == state_id]
+
+
+@when(parsers.parse('I run "{name}" against the fixture site'))
+def run_on_fixture_site(runner: ExecRunner, fixture_site: FixtureSite, name: str) -> None:
+    runner.wait(runner.start(name, {"site": fixture_site.base_url}), timeout=120)
+
+
+@then(parsers.parse('the close summary says "{text}"'))
+def close_says(runner: ExecRunner, text: str) -> None:
+    assert runner.last.verdict.summary.startswith(text), runner.last.verdict.summary
+
+
+@then(parsers.parse('the variable "{first}" is {first_value:d} and "{second}" is true'))
+def variables(runner: ExecRunner, first: str, first_value: int, second: str) -> None:
+    [record] = records(runner, "compute")
+    values = record["evidence"]["values"]
+    # Typed: the sum is a number, not the text "12"; the comparison a boolean.
+    assert values[first] == first_value and isinstance(values[first], int)
+    assert values[second] is True
+
+
+@then(parsers.parse('the state "{state_id}" was skipped saying "{why}"'))
+def skipped_saying(runner: ExecRunner, state_id: str, why: str) -> None:
+    [record] = records(runner, state_id)
+    assert record["outcome"] == "skipped", record
+    assert why in record["evidence"]["skipped_because"], record["evidence"]["skipped_because"]
+
+
+@then(parsers.parse('the states "{state_ids}" were each met'))
+def waits_met(runner: ExecRunner, state_ids: str) -> None:
+    for state_id in state_ids.split(", "):
+        [record] = records(runner, state_id)
+        assert record["outcome"] == "ok" and record["ok"], record
+
+
+@then(parsers.parse('the wait "{state_id}" held on "{written}" after polling'))
+def until_polled(runner: ExecRunner, state_id: str, written: str) -> None:
+    [record] = records(runner, state_id)
+    assert record["evidence"]["condition"]["written"] == written
+    assert record["evidence"]["condition"]["passed"] is True
+    assert record["evidence"]["polls"] >= 1 and "held after" in record["observation_summary"]
+
+
+@then(parsers.parse('the state "{state_id}" timed out saying "{text}"'))
+def timed_out(runner: ExecRunner, state_id: str, text: str) -> None:
+    [record] = records(runner, state_id)
+    assert record["outcome"] == "timeout" and not record["ok"], record
+    assert text in record["observation_summary"], record["observation_summary"]
+    assert record["evidence"]["waited_ms"] < 800 + 500
+
+
+@then(parsers.parse('the acts "{state_ids}" were each verified'))
+def acts_verified(runner: ExecRunner, state_ids: str) -> None:
+    assert runner.last.verdict.status.value == "completed", runner.last.verdict.summary
+    for state_id in state_ids.split(", "):
+        [record] = records(runner, state_id)
+        assert record["outcome"] == "verified", record
+        assert all(check["passed"] for check in record["evidence"]["checks"]), record["evidence"]
+
+
+@pytest.fixture
+def case() -> dict:
+    return {}
+
+
+@given(parsers.parse('the recipe "{name}"'))
+def given_recipe(case: dict, name: str) -> None:
+    case["path"] = RECIPES / f"{name}.yaml"
+
+
+@when("I validate it")
+def validate(case: dict) -> None:
+    try:
+        load_recipe_file(case["path"])
+    except RecipeInvalid as error:
+        case["problems"] = error.problems
+    else:
+        case["problems"] = []
+
+
+@then(parsers.parse('the problems are "{listed}"'))
+def problems_are(case: dict, listed: str) -> None:
+    got = [f"{p.path}: {p.code}" for p in case["problems"]]
+    assert got == listed.split(", "), [(p.path, p.code, p.message) for p in case["problems"]]
+    assert all(p.line > 0 and "Traceback" not in p.message for p in case["problems"])
+    assert format_path(("plan", 1, "set", "total")) == "plan[1].set.total"
+
+
+@then("expressions whose cost would be unbounded are refused when evaluated")
+def unbounded_refused() -> None:
+    for expression in ("9 ** 999999", "'a' * 10 ** 7", "'%999999999s' % 1", "fmt(1, '999999999d')", "pad(1, 10 ** 6)", "join(['ab'] * 90000, 'cd')"):
+        with pytest.raises(ExpressionError):
+            evaluate(expression, {})
+    # The same operations within bounds are fine.
+    assert evaluate("fmt(2 ** 10, ',') + pad(6, 2)", {}) == "1,02406"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import signal
 import sys
 import time
@@ -22,7 +23,7 @@ from runtime.execute.provider import BrowserProvider
 from runtime.execute.run import start_run
 from runtime.execute.run_files import json_default
 from runtime.outcomes import StopReason
-from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry, resolve_inputs
+from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry, resolve_inputs, secret_input_names
 from runtime.recipe.tool_registry import ToolRegistry
 from runtime.telemetry import TRACE_FILE, TelemetryConfigError, TraceExport
 from runtime.report import REPORT_FILE
@@ -84,10 +85,16 @@ def _run_file(args: argparse.Namespace) -> int:
     if problems:
         return _print_problems(problems)
     try:
-        inputs = resolve_inputs(recipe, raw, source="--input")
+        # `--input key=@env:NAME` reads NAME from this environment; such an input is secret.
+        inputs = resolve_inputs(recipe, raw, source="--input", environ=os.environ)
     except RecipeInvalid as invalid:
         return _print_problems(invalid.problems)
-    return asyncio.run(_execute(recipe, registry, inputs, out=args.out, json_mode=args.json, ws_endpoint=args.browser_ws, labels=labels))
+    return asyncio.run(
+        _execute(
+            recipe, registry, inputs, out=args.out, json_mode=args.json, ws_endpoint=args.browser_ws, labels=labels,
+            secret_inputs=secret_input_names(recipe, raw),
+        )
+    )
 
 
 def _key_values(items: list[str], flag: str, problems: list[Problem]) -> dict[str, str]:
@@ -141,6 +148,7 @@ async def _execute(
     json_mode: bool,
     ws_endpoint: str | None,
     labels: dict[str, str] | None = None,
+    secret_inputs: set[str] | frozenset[str] = frozenset(),
 ) -> int:
     run_id = new_run_id(recipe)
     run_dir = out or Path("runs") / run_id
@@ -158,7 +166,7 @@ async def _execute(
     try:
         handle = start_run(
             recipe, inputs, run_id=run_id, run_dir=run_dir, events=events, browser=provider, registry=registry,
-            tracer_provider=tracing.provider, labels=labels,
+            tracer_provider=tracing.provider, labels=labels, secret_inputs=secret_inputs,
         )
         # Ctrl-C stops the run cleanly (manual_stop) instead of killing it mid-write.
         loop.add_signal_handler(signal.SIGINT, handle.stop)

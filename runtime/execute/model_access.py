@@ -19,6 +19,7 @@ from runtime.llm import ChatTelemetry, GeminiIntentModel, GeminiSettings, LlmErr
 from runtime.llm.errors import code_for_status
 from runtime.outcomes import StopReason
 from runtime.plan.model import Plan
+from runtime.secrets import Secrets
 
 # The tool name a model call's retry events carry (a model call is not a browser tool).
 MODEL_CALL_TOOL = "llm.chat"
@@ -35,7 +36,9 @@ def report_retries(events: EventLog, action_ids: ActionIds) -> Callable[[LlmRetr
 
 
 class ModelAccess:
-    def __init__(self, plan: Plan, telemetry: ChatTelemetry | None = None) -> None:
+    def __init__(self, plan: Plan, telemetry: ChatTelemetry | None = None, secrets: Secrets | None = None) -> None:
+        # The run's secrets: every request a gateway of this run sends is redacted with them.
+        self.secrets = secrets if secrets is not None else Secrets()
         self.agent_states = [s.id for s in plan.states if s.kind == "agent"]
         self.uses_model_detector = plan.intent_guard.get("detector") == "model"
         self.settings: GeminiSettings | None = None
@@ -58,7 +61,7 @@ class ModelAccess:
         """A gateway for one agent state, on its own model when it names one. Close it after use."""
         self.require()
         assert self.settings is not None
-        return LlmGateway(replace(self.settings, model=model or self.settings.model), self.telemetry)
+        return LlmGateway(replace(self.settings, model=model or self.settings.model), self.telemetry, redact=self.secrets.redact)
 
     async def detect_intent(self, guard: IntentGuard, goal: str) -> IntentDecision:
         """`detector: model` asks Gemini when the keywords miss. Without a configured key the guard
@@ -69,7 +72,7 @@ class ModelAccess:
             settings = self.settings or GeminiSettings.from_env()
         except LlmError:
             return await guard.detect(goal)
-        gateway = LlmGateway(settings, self.telemetry)
+        gateway = LlmGateway(settings, self.telemetry, redact=self.secrets.redact)
         try:
             return await guard.detect(goal, GeminiIntentModel(gateway))
         finally:

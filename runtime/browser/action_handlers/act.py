@@ -6,6 +6,7 @@ XPath forms of the same gestures. A covered, hidden or disabled element fails as
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pyppeteer.us_keyboard_layout import keyDefinitions
@@ -156,12 +157,19 @@ _PREPARE_TYPE = """function(clear) {
     if (this.isContentEditable) { this.textContent = ''; }
     else { this.value = ''; this.dispatchEvent(new Event('input', {bubbles: true})); }
   }
-  return segmented ? 'ok:keys' : 'ok';
+  // A password field's text is a secret: the caller is told before it is typed.
+  return segmented ? 'ok:keys' : (type === 'password' ? 'ok:secret' : 'ok');
 }"""
 
 
-async def _type(tab: Tab, element: ResolvedElement, text: str, *, clear: bool, submit: bool) -> dict[str, Any]:
+async def _type(
+    tab: Tab, element: ResolvedElement, text: str, *, clear: bool, submit: bool, secret_typed: Callable[[str], None] | None = None
+) -> dict[str, Any]:
     state = await tab.call_on(element, _PREPARE_TYPE, clear)
+    if state == "ok:secret":
+        if secret_typed is not None and text:
+            secret_typed(text)
+        state = "ok"
     if state == "detached":
         raise BrowserActionError(ActionErrorCode.STALE_REF, f"element {element.how} is no longer in the page")
     if state not in ("ok", "ok:keys"):
@@ -253,7 +261,9 @@ async def act(scope: ActionScope, action: Action) -> Result:
     elif kind is ActKind.TYPE:
         assert element is not None
         text = required_str(params, "text")
-        data = await _type(tab, element, text, clear=bool(params.get("clear", True)), submit=bool(params.get("submit")))
+        data = await _type(
+            tab, element, text, clear=bool(params.get("clear", True)), submit=bool(params.get("submit")), secret_typed=scope.secret_typed
+        )
     elif kind is ActKind.SELECT:
         assert element is not None
         value = str_param(params, "value", required=False)
@@ -290,5 +300,5 @@ async def browser_type(scope: ActionScope, action: Action) -> Result:
     await scope.refuse_blocked_tab()
     element = await scope.tab.resolve(Target(xpath=xpath))
     navigations, document = scope.tab.documents.navigations_started, scope.tab.document()
-    data = await _type(scope.tab, element, text, clear=True, submit=bool(action.params.get("submit")))
+    data = await _type(scope.tab, element, text, clear=True, submit=bool(action.params.get("submit")), secret_typed=scope.secret_typed)
     return {**data, **await scope.tab.settle_navigation(navigations, document)}, None

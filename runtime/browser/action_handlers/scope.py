@@ -33,6 +33,8 @@ class ActionScope:
     artifacts: ArtifactStore
     primary_tab: Callable[[], Tab]
     end_session: Callable[[], Awaitable[None]]
+    # Hears a text about to be typed into a password field (BrowserSession.on_secret_typed).
+    secret_typed: Callable[[str], None] | None = None
 
     async def refuse_blocked_tab(self) -> None:
         """Refuse to act on a tab whose page is under a blocked prefix (seed 003: not the operator UI)."""

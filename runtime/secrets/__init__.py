@@ -21,6 +21,7 @@ environment"; such inputs are secret (see `read_env_inputs`).
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import re
 import threading
@@ -44,6 +45,7 @@ class Secrets:
 
     def __init__(self) -> None:
         self._by_name: dict[str, str] = {}
+        self._forms: list[tuple[str, str]] = []
         self._lock = threading.Lock()
         # Longest first, so a secret containing another is replaced whole.
         self._ordered: tuple[tuple[str, str], ...] = ()
@@ -70,14 +72,15 @@ class Secrets:
                 n += 1
                 unique = f"{name}_{n}"
             self._by_name[unique] = text
-            self._ordered = tuple(sorted(self._by_name.items(), key=lambda item: -len(item[1])))
+            # The value as JSON writes it inside a string too (once and twice escaped: a CDP
+            # message logged inside another), so quotes or non-ASCII in it cannot slip past.
+            forms = [(unique, form) for form in _escaped_forms(text)]
+            self._forms.extend(forms)
+            self._ordered = tuple(sorted(self._forms, key=lambda item: -len(item[1])))
             return unique
 
     def name_of(self, value: str) -> str | None:
-        for name, known in self._ordered:
-            if known == value:
-                return name
-        return None
+        return next((name for name, known in self._by_name.items() if known == value), None)
 
     @property
     def names(self) -> list[str]:
@@ -137,6 +140,14 @@ class Secrets:
     def close(self) -> None:
         """Leave the process-wide set (logs stop redacting this run's values)."""
         _LIVE.discard(self)
+
+
+def _escaped_forms(text: str) -> list[str]:
+    forms = {text}
+    for ascii_only in (False, True):
+        once = json.dumps(text, ensure_ascii=ascii_only)[1:-1]
+        forms |= {once, json.dumps(once, ensure_ascii=ascii_only)[1:-1]}
+    return sorted(forms)
 
 
 # Every run's registry alive in this process: log records are redacted with all of them.

@@ -196,6 +196,7 @@ async def _run(
                 session = await chosen.open_session(run_dir, session_id=handle.run_id, network=network.browser, on_blocked=network.on_blocked)
                 session.on_secret_typed = learn_password(events.secrets, inputs)
                 session.artifacts.redact_text = events.secrets.redact_text
+                session.secret_values = events.secrets.values
             except BrowserLaunchError as error:
                 raise RunStopped(StopReason.BROWSER_CRASHED, f"no browser: {error.message}") from None
             except BrowserActionError as error:

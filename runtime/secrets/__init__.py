@@ -82,6 +82,11 @@ class Secrets:
     def name_of(self, value: str) -> str | None:
         return next((name for name, known in self._by_name.items() if known == value), None)
 
+    def values(self) -> tuple[str, ...]:
+        """The values themselves, for the one place that must find them on a page (a screenshot
+        covers them); never for writing anywhere."""
+        return tuple(self._by_name.values())
+
     @property
     def names(self) -> list[str]:
         return sorted(self._by_name)

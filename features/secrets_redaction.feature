@@ -36,3 +36,9 @@ Feature: A user's secrets never land in a run's evidence
     When "verity run" runs the secret-login recipe with api_key=@env:VERITY_NOT_SET_ANYWHERE
     Then it exits with invalid_input's code, naming inputs.api_key and VERITY_NOT_SET_ANYWHERE
     And no run directory was written
+
+  @SECRET-004
+  Scenario: An input given as @env: is secret even when the recipe does not mark it
+    When the secret-login recipe's inputs are resolved with site=@env:SITE_BASE and the token given as it is
+    Then site and api_key are the run's secret inputs, with the values read and given
+    And the run's registry shows the site's value as «secret:site» and types its marker as the value

@@ -20,7 +20,10 @@ import pytest
 from google.protobuf import json_format
 from pytest_bdd import given, parsers, scenarios, then, when
 
+from runtime.events import EventLog
+from runtime.execute.run import run_secrets
 from runtime.outcomes import StopReason
+from runtime.recipe import load_recipe_file, resolve_inputs, secret_input_names
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
 from runtime.telemetry import CAPTURE_CONTENT_VARIABLE
@@ -360,3 +363,28 @@ def missing_env(world: SecretsWorld) -> None:
 @then("no run directory was written")
 def nothing_ran(world: SecretsWorld) -> None:
     assert not world.run_dirs[0].exists()
+
+
+@when("the secret-login recipe's inputs are resolved with site=@env:SITE_BASE and the token given as it is", target_fixture="resolved")
+def resolve_env_site() -> dict[str, Any]:
+    recipe = load_recipe_file(RECIPE)
+    raw = {"site": "@env:SITE_BASE", "api_key": TOKEN}
+    inputs = resolve_inputs(recipe, raw, environ={"SITE_BASE": "http://127.0.0.1:9/base"})
+    events = EventLog("r-env")
+    secrets = run_secrets(recipe, inputs, secret_input_names(recipe, raw), events)
+    return {"inputs": inputs, "names": secret_input_names(recipe, raw), "secrets": secrets}
+
+
+@then("site and api_key are the run's secret inputs, with the values read and given")
+def env_names(resolved: dict[str, Any]) -> None:
+    assert resolved["names"] == {"site", "api_key"}
+    assert resolved["inputs"] == {"site": "http://127.0.0.1:9/base", "api_key": TOKEN}
+    assert resolved["secrets"].names == ["api_key", "site"]
+
+
+@then("the run's registry shows the site's value as «secret:site» and types its marker as the value")
+def env_registry(resolved: dict[str, Any]) -> None:
+    secrets = resolved["secrets"]
+    shown = secrets.redact({"url": "http://127.0.0.1:9/base/secrets.html", "typed": f"value '' -> '{TOKEN}'"})
+    assert shown == {"url": "«secret:site»/secrets.html", "typed": f"value '' -> '{TOKEN_MARK}'"}
+    assert secrets.reveal("«secret:site»/x") == "http://127.0.0.1:9/base/x"

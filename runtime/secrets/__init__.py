@@ -33,6 +33,8 @@ MARK_OPEN, MARK_CLOSE = "«secret:", "»"
 ENV_PREFIX = "@env:"
 # A password typed that is no input's value is named this in its marker.
 PASSWORD_NAME = "password"
+# A number (not a text) is compared with the secrets only from this many characters on.
+MIN_NUMBER_DIGITS = 4
 _MARKER = re.compile(re.escape(MARK_OPEN) + r"([A-Za-z0-9_.-]+)" + re.escape(MARK_CLOSE))
 
 
@@ -112,6 +114,11 @@ class Secrets:
         if isinstance(value, str):
             redacted = self.redact_text(value)
             return value if redacted == value else redacted
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and len(str(value)) >= MIN_NUMBER_DIGITS:
+            # A number read from the page (an integer field) that is a secret's value. Shorter
+            # numbers are counters and indexes far more often than secrets: they stay numbers.
+            name = self.name_of(str(value))
+            return value if name is None else marker(name)
         if isinstance(value, dict):
             return {self._redact(k) if isinstance(k, str) else k: self._redact(v) for k, v in value.items()}
         if isinstance(value, list):

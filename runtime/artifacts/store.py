@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import asdict, dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,8 @@ class ArtifactStore:
     def __init__(self, run_dir: Path | str) -> None:
         self.root = Path(run_dir) / "artifacts"
         self._refs: dict[str, ArtifactRef] = {}
+        # Rewrites a textual artifact before it is stored (a run's secrets become their markers).
+        self.redact_text: Callable[[str], str] | None = None
 
     def put(self, kind: str, data: bytes, media_type: str) -> ArtifactRef:
         """Store ``data`` and return its reference; storing identical bytes again is free."""
@@ -60,6 +63,11 @@ class ArtifactStore:
             )
         if not isinstance(data, (bytes, bytearray)):
             raise ArtifactError(f"artifact data must be bytes, got {type(data).__name__}")
+        if self.redact_text is not None and _is_text(media_type):
+            text = bytes(data).decode("utf-8", errors="replace")
+            redacted = self.redact_text(text)
+            if redacted != text:
+                data = redacted.encode("utf-8")
         digest = hashlib.sha256(data).hexdigest()
         artifact_id = f"{kind}-{digest[:16]}"
         extension = _EXTENSION_BY_MEDIA_TYPE.get(media_type, ".bin")
@@ -99,3 +107,7 @@ class ArtifactStore:
     def list(self) -> list[ArtifactRef]:
         """Every reference stored through this instance, in insertion order."""
         return list(self._refs.values())
+
+
+def _is_text(media_type: str) -> bool:
+    return media_type.startswith("text/") or media_type in ("application/json", "application/xhtml+xml")

@@ -115,6 +115,11 @@ class BrowserSession(SessionVerbs):
         self._results: dict[str, ActionResult] = {}
         self._inflight: dict[str, asyncio.Future[ActionResult]] = {}
         self._stopped = False
+        # Told the text about to be typed into a password field, before it is typed: whoever
+        # keeps the run's evidence learns it is secret before any of it (a CDP log line) exists.
+        self.on_secret_typed: Callable[[str], None] | None = None
+        # The values screenshots cover (fields and texts showing them), asked at each capture.
+        self.secret_values: Callable[[], tuple[str, ...]] = tuple
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -280,6 +285,8 @@ class BrowserSession(SessionVerbs):
             artifacts=self.artifacts,
             primary_tab=self.tab,
             end_session=self._close_context,
+            secret_typed=self.on_secret_typed,
+            secret_values=self.secret_values,
         )
         return await handler(scope, action)
 

@@ -6,7 +6,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from runtime.events.model import Event, EventPayload
+from runtime.events.model import Event, EventPayload, payload_from_dict, payload_to_dict
+from runtime.secrets import Secrets
 
 EventListener = Callable[[Event], None]
 
@@ -16,6 +17,9 @@ class EventLog:
 
     `emit` is synchronous and cheap so that a run never waits on its watchers: listeners must not
     block (the gRPC service copies events into bounded per-subscriber buffers).
+
+    `secrets` is the run's redaction authority: every payload is redacted before it gets a seq,
+    so no listener (run files, spans, the store, gRPC watchers) ever sees a secret value.
     """
 
     def __init__(
@@ -33,6 +37,7 @@ class EventLog:
         self._events: list[Event] = []
         self._listeners: list[EventListener] = []
         self._lock = threading.Lock()
+        self.secrets = Secrets()
 
     def add_listener(self, listener: EventListener) -> None:
         with self._lock:
@@ -44,6 +49,11 @@ class EventLog:
                 self._listeners.remove(listener)
 
     def emit(self, payload: EventPayload) -> Event:
+        if self.secrets:
+            plain = payload_to_dict(payload)
+            redacted = self.secrets.redact(plain)
+            if redacted != plain:
+                payload = payload_from_dict(payload.KIND, redacted)
         with self._lock:
             event = Event(
                 seq=self._next_seq,

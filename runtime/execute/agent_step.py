@@ -125,6 +125,24 @@ class AgentToolCalls:
             raise RunStopped(StopReason.NO_PROGRESS, verdict.detail, evidence={"signatures": list(verdict.signatures), "tool": tool})
         return outcome
 
+    async def learn_secret_field(self, call: LlmToolCall) -> None:
+        """Text the model types into a password field is secret: learned as the call arrives,
+        before the model call's span, an event or a later request describes it (the session
+        itself would learn it only as it types)."""
+        if call.name != "browser_type":
+            return
+        arguments = call.arguments
+        target, text = target_argument(arguments), self.ctx.secrets.reveal(str(arguments.get("text", "")))
+        if target is None or not text:
+            return
+        session = await self.ctx.browser.session()
+        found = await session.extract(
+            fields={"type": {"target": target, "attr": "type"}}, action_id=self.ctx.browser.new_action_id("field_type"), timeout_ms=self.timeout
+        )
+        kind = str((found.data.get("fields") or {}).get("type") or "") if found.ok else ""
+        if kind.lower() == "password" and session.on_secret_typed is not None:
+            session.on_secret_typed(text)
+
     async def _run(self, tool: str, arguments: dict[str, Any], action_id: str, described: str) -> tuple[ToolOutcome, str, str]:
         """Approval, the call itself, and the page fingerprints before and after it."""
         ctx = self.ctx
@@ -195,7 +213,8 @@ class AgentToolCalls:
         if tool == "browser_click":
             result = await run_action("act", f"click {target}", lambda s, a: s.click(target, action_id=a, timeout_ms=timeout))
         elif tool == "browser_type":
-            text, submit = str(arguments.get("text", "")), bool(arguments.get("submit"))
+            # The model writes a secret as its marker; only here, typed into the field, is it the value.
+            text, submit = self.ctx.secrets.reveal(str(arguments.get("text", ""))), bool(arguments.get("submit"))
             result = await run_action("act", f"type into {target}", lambda s, a: s.type_text(target, text, submit=submit, action_id=a, timeout_ms=timeout))
         elif tool == "browser_select":
             value_arg, label = arguments.get("value"), arguments.get("label")

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
+import os
 import signal
 import sys
 import time
@@ -22,7 +24,7 @@ from runtime.execute.provider import BrowserProvider
 from runtime.execute.run import start_run
 from runtime.execute.run_files import json_default
 from runtime.outcomes import StopReason
-from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry, resolve_inputs
+from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry, resolve_inputs, secret_input_names
 from runtime.recipe.tool_registry import ToolRegistry
 from runtime.telemetry import TRACE_FILE, TelemetryConfigError, TraceExport
 from runtime.report import REPORT_FILE
@@ -36,6 +38,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--json", action="store_true", help="print every event as a JSON line instead of progress text")
     run.add_argument("--browser-ws", metavar="WS_URL", help="attach to a running Chromium (ws://.../devtools/browser/...) instead of launching one")
     run.add_argument("--label", action="append", default=[], metavar="KEY=VALUE", help="a run label, on the trace as verity.label.<key> (repeatable)")
+    run.add_argument("--log-level", choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="log to stderr at this level (default: warnings only)")
     run.set_defaults(handler=_run_command)
 
     demo = commands.add_parser("demo", help="run the bundled demo: a dead quote link recovered through search, on a loopback site")
@@ -48,6 +51,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def _run_command(args: argparse.Namespace) -> int:
+    if args.log_level:
+        logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     return _guarded(lambda: _run_file(args))
 
 
@@ -84,10 +89,16 @@ def _run_file(args: argparse.Namespace) -> int:
     if problems:
         return _print_problems(problems)
     try:
-        inputs = resolve_inputs(recipe, raw, source="--input")
+        # `--input key=@env:NAME` reads NAME from this environment; such an input is secret.
+        inputs = resolve_inputs(recipe, raw, source="--input", environ=os.environ)
     except RecipeInvalid as invalid:
         return _print_problems(invalid.problems)
-    return asyncio.run(_execute(recipe, registry, inputs, out=args.out, json_mode=args.json, ws_endpoint=args.browser_ws, labels=labels))
+    return asyncio.run(
+        _execute(
+            recipe, registry, inputs, out=args.out, json_mode=args.json, ws_endpoint=args.browser_ws, labels=labels,
+            secret_inputs=secret_input_names(recipe, raw),
+        )
+    )
 
 
 def _key_values(items: list[str], flag: str, problems: list[Problem]) -> dict[str, str]:
@@ -141,6 +152,7 @@ async def _execute(
     json_mode: bool,
     ws_endpoint: str | None,
     labels: dict[str, str] | None = None,
+    secret_inputs: set[str] | frozenset[str] = frozenset(),
 ) -> int:
     run_id = new_run_id(recipe)
     run_dir = out or Path("runs") / run_id
@@ -158,7 +170,7 @@ async def _execute(
     try:
         handle = start_run(
             recipe, inputs, run_id=run_id, run_dir=run_dir, events=events, browser=provider, registry=registry,
-            tracer_provider=tracing.provider, labels=labels,
+            tracer_provider=tracing.provider, labels=labels, secret_inputs=secret_inputs,
         )
         # Ctrl-C stops the run cleanly (manual_stop) instead of killing it mid-write.
         loop.add_signal_handler(signal.SIGINT, handle.stop)

@@ -44,6 +44,7 @@ from runtime.execute.values import RunValues
 from runtime.guard import IntentGuard, NoProgressDetector
 from runtime.outcomes import BlockerKind, StopReason
 from runtime.plan.model import Plan, State
+from runtime.secrets import Secrets
 
 
 @dataclass
@@ -192,10 +193,15 @@ class RunContext:
             browser=BrowserAccess(open_session, events, action_ids, recorder),
             network=RunNetwork.for_run(plan, run_values, events, private_network_override=private_network_override),
             recorder=recorder,
-            model=ModelAccess(plan, spans.chat_telemetry(report_retries(events, action_ids))),
+            model=ModelAccess(plan, spans.chat_telemetry(report_retries(events, action_ids)), events.secrets),
             recovery=Recovery(plan.limits.max_replans),
             budget=StepBudget(plan.limits.max_steps),
         )
+
+    @property
+    def secrets(self) -> Secrets:
+        """The run's one redaction authority (the event log's): secret inputs, passwords typed."""
+        return self.events.secrets
 
     def timeout_for(self, state: State) -> int:
         """The state's own timeout, else guards.timeouts.step_ms."""

@@ -20,6 +20,7 @@ from runtime.llm import ChatTelemetry, GeminiSettings, LlmError, LlmRetry
 from runtime.llm.errors import code_for_status
 from runtime.outcomes import StopReason
 from runtime.plan.model import Plan
+from runtime.secrets import Secrets
 
 if TYPE_CHECKING:
     from runtime.llm import LlmGateway
@@ -39,7 +40,9 @@ def report_retries(events: EventLog, action_ids: ActionIds) -> Callable[[LlmRetr
 
 
 class ModelAccess:
-    def __init__(self, plan: Plan, telemetry: ChatTelemetry | None = None) -> None:
+    def __init__(self, plan: Plan, telemetry: ChatTelemetry | None = None, secrets: Secrets | None = None) -> None:
+        # The run's secrets: every request a gateway of this run sends is redacted with them.
+        self.secrets = secrets if secrets is not None else Secrets()
         self.agent_states = [s.id for s in plan.states if s.kind == "agent"]
         self.uses_model_detector = plan.intent_guard.get("detector") == "model"
         self.settings: GeminiSettings | None = None
@@ -64,7 +67,7 @@ class ModelAccess:
 
         self.require()
         assert self.settings is not None
-        return LlmGateway(replace(self.settings, model=model or self.settings.model), self.telemetry)
+        return LlmGateway(replace(self.settings, model=model or self.settings.model), self.telemetry, redact=self.secrets.redact)
 
     async def detect_intent(self, guard: IntentGuard, goal: str) -> IntentDecision:
         """`detector: model` asks Gemini when the keywords miss. Without a configured key the guard
@@ -77,7 +80,7 @@ class ModelAccess:
             return await guard.detect(goal)
         from runtime.llm import GeminiIntentModel, LlmGateway
 
-        gateway = LlmGateway(settings, self.telemetry)
+        gateway = LlmGateway(settings, self.telemetry, redact=self.secrets.redact)
         try:
             return await guard.detect(goal, GeminiIntentModel(gateway))
         finally:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from runtime.plan import compile_recipe
 from runtime.recipe import Recipe
 from runtime.recipe.placeholders import fill
 from runtime.recipe.tool_registry import ToolRegistry
+from runtime.secrets import PASSWORD_NAME, Secrets, install_log_redaction
 
 
 class RunHandle:
@@ -88,6 +90,31 @@ def placeholder_values(recipe: Recipe, inputs: dict[str, Any]) -> dict[str, Any]
     return values
 
 
+def run_secrets(recipe: Recipe, inputs: dict[str, Any], secret_inputs: set[str] | frozenset[str], events: EventLog) -> Secrets:
+    """The run's one redaction authority: the secret inputs now, passwords as they are typed.
+    It joins the event log's registry (a served run's log may already redact), so every writer
+    of evidence consults the same one."""
+    install_log_redaction()
+    marked = {name for name, spec in recipe.inputs.items() if spec.secret} | set(secret_inputs)
+    secrets = events.secrets
+    for name in sorted(marked):
+        value = inputs.get(name)
+        if value is not None and not isinstance(value, bool):
+            secrets.add(name, value)
+    return secrets
+
+
+def learn_password(secrets: Secrets, inputs: dict[str, Any]) -> Callable[[str], None]:
+    """What the session calls before it types into a password field: the text becomes a secret,
+    named after the input whose value it is (else `password`), before anything records it."""
+
+    def learned(text: str) -> None:
+        name = next((key for key, value in inputs.items() if isinstance(value, str) and value == text), PASSWORD_NAME)
+        secrets.add(name, text)
+
+    return learned
+
+
 def start_run(
     recipe: Recipe,
     inputs: dict[str, Any],
@@ -101,6 +128,7 @@ def start_run(
     trace_parent: otel_context.Context | None = None,
     labels: dict[str, str] | None = None,
     allow_private_network: bool | None = None,
+    secret_inputs: set[str] | frozenset[str] = frozenset(),
 ) -> RunHandle:
     """Start a run in the running event loop and return at once.
 
@@ -112,16 +140,18 @@ def start_run(
     a child of that context's span. `labels` become `verity.label.<key>` on the root span.
     `allow_private_network` is the server's say over private networks for a recipe someone sent
     (it replaces the recipe's own `target.allow_private_network` and listed private hosts); None
-    for a recipe run by its author.
+    for a recipe run by its author. `secret_inputs` names inputs that are secret besides those
+    the recipe marks `secret: true` (those given as `@env:NAME`); see `run_secrets`.
     """
     loop = asyncio.get_running_loop()
     run_dir = Path(run_dir)
+    secrets = run_secrets(recipe, inputs, secret_inputs, events)
     spans = RunSpans(
-        tracer_provider, run_id, recipe.name, recipe.version, parent=trace_parent, existing_trace_id=events.trace_id, labels=labels
+        tracer_provider, run_id, recipe.name, recipe.version, parent=trace_parent, existing_trace_id=events.trace_id, labels=labels, secrets=secrets
     )
     events.trace_id = spans.trace_id
     events.add_listener(spans.on_event)
-    files = RunFiles(run_dir)
+    files = RunFiles(run_dir, secrets)
     events.add_listener(files.on_event)
     approvals = ApprovalDesk(loop)
     handle = RunHandle(run_id, run_dir, approvals)
@@ -164,6 +194,9 @@ async def _run(
             try:
                 network = context.network
                 session = await chosen.open_session(run_dir, session_id=handle.run_id, network=network.browser, on_blocked=network.on_blocked)
+                session.on_secret_typed = learn_password(events.secrets, inputs)
+                session.artifacts.redact_text = events.secrets.redact_text
+                session.secret_values = events.secrets.values
             except BrowserLaunchError as error:
                 raise RunStopped(StopReason.BROWSER_CRASHED, f"no browser: {error.message}") from None
             except BrowserActionError as error:
@@ -269,7 +302,10 @@ async def _finish(
     if report is not None:
         events.emit(report)
     events.emit(StatusChanged(status=final_state, detail=end.stop_reason.value))
-    events.emit(verdict)
+    # What callers are handed is the verdict as emitted: redacted like every event.
+    emitted = events.emit(verdict).payload
+    assert isinstance(emitted, FinalVerdict)
+    verdict = emitted
     events.remove_listener(files.on_event)
     files.close()
     events.remove_listener(spans.on_event)

@@ -8,6 +8,10 @@
     trace.jsonl      the run's OpenTelemetry spans as OTLP/JSON (runtime/telemetry/otlp_json.py)
     artifacts/       screenshots, large text and HTML (written by the artifact store)
 
+Every file is written through the run's `Secrets`: a secret value is never written, only its
+marker; events arrive already redacted (the event log redacts them), and plans.json is written
+once more at the end, with every secret the run learned (a password typed midway).
+
 JSON files are replaced atomically (write, then rename) so a reader never sees half a file and a
 killed run keeps the last complete version.
 """
@@ -23,6 +27,7 @@ from typing import IO, Any
 
 from runtime.events import Event, FinalVerdict
 from runtime.events.model import payload_to_dict
+from runtime.secrets import Secrets
 
 
 EXECUTIONS_WRITE_INTERVAL_S = 0.5
@@ -70,8 +75,10 @@ def write_json_atomically(path: Path, data: Any) -> None:
 class RunFiles:
     """Writes one run's directory. `on_event` is an EventLog listener: cheap, never blocks long."""
 
-    def __init__(self, run_dir: Path) -> None:
+    def __init__(self, run_dir: Path, secrets: Secrets | None = None) -> None:
         self.run_dir = run_dir
+        self.secrets = secrets if secrets is not None else Secrets()
+        self._plan_file: dict[str, Any] | None = None
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / "artifacts").mkdir(exist_ok=True)
         self._events: IO[str] | None = open(run_dir / "events.jsonl", "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
@@ -84,15 +91,16 @@ class RunFiles:
     def on_event(self, event: Event) -> None:
         if self._events is None:
             return
-        self._events.write(json.dumps(event.to_dict(), ensure_ascii=False, default=json_default) + "\n")
+        self._events.write(json.dumps(self.secrets.redact(event.to_dict()), ensure_ascii=False, default=json_default) + "\n")
         self._events.flush()
 
     def write_plan(self, plan_data: dict[str, Any], plan_repairs: list[dict[str, Any]], last_failure_summary: str) -> None:
         self.plan_data = plan_data
-        write_json_atomically(
-            self.run_dir / "plans.json",
-            {"plan": plan_data, "plan_repairs": plan_repairs, "last_failure_summary": last_failure_summary},
-        )
+        self._plan_file = {"plan": plan_data, "plan_repairs": plan_repairs, "last_failure_summary": last_failure_summary}
+        self._write(self.run_dir / "plans.json", self._plan_file)
+
+    def _write(self, path: Path, data: Any) -> None:
+        write_json_atomically(path, self.secrets.redact(data))
 
     def record_execution(self, record: ExecutionRecord) -> None:
         """Add or update a finished state's record. The file is rewritten at most every
@@ -100,24 +108,27 @@ class RunFiles:
         `flush()` at the end of the run writes the final version."""
         if not self.executions or self.executions[-1] is not record:
             self.executions.append(record)
-        self._serialized[id(record)] = asdict(record)
+        self._serialized[id(record)] = self.secrets.redact(asdict(record))
         self._dirty = True
         if time.monotonic() - self._written_at >= EXECUTIONS_WRITE_INTERVAL_S:
             self.flush()
 
     def flush(self) -> None:
         if self._dirty:
-            write_json_atomically(self.run_dir / "executions.json", [self._serialized[id(r)] for r in self.executions if id(r) in self._serialized])
+            self._write(self.run_dir / "executions.json", [self._serialized[id(r)] for r in self.executions if id(r) in self._serialized])
             self._dirty = False
             self._written_at = time.monotonic()
 
     def write_output(self, data: dict[str, Any], valid: bool, errors: list[str]) -> None:
-        write_json_atomically(self.run_dir / "output.json", {"data": data, "valid": valid, "errors": errors})
+        self._write(self.run_dir / "output.json", {"data": data, "valid": valid, "errors": errors})
 
     def write_verdict(self, verdict: FinalVerdict, extra: dict[str, Any]) -> None:
-        write_json_atomically(self.run_dir / "verdict.json", {**payload_to_dict(verdict), **extra})
+        self._write(self.run_dir / "verdict.json", {**payload_to_dict(verdict), **extra})
 
     def close(self) -> None:
+        if self._plan_file is not None and self.secrets:
+            self._write(self.run_dir / "plans.json", self._plan_file)
+        self._dirty = self._dirty or bool(self.secrets)
         self.flush()
         if self._events is not None:
             self._events.close()

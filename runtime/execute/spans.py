@@ -25,6 +25,8 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
+from runtime.secrets import Secrets
+from runtime.telemetry.redacting import RedactingTracer
 from runtime import __version__
 from runtime.events import ConfirmationRequested, Event, GuardrailTripped, Replanned, StatusChanged
 from runtime.llm import ChatTelemetry, LlmRetry, LlmUsage
@@ -120,10 +122,13 @@ class RunSpans:
         parent: otel_context.Context | None = None,
         existing_trace_id: str = "",
         labels: Mapping[str, str] | None = None,
+        secrets: Secrets | None = None,
     ) -> None:
         """The run's `invoke_agent` span: a new trace, or a child of `parent` (a served run joining
-        its caller's trace). `existing_trace_id` joins a trace known only by its id."""
-        self._tracer = (provider or default_provider()).get_tracer("verity", __version__)
+        its caller's trace). `existing_trace_id` joins a trace known only by its id. Every span of
+        the run, model calls' too, is started by one tracer that redacts the run's `secrets`."""
+        self.secrets = secrets if secrets is not None else Secrets()
+        self._tracer = RedactingTracer((provider or default_provider()).get_tracer("verity", __version__), self.secrets)
         self.capture_content = capture_message_content()
         attributes: dict[str, Any] = {
             attr.OPERATION_NAME: attr.INVOKE_AGENT,

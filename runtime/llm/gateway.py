@@ -12,7 +12,8 @@ code, naming the attempts made. With a `ChatTelemetry` every call is a `chat {mo
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
 import importlib
 import pydantic
 from google import genai
@@ -44,9 +45,14 @@ _TRANSPORT_ERRORS = _transport_errors("TransportError")
 
 
 class LlmGateway:
-    def __init__(self, settings: GeminiSettings | None = None, telemetry: ChatTelemetry | None = None) -> None:
+    def __init__(
+        self, settings: GeminiSettings | None = None, telemetry: ChatTelemetry | None = None, *, redact: Callable[[Any], Any] | None = None
+    ) -> None:
+        """`redact` rewrites every outgoing message (a run's secrets become their markers) before
+        it is sent or recorded: what the model is told never holds a secret value."""
         self.settings = settings or GeminiSettings.from_env()
         self.telemetry = telemetry
+        self._redact = redact
         self._attempts = RetryWatch()
         settings = self.settings
         self._client = genai.Client(
@@ -84,6 +90,7 @@ class LlmGateway:
         temperature: float | None = None,
     ) -> AsyncIterator[LlmEvent]:
         """Stream one model turn: deltas and tool calls as they arrive, then exactly one LlmDone."""
+        messages = self._outgoing(messages)
         contents, config = self._request(messages, tools, temperature)
         call_ids = _CallIds(messages)
         finish_reason, usage, seen_any = "", LlmUsage(), False
@@ -134,6 +141,7 @@ class LlmGateway:
         response_mime_type: str | None = None,
     ) -> LlmReply:
         """One whole model turn over `:generateContent`."""
+        messages = self._outgoing(messages)
         contents, config = self._request(messages, tools, temperature)
         if response_mime_type:
             config.response_mime_type = response_mime_type
@@ -159,6 +167,9 @@ class LlmGateway:
         done = LlmDone(finish_reason=_finish_reason(response), usage=_usage(response) or LlmUsage(), model=self.settings.model)
         chat.succeeded(done, text, calls)
         return LlmReply(text=text, tool_calls=calls, done=done)
+
+    def _outgoing(self, messages: Sequence[ChatMessage]) -> Sequence[ChatMessage]:
+        return messages if self._redact is None else [self._redact(m) for m in messages]
 
     def _begin(self, messages: Sequence[ChatMessage]) -> ChatSpan:
         """The call's span (when traced) and its attempt count, which reports each retry."""

@@ -8,6 +8,7 @@ from typing import Any
 from runtime.recipe.problems import did_you_mean
 from runtime.recipe.model import Recipe
 from runtime.recipe.problems import Problem, RecipeInvalid
+from runtime.secrets import env_input_names, read_env_inputs
 
 _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
@@ -28,9 +29,23 @@ def _convert(kind: str, raw: Any) -> Any:
     return raw
 
 
-def resolve_inputs(recipe: Recipe, raw: Mapping[str, Any], source: str = "inputs") -> dict[str, Any]:
-    """Defaults filled in, values converted to their declared types; every problem reported at once."""
+def secret_input_names(recipe: Recipe, raw: Mapping[str, Any]) -> set[str]:
+    """The inputs whose values are secret: marked `secret: true`, or given as `@env:NAME`."""
+    return {name for name, spec in recipe.inputs.items() if spec.secret} | (env_input_names(raw) & set(recipe.inputs))
+
+
+def resolve_inputs(
+    recipe: Recipe, raw: Mapping[str, Any], source: str = "inputs", *, environ: Mapping[str, str] | None = None, env_prefix: str = ""
+) -> dict[str, Any]:
+    """Defaults filled in, values converted to their declared types; every problem reported at once.
+
+    With `environ`, a value `@env:NAME` is read from it (only names starting with `env_prefix`
+    when one is given); a missing variable is a problem naming it, never a value."""
     problems: list[Problem] = []
+    env_names = env_input_names(raw)
+    if environ is not None:
+        raw, env_problems = read_env_inputs(raw, environ, env_prefix)
+        problems += [Problem(source, 0, 0, f"inputs.{e.input_name}", str(e), "missing_env") for e in env_problems]
     values: dict[str, Any] = {}
     for name in raw:
         if name not in recipe.inputs:
@@ -41,7 +56,8 @@ def resolve_inputs(recipe: Recipe, raw: Mapping[str, Any], source: str = "inputs
             try:
                 values[name] = _convert(spec.type, raw[name])
             except ValueError:
-                problems.append(Problem(source, 0, 0, f"inputs.{name}", f"{raw[name]!r} is not a {spec.type}", "bad_input"))
+                shown = "the secret value" if spec.secret or name in env_names else repr(raw[name])
+                problems.append(Problem(source, 0, 0, f"inputs.{name}", f"{shown} is not a {spec.type}", "bad_input"))
         elif spec.default is not None:
             values[name] = spec.default
         elif spec.required:

@@ -41,6 +41,10 @@ class InputSpec(Strict):
     description: str = Field(default="", description="What the input is for, for people running the recipe.")
     default: str | int | float | bool | None = Field(default=None, description="The value used when the input is not given; must be of `type`.")
     required: bool = Field(default=True, description="An input without a default must be given at run time.")
+    secret: bool = Field(
+        default=False,
+        description="The value is a secret (a password, an API key): it is used where the recipe types it and shown as «secret:<name>» everywhere else (events, run files, report, traces, logs, model requests).",
+    )
 
 
 # --- intent and guards ------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import base64
 import binascii
 import json
@@ -12,7 +13,7 @@ import grpc
 
 from runtime.events import Event
 from runtime.outcomes import TaskState
-from runtime.recipe import RecipeInvalid, resolve_inputs
+from runtime.recipe import RecipeInvalid, resolve_inputs, secret_input_names
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
@@ -31,6 +32,9 @@ from runtime.store import RunCursor, RunFilter
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
+
+# The only environment variables a client may name with `@env:` (see _start).
+SERVER_ENV_PREFIX = "VERITY_SECRET_"
 
 
 class AgentServicer(agent_grpc.AgentServiceServicer):
@@ -144,7 +148,9 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
         loaded = load_or_report(self._catalog, request.WhichOneof("recipe"), request.recipe_yaml, request.recipe_name)
         raw_inputs = dict(request.inputs)
         try:
-            inputs = resolve_inputs(loaded.recipe, raw_inputs)
+            # An input `@env:NAME` is read from the server's environment (only VERITY_SECRET_*
+            # names: a client may not read the server's own keys); such an input is secret.
+            inputs = resolve_inputs(loaded.recipe, raw_inputs, environ=os.environ, env_prefix=SERVER_ENV_PREFIX)
         except RecipeInvalid as error:
             raise recipe_invalid(error, "the run inputs") from None
         timeout_seconds: float | None = None
@@ -156,6 +162,7 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
             loaded,
             inputs,
             raw_inputs=raw_inputs,
+            secret_inputs=secret_input_names(loaded.recipe, raw_inputs),
             labels=dict(request.options.labels),
             timeout_seconds=timeout_seconds,
         )

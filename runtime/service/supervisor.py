@@ -26,6 +26,7 @@ import grpc
 from runtime.events import ConfirmationRequested, Event, EventLog, FinalVerdict, StatusChanged
 from runtime.execute import start_run
 from runtime.outcomes import StopReason, TaskState
+from runtime.secrets import marker
 from runtime.service.artifact_reader import artifact_file, artifact_not_found
 from runtime.service.event_bounds import EventBounder, EventLimits
 from runtime.service.fanout import RunBroadcast
@@ -96,12 +97,17 @@ class RunSupervisor:
         inputs: dict[str, Any],
         *,
         raw_inputs: dict[str, str],
+        secret_inputs: set[str] | frozenset[str] = frozenset(),
         labels: dict[str, str] | None = None,
         timeout_seconds: float | None = None,
     ) -> LiveRun:
-        """Record a new run and hand it to the run engine, which emits into the run's EventLog."""
+        """Record a new run and hand it to the run engine, which emits into the run's EventLog.
+        The record keeps the raw inputs with each secret one (marked in the recipe, or sent as
+        `@env:NAME`, which stays as written) shown as its marker."""
         recipe = loaded.recipe
-        live = await self.open_run(recipe.name, recipe.version, raw_inputs, labels or {}, traced=False)
+        marked = {name for name, spec in recipe.inputs.items() if spec.secret}
+        recorded = {name: marker(name) if name in marked else value for name, value in raw_inputs.items()}
+        live = await self.open_run(recipe.name, recipe.version, recorded, labels or {}, traced=False)
         run_dir = self._runs_dir / live.run_id
         # The run's spans: exported, and written to its trace.jsonl until its engine is done.
         tracing = self._tracer.for_run(run_dir)
@@ -121,6 +127,7 @@ class RunSupervisor:
                 labels=labels,
                 # A recipe someone sent: only the server's configuration may open private networks.
                 allow_private_network=self.limits.allow_private_network,
+                secret_inputs=secret_inputs,
             )
         except Exception as error:  # noqa: BLE001 - a failed start is recorded as the run's end
             tracing.close()

@@ -6,6 +6,7 @@ XPath forms of the same gestures. A covered, hidden or disabled element fails as
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pyppeteer.us_keyboard_layout import keyDefinitions
@@ -178,7 +179,8 @@ _PREPARE_TYPE = """function(clear) {
     if (this.isContentEditable) { this.textContent = ''; }
     else { this.value = ''; this.dispatchEvent(new Event('input', {bubbles: true})); }
   }
-  return segmented ? 'ok:keys:' + type : 'ok';
+  // A password field's text is a secret: the caller is told before it is typed.
+  return segmented ? 'ok:keys:' + type : (type === 'password' ? 'ok:secret' : 'ok');
 }"""
 
 # Sets a date/time field's value as the browser does after a person's edit: the value through
@@ -193,9 +195,21 @@ _SET_FIELD_VALUE = """function(value) {
 
 
 async def _type(
-    tab: Tab, element: ResolvedElement, text: str, *, clear: bool, submit: bool, keys: bool = False, key_delay_ms: int = 0
+    tab: Tab,
+    element: ResolvedElement,
+    text: str,
+    *,
+    clear: bool,
+    submit: bool,
+    keys: bool = False,
+    key_delay_ms: int = 0,
+    secret_typed: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     state = await tab.call_on(element, _PREPARE_TYPE, clear)
+    if state == "ok:secret":
+        if secret_typed is not None and text:
+            secret_typed(text)
+        state = "ok"
     if state == "detached":
         raise BrowserActionError(ActionErrorCode.STALE_REF, f"element {element.how} is no longer in the page")
     if state != "ok" and not state.startswith("ok:keys"):
@@ -296,6 +310,7 @@ async def act(scope: ActionScope, action: Action) -> Result:
         data = await _type(
             tab, element, text, clear=bool(params.get("clear", True)), submit=bool(params.get("submit")),
             keys=bool(params.get("keys")), key_delay_ms=int_param(params, "key_delay_ms", 0, minimum=0),
+            secret_typed=scope.secret_typed,
         )  # fmt: skip
     elif kind is ActKind.HOVER:
         assert element is not None
@@ -336,5 +351,5 @@ async def browser_type(scope: ActionScope, action: Action) -> Result:
     await scope.refuse_blocked_tab()
     element = await scope.tab.resolve(Target(xpath=xpath))
     navigations, document = scope.tab.documents.navigations_started, scope.tab.document()
-    data = await _type(scope.tab, element, text, clear=True, submit=bool(action.params.get("submit")))
+    data = await _type(scope.tab, element, text, clear=True, submit=bool(action.params.get("submit")), secret_typed=scope.secret_typed)
     return {**data, **await scope.tab.settle_navigation(navigations, document)}, None

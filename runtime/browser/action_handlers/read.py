@@ -38,7 +38,56 @@ _PAGE_SIGNS = """((limit) => {
 })"""
 
 
-async def _capture_png(tab: Tab, full_page: bool) -> tuple[bytes, int, int]:
+# Covers, for one capture, every field whose value and every text that shows one of the given
+# values with a black box (position: absolute in page coordinates, so a full-page capture is
+# covered too); returns how many boxes it drew. Runs in the driver's isolated world.
+_MASK_SECRETS = """(function(values) {
+  const boxes = [];
+  const cover = (rect) => { if (rect.width > 0 && rect.height > 0) boxes.push(rect); };
+  const shows = (text) => values.some((v) => text.includes(v));
+  for (const field of document.querySelectorAll('input, textarea')) {
+    if (field.type !== 'password' && shows(field.value || '')) cover(field.getBoundingClientRect());
+  }
+  const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const value of values) {
+      for (let at = node.data.indexOf(value); at >= 0; at = node.data.indexOf(value, at + value.length)) {
+        const range = document.createRange();
+        range.setStart(node, at);
+        range.setEnd(node, at + value.length);
+        for (const rect of range.getClientRects()) cover(rect);
+      }
+    }
+  }
+  if (!boxes.length) return 0;
+  const layer = document.createElement('div');
+  layer.setAttribute('data-verity-secret-mask', '');
+  layer.style.cssText = 'position:absolute;left:0;top:0;width:0;height:0;z-index:2147483647;pointer-events:none';
+  for (const r of boxes) {
+    const box = document.createElement('div');
+    box.style.cssText = `position:absolute;background:#000;left:${r.left + scrollX}px;top:${r.top + scrollY}px;width:${r.width}px;height:${r.height}px`;
+    layer.appendChild(box);
+  }
+  document.documentElement.appendChild(layer);
+  return boxes.length;
+})"""
+_UNMASK_SECRETS = "document.querySelectorAll('[data-verity-secret-mask]').forEach((layer) => layer.remove())"
+
+
+async def _capture_png(tab: Tab, full_page: bool, secrets: tuple[str, ...] = ()) -> tuple[bytes, int, int]:
+    """The tab as a PNG; with `secrets`, the fields and texts showing one are covered for the
+    capture (a password field the browser masks itself) and uncovered right after."""
+    if not secrets:
+        return await _capture_unmasked(tab, full_page)
+    context_id = await tab.worlds.context_for((await tab.worlds.frames())[0])
+    await tab.worlds.evaluate(context_id, f"{_MASK_SECRETS}({json.dumps(list(secrets))})")
+    try:
+        return await _capture_unmasked(tab, full_page)
+    finally:
+        await tab.worlds.evaluate(context_id, _UNMASK_SECRETS)
+
+
+async def _capture_unmasked(tab: Tab, full_page: bool) -> tuple[bytes, int, int]:
     params: dict[str, Any] = {"format": "png"}
     if full_page:
         metrics = await tab.cdp.send("Page.getLayoutMetrics")
@@ -54,7 +103,7 @@ async def _capture_png(tab: Tab, full_page: bool) -> tuple[bytes, int, int]:
 
 async def screenshot(scope: ActionScope, action: Action) -> Result:
     tab = scope.tab
-    png, width, height = await _capture_png(tab, bool(action.params.get("full_page", False)))
+    png, width, height = await _capture_png(tab, bool(action.params.get("full_page", False)), scope.secret_values())
     ref = scope.artifacts.put("screenshot", png, "image/png")
     return {"artifact": ref.to_dict(), "url": await tab.current_url(), "width": width, "height": height}, ref
 
@@ -133,7 +182,7 @@ async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
     signs_read = tab.evaluate(f"{_PAGE_SIGNS}({VISIBLE_TEXT_CHARS})")
     html, url, title, signs, fingerprint = await asyncio.gather(html_read, tab.current_url(), tab.page.title(), signs_read, fingerprint_of(tab))
     html = str(html or "")
-    (png, _, _), (text, source) = await asyncio.gather(_capture_png(tab, False), _readable_text(tab, html, url))
+    (png, _, _), (text, source) = await asyncio.gather(_capture_png(tab, False, scope.secret_values()), _readable_text(tab, html, url))
     shot = scope.artifacts.put("screenshot", png, "image/png")
     inline, text_ref = _inline_or_artifact(scope, text)
     html_bytes = html.encode("utf-8")

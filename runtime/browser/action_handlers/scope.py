@@ -33,6 +33,10 @@ class ActionScope:
     artifacts: ArtifactStore
     primary_tab: Callable[[], Tab]
     end_session: Callable[[], Awaitable[None]]
+    # Hears a text about to be typed into a password field (BrowserSession.on_secret_typed).
+    secret_typed: Callable[[str], None] | None = None
+    # The values a screenshot must not show (BrowserSession.secret_values): covered while capturing.
+    secret_values: Callable[[], tuple[str, ...]] = tuple
 
     async def refuse_blocked_tab(self) -> None:
         """Refuse to act on a tab whose page is under a blocked prefix (seed 003: not the operator UI)."""

@@ -138,6 +138,17 @@ class AgentLoop:
             f"Task: {self.task}\n\n"
             f"This step counts as done only if, when you call close, all of these hold:\n{conditions}\n\n"
             f"You have at most {self.max_turns} turns, one tool call each."
+            f"{self._secret_note()}"
+        )
+
+    def _secret_note(self) -> str:
+        # The model never sees a secret value, only its marker; typed as text, the marker becomes the value.
+        placeholders = self.ctx.secrets.placeholders()
+        if not placeholders:
+            return ""
+        return (
+            f"\n\nSecret values are shown as placeholders: {', '.join(placeholders)}. To type one, pass its placeholder, "
+            "exactly as written, as the text of browser_type; the real value is typed for you."
         )
 
     async def _ask_model(self) -> tuple[str, list[LlmToolCall], LlmUsage]:
@@ -150,6 +161,8 @@ class AgentLoop:
                 text.append(event.content)
                 self.ctx.events.emit(ChatDelta(text=event.content))
             elif isinstance(event, LlmToolCall):
+                # While the stream waits: the model call's span ends (with its content) only after.
+                await self.calls.learn_secret_field(event)
                 calls.append(event)
             elif isinstance(event, LlmDone):
                 usage = event.usage

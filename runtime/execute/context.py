@@ -16,6 +16,7 @@ one job:
     budget     guards.max_steps: executed states plus agent tool calls
     model      the run's Gemini settings (model_access.py)
     loops      the for_each loops in progress (loops.py)
+    login      how the plan logs in, judged once from the plan (login_intent.py), or None
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from runtime.execute.action_ids import ActionIds
 from runtime.execute.approvals import ApprovalDesk
 from runtime.execute.browser_access import BrowserAccess, SessionOpener
 from runtime.execute.conditions import ConditionProbe
+from runtime.execute.login_intent import LoginMeans, login_means
 from runtime.execute.loops import LoopFrames
 from runtime.execute.model_access import ModelAccess, report_retries
 from runtime.execute.network import RunNetwork
@@ -161,6 +163,7 @@ class RunContext:
     page: PageState = field(default_factory=PageState)
     findings: RunFindings = field(default_factory=RunFindings)
     loops: LoopFrames = field(default_factory=LoopFrames)
+    login: LoginMeans | None = None
 
     @classmethod
     def create(
@@ -195,6 +198,7 @@ class RunContext:
             model=ModelAccess(plan, spans.chat_telemetry(report_retries(events, action_ids))),
             recovery=Recovery(plan.limits.max_replans),
             budget=StepBudget(plan.limits.max_steps),
+            login=login_means(plan),
         )
 
     def timeout_for(self, state: State) -> int:

@@ -32,6 +32,7 @@ from runtime.browser.errors import ActionError, ActionErrorCode, BrowserActionEr
 from runtime.browser.launch import Browser
 from runtime.browser.observation import TabEvent
 from runtime.browser.policy import SessionPolicy
+from runtime.browser.storage import SessionStorage
 from runtime.browser.tab import Tab
 from runtime.browser.tab_tracking import ACTIONS_THAT_MAY_OPEN_TABS, NetworkWatch, TabInfo, TabTracker
 from runtime.browser.top_frame import TopFrameBlock
@@ -115,6 +116,7 @@ class BrowserSession(SessionVerbs):
         self._results: dict[str, ActionResult] = {}
         self._inflight: dict[str, asyncio.Future[ActionResult]] = {}
         self._stopped = False
+        self._storage: SessionStorage | None = None
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -122,6 +124,13 @@ class BrowserSession(SessionVerbs):
     def primary_tab_id(self) -> str:
         """The session's first tab. Sticky: popups and focus changes never move it."""
         return self._tabs.primary_tab_id
+
+    @property
+    def storage(self) -> SessionStorage:
+        """The context's cookies and the primary tab's localStorage (storage.py)."""
+        if self._storage is None:
+            self._storage = SessionStorage(self.browser, self._context._id, self._tabs.tab())
+        return self._storage
 
     @property
     def stopped(self) -> bool:

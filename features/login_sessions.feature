@@ -55,3 +55,8 @@ Feature: Sessions that persist between runs
     When I run the copied "login-save" with a wrong password
     Then the run ends "error" with stop reason "verification_failed"
     And the session file is unchanged and the verdict says it was not saved
+
+  @LOGIN-010
+  Scenario: A recipe sent to the server may not name session files
+    When the server's recipe catalog is sent the copied "login-reuse" as text
+    Then it is refused as INVALID_ARGUMENT at "session.storage_state" naming its line

@@ -12,9 +12,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
+from runtime.service.recipe_catalog import RecipeCatalog, load_or_report
+from runtime.service.rich_errors import ServiceError
 from tests.execute.conftest import ExecRunner, RunRecord
 from tests.fixtures.members_site import COOKIE, MEMBERS, MembersSite
 
@@ -197,3 +200,20 @@ def unchanged(case: dict[str, Any], runner: ExecRunner) -> None:
     assert case["session_file"].read_bytes() == case["written_state"]
     saved_record = _verdict_file(runner.last)["session"]["saved"]
     assert saved_record["written"] is False and "only by a completed run" in saved_record["reason"], saved_record
+
+
+@when(parsers.parse('the server\'s recipe catalog is sent the copied "{name}" as text'))
+def send_inline(case: dict[str, Any], name: str) -> None:
+    catalog = RecipeCatalog(None)
+    text = (case["dir"] / f"{name}.yaml").read_text(encoding="utf-8")
+    with pytest.raises(ServiceError) as refused:
+        load_or_report(catalog, "recipe_yaml", text, "")
+    case["refused"] = refused.value
+    case["line"] = next(i for i, line in enumerate(text.splitlines(), 1) if line.strip().startswith("storage_state:"))
+
+
+@then(parsers.parse('it is refused as INVALID_ARGUMENT at "{path}" naming its line'))
+def refused_inline(case: dict[str, Any], path: str) -> None:
+    error: ServiceError = case["refused"]
+    assert error.code is grpc.StatusCode.INVALID_ARGUMENT, error
+    assert f":{case['line']}:" in error.message and path in error.message and "session_not_allowed" in error.message, error.message

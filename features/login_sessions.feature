@@ -60,3 +60,19 @@ Feature: Sessions that persist between runs
   Scenario: A recipe sent to the server may not name session files
     When the server's recipe catalog is sent the copied "login-reuse" as text
     Then it is refused as INVALID_ARGUMENT at "session.storage_state" naming its line
+
+  @LOGIN-007
+  Scenario Outline: Which cookie domains allowed_domains admits
+    When a cookie for "<domain>" is judged against allowed domains "<allowed>"
+    Then the cookie is <verdict>
+
+    Examples:
+      | domain             | allowed                      | verdict  |
+      | 127.0.0.1          | 127.0.0.1, localhost         | loaded   |
+      | 127.0.0.1          | 127.0.0.1:8080               | loaded   |
+      | .example.com       | *.example.com                | loaded   |
+      | shop.example.com   | *.example.com                | loaded   |
+      | example.com        | example.com                  | loaded   |
+      | .tracker.example   | example.com, *.example.com   | left out |
+      | example.com.evil   | example.com                  | left out |
+      | 10.0.0.1           | 127.0.0.1                    | left out |

@@ -16,6 +16,7 @@ import grpc
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
+from runtime.execute.session_state import cookie_allowed
 from runtime.service.recipe_catalog import RecipeCatalog, load_or_report
 from runtime.service.rich_errors import ServiceError
 from tests.execute.conftest import ExecRunner, RunRecord
@@ -217,3 +218,13 @@ def refused_inline(case: dict[str, Any], path: str) -> None:
     error: ServiceError = case["refused"]
     assert error.code is grpc.StatusCode.INVALID_ARGUMENT, error
     assert f":{case['line']}:" in error.message and path in error.message and "session_not_allowed" in error.message, error.message
+
+
+@when(parsers.parse('a cookie for "{domain}" is judged against allowed domains "{allowed}"'))
+def judge_cookie(case: dict[str, Any], domain: str, allowed: str) -> None:
+    case["cookie_allowed"] = cookie_allowed(domain, [a.strip() for a in allowed.split(",")])
+
+
+@then(parsers.parse("the cookie is {verdict}"))
+def cookie_verdict(case: dict[str, Any], verdict: str) -> None:
+    assert case["cookie_allowed"] is (verdict == "loaded"), verdict

@@ -212,6 +212,10 @@ class Browser:
         self._raw._contexts[context_id] = context
         return context
 
+    async def send(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """One browser-level CDP command (Storage.setCookies with a browserContextId ...)."""
+        return await self._raw._connection.send(method, params or {})
+
     async def round_trip(self) -> None:
         """One browser-level command and its reply. CDP sends a connection's messages in order,
         so when this returns, every event the browser emitted before it (a popup's

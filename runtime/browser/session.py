@@ -32,6 +32,7 @@ from runtime.browser.errors import ActionError, ActionErrorCode, BrowserActionEr
 from runtime.browser.launch import Browser
 from runtime.browser.observation import TabEvent
 from runtime.browser.policy import SessionPolicy
+from runtime.browser.storage import SessionStorage
 from runtime.browser.tab import Tab
 from runtime.browser.tab_tracking import ACTIONS_THAT_MAY_OPEN_TABS, NetworkWatch, TabInfo, TabTracker
 from runtime.browser.top_frame import TopFrameBlock
@@ -120,6 +121,7 @@ class BrowserSession(SessionVerbs):
         self.on_secret_typed: Callable[[str], None] | None = None
         # The values screenshots cover (fields and texts showing them), asked at each capture.
         self.secret_values: Callable[[], tuple[str, ...]] = tuple
+        self._storage: SessionStorage | None = None
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -127,6 +129,13 @@ class BrowserSession(SessionVerbs):
     def primary_tab_id(self) -> str:
         """The session's first tab. Sticky: popups and focus changes never move it."""
         return self._tabs.primary_tab_id
+
+    @property
+    def storage(self) -> SessionStorage:
+        """The context's cookies and the primary tab's localStorage (storage.py)."""
+        if self._storage is None:
+            self._storage = SessionStorage(self.browser, self._context._id, self._tabs.tab())
+        return self._storage
 
     @property
     def stopped(self) -> bool:

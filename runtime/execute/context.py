@@ -16,6 +16,8 @@ one job:
     budget     guards.max_steps: executed states plus agent tool calls
     model      the run's Gemini settings (model_access.py)
     loops      the for_each loops in progress (loops.py)
+    login      how the plan logs in, judged once from the plan (login_intent.py), or None
+    session_keeper  the recipe's session files and the state to save (session_state.py), or None
 """
 
 from __future__ import annotations
@@ -30,11 +32,13 @@ from runtime.execute.action_ids import ActionIds
 from runtime.execute.approvals import ApprovalDesk
 from runtime.execute.browser_access import BrowserAccess, SessionOpener
 from runtime.execute.conditions import ConditionProbe
+from runtime.execute.login_intent import LoginMeans, login_means
 from runtime.execute.loops import LoopFrames
 from runtime.execute.model_access import ModelAccess, report_retries
 from runtime.execute.network import RunNetwork
 from runtime.execute.recovery import Recovery
 from runtime.execute.run_files import RunFiles
+from runtime.execute.session_state import SessionKeeper
 from runtime.execute.spans import RunSpans
 from runtime.execute.step_outcome import RunStopped
 from runtime.execute.step_record import StepRecorder
@@ -162,6 +166,8 @@ class RunContext:
     page: PageState = field(default_factory=PageState)
     findings: RunFindings = field(default_factory=RunFindings)
     loops: LoopFrames = field(default_factory=LoopFrames)
+    login: LoginMeans | None = None
+    session_keeper: SessionKeeper | None = None
 
     @classmethod
     def create(
@@ -196,6 +202,7 @@ class RunContext:
             model=ModelAccess(plan, spans.chat_telemetry(report_retries(events, action_ids)), events.secrets),
             recovery=Recovery(plan.limits.max_replans),
             budget=StepBudget(plan.limits.max_steps),
+            login=login_means(plan),
         )
 
     @property

@@ -80,7 +80,8 @@ def target_verdict(ctx: RunContext, observation: PageObservation) -> TargetCheck
     keywords = [ctx.values.text(k) or "" for k in target.get("validation_keywords", [])]
     # A page path the network policy refused is that refusal, whatever the page shows now.
     return refused_target_check(ctx) or validate_target(
-        observation, expected_status=int(target.get("expected_status", 200)), allowed_domains=list(target.get("allowed_domains", [])), keywords=keywords
+        observation, expected_status=int(target.get("expected_status", 200)), allowed_domains=list(target.get("allowed_domains", [])), keywords=keywords,
+        login=ctx.login,
     )
 
 

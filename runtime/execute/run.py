@@ -22,12 +22,13 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 
 from runtime.browser import BrowserActionError, BrowserLaunchError, BrowserSession
-from runtime.events import ConfirmationRequested, EventLog, FinalVerdict, StatusChanged
+from runtime.events import ConfirmationRequested, EventLog, FinalVerdict, StatusChanged, ToolUsed
 from runtime.execute.approvals import ApprovalDesk
 from runtime.execute.context import RunContext
 from runtime.execute.provider import BrowserProvider
 from runtime.execute.run_files import RunFiles
 from runtime.execute.run_report import write_run_report
+from runtime.execute.session_state import SessionFiles, SessionKeeper, SessionStateError, read_storage_state, write_storage_state
 from runtime.execute.spans import RunSpans
 from runtime.execute.step_outcome import RunStopped
 from runtime.execute.walker import PlanWalk, RunEnd
@@ -182,9 +183,17 @@ async def _run(
     walk: PlanWalk | None = None
     end: RunEnd
     cancelled_from_outside = False
+    session_files = SessionFiles.of(recipe)
+    keeper = SessionKeeper(session_files, list(recipe.target.allowed_domains)) if session_files.used else None
     try:
         events.emit(StatusChanged(status=TaskState.RUNNING))
         plan = compile_recipe(recipe, registry)
+        # Before the browser starts: a session file that cannot be used is the run's input error.
+        if keeper is not None and session_files.load is not None:
+            try:
+                keeper.loaded = read_storage_state(session_files.load, keeper.allowed_domains)
+            except SessionStateError as error:
+                raise RunStopped(StopReason.INVALID_INPUT, str(error)) from None
 
         async def open_session() -> BrowserSession:
             nonlocal own_provider, session
@@ -201,6 +210,8 @@ async def _run(
                 raise RunStopped(StopReason.BROWSER_CRASHED, f"no browser: {error.message}") from None
             except BrowserActionError as error:
                 raise RunStopped(StopReason.BROWSER_CRASHED, error.error.message) from None
+            if keeper is not None:
+                await _load_session_state(session, keeper, context)
             return session
 
         context = RunContext.create(
@@ -214,6 +225,7 @@ async def _run(
             open_session=open_session,
             private_network_override=allow_private_network,
         )
+        context.session_keeper = keeper
         walk = PlanWalk(context)
         handle._work = asyncio.ensure_future(walk.walk())
         if handle._stop_reason is not None:  # stop() before the walk even started
@@ -242,7 +254,9 @@ async def _run(
             f"internal error: {type(error).__name__}: {error}",
             evidence={"traceback": traceback.format_exc(limit=8)},
         )
-    verdict = await _finish(end, walk, events, files, spans, session, own_provider, started)
+    if keeper is not None and keeper.files.save is not None and walk is not None:
+        end = await _save_session_state(end, session, keeper.files.save, keeper, walk.context)
+    verdict = await _finish(end, walk, events, files, spans, session, own_provider, started, keeper.record if keeper else None)
     if cancelled_from_outside:
         raise asyncio.CancelledError()
     return verdict
@@ -257,6 +271,7 @@ async def _finish(
     session: BrowserSession | None,
     own_provider: BrowserProvider | None,
     started: float,
+    session_record: dict[str, Any] | None = None,
 ) -> FinalVerdict:
     """Close the browser side, write the run directory, emit the one FinalVerdict, end the span."""
     if session is not None and not session.stopped:
@@ -289,6 +304,8 @@ async def _finish(
             extra["executed_states"] = ctx.budget.executed
             extra["replans_used"] = ctx.recovery.replans_used
             extra["intent_guard"] = ctx.guard.metadata()
+            if session_record:
+                extra["session"] = session_record
             if ctx.findings.output_valid is None:
                 files.write_output(ctx.findings.data, False, [f"the run ended ({end.stop_reason.value}) before output validation"])
         files.flush()
@@ -313,3 +330,70 @@ async def _finish(
     blocked = int(walk.context.network.summary()["count"]) if walk is not None else 0
     spans.end_run(final_state.value, end.stop_reason, verified, end.blocker_kind, steps=steps, blocked_requests=blocked)
     return verdict
+
+
+async def _load_session_state(session: BrowserSession, keeper: SessionKeeper, ctx: RunContext) -> None:
+    """Follow localStorage from the first document on, and load the session file's state into
+    the fresh context; the evidence is counts and the path, never a value."""
+    action_id = ctx.browser.new_action_id("session_state")
+    loaded = keeper.loaded
+    try:
+        await session.storage.follow(loaded.local_storage if loaded else {})
+        if loaded is not None:
+            await session.storage.set_cookies(loaded.cookies)
+    except Exception as error:  # noqa: BLE001 - a CDP refusal; its text may quote a cookie, so only its type
+        ctx.events.emit(ToolUsed(tool="session.storage_state", action_id=action_id, phase="error", summary=type(error).__name__, error_code="load_failed"))
+        raise RunStopped(StopReason.EXECUTE_ERROR, f"the browser refused the session state ({type(error).__name__})") from None
+    if loaded is not None:
+        keeper.record["loaded"] = loaded.evidence
+        counts = loaded.evidence
+        ctx.events.emit(
+            ToolUsed(
+                tool="session.storage_state",
+                action_id=action_id,
+                phase="success",
+                summary=(
+                    f"loaded {counts['cookies_loaded']} cookie(s) and localStorage of {counts['origins_loaded']} origin(s) from {counts['file']}; "
+                    f"left out {counts['cookies_outside_allowed_domains']} cookie(s) and {counts['origins_outside_allowed_domains']} origin(s) outside allowed_domains"
+                ),
+            )
+        )
+
+
+async def _save_session_state(end: RunEnd, session: BrowserSession | None, path: Path, keeper: SessionKeeper, ctx: RunContext) -> RunEnd:
+    """Write session.save_storage_state when the run completed: from the live session, else from
+    what the close step captured before it ended the session."""
+    record = keeper.record
+    if end.stop_reason is not StopReason.COMPLETED:
+        record["saved"] = {"file": str(path), "written": False, "reason": f"the run ended {end.stop_reason.value}; the session is saved only by a completed run"}
+        return end
+    if session is not None and not session.stopped:
+        await keeper.capture(session)
+    action_id = ctx.browser.new_action_id("session_state")
+
+    def failed(detail: str) -> RunEnd:
+        record["saved"] = {"file": str(path), "written": False, "reason": detail}
+        ctx.events.emit(ToolUsed(tool="session.save_storage_state", action_id=action_id, phase="error", summary=detail, error_code="save_failed"))
+        return RunEnd(StopReason.EXECUTE_ERROR, f"{end.summary}; but {detail}")
+
+    if keeper.captured is None:
+        return failed(f"session.save_storage_state: {path}: {keeper.capture_error or 'the run opened no browser session to save'}")
+    try:
+        saved = write_storage_state(path, *keeper.captured, keeper.allowed_domains)
+    except OSError as error:
+        return failed(f"session.save_storage_state: {path}: cannot write the file: {error.strerror or type(error).__name__}")
+    finally:
+        keeper.captured = None  # the values are written (or not); the run keeps none of them
+    record["saved"] = {**saved, "written": True}
+    ctx.events.emit(
+        ToolUsed(
+            tool="session.save_storage_state",
+            action_id=action_id,
+            phase="success",
+            summary=(
+                f"saved {saved['cookies_saved']} cookie(s) and localStorage of {saved['origins_saved']} origin(s) to {saved['file']} (0600); "
+                f"left out {saved['cookies_outside_allowed_domains']} cookie(s) and {saved['origins_outside_allowed_domains']} origin(s) outside allowed_domains"
+            ),
+        )
+    )
+    return end

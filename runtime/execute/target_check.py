@@ -6,7 +6,9 @@ Pure logic over a `PageObservation`, in this order, so the first blocker named i
    comes before the status, so the policy proxy's 403 refusal of another host is reported as the
    domain it refused, not as access_denied;
 2. a navigation that failed with no response is `navigation_failed`;
-3. what the page is (`page_blockers.detect_blocker`): status, headers, title, headings, text;
+3. what the page is (`page_blockers.detect_blocker`): status, headers, title, headings, text. A
+   login page is no blocker for a run that means to log in (`login_intent.LoginMeans`): it is
+   the page the run works on, and its evidence says so (`login_page`);
 4. the validation keywords.
 """
 
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runtime.browser.document import DocumentIdentity
+from runtime.execute.login_intent import LoginMeans
 from runtime.execute.page_blockers import BLOCKER_GUIDANCE, BlockerFinding, PageSignals, detect_blocker
 from runtime.outcomes import BlockerKind
 from runtime.policy.network_policy import NetworkPolicy
@@ -118,8 +121,10 @@ def validate_target(
     expected_status: int,
     allowed_domains: list[str],
     keywords: list[str],
+    login: LoginMeans | None = None,
 ) -> TargetCheck:
-    """Check one observation against the recipe's target. `keywords` are already filled in."""
+    """Check one observation against the recipe's target. `keywords` are already filled in;
+    `login` is how the run logs in, when it can."""
     evidence = observation.evidence()
     evidence["expected_status"] = expected_status
 
@@ -137,6 +142,10 @@ def validate_target(
     if observation.error_code and observation.status is None:
         return blocked(BlockerKind.NAVIGATION_FAILED, observation.error_message or f"could not load {url}: {observation.error_code}")
     finding = detect_blocker(observation.signals(), expected_status=expected_status)
+    # An HTTP authentication challenge (WWW-Authenticate) is no form a plan can fill.
+    if finding is not None and finding.kind is BlockerKind.LOGIN_REQUIRED and login is not None and "www_authenticate" not in finding.evidence:
+        evidence["login_page"] = {"detected": finding.reason, "run_logs_in": login.evidence()}
+        finding = None
     if finding is not None:
         return blocked(finding.kind, finding.reason, **{k: v for k, v in finding.evidence.items() if k not in ("url", "status")})
     if observation.error_code:

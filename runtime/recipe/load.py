@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +87,8 @@ def load_recipe_with_registry(text: str, source: str, *, recipe_path: Path | Non
         problems.append(Problem(source, line, col, format_path(path), message, code))
     if problems:
         raise RecipeInvalid(problems)
+    if recipe_path is not None:
+        recipe._directory = Path(os.path.abspath(recipe_path.parent))  # abspath: no file system access
     return recipe, registry
 
 

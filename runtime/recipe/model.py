@@ -7,9 +7,10 @@ whole recipe (placeholders, reachability, regexes, wildcards) live in checks.py.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from runtime.outcomes import BlockerKind
 from runtime.recipe.flow_steps import (
@@ -459,6 +460,21 @@ class Fallback(Strict):
     )
 
 
+class Session(Strict):
+    """Cookies and localStorage carried between runs, in Playwright's storageState JSON shape
+    ({cookies: [...], origins: [{origin, localStorage: [{name, value}]}]}). Both files are
+    secrets: only counts and the path ever reach events, run files or reports."""
+
+    storage_state: str | None = Field(
+        default=None,
+        description="A storage-state file loaded before the run (relative to the recipe); cookies and origins outside allowed_domains are left out.",
+    )
+    save_storage_state: str | None = Field(
+        default=None,
+        description="Where a completed run writes its cookies and localStorage (relative to the recipe; created owner-only, 0600).",
+    )
+
+
 class Output(Strict):
     schema_: dict[str, Any] = Field(
         default_factory=lambda: {"type": "object"}, alias="schema", description="A JSON Schema the structured result must satisfy."
@@ -490,6 +506,13 @@ class Recipe(Strict):
     plan: Annotated[list[Step], Field(min_length=1)] = Field(description="The steps, run in order unless `next` or `on_failure` say otherwise.")
     fallback: Fallback = Field(default_factory=Fallback, description="The search used to find another page when the target is blocked.")
     output: Output = Field(default_factory=Output, description="The structured result the run brings back.")
+    session: Session = Field(default_factory=Session, description="Cookies and localStorage loaded before the run and saved after it.")
+    # The directory of the recipe's file, when it came from one: relative session files resolve there.
+    _directory: Path | None = PrivateAttr(default=None)
+
+    @property
+    def directory(self) -> Path | None:
+        return self._directory
 
     def step_ids(self) -> list[str]:
         """Every step's id: its own, or `step-N` (1-based) when it has none."""

@@ -9,6 +9,7 @@ import grpc
 
 from runtime.demo import DEMO_RECIPE
 from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry
+from runtime.recipe.source import read_yaml
 from runtime.recipe.tool_registry import ToolRegistry
 from runtime.service.registry_confinement import RegistryRoot
 from runtime.service.rich_errors import ServiceError, invalid_argument, recipe_invalid
@@ -120,6 +121,7 @@ class RecipeCatalog:
             try:
                 recipe_path = self.registry_root.recipe_path_for(recipe_yaml, INLINE_SOURCE)
                 loaded = load_recipe_with_registry(recipe_yaml, INLINE_SOURCE, recipe_path=recipe_path)
+                _refuse_session_files(loaded[0], recipe_yaml)
             except RecipeInvalid as error:
                 shown = self.registry_root.redact(error.problems, INLINE_SOURCE)
                 raise RecipeInvalid([replace(p, source=source_name or INLINE_SOURCE) for p in shown]) from None
@@ -129,6 +131,17 @@ class RecipeCatalog:
                 raise invalid_argument("recipe_name", "must not be empty")
             return self.load(recipe_name)
         raise invalid_argument("recipe", "give recipe_yaml (a recipe document) or recipe_name (a recipe known to the server)")
+
+
+def _refuse_session_files(recipe: Recipe, text: str) -> None:
+    """A recipe someone sent may not name session files: the server would read (and write) them
+    on its own disk, with whatever cookies they hold."""
+    for key in ("storage_state", "save_storage_state"):
+        if getattr(recipe.session, key) is not None:
+            doc, _problems = read_yaml(text, INLINE_SOURCE)
+            line, col = doc.position(("session", key))
+            message = "a recipe sent to the server may not name session files (they are on the server's disk); put the recipe in the server's recipe directory"
+            raise RecipeInvalid([Problem(INLINE_SOURCE, line, col, f"session.{key}", message, "session_not_allowed")])
 
 
 def load_or_report(catalog: RecipeCatalog, which: str | None, recipe_yaml: str, recipe_name: str) -> LoadedRecipe:

@@ -69,8 +69,9 @@ class ExecRunner:
         self.last: RunRecord | None = None
         self._count = 0
 
-    def start(self, recipe_name: str, raw_inputs: dict[str, str], *, provider: BrowserProvider | None = None, **start_kwargs: Any) -> RunRecord:
-        path = recipe_path(recipe_name)
+    def start(self, recipe_name: str | Path, raw_inputs: dict[str, str], *, provider: BrowserProvider | None = None, **start_kwargs: Any) -> RunRecord:
+        # A Path is a recipe file anywhere (a test's own copy); a name, see recipe_path.
+        path = recipe_name if isinstance(recipe_name, Path) else recipe_path(recipe_name)
         recipe, registry = load_recipe_with_registry(path.read_text(encoding="utf-8"), str(path), recipe_path=path)
         inputs = resolve_inputs(recipe, raw_inputs)
         self._count += 1

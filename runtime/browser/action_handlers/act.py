@@ -11,7 +11,7 @@ from typing import Any
 from pyppeteer.us_keyboard_layout import keyDefinitions
 
 from runtime.browser.action_handlers.link_targets import refuse_off_policy_click
-from runtime.browser.action_handlers.effects import watch_effects
+from runtime.browser.action_handlers.effects import BASELINE_MS, note_intent, settle_effects, watch_effects
 from runtime.browser.action_handlers.params import enum_param, int_param, invalid, required_str, str_param, target_param
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.actions import Action, ActKind, Target
@@ -160,7 +160,13 @@ _PREPARE_TYPE = """function(clear) {
 }"""
 
 
-async def _type(tab: Tab, element: ResolvedElement, text: str, *, clear: bool, submit: bool) -> dict[str, Any]:
+_HELD = """function() {
+  return {tag: this.localName, type: (this.getAttribute('type') || '').toLowerCase(), contenteditable: !!this.isContentEditable,
+          value: 'value' in this ? String(this.value) : null, text: this.isContentEditable ? this.innerText : null};
+}"""
+
+
+async def _type(tab: Tab, element: ResolvedElement, text: str, *, clear: bool, submit: bool, watched: bool = False) -> dict[str, Any]:
     state = await tab.call_on(element, _PREPARE_TYPE, clear)
     if state == "detached":
         raise BrowserActionError(ActionErrorCode.STALE_REF, f"element {element.how} is no longer in the page")
@@ -172,11 +178,15 @@ async def _type(tab: Tab, element: ResolvedElement, text: str, *, clear: bool, s
         await tab.page.keyboard.type(text)
     elif text:
         await tab.cdp.send("Input.insertText", {"text": text})
-    # Read the value before Enter: a submit may navigate, and the element's document with it.
-    value = await tab.call_on(element, "function() { return this.isContentEditable ? this.innerText : this.value; }")
+    # Read the field before Enter: a submit may navigate, and the element's document with it.
+    held = await tab.call_on(element, _HELD)
+    if watched:
+        note_intent(tab, text=text, clear=clear, submit=submit, held_before_submit=held)
     if submit:
         await tab.page.keyboard.press("Enter")
-    return {"typed": True, "value": value, "submitted": submit}
+    # A password's value is never put into a result; its length says whether it went in.
+    shown = {"value_length": len(held["value"] or "")} if held["type"] == "password" else {"value": held["text"] if held["contenteditable"] else held["value"]}
+    return {"typed": True, **shown, "submitted": submit}
 
 
 _SELECT_OPTION = """function(value, label) {
@@ -243,7 +253,7 @@ async def act(scope: ActionScope, action: Action) -> Result:
     needs_target = kind in (ActKind.CLICK, ActKind.TYPE, ActKind.SELECT)
     if needs_target or params.get("target") is not None:
         element = await tab.resolve(target_param(params))
-    await watch_effects(tab, element, kind.value)
+    await watch_effects(tab, element, kind.value, int_param(params, "effect_baseline_ms", BASELINE_MS, minimum=0))
     navigations, document = tab.documents.navigations_started, tab.document()
     data: dict[str, Any]
     if kind is ActKind.CLICK:
@@ -253,7 +263,7 @@ async def act(scope: ActionScope, action: Action) -> Result:
     elif kind is ActKind.TYPE:
         assert element is not None
         text = required_str(params, "text")
-        data = await _type(tab, element, text, clear=bool(params.get("clear", True)), submit=bool(params.get("submit")))
+        data = await _type(tab, element, text, clear=bool(params.get("clear", True)), submit=bool(params.get("submit")), watched=True)
     elif kind is ActKind.SELECT:
         assert element is not None
         value = str_param(params, "value", required=False)
@@ -261,6 +271,7 @@ async def act(scope: ActionScope, action: Action) -> Result:
         if (value is None) == (label is None):
             raise invalid("select needs exactly one of params.value or params.label")
         data = await _select(tab, element, value, label)
+        note_intent(tab, value=data["value"])
     elif kind is ActKind.PRESS:
         key = required_str(params, "key")
         if element is not None:
@@ -273,6 +284,8 @@ async def act(scope: ActionScope, action: Action) -> Result:
         data = await _scroll(tab, element, direction, int_param(params, "amount", 600, minimum=1))
     # A gesture that starts a navigation is over when the new document has loaded.
     data.update(await tab.settle_navigation(navigations, document))
+    # The act's effects land over a moment: it is over once the page has settled.
+    await settle_effects(tab)
     return {"kind": kind.value, "target": element.how if element else None, **data}, None
 
 

@@ -80,4 +80,4 @@ Feature: An act is verified by what it did, judged on the whole document against
     Then the verdict agrees with the task's reward
     And a run that did not complete names the value the time field holds
     When I run the act-effects recipe "enter-time-keyed" for "enter-time" with seed 1
-    Then the run completed with reward 1
+    Then the run completed with raw reward 1

@@ -253,7 +253,10 @@ async def act(scope: ActionScope, action: Action) -> Result:
     needs_target = kind in (ActKind.CLICK, ActKind.TYPE, ActKind.SELECT)
     if needs_target or params.get("target") is not None:
         element = await tab.resolve(target_param(params))
-    await watch_effects(tab, element, kind.value, int_param(params, "effect_baseline_ms", BASELINE_MS, minimum=0))
+    # 0: nothing will ask for this act's own effect (its step says what it expects), so neither the
+    # baseline before the gesture nor the settle after it is worth its time.
+    baseline_ms = int_param(params, "effect_baseline_ms", BASELINE_MS, minimum=0)
+    await watch_effects(tab, element, kind.value, baseline_ms)
     navigations, document = tab.documents.navigations_started, tab.document()
     data: dict[str, Any]
     if kind is ActKind.CLICK:
@@ -285,7 +288,8 @@ async def act(scope: ActionScope, action: Action) -> Result:
     # A gesture that starts a navigation is over when the new document has loaded.
     data.update(await tab.settle_navigation(navigations, document))
     # The act's effects land over a moment: it is over once the page has settled.
-    await settle_effects(tab)
+    if baseline_ms:
+        await settle_effects(tab)
     return {"kind": kind.value, "target": element.how if element else None, **data}, None
 
 

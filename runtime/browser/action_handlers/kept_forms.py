@@ -130,6 +130,8 @@ def judge_typed(field: dict[str, Any], typed: str, *, cleared: bool) -> TypedJud
         if kind in ("email", "url"):
             wanted = wanted.strip()
     holds = held == wanted if cleared else held.endswith(wanted)
+    if holds and wanted != typed:
+        return TypedJudgement(True, f"the field holds {held!r}, the typed {typed!r} as the field keeps it (no line breaks, no surrounding spaces)", "text as the field keeps it")
     if holds:
         return TypedJudgement(True, f"the field holds the typed {typed!r}")
     return TypedJudgement(False, f"the field holds {held!r}, not the typed {typed!r}")

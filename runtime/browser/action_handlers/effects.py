@@ -284,7 +284,8 @@ def _judge(watch: EffectWatch, read: dict[str, Any]) -> tuple[bool, list[str], s
         passed = now != was if checkable == "checkbox" else now
         message = f"the {checkable}'s checked state {was!s} -> {now!s}" + ("" if passed or checkable == "radio" else " (unchanged)")
         return passed, [message], message
-    counted = [c["what"] for c in read["state_changes"] if c["key"] != "focused" or kind in ("click", "press")]
+    # A field taking focus is a click's effect; a key press focuses its target itself first.
+    counted = [c["what"] for c in read["state_changes"] if c["key"] != "focused" or kind == "click"]
     effects = counted + [f"{read['change_count']} change(s) in the document: " + ", ".join(read["changes"])] if read["changes"] else counted
     if read.get("dialog"):
         effects.append(f"a dialog opened or changed: {read['dialog']}")

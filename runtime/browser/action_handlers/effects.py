@@ -99,7 +99,9 @@ _INSTALL = """async function(kind, landmarks, baselineMs) {
       }
       if (churned(e, a)) { const d = describe(e); watch.ignored.set(d, (watch.ignored.get(d) || 0) + 1); continue; }
       if (watch.closed && !inScope(e)) { watch.late += 1; continue; }
-      if (watch.changes.length < 200) watch.changes.push({e, a, type: r.type});
+      // A node added is shown by its own text, not by its parent's (the body's would say little).
+      const added = r.type === 'childList' ? Array.from(r.addedNodes).find((n) => (n.textContent || '').trim()) : null;
+      if (watch.changes.length < 200) watch.changes.push({e, a, type: r.type, added: added || null});
       for (const wake of watch.waiters) wake();
     }
   };
@@ -163,7 +165,8 @@ _READ = """function() {
   for (const c of w.changes) {
     const label = c.a === 'content' ? 'content of ' + w.describe(c.e) : 'attribute ' + c.a.slice(1) + ' of ' + w.describe(c.e);
     if (!changed.has(label)) {
-      const text = c.a === 'content' && c.e.isConnected && !c.e.closest('input[type=password]') ? (c.e.innerText || c.e.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 80) : null;
+      const shownBy = c.added && c.added.isConnected ? c.added : c.e;
+      const text = c.a === 'content' && shownBy.isConnected ? ((shownBy.nodeType === 1 ? shownBy.innerText : '') || shownBy.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 80) : null;
       changed.set(label, text ? label + ' (now ' + JSON.stringify(text) + ')' : label);
     }
     const box = c.e.isConnected && (c.e.closest('dialog,[role=dialog],[role=alertdialog]') || (c.e.querySelector && c.e.querySelector('dialog,[role=dialog],[role=alertdialog]')));

@@ -106,42 +106,49 @@ class SessionVerbs(ABC):
                               tab_id=tab_id, action_id=action_id, timeout_ms=timeout_ms)
 
     async def click(self, target: Target | dict[str, Any] | str, *, tab_id: str | None = None,
-                    action_id: str | None = None, timeout_ms: int | None = None) -> ActionResult:
-        """`act` kind=click on a target (ref string, `Target` or its dict form)."""
-        return await self._act("click", target, {}, tab_id, action_id, timeout_ms)
+                    action_id: str | None = None, timeout_ms: int | None = None,
+                    effect_baseline_ms: int | None = None) -> ActionResult:
+        """`act` kind=click on a target (ref string, `Target` or its dict form). `effect_baseline_ms`
+        (every act takes it): how long the page is watched before the gesture for changes of its
+        own (effects.py); 0 when nothing will ask for the act's own effect."""
+        return await self._act("click", target, {"effect_baseline_ms": effect_baseline_ms}, tab_id, action_id, timeout_ms)
 
     async def type_text(self, target: Target | dict[str, Any] | str, text: str, *, submit: bool = False,
                         clear: bool = True, keys: bool = False, key_delay_ms: int = 0,
                         tab_id: str | None = None, action_id: str | None = None,
-                        timeout_ms: int | None = None) -> ActionResult:
+                        timeout_ms: int | None = None, effect_baseline_ms: int | None = None) -> ActionResult:
         """`act` kind=type: replace (or append, clear=False) the field's text; Enter if submit.
         keys=True types it key by key (keydown, keypress, input, keyup for each character),
         `key_delay_ms` apart, for pages that listen to keys rather than to inserted text."""
-        params = {"text": text, "submit": submit, "clear": clear, "keys": keys or None, "key_delay_ms": key_delay_ms or None}
+        params = {"text": text, "submit": submit, "clear": clear, "keys": keys or None, "key_delay_ms": key_delay_ms or None,
+                  "effect_baseline_ms": effect_baseline_ms}
         return await self._act("type", target, params, tab_id, action_id, timeout_ms)
 
     async def hover(self, target: Target | dict[str, Any] | str, *, tab_id: str | None = None,
-                    action_id: str | None = None, timeout_ms: int | None = None) -> ActionResult:
+                    action_id: str | None = None, timeout_ms: int | None = None,
+                    effect_baseline_ms: int | None = None) -> ActionResult:
         """`act` kind=hover: move the pointer onto the element (a menu that opens on hover)."""
-        return await self._act("hover", target, {}, tab_id, action_id, timeout_ms)
+        return await self._act("hover", target, {"effect_baseline_ms": effect_baseline_ms}, tab_id, action_id, timeout_ms)
 
     async def select(self, target: Target | dict[str, Any] | str, *, value: str | None = None,
                      label: str | None = None, tab_id: str | None = None, action_id: str | None = None,
-                     timeout_ms: int | None = None) -> ActionResult:
+                     timeout_ms: int | None = None, effect_baseline_ms: int | None = None) -> ActionResult:
         """`act` kind=select: choose an <option> by value or visible label."""
-        return await self._act("select", target, {"value": value, "label": label}, tab_id, action_id, timeout_ms)
+        return await self._act("select", target, {"value": value, "label": label, "effect_baseline_ms": effect_baseline_ms},
+                               tab_id, action_id, timeout_ms)
 
     async def press(self, key: str, *, target: Target | dict[str, Any] | str | None = None,
                     tab_id: str | None = None, action_id: str | None = None,
-                    timeout_ms: int | None = None) -> ActionResult:
+                    timeout_ms: int | None = None, effect_baseline_ms: int | None = None) -> ActionResult:
         """`act` kind=press: a key like "Enter", "Tab", "ArrowDown" (focusing `target` first)."""
-        return await self._act("press", target, {"key": key}, tab_id, action_id, timeout_ms)
+        return await self._act("press", target, {"key": key, "effect_baseline_ms": effect_baseline_ms}, tab_id, action_id, timeout_ms)
 
     async def scroll(self, *, direction: str = "down", amount: int = 600,
                      target: Target | dict[str, Any] | str | None = None, tab_id: str | None = None,
-                     action_id: str | None = None, timeout_ms: int | None = None) -> ActionResult:
+                     action_id: str | None = None, timeout_ms: int | None = None,
+                     effect_baseline_ms: int | None = None) -> ActionResult:
         """`act` kind=scroll: the window by `amount` px, or `target` into view."""
-        return await self._act("scroll", target, {"direction": direction, "amount": amount},
+        return await self._act("scroll", target, {"direction": direction, "amount": amount, "effect_baseline_ms": effect_baseline_ms},
                                tab_id, action_id, timeout_ms)
 
     async def _act(self, kind: str, target: Target | dict[str, Any] | str | None, params: dict[str, Any],

@@ -2,8 +2,8 @@
 agent step's done_when and the model's own browser_verify all ask `check_condition`.
 
 A condition is one recipe mapping with one key: text_includes, title_includes, url_matches,
-url_includes, element {locator, state?, value?}, own_effect (the latest act changed something of
-its own: effects.py in the driver), page_changed (the page fingerprint differs from the one taken
+url_includes, element {locator, state?, value?}, own_effect (the latest act had an effect of its
+own, as effects.py in the driver judges it), page_changed (the page fingerprint differs from the one taken
 before an act), field_present or field_matches. Page conditions are asked of
 the driver's verify action; field conditions read what the run extracted.
 """
@@ -147,9 +147,9 @@ async def _ask_page(probe: ConditionProbe, check: str, expected: Any, action_id:
 
 def expectation_conditions(expect: dict[str, Any] | None) -> list[dict[str, Any]]:
     """An act's `expect` as single conditions. With none, the act must show an effect of its own
-    (`own_effect`: a navigation, a new tab or dialog, a change of its target's state or inside
-    its form, dialog, landmark or controlled elements); `page_changed: true` asks instead for any
-    change of the page, wherever it comes from."""
+    (`own_effect`, judged by effects.py: a typed field holding the text, an option selected, a box
+    checked, or a change in the document that is not the page's own churn); `page_changed: true`
+    asks instead for any change of the page, wherever it comes from."""
     expect = dict(expect or {})
     conditions = [{key: expect[key]} for key in EXPECTATION_KEYS if expect.get(key) is not None]
     wants_change = expect.get("page_changed")

@@ -12,7 +12,7 @@ from typing import Any
 from pyppeteer.us_keyboard_layout import keyDefinitions
 
 from runtime.browser.action_handlers.link_targets import refuse_off_policy_click
-from runtime.browser.action_handlers.effects import watch_effects
+from runtime.browser.action_handlers.effects import BASELINE_MS, note_intent, settle_effects, watch_effects
 from runtime.browser.action_handlers.params import enum_param, int_param, invalid, required_str, str_param, target_param
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.actions import Action, ActKind, Target
@@ -194,6 +194,12 @@ _SET_FIELD_VALUE = """function(value) {
 }"""
 
 
+_HELD = """function() {
+  return {tag: this.localName, type: (this.getAttribute('type') || '').toLowerCase(), contenteditable: !!this.isContentEditable,
+          value: 'value' in this ? String(this.value) : null, text: this.isContentEditable ? this.innerText : null};
+}"""
+
+
 async def _type(
     tab: Tab,
     element: ResolvedElement,
@@ -204,6 +210,7 @@ async def _type(
     keys: bool = False,
     key_delay_ms: int = 0,
     secret_typed: Callable[[str], None] | None = None,
+    watched: bool = False,
 ) -> dict[str, Any]:
     state = await tab.call_on(element, _PREPARE_TYPE, clear)
     if state == "ok:secret":
@@ -226,11 +233,15 @@ async def _type(
         await tab.page.keyboard.type(text, {"delay": key_delay_ms} if key_delay_ms else {})
     elif text:
         await tab.cdp.send("Input.insertText", {"text": text})
-    # Read the value before Enter: a submit may navigate, and the element's document with it.
-    value = await tab.call_on(element, "function() { return this.isContentEditable ? this.innerText : this.value; }")
+    # Read the field before Enter: a submit may navigate, and the element's document with it.
+    held = await tab.call_on(element, _HELD)
+    if watched:
+        note_intent(tab, text=text, clear=clear, submit=submit, held_before_submit=held)
     if submit:
         await tab.page.keyboard.press("Enter")
-    return {"typed": True, "value": value, "submitted": submit}
+    # A password's value is never put into a result, nor its length: only whether it holds one.
+    shown = {"value_changed": bool(held["value"])} if held["type"] == "password" else {"value": held["text"] if held["contenteditable"] else held["value"]}
+    return {"typed": True, **shown, "submitted": submit}
 
 
 _SELECT_OPTION = """function(value, label) {
@@ -297,7 +308,10 @@ async def act(scope: ActionScope, action: Action) -> Result:
     needs_target = kind in (ActKind.CLICK, ActKind.TYPE, ActKind.SELECT, ActKind.HOVER)
     if needs_target or params.get("target") is not None:
         element = await tab.resolve(target_param(params))
-    await watch_effects(tab, element, kind.value)
+    # 0: nothing will ask for this act's own effect (its step says what it expects), so neither the
+    # baseline before the gesture nor the settle after it is worth its time.
+    baseline_ms = int_param(params, "effect_baseline_ms", BASELINE_MS, minimum=0)
+    await watch_effects(tab, element, kind.value, baseline_ms)
     navigations, document = tab.documents.navigations_started, tab.document()
     data: dict[str, Any]
     if kind is ActKind.CLICK:
@@ -310,7 +324,7 @@ async def act(scope: ActionScope, action: Action) -> Result:
         data = await _type(
             tab, element, text, clear=bool(params.get("clear", True)), submit=bool(params.get("submit")),
             keys=bool(params.get("keys")), key_delay_ms=int_param(params, "key_delay_ms", 0, minimum=0),
-            secret_typed=scope.secret_typed,
+            secret_typed=scope.secret_typed, watched=True,
         )  # fmt: skip
     elif kind is ActKind.HOVER:
         assert element is not None
@@ -322,6 +336,7 @@ async def act(scope: ActionScope, action: Action) -> Result:
         if (value is None) == (label is None):
             raise invalid("select needs exactly one of params.value or params.label")
         data = await _select(tab, element, value, label)
+        note_intent(tab, value=data["value"])
     elif kind is ActKind.PRESS:
         key = required_str(params, "key")
         if element is not None:
@@ -334,6 +349,9 @@ async def act(scope: ActionScope, action: Action) -> Result:
         data = await _scroll(tab, element, direction, int_param(params, "amount", 600, minimum=1))
     # A gesture that starts a navigation is over when the new document has loaded.
     data.update(await tab.settle_navigation(navigations, document))
+    # The act's effects land over a moment: it is over once the page has settled.
+    if baseline_ms:
+        await settle_effects(tab)
     return {"kind": kind.value, "target": element.how if element else None, **data}, None
 
 

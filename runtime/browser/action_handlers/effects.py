@@ -1,26 +1,39 @@
-"""What an act changed by itself: the default check after an act.
+"""What an act changed by itself: the one judge of "did this act have its own effect".
 
-Before the gesture, a watch is set up in the isolated world around the act's target (page
-scripts cannot see or disturb it):
+Before the gesture a watch is set up in the isolated world (page scripts cannot see or disturb it):
+a MutationObserver on the whole document (and the target's shadow root) first watches for a short
+baseline window with nobody acting. Whatever changes then (a clock, a ticker, a carousel: which
+elements, which attributes) changes by itself, and the same change after the act is not the act's.
+After the gesture the act waits for the page to settle: until no change but the baseline's has come
+for a quiet period (the page's own MutationObserver says when), a second at most.
 
-- the target's own state (value, checked, selected, aria-expanded/-pressed/-checked/-selected,
-  open, focus), and that of the control a <label> names and the fields inside the target;
-- a MutationObserver on the target and on its containers: its form, dialog or landmark (main,
-  nav, aside, header, footer, a labelled region), and the elements it controls (aria-controls);
-- a MutationObserver on the document that only keeps changes inside a dialog (a modal opening);
-- for a scroll, the scroll offsets.
+The act is then judged by what it is:
 
-Afterwards `own_effect` lists what changed among those, plus a new document or URL. A clock, a
-counter or an ad changing elsewhere on the page is not in the list: it is not the act's doing.
+- a `type` by the field holding the typed text, in the form the control keeps it (kept_forms.py);
+  focus is never an effect of typing;
+- a `select` by the chosen option being selected;
+- a click on a checkbox or radio (or what a label names, or an aria checkbox/radio/switch) by its
+  checked state;
+- any other act by any change in the document up to the settle (text, attributes, nodes, a dialog,
+  focus moving for a click or a key press), in the target's own scopes (its form, dialog, landmark,
+  aria-controls elements) until the check reads it, a new document or URL, or for a scroll a new
+  scroll position.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from runtime.browser.action_handlers.kept_forms import judge_typed
 from runtime.browser.document import DocumentIdentity
 from runtime.browser.tab import ResolvedElement, Tab
+
+# How long the page is watched with nobody acting; an act with an explicit expectation skips it.
+BASELINE_MS = 300
+# The settle after the gesture: this long without a change of the act's own, at most SETTLE_MAX_MS.
+SETTLE_QUIET_MS = 120
+SETTLE_MAX_MS = 1000
 
 _LANDMARKS = (
     "form,dialog,[role=dialog],[role=alertdialog],main,nav,aside,header,footer,[role=main],[role=navigation],"
@@ -28,9 +41,12 @@ _LANDMARKS = (
     "section[aria-label],section[aria-labelledby]"
 )
 
-_INSTALL = """function(kind, landmarks) {
+_INSTALL = """async function(kind, landmarks, baselineMs) {
   const el = this, doc = el.ownerDocument, root = el.getRootNode();
+  const previous = globalThis.__verityEffect;
+  if (previous) previous.observer.disconnect();
   const byId = (id) => (root.getElementById ? root.getElementById(id) : null) || doc.getElementById(id);
+  // The target's own scopes: a change there is its effect whenever it comes before the check.
   const scopes = [el];
   const container = el.closest(landmarks);
   if (container) scopes.push(container);
@@ -40,102 +56,284 @@ _INSTALL = """function(kind, landmarks) {
   }
   const tracked = [el];
   if (el.control) tracked.push(el.control);
-  for (const field of el.querySelectorAll('input,select,textarea')) { if (tracked.length < 20) tracked.push(field); }
-  // Focus is an effect only for a field that takes input: a clicked button or link takes focus anyway.
+  for (const f of el.querySelectorAll('input,select,textarea')) { if (tracked.length < 20) tracked.push(f); }
+  // Focus counts only for a field that takes input: a clicked button or link takes focus anyway.
   const editable = (e) => e.isContentEditable || ['textarea', 'select'].includes(e.localName) ||
     (e.localName === 'input' && !['button', 'submit', 'reset', 'image', 'checkbox', 'radio', 'hidden'].includes((e.type || '').toLowerCase()));
   const state = (e) => ({
     value: 'value' in e ? String(e.value) : null, checked: !!e.checked, selected: !!e.selected,
     expanded: e.getAttribute('aria-expanded'), pressed: e.getAttribute('aria-pressed'),
     aria_checked: e.getAttribute('aria-checked'), aria_selected: e.getAttribute('aria-selected'),
-    open: !!e.open, focused: editable(e) && doc.activeElement === e,
+    open: !!e.open, focused: editable(e) && (doc.activeElement === e || root.activeElement === e),
   });
-  const watch = {el, kind, tracked, state, before: tracked.map(state), records: [], dialogs: [],
-                 scroll: [scrollX, scrollY], observers: []};
-  const describe = (node) => {
-    const e = node.nodeType === 1 ? node : node.parentElement;
+  const describe = (e) => {
     if (!e) return '#text';
-    return e.localName + (e.id ? '#' + e.id : '') + (e.getAttribute('data-field') ? '[data-field=' + e.getAttribute('data-field') + ']' : '');
+    const cls = typeof e.className === 'string' && e.className.trim() ? '.' + e.className.trim().split(/\\s+/)[0] : '';
+    return e.localName + (e.id ? '#' + e.id : cls) + (e.getAttribute('data-field') ? '[data-field=' + e.getAttribute('data-field') + ']' : '');
   };
-  const inScope = new MutationObserver((records) => {
-    for (const r of records) if (watch.records.length < 50) watch.records.push(r.type + ' in ' + describe(r.target));
-  });
-  for (const scope of scopes) inScope.observe(scope, {subtree: true, childList: true, characterData: true, attributes: true});
-  const dialogSel = 'dialog,[role=dialog],[role=alertdialog]';
-  const anywhere = new MutationObserver((records) => {
-    for (const r of records) {
-      const nodes = r.type === 'childList' ? Array.from(r.addedNodes) : [r.target];
-      for (const n of nodes) {
-        const e = n.nodeType === 1 ? n : n.parentElement;
-        const dialog = e && (e.closest(dialogSel) || (e.querySelector && e.querySelector(dialogSel)));
-        if (dialog && watch.dialogs.length < 10) watch.dialogs.push(dialog);
-      }
+  const elementOf = (node) => node.nodeType === 1 ? node : node.parentElement;
+  const up = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
+  const watch = {el, kind, tracked, state, describe, scopes, phase: 'baseline', churn: new Map(), changes: [],
+                 ignored: new Map(), late: 0, closed: false, waiters: [], before: null, focusBefore: null,
+                 scroll: null};
+  const aspect = (r) => r.type === 'attributes' ? '@' + r.attributeName : 'content';
+  // A change is the page's own when its element changed the same way in the baseline, or sits
+  // inside an element whose content changed then (a carousel's slides).
+  const churned = (e, a) => {
+    for (let n = e; n; n = up(n)) {
+      const seen = watch.churn.get(n);
+      if (seen && (seen.has('content') || (n === e && seen.has(a)))) return true;
     }
-  });
-  anywhere.observe(doc, {subtree: true, childList: true, attributes: true, attributeFilter: ['open', 'hidden', 'style', 'class', 'aria-hidden']});
-  watch.observers = [inScope, anywhere];
-  const previous = globalThis.__verityEffect;
-  if (previous) for (const o of previous.observers) o.disconnect();
+    return false;
+  };
+  const inScope = (e) => watch.scopes.some((s) => s === e || s.contains(e));
+  const handle = (records) => {
+    for (const r of records) {
+      const e = elementOf(r.target);
+      if (!e) continue;
+      const a = aspect(r);
+      if (watch.phase === 'baseline') {
+        if (!watch.churn.has(e)) watch.churn.set(e, new Set());
+        watch.churn.get(e).add(a);
+        continue;
+      }
+      if (churned(e, a)) { const d = describe(e); watch.ignored.set(d, (watch.ignored.get(d) || 0) + 1); continue; }
+      if (watch.closed && !inScope(e)) { watch.late += 1; continue; }
+      // A node added is shown by its own text, not by its parent's (the body's would say little).
+      const added = r.type === 'childList' ? Array.from(r.addedNodes).find((n) => (n.textContent || '').trim()) : null;
+      if (watch.changes.length < 200) watch.changes.push({e, a, type: r.type, added: added || null});
+      for (const wake of watch.waiters) wake();
+    }
+  };
+  watch.flush = () => handle(watch.observer.takeRecords());
+  watch.observer = new MutationObserver(handle);
+  const options = {subtree: true, childList: true, characterData: true, attributes: true};
+  watch.observer.observe(doc, options);
+  if (root !== doc && root.nodeType === 11) watch.observer.observe(root, options);
   globalThis.__verityEffect = watch;
-  return scopes.slice(1).map(describe);
+  if (baselineMs > 0) await new Promise((resolve) => setTimeout(resolve, baselineMs));
+  watch.flush();
+  watch.phase = 'act';
+  watch.before = tracked.map(state);
+  watch.focusBefore = doc.activeElement;
+  watch.scroll = [scrollX, scrollY];
+  return {scopes: scopes.slice(1).map(describe), baseline_churn: Array.from(watch.churn.keys()).slice(0, 10).map(describe)};
+}"""
+
+# Waits until nothing but baseline churn has changed for `quietMs` (or `maxMs` passed), then closes
+# the window in which a change anywhere in the document counts.
+_SETTLE = """async function(quietMs, maxMs) {
+  const w = globalThis.__verityEffect;
+  if (!w || w.el !== this) return null;
+  const started = performance.now();
+  w.flush();
+  await new Promise((resolve) => {
+    let quiet = null;
+    const done = () => { clearTimeout(quiet); clearTimeout(cap); w.waiters = w.waiters.filter((f) => f !== arm); resolve(); };
+    const arm = () => { clearTimeout(quiet); quiet = setTimeout(done, quietMs); };
+    const cap = setTimeout(done, maxMs);
+    w.waiters.push(arm);
+    arm();
+  });
+  w.flush();
+  w.closed = true;
+  return Math.round(performance.now() - started);
 }"""
 
 _READ = """function() {
   const w = globalThis.__verityEffect;
   if (!w || w.el !== this) return null;
-  const effects = [];
+  w.flush();
+  const doc = this.ownerDocument;
+  const secret = (e) => e.localName === 'input' && (e.type || '').toLowerCase() === 'password';
   const names = {value: 'value', checked: 'checked', selected: 'selected', expanded: 'aria-expanded',
                  pressed: 'aria-pressed', aria_checked: 'aria-checked', aria_selected: 'aria-selected',
                  open: 'open', focused: 'focus'};
+  const stateChanges = [];
   w.tracked.forEach((e, i) => {
     const now = w.state(e), then = w.before[i];
     for (const key of Object.keys(names)) {
-      if (now[key] !== then[key]) effects.push((i === 0 ? 'the target' : 'its field ' + e.localName) + "'s " + names[key] + ' ' + JSON.stringify(then[key]) + ' -> ' + JSON.stringify(now[key]));
+      if (now[key] === then[key]) continue;
+      const who = (i === 0 ? 'the target' : 'its field ' + e.localName) + "'s " + names[key];
+      if (key === 'value' && secret(e)) stateChanges.push({key, what: who + ' changed (a secret: not shown)'});
+      else stateChanges.push({key, what: who + ' ' + JSON.stringify(then[key]) + ' -> ' + JSON.stringify(now[key])});
     }
   });
-  if (w.records.length) effects.push(w.records.length + ' change(s) in its own scope: ' + Array.from(new Set(w.records)).slice(0, 5).join(', '));
   const shown = (e) => e.isConnected && (!e.checkVisibility || e.checkVisibility({visibilityProperty: true}));
-  const dialogs = w.dialogs.filter(shown);
-  if (dialogs.length) effects.push('a dialog opened or changed: ' + (dialogs[0].getAttribute('aria-label') || dialogs[0].localName));
-  if (w.kind === 'scroll' && (scrollX !== w.scroll[0] || scrollY !== w.scroll[1])) effects.push('scrolled to ' + scrollX + ',' + scrollY);
-  return effects;
+  const changed = new Map();
+  let dialog = null;
+  for (const c of w.changes) {
+    const label = c.a === 'content' ? 'content of ' + w.describe(c.e) : 'attribute ' + c.a.slice(1) + ' of ' + w.describe(c.e);
+    if (!changed.has(label)) {
+      const shownBy = c.added && c.added.isConnected ? c.added : c.e;
+      const text = c.a === 'content' && shownBy.isConnected ? ((shownBy.nodeType === 1 ? shownBy.innerText : '') || shownBy.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 80) : null;
+      changed.set(label, text ? label + ' (now ' + JSON.stringify(text) + ')' : label);
+    }
+    const box = c.e.isConnected && (c.e.closest('dialog,[role=dialog],[role=alertdialog]') || (c.e.querySelector && c.e.querySelector('dialog,[role=dialog],[role=alertdialog]')));
+    if (box && shown(box) && !dialog) dialog = box.getAttribute('aria-label') || box.localName;
+  }
+  const active = doc.activeElement;
+  const focusMoved = active !== w.focusBefore && active && active !== doc.body && active !== this ? w.describe(active) : null;
+  const field = (e) => e && {
+    tag: e.localName, type: (e.getAttribute('type') || '').toLowerCase(), contenteditable: !!e.isContentEditable,
+    value: 'value' in e ? String(e.value) : null, text: e.isContentEditable ? e.innerText : null,
+    checked: !!e.checked, role: e.getAttribute('role'), aria_checked: e.getAttribute('aria-checked'),
+    selected: e.localName === 'select' ? Array.from(e.selectedOptions).map((o) => o.value) : null,
+  };
+  return {
+    target: field(this), control: field(this.control || null),
+    checked_before: w.before.map((s) => [s.checked, s.aria_checked]).slice(0, 2),
+    state_changes: stateChanges, changes: Array.from(changed.values()).slice(0, 8), change_count: w.changes.length,
+    ignored: Array.from(w.ignored.keys()).slice(0, 5), late: w.late, dialog, focus_moved: focusMoved,
+    scrolled: w.kind === 'scroll' && (scrollX !== w.scroll[0] || scrollY !== w.scroll[1]) ? scrollX + ',' + scrollY : null,
+  };
 }"""
 
 
 @dataclass
 class EffectWatch:
-    """An act's watch: its target (in the world the watch lives in) and the document it began on."""
+    """An act's watch: its target (in the world the watch lives in), the document it began on, and
+    what the act meant to do (`intent`: the text typed, the option chosen)."""
 
     element: ResolvedElement
     document: DocumentIdentity
     url: str
+    kind: str
     scopes: list[str]
+    baseline_churn: list[str]
+    intent: dict[str, Any] = field(default_factory=dict)
+    settled_ms: int | None = None
 
 
-async def watch_effects(tab: Tab, element: ResolvedElement | None, kind: str) -> None:
-    """Set up the watch before the gesture; an act with no target watches the focused element."""
+@dataclass(frozen=True)
+class ActEffect:
+    """The judge's answer: did the act have its own effect, the effects in words, what was watched."""
+
+    passed: bool
+    effects: list[str]
+    message: str
+    watched: dict[str, Any]
+
+
+async def watch_effects(tab: Tab, element: ResolvedElement | None, kind: str, baseline_ms: int = BASELINE_MS) -> None:
+    """Set up the watch and take the baseline before the gesture; an act with no target watches
+    the focused element."""
     if element is None:
         element = await tab.active_element()
-    scopes = await tab.call_on(element, _INSTALL, kind, _LANDMARKS)
+    installed = await tab.call_on(element, _INSTALL, kind, _LANDMARKS, baseline_ms) or {}
     document = tab.document()
-    tab.effect_watch = EffectWatch(element, document, document.url, list(scopes or []))
+    tab.effect_watch = EffectWatch(element, document, document.url, kind, list(installed.get("scopes") or []), list(installed.get("baseline_churn") or []))
 
 
-async def own_effects(tab: Tab) -> tuple[list[str], dict[str, Any]]:
-    """What the tab's latest act changed by itself, in words, and what was watched."""
+def note_intent(tab: Tab, **intent: Any) -> None:
+    """What the act meant to do, for the judge (the typed text, the option chosen)."""
+    if tab.effect_watch is not None:
+        tab.effect_watch.intent.update(intent)
+
+
+async def settle_effects(tab: Tab) -> None:
+    """After the gesture: wait until the page settles, on the document the act began on."""
+    watch = tab.effect_watch
+    if watch is None or not tab.document().same_document(watch.document):
+        return
+    try:
+        watch.settled_ms = await tab.call_on(watch.element, _SETTLE, SETTLE_QUIET_MS, SETTLE_MAX_MS)
+    except Exception:  # noqa: BLE001 - the document went while settling; the check sees the new one
+        return
+
+
+def _checkable(found: dict[str, Any] | None) -> str | None:
+    """'checkbox' or 'radio' when the element is one (natively or by its ARIA role)."""
+    if not found:
+        return None
+    if found["tag"] == "input" and found["type"] in ("checkbox", "radio"):
+        return found["type"]
+    role = (found.get("role") or "").lower()
+    if role in ("checkbox", "switch", "menuitemcheckbox"):
+        return "checkbox"
+    if role in ("radio", "menuitemradio"):
+        return "radio"
+    return None
+
+
+def _is_checked(found: dict[str, Any]) -> bool:
+    return bool(found["checked"]) if found["tag"] == "input" else found.get("aria_checked") == "true"
+
+
+def _judge(watch: EffectWatch, read: dict[str, Any]) -> tuple[bool, list[str], str]:
+    kind, intent = watch.kind, watch.intent
+    target = read["target"]
+    if kind == "type":
+        # With submit, Enter may rightly empty the field (a chat box): the text is judged as it
+        # was held before Enter.
+        field = intent.get("held_before_submit") if intent.get("submit") else target
+        judged = judge_typed(field or target, str(intent.get("text", "")), cleared=bool(intent.get("clear", True)))
+        message = judged.message + (" (read before Enter)" if intent.get("submit") else "")
+        return judged.holds, [message], message
+    if kind == "select":
+        wanted, held = intent.get("value"), list(target.get("selected") or [])
+        passed = wanted in held
+        message = f"the option {wanted!r} {'is' if passed else 'is not'} selected (selected: {held})"
+        return passed, [message], message
+    # A click on a checkbox or radio (or on the label of one) is judged by its checked state.
+    for index, found in enumerate((target, read.get("control"))):
+        checkable = _checkable(found) if kind == "click" else None
+        if checkable is None:
+            continue
+        assert found is not None
+        before_native, before_aria = read["checked_before"][min(index, len(read["checked_before"]) - 1)]
+        was = bool(before_native) if found["tag"] == "input" else before_aria == "true"
+        now = _is_checked(found)
+        passed = now != was if checkable == "checkbox" else now
+        message = f"the {checkable}'s checked state {was!s} -> {now!s}" + ("" if passed or checkable == "radio" else " (unchanged)")
+        return passed, [message], message
+    # A field taking focus is a click's effect; a key press focuses its target itself first.
+    counted = [c["what"] for c in read["state_changes"] if c["key"] != "focused" or kind == "click"]
+    effects = counted + [f"{read['change_count']} change(s) in the document: " + ", ".join(read["changes"])] if read["changes"] else counted
+    if read.get("dialog"):
+        effects.append(f"a dialog opened or changed: {read['dialog']}")
+    if read.get("focus_moved") and kind in ("click", "press"):
+        effects.append(f"focus moved to {read['focus_moved']}")
+    if read.get("scrolled"):
+        effects.append(f"scrolled to {read['scrolled']}")
+    if effects:
+        return True, effects, "; ".join(effects)
+    ignored = f"; ignored the page's own changes seen before the act: {', '.join(read['ignored'])}" if read.get("ignored") else ""
+    return False, [], f"no change the act caused anywhere in the document{ignored}"
+
+
+async def own_effects(tab: Tab) -> ActEffect:
+    """Did the tab's latest act have an effect of its own? The one judge of that question."""
     watch = tab.effect_watch
     if watch is None:
-        return [], {"watched": "nothing: no act set up a watch on this tab"}
-    effects: list[str] = []
+        return ActEffect(False, [], "no act set up a watch on this tab", {"watched": "nothing"})
+    watched: dict[str, Any] = {
+        "kind": watch.kind, "watched_scopes": watch.scopes, "baseline_churn": watch.baseline_churn,
+        "settled_ms": watch.settled_ms, "document": watch.document.to_dict(),
+    }
     document = tab.document()
+    navigated = None
     if not document.same_document(watch.document):
-        effects.append(f"a new document: {watch.document.url} -> {document.url}")
+        navigated = f"a new document: {watch.document.url} -> {document.url}"
     elif document.url != watch.url:
-        effects.append(f"the URL changed: {watch.url} -> {document.url}")
-    else:
-        try:
-            found = await tab.call_on(watch.element, _READ)
-        except Exception:  # noqa: BLE001 - the watched world went with its document; the next check sees the new one
-            found = None
-        effects.extend(found or [])
-    return effects, {"watched_scopes": watch.scopes, "document": watch.document.to_dict()}
+        navigated = f"the URL changed: {watch.url} -> {document.url}"
+    if navigated is not None and watch.kind == "type":
+        # The text went in before Enter sent the page on: what the field held then is the proof.
+        held = watch.intent.get("held_before_submit")
+        if held is None:
+            return ActEffect(False, [navigated], f"{navigated}; the field was not read before it went", watched)
+        judged = judge_typed(held, str(watch.intent.get("text", "")), cleared=bool(watch.intent.get("clear", True)))
+        message = f"{judged.message} (read before Enter); {navigated}"
+        return ActEffect(judged.holds, [message], message, watched)
+    if navigated is not None:
+        return ActEffect(True, [navigated], navigated, watched)
+    try:
+        read = await tab.call_on(watch.element, _READ)
+    except Exception:  # noqa: BLE001 - the watched world went with its document; the next check sees the new one
+        read = None
+    if read is None:
+        return ActEffect(False, [], "the watch on the act's target is gone (the target left the page)", watched)
+    passed, effects, message = _judge(watch, read)
+    if read.get("ignored"):
+        watched["ignored_churn"] = read["ignored"]
+    return ActEffect(passed, effects, message, watched)

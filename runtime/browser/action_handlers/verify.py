@@ -98,9 +98,8 @@ async def verify(scope: ActionScope, action: Action) -> Result:
         outcome = VerifyOutcome(check, passed, value, title,
                                 f"title {title!r} {'includes' if passed else 'does not include'} {value!r}")
     elif check == "own_effect":
-        effects, watched = await own_effects(tab)
-        message = "; ".join(effects) if effects else f"no change the act caused (watched {', '.join(watched.get('watched_scopes') or []) or 'the target only'})"
-        outcome = VerifyOutcome(check, bool(effects), "a change the act caused", effects, message)
+        judged = await own_effects(tab)
+        outcome = VerifyOutcome(check, judged.passed, "a change the act caused", judged.effects, judged.message)
     else:
         raise invalid(
             f"params.check must be url_matches, text_present, title_includes, element_state or own_effect, got {check!r}"

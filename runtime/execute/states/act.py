@@ -41,7 +41,10 @@ async def act(ctx: RunContext, state: State) -> StepResult:
     target = params.get(action_name) if action_name in ("click", "hover", "type", "select") else None
     tool = state.tool or f"browser_{action_name}"
     described_action = json.dumps(target or params.get(action_name), ensure_ascii=False)
-    acted = await ctx.browser.run_action("act", f"{action_name} {described_action}", driver_call(action_name, params, timeout))
+    # The page is watched for changes of its own before the gesture only when the act's own effect
+    # will be judged (effects.py); an explicit expectation says what to look for instead.
+    baseline = None if {"own_effect": True} in expectation_conditions(params.get("expect")) else 0
+    acted = await ctx.browser.run_action("act", f"{action_name} {described_action}", driver_call(action_name, params, timeout, baseline))
     after = await ctx.browser.fingerprint(timeout) if acted.ok else before
     signature_target = json.dumps({"action": action_name, "target": target, "value": params.get("text") or params.get("value") or params.get("press")}, sort_keys=True)
     verdict = ctx.progress.record(action_signature(tool, signature_target, before, after))
@@ -81,29 +84,32 @@ async def act(ctx: RunContext, state: State) -> StepResult:
     return StepResult("unverified", False, summary=f"{action_name} done but not verified: {described}", thinking=thinking, evidence=evidence)
 
 
-def driver_call(action_name: str, params: dict[str, Any], timeout: int) -> DriverCall:
+def driver_call(action_name: str, params: dict[str, Any], timeout: int, baseline: int | None = None) -> DriverCall:
     target = params.get(action_name)
     if action_name == "click":
-        return lambda s, a: s.click(target, action_id=a, timeout_ms=timeout)
+        return lambda s, a: s.click(target, action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
     if action_name == "hover":
-        return lambda s, a: s.hover(target, action_id=a, timeout_ms=timeout)
+        return lambda s, a: s.hover(target, action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
     if action_name == "type":
         keys, delay = bool(params.get("keys")), int(params.get("key_delay_ms") or 0)
-        return lambda s, a: s.type_text(target, params["text"], submit=bool(params.get("submit")), keys=keys, key_delay_ms=delay, action_id=a, timeout_ms=timeout)
+        return lambda s, a: s.type_text(
+            target, params["text"], submit=bool(params.get("submit")), keys=keys, key_delay_ms=delay,
+            action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline,
+        )  # fmt: skip
     if action_name == "select":
-        return lambda s, a: select_by_value_or_label(s, a, target, params["value"], timeout)
+        return lambda s, a: select_by_value_or_label(s, a, target, params["value"], timeout, baseline)
     if action_name == "press":
-        return lambda s, a: s.press(params["press"], action_id=a, timeout_ms=timeout)
+        return lambda s, a: s.press(params["press"], action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
     direction, amount = scroll_motion(params["scroll"])
-    return lambda s, a: s.scroll(direction=direction, amount=amount, action_id=a, timeout_ms=timeout)
+    return lambda s, a: s.scroll(direction=direction, amount=amount, action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
 
 
-async def select_by_value_or_label(session: BrowserSession, action_id: str, target: Any, value: str, timeout: int) -> ActionResult:
+async def select_by_value_or_label(session: BrowserSession, action_id: str, target: Any, value: str, timeout: int, baseline: int | None = None) -> ActionResult:
     # The recipe's `value` is an option value or its visible label; try the value first.
-    result = await session.select(target, value=value, action_id=action_id, timeout_ms=timeout)
+    result = await session.select(target, value=value, action_id=action_id, timeout_ms=timeout, effect_baseline_ms=baseline)
     if result.ok or result.error_code is not ActionErrorCode.NOT_FOUND or "options" not in (result.error.details if result.error else {}):
         return result
-    return await session.select(target, label=value, action_id=action_id + ":label", timeout_ms=timeout)
+    return await session.select(target, label=value, action_id=action_id + ":label", timeout_ms=timeout, effect_baseline_ms=baseline)
 
 
 async def await_expectations(

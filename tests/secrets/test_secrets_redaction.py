@@ -265,7 +265,9 @@ def no_other_leaks(world: SecretsWorld) -> None:
 def event_markers(world: SecretsWorld) -> None:
     text = (world.run_dirs[0] / "events.jsonl").read_text(encoding="utf-8")
     finished = {e["payload"]["state_id"]: e["payload"]["observation_summary"] for e in _events(world.run_dirs[0]) if e["kind"] == "step_finished"}
-    assert TOKEN_MARK in finished["type_token"] and PIN_MARK in finished["type_pin"], finished
+    assert TOKEN_MARK in finished["type_token"], finished
+    # A password field's check says it changed and holds what was typed, showing no marker either.
+    assert "password field's value changed" in finished["type_pin"] and "not shown" in finished["type_pin"], finished
     assert TOKEN_MARK in text and PIN_MARK in text
 
 

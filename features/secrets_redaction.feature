@@ -13,7 +13,7 @@ Feature: A user's secrets never land in a run's evidence
     And no file of the run directory holds a secret value or its first 4 characters
     And no exported span, no model request and nothing the command printed holds a secret value or its first 4 characters
     And events.jsonl shows «secret:api_key» where the token was typed, and the PIN only as a changed password field
-    And the type_token act's evidence says the token field's value changed to «secret:api_key»
+    And the type_token act's evidence says the token field holds «secret:api_key»
     And output.json holds the extracted echo of the token as «secret:api_key»
     And the model was told the placeholder «secret:api_key» and sent it back as the text to type
 

@@ -271,12 +271,12 @@ def event_markers(world: SecretsWorld) -> None:
     assert TOKEN_MARK in text
 
 
-@then("the type_token act's evidence says the token field's value changed to «secret:api_key»")
+@then("the type_token act's evidence says the token field holds «secret:api_key»")
 def act_evidence(world: SecretsWorld) -> None:
     executions = json.loads((world.run_dirs[0] / "executions.json").read_text(encoding="utf-8"))
     [act] = [e for e in executions if e["state_id"] == "type_token"]
     messages = [check["message"] for check in act["evidence"]["checks"]]
-    assert act["verified"] and any(TOKEN_MARK in message and "value" in message for message in messages), messages
+    assert act["verified"] and any(TOKEN_MARK in message and "holds" in message for message in messages), messages
 
 
 @then("output.json holds the extracted echo of the token as «secret:api_key»")

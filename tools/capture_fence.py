@@ -48,6 +48,7 @@ from tests.policy.corpus_runs import run_recipe  # noqa: E402
 
 NOT_LOOPBACK = "not ifindex 1"
 VETH = ("fence0", "fence1")
+PEER_MAC = "02:00:00:00:fe:01"
 DNS_PROBE_NAME = "fence-dns-probe.verity-capture.example"
 # Until tcpdump says it listens; a ceiling, not an expected duration.
 TCPDUMP_READY_CEILING_SECONDS = 20.0
@@ -145,10 +146,13 @@ async def dns_page(scratch: Path) -> dict[str, Any]:
 
 def _namespace_child(scratch: Path) -> None:
     """Inside the namespace: capture on the veth while the DNS page runs; print one JSON line."""
+    with Capture(VETH[0], "", scratch / "webrtc-ns.pcap") as capture:
+        pages = asyncio.run(fenced_pages(scratch / "ns"))
+    webrtc = capture.packets()
     with Capture(VETH[0], "", scratch / "dns.pcap") as capture:
         page = asyncio.run(dns_page(scratch))
     packets = capture.packets()
-    print(json.dumps({**page, "packets": packets, "dns_queries": [p for p in packets if _is_dns(p)]}))
+    print(json.dumps({"webrtc_pages": {**pages, "left_loopback": webrtc}, "dns_page": {**page, "packets": packets, "dns_queries": [p for p in packets if _is_dns(p)]}}))
 
 
 def _is_dns(line: str) -> bool:
@@ -164,7 +168,10 @@ def _summary(packets: list[str]) -> dict[str, Any]:
 def _in_namespace(scratch: Path) -> dict[str, Any]:
     setup = (
         f"ip link set lo up && ip link add {VETH[0]} type veth peer name {VETH[1]} && ip addr add 10.254.0.1/24 dev {VETH[0]} "
-        f"&& ip link set {VETH[0]} up && ip link set {VETH[1]} up && ip route add default dev {VETH[0]} "
+        # A gateway whose address the kernel knows (the other end of the pair): packets to any
+        # address are sent onto the veth, where tcpdump sees them, and die at its other end.
+        f"&& ip link set {VETH[1]} address {PEER_MAC} && ip link set {VETH[0]} up && ip link set {VETH[1]} up "
+        f"&& ip neigh add 10.254.0.2 lladdr {PEER_MAC} dev {VETH[0]} nud permanent && ip route add default via 10.254.0.2 dev {VETH[0]} "
         f'&& exec "$0" "$1" --namespace-child "$2"'
     )
     done = subprocess.run(
@@ -202,7 +209,8 @@ def main() -> int:
         print(f"datagrams at the loopback peers: {pages['peer_datagrams']}")
         print(f"packets that left loopback during the pages ({duration:.1f} s): {json.dumps(_summary(left))}")
         namespace = _in_namespace(scratch)
-        print(f"DNS probe page in its own namespace: {json.dumps(namespace)}")
+        print(f"in a network namespace of its own, the WebRTC pages: {json.dumps(namespace['webrtc_pages'])}")
+        print(f"in a network namespace of its own, the DNS probe page: {json.dumps(namespace['dns_page'])}")
     return 0
 
 

@@ -105,6 +105,7 @@ WEBRTC_UDP_FLAG = "--webrtc-ip-handling-policy=disable_non_proxied_udp"
 WEBRTC_FENCE_FEATURES = ("WebRtcHideLocalIpsWithMdns",)
 
 _DISABLE_FEATURES = "--disable-features="
+_WEBRTC_POLICY_SWITCH = "--webrtc-ip-handling-policy="
 
 
 def merge_disabled_features(args: Sequence[str]) -> list[str]:
@@ -127,8 +128,11 @@ def merge_disabled_features(args: Sequence[str]) -> list[str]:
 
 def chromium_command(executable: str, *, headless: bool, user_data_dir: str, extra_args: Sequence[str] = ()) -> list[str]:
     """The whole command line Verity starts Chromium with: pyppeteer's defaults, the offline and
-    in-process-frame flags, the WebRTC fence, `extra_args`, one merged `--disable-features=`."""
-    args = [*OFFLINE_FLAGS, *IN_PROCESS_FRAME_FLAGS, WEBRTC_UDP_FLAG, *extra_args, "--remote-debugging-port=0"]
+    in-process-frame flags, `extra_args`, the WebRTC fence, one merged `--disable-features=`. A
+    caller's own `--webrtc-ip-handling-policy=` is dropped: the last one would win, and the fence
+    is not an option."""
+    kept = [arg for arg in extra_args if not arg.startswith(_WEBRTC_POLICY_SWITCH)]
+    args = [*OFFLINE_FLAGS, *IN_PROCESS_FRAME_FLAGS, *kept, WEBRTC_UDP_FLAG, "--remote-debugging-port=0"]
     return [executable, *merge_disabled_features(pyppeteer.launcher.defaultArgs(headless=headless, args=args, userDataDir=user_data_dir))]
 
 

@@ -11,7 +11,8 @@ Layers, each importing only the ones below it:
 - `tab_tracking`, `verbs`, `session`: `await open_session(browser, artifacts=ArtifactStore(run_dir))`
   -> `BrowserSession` (one run: an incognito context, a sticky `primary_tab_id`, popups tracked
   and reported; with `SessionPolicy(network=...)` every request of the context goes through the
-  session's own policy proxy).
+  session's own policy proxy); `udp_fence`: `require_udp_fence(browser)` refuses an attached
+  browser whose pages can send WebRTC UDP around that proxy.
 - `await session.perform(Action(name=..., action_id=..., tab_id=..., params=..., timeout_ms=...))`
   -> `ActionResult(ok, data, error)`: serial per session, idempotent by `action_id`, always ends
   (timeout / browser_crashed at worst), never raises. Typed verbs (`open_url`, `observe`,

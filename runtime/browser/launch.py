@@ -94,10 +94,46 @@ OFFLINE_FLAGS = (
 
 # Cross-origin iframes normally live in other renderer processes (site isolation); keeping them
 # in-process lets one DOMSnapshot capture, and one CDP session act on, every frame of a tab.
-IN_PROCESS_FRAME_FLAGS = (
-    "--disable-site-isolation-trials",
-    "--disable-features=IsolateOrigins,site-per-process",
-)
+IN_PROCESS_FRAME_FLAGS = ("--disable-site-isolation-trials",)
+IN_PROCESS_FRAME_FEATURES = ("IsolateOrigins", "site-per-process")
+
+# The network fence (README "What the fence covers"). A context's proxy carries HTTP, but WebRTC
+# sends UDP straight to STUN/TURN servers and remote candidates; this policy keeps WebRTC to TCP
+# through the proxy (measured: 0 datagrams for STUN, TURN, a forged candidate and a late start).
+WEBRTC_UDP_FLAG = "--webrtc-ip-handling-policy=disable_non_proxied_udp"
+# Gathering host candidates otherwise multicasts mDNS (224.0.0.251), which leaves loopback.
+WEBRTC_FENCE_FEATURES = ("WebRtcHideLocalIpsWithMdns",)
+
+_DISABLE_FEATURES = "--disable-features="
+_WEBRTC_POLICY_SWITCH = "--webrtc-ip-handling-policy="
+
+
+def merge_disabled_features(args: Sequence[str]) -> list[str]:
+    """`args` with every `--disable-features=` folded into one, placed last, ours included.
+
+    Chromium keeps one value per switch: measured on 156 (chrome://version, "Command-line
+    Variations"), of two `--disable-features=` only the last counts. pyppeteer's default arguments
+    carry `--disable-features=site-per-process` after ours, which had silently dropped every
+    feature Verity disabled, so none may stay apart.
+    """
+    disabled = [*IN_PROCESS_FRAME_FEATURES, *WEBRTC_FENCE_FEATURES]
+    others: list[str] = []
+    for arg in args:
+        if arg.startswith(_DISABLE_FEATURES):
+            disabled.extend(name for name in arg[len(_DISABLE_FEATURES) :].split(",") if name and name not in disabled)
+        else:
+            others.append(arg)
+    return [*others, _DISABLE_FEATURES + ",".join(disabled)]
+
+
+def chromium_command(executable: str, *, headless: bool, user_data_dir: str, extra_args: Sequence[str] = ()) -> list[str]:
+    """The whole command line Verity starts Chromium with: pyppeteer's defaults, the offline and
+    in-process-frame flags, `extra_args`, the WebRTC fence, one merged `--disable-features=`. A
+    caller's own `--webrtc-ip-handling-policy=` is dropped: the last one would win, and the fence
+    is not an option."""
+    kept = [arg for arg in extra_args if not arg.startswith(_WEBRTC_POLICY_SWITCH)]
+    args = [*OFFLINE_FLAGS, *IN_PROCESS_FRAME_FLAGS, *kept, WEBRTC_UDP_FLAG, "--remote-debugging-port=0"]
+    return [executable, *merge_disabled_features(pyppeteer.launcher.defaultArgs(headless=headless, args=args, userDataDir=user_data_dir))]
 
 
 def find_chromium() -> str:
@@ -281,8 +317,7 @@ async def launch_browser(options: LaunchOptions | None = None) -> Browser:
         reap_stale_profiles(options.profiles_dir or Path(tempfile.gettempdir()))
         profile = ChromiumProfile.create(options.profiles_dir)
         user_data_dir = str(profile.path)
-    args = [*OFFLINE_FLAGS, *IN_PROCESS_FRAME_FLAGS, *options.extra_args, "--remote-debugging-port=0"]
-    command = [executable, *pyppeteer.launcher.defaultArgs(headless=options.headless, args=args, userDataDir=user_data_dir)]
+    command = chromium_command(executable, headless=options.headless, user_data_dir=user_data_dir, extra_args=options.extra_args)
     try:
         process = spawn_chromium(command)
     except OSError as error:

@@ -37,6 +37,7 @@ from runtime.browser import (
     open_session,
 )
 from runtime.browser.launch import discover_ws_endpoint
+from runtime.browser.udp_fence import require_udp_fence
 from runtime.policy import NetworkPolicy, OnBlocked
 
 _log = logging.getLogger(__name__)
@@ -107,13 +108,20 @@ class BrowserProvider:
         if not self._ws_endpoint:
             return await launch_browser(self._launch_options)
         try:
-            return await connect_browser(self._ws_endpoint)
+            browser = await connect_browser(self._ws_endpoint)
         except BrowserLaunchError:
             # A restarted Chromium listens on the same address under a new browser id.
             current = await discover_ws_endpoint(self._ws_endpoint)
             if current is None or current == self._ws_endpoint:
                 raise
-            return await connect_browser(current)
+            browser = await connect_browser(current)
+        # Someone else started it: its pages must not reach past the fence over WebRTC UDP.
+        try:
+            await require_udp_fence(browser)
+        except BrowserLaunchError:
+            await browser.close()  # disconnects; that Chromium keeps running
+            raise
+        return browser
 
     def _watch(self, browser: Browser) -> None:
         if not self._supervise:

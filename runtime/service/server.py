@@ -14,7 +14,7 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 from opentelemetry.sdk.trace import SpanProcessor
 
-from runtime.browser import LaunchOptions
+from runtime.browser import BrowserLaunchError, LaunchErrorCode, LaunchOptions
 from runtime.browser.chromium_process import reap_stale_profiles
 from runtime.execute import BrowserProvider
 from runtime.service.agent_service import AgentServicer
@@ -139,6 +139,7 @@ class VerityServer:
         config = self.config
         # A killed predecessor's Chromium (and its profile) goes before anything else starts.
         await asyncio.to_thread(reap_stale_profiles, self.browser_profiles)
+        await self._refuse_unfenced_browser()
         self._tracer = RunTracer(self._span_processors)  # before the store: a bad OTEL_* setting opens nothing
         self._store = BufferedRunStore(
             SqliteRunStore(
@@ -203,6 +204,8 @@ class VerityServer:
             await self._health.set(service, health_pb2.HealthCheckResponse.SERVING)
         if isinstance(self._browser, BrowserProvider):
             self._browser.on_availability(self._browser_availability)
+            if self._browser.available is False:  # the attached browser was not there at start-up
+                self._browser_availability(False)
         _log.info(
             "serving on %s (auth: %s; transport: %s)",
             self.target,
@@ -210,6 +213,21 @@ class VerityServer:
             "TLS" if config.uses_tls else "plain text",
         )
         return self.port
+
+    async def _refuse_unfenced_browser(self) -> None:
+        """A server attached with --browser-ws does not start on a browser whose pages can send
+        WebRTC UDP around the fence: a clear start-up error, not a server that runs unfenced. A
+        browser that cannot be reached yet is left to the provider, which keeps reconnecting (and
+        probes each connection; while none passes, health says NOT_SERVING)."""
+        if not (self._owns_browser and self.config.browser_ws_endpoint and isinstance(self._browser, BrowserProvider)):
+            return
+        try:
+            await self._browser.start()
+        except BrowserLaunchError as error:
+            if error.code is not LaunchErrorCode.UDP_NOT_FENCED:
+                return
+            await self._browser.close()
+            raise ServiceConfigError(f"--browser-ws: {error.message}") from None
 
     def _browser_availability(self, available: bool) -> None:
         """Runs need a browser: while none can be had, the server and AgentService are NOT_SERVING."""

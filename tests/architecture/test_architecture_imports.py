@@ -20,7 +20,7 @@ BROWSER_LAYERS = (
     Layer("launch", ("chromium_process", "launch")),
     Layer("tab", ("document_tracking", "snapshot_capture", "locate", "tab", "top_frame")),
     Layer("action handlers", ("action_handlers",)),
-    Layer("session", ("tab_tracking", "verbs", "storage", "session")),
+    Layer("session", ("tab_tracking", "verbs", "storage", "session", "udp_fence")),
 )
 
 

@@ -23,6 +23,9 @@ from tests.fixtures.browser_loop import LoopThread
 from tests.fixtures.hostile.site import HostileSite, LabelledPage
 
 CONCURRENT_RUNS = 4
+# A refused top-frame navigation (labels.yaml rule 1) and who can have caught it (TopFrameBlock.seen_by).
+TOP_FRAME_KINDS = frozenset({"domain_not_allowed", "scheme_not_allowed"})
+TOP_FRAME_WATCHERS = frozenset({"judge", "proxy", "commit"})
 # Ceilings for a run and for the counter's barrier on a loaded machine, not expected durations.
 RUN_CEILING_SECONDS = 120.0
 BARRIER_CEILING_SECONDS = 30.0
@@ -48,11 +51,32 @@ class PageRun:
         if expect.stop_reason == "completed" and self.value != expect.value:
             problems.append(f"value {self.value!r}, labelled {expect.value!r}")
         bounds = expect.blocked_requests
-        if self.blocked_requests < bounds.min or (bounds.max is not None and self.blocked_requests > bounds.max):
-            problems.append(f"{self.blocked_requests} blocked requests, labelled {bounds.min}..{bounds.max if bounds.max is not None else ''}")
+        if self.refusals < bounds.min or (bounds.max is not None and self.refusals > bounds.max):
+            problems.append(
+                f"{self.blocked_requests} blocked requests (refusals counted: {self.refusals}), "
+                f"labelled {bounds.min}..{bounds.max if bounds.max is not None else ''}"
+            )
         if self.off_domain != expect.off_domain_requests:
             problems.append(f"{self.off_domain} connections/requests at the off-domain host: {self.off_domain_lines[:5]}")
         return [f"{self.page.id}: {problem} ({self.verdict.get('summary', '')[:240]})" for problem in problems]
+
+    @property
+    def refusals(self) -> int:
+        """The refusals labels.yaml rule 5 counts: the proxy's blocked requests, or, for a page
+        labelled with a refused top-frame navigation (rule 1), that navigation as the verdict's
+        evidence names it. The proxy and the tab's top-frame watch both refuse it; whichever acts
+        first ends the path, and the run may close its context before the request ever reaches
+        the proxy (refresh-header once did), so either one is the refusal, never both counted."""
+        if self.blocked_requests or self.page.expect.blocker_kind not in TOP_FRAME_KINDS:
+            return self.blocked_requests
+        evidence = self.verdict.get("evidence") or {}
+        named = (
+            self.stop_reason == self.page.expect.stop_reason
+            and evidence.get("blocker_kind") == self.page.expect.blocker_kind
+            and evidence.get("seen_by") in TOP_FRAME_WATCHERS
+            and bool(evidence.get("url"))
+        )
+        return 1 if named else 0
 
     @property
     def false_success(self) -> bool:

@@ -15,6 +15,7 @@ from urllib.request import urlopen
 
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
+from tests.fixtures.external_chromium import NO_MDNS_FLAG, WEBRTC_UDP_FLAG
 from tests.service.run_steps import *  # noqa: F403 - the shared real-run steps
 from tests.service.run_steps import serve_args, start_and_watch
 
@@ -133,7 +134,8 @@ class ExternalChromium:
         profile.mkdir(parents=True)
         self.process = subprocess.Popen(
             [find_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-             "--remote-debugging-address=127.0.0.1", f"--remote-debugging-port={self.port}", f"--user-data-dir={profile}", "about:blank"],
+             "--remote-debugging-address=127.0.0.1", f"--remote-debugging-port={self.port}", f"--user-data-dir={profile}",
+             WEBRTC_UDP_FLAG, NO_MDNS_FLAG, "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
         )
         # With a fixed port Chromium writes no DevToolsActivePort: ask the port, as operators do.

@@ -20,10 +20,8 @@ from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.outcomes import BlockerKind, StopReason
 from runtime.plan.model import State
 from runtime.recipe.model import STEP_KINDS
+from runtime.recipe.tool_registry import PLAN_CHECK_TOOLS
 
-# Plan machinery that reads what the run already observed; it touches neither browser nor network,
-# so tools.allow and the intent guard do not apply to it.
-PLAN_CHECK_TOOLS = frozenset({"data.validate-target", "agent.evaluate"})
 
 # An on_failure path leads to a recipe step: its own state, or its `when` guard.
 STEP_ENTRY_KINDS = frozenset(STEP_KINDS) | {"when"}

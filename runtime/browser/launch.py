@@ -143,6 +143,10 @@ class LaunchOptions:
     launch_timeout_ms: int = 30_000
 
 
+# How long a browser that is asked whether it is still there may take to answer one command.
+GONE_CHECK_CEILING_S = 10.0
+
+
 class Browser:
     """One Chromium (launched or connected), shared by many runs.
 
@@ -217,6 +221,28 @@ class Browser:
         so when this returns, every event the browser emitted before it (a popup's
         Target.targetCreated) has been dispatched."""
         await self._raw._connection.send("Browser.getVersion")
+
+    async def is_gone(self, ceiling_s: float = GONE_CHECK_CEILING_S) -> bool:
+        """Is this browser dead or unreachable? Asked when an action or a step failed, before the
+        failure is classified: a wait that "timed out" because Chromium was killed under it is a
+        crash, whichever of the timeout and the disconnect notice came first. A live browser
+        answers one command; a killed one cannot (its connection fails or stays silent)."""
+        if self._closing:
+            return False
+        if self.crashed or self.process_died:
+            return True
+        answer = asyncio.ensure_future(self.round_trip())
+        dropped = asyncio.ensure_future(self.disconnected.wait())
+        try:
+            done, _ = await asyncio.wait({answer, dropped}, timeout=ceiling_s, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            dropped.cancel()
+            if not answer.done():
+                answer.cancel()
+        if answer in done and answer.exception() is None:
+            return self.crashed
+        # The command failed, or the connection dropped, or nothing answered within the ceiling.
+        return not self._closing
 
     def on_cdp_event(self, method: str, listener: Callable[[dict[str, Any]], None]) -> None:
         """Hear a browser-level CDP event (Target.targetCreated ...) as soon as it arrives."""

@@ -25,6 +25,7 @@ from runtime.recipe.references import is_reference
 from runtime.recipe.references_check import check_references
 from runtime.recipe.step_graph import body_ids
 from runtime.recipe.step_tools import tool_needs
+from runtime.recipe.url_checks import check_urls
 from runtime.recipe.templated import all_steps, condition_lists, templated_fields, when_conditions
 from runtime.recipe.tool_registry import EVALUATE_TOOL, ToolRegistry
 
@@ -43,6 +44,7 @@ def check_recipe(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:
     yield from _fallback_and_output(recipe)
     yield from check_loops(recipe)
     yield from check_references(recipe)
+    yield from check_urls(recipe)
 
 
 def _regex_problem(pattern: str) -> str | None:

@@ -172,6 +172,10 @@ class Browser:
         self._profile = profile
         self._closing = False
         self._closed = False
+        # Latched once the browser is found dead (the connection dropped, or the process exited)
+        # before anyone asked it to close: closing it afterwards (a provider replacing it) must
+        # not turn the crash back into "closed on purpose" for a run still looking at it.
+        self._lost = False
         self.disconnected = asyncio.Event()
         self._stop_on_close: dict[str, Callable[[], Awaitable[object]]] = {}
         raw.on("disconnected", self._on_disconnected)
@@ -188,8 +192,8 @@ class Browser:
 
     @property
     def crashed(self) -> bool:
-        """True when the connection dropped without `close()` being asked for."""
-        return self.disconnected.is_set() and not self._closing
+        """True when the connection dropped (or the process died) before `close()` was asked for."""
+        return self._lost or (self.disconnected.is_set() and not self._closing)
 
     @property
     def process_died(self) -> bool:
@@ -197,6 +201,8 @@ class Browser:
         return self._process is not None and self._process.poll() is not None
 
     def _on_disconnected(self, *_: object) -> None:
+        if not self._closing:
+            self._lost = True
         self.disconnected.set()
 
     async def create_context(self, *, proxy_server: str | None = None, proxy_bypass_list: str = "") -> pyppeteer.browser.BrowserContext:
@@ -227,10 +233,10 @@ class Browser:
         failure is classified: a wait that "timed out" because Chromium was killed under it is a
         crash, whichever of the timeout and the disconnect notice came first. A live browser
         answers one command; a killed one cannot (its connection fails or stays silent)."""
-        if self._closing:
-            return False
         if self.crashed or self.process_died:
             return True
+        if self._closing:
+            return False  # closed on purpose while it was alive (a shutdown): not a crash
         answer = asyncio.ensure_future(self.round_trip())
         dropped = asyncio.ensure_future(self.disconnected.wait())
         try:
@@ -262,6 +268,8 @@ class Browser:
         """Stop what registered `on_close`, then close (launched) or disconnect from (connected) Chromium."""
         if self._closed:
             return
+        if self.disconnected.is_set() or self.process_died:
+            self._lost = True  # it was dead before this close: a crash, whoever closes it now
         self._closing = True
         self._closed = True
         for stop in list(self._stop_on_close.values()):

@@ -38,13 +38,6 @@ Feature: People and policies stay in control of a run
     And the final verdict is the last event, exactly once
 
   @EXEC-011
-  Scenario: A tool outside tools.allow is refused before it touches the page
-    When I run "allow-list-blocks" against the quote site
-    Then the run ends "error" with stop reason "tool_policy_blocked"
-    And the guardrail "tools.allow" tripped for "browser_extract"
-    And no "extract" action ran
-
-  @EXEC-011
   Scenario: The intent guard refuses an out-of-scope tool on a browser task
     When I run "guard-blocks-tool" against the quote site
     Then the run ends "error" with stop reason "tool_policy_blocked"

@@ -27,6 +27,6 @@ Feature: Recipes sent by clients stay out of the server's files
   @SERVICE-029
   Scenario: A recipe sent by a client cannot read the server's files through a file: URL
     Given a server without a tool registry root, and a secret file beside it
-    When a client runs a recipe whose start_url is the secret file's file: URL
-    Then the run is refused the page with blocker kind scheme_not_allowed and ends without a verified result
-    And no event, GetRun or ListRuns reply holds the secret file's keys or contents
+    When a client starts a recipe whose start_url is the secret file's file: URL
+    Then StartRun refuses it at target.start_url with scheme_not_allowed and no run is recorded
+    And no reply holds the secret file's keys or contents

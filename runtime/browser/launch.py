@@ -179,6 +179,10 @@ class LaunchOptions:
     launch_timeout_ms: int = 30_000
 
 
+# How long a browser that is asked whether it is still there may take to answer one command.
+GONE_CHECK_CEILING_S = 10.0
+
+
 class Browser:
     """One Chromium (launched or connected), shared by many runs.
 
@@ -204,6 +208,10 @@ class Browser:
         self._profile = profile
         self._closing = False
         self._closed = False
+        # Latched once the browser is found dead (the connection dropped, or the process exited)
+        # before anyone asked it to close: closing it afterwards (a provider replacing it) must
+        # not turn the crash back into "closed on purpose" for a run still looking at it.
+        self._lost = False
         self.disconnected = asyncio.Event()
         self._stop_on_close: dict[str, Callable[[], Awaitable[object]]] = {}
         raw.on("disconnected", self._on_disconnected)
@@ -220,8 +228,8 @@ class Browser:
 
     @property
     def crashed(self) -> bool:
-        """True when the connection dropped without `close()` being asked for."""
-        return self.disconnected.is_set() and not self._closing
+        """True when the connection dropped (or the process died) before `close()` was asked for."""
+        return self._lost or (self.disconnected.is_set() and not self._closing)
 
     @property
     def process_died(self) -> bool:
@@ -229,6 +237,8 @@ class Browser:
         return self._process is not None and self._process.poll() is not None
 
     def _on_disconnected(self, *_: object) -> None:
+        if not self._closing:
+            self._lost = True
         self.disconnected.set()
 
     async def create_context(self, *, proxy_server: str | None = None, proxy_bypass_list: str = "") -> pyppeteer.browser.BrowserContext:
@@ -258,6 +268,28 @@ class Browser:
         Target.targetCreated) has been dispatched."""
         await self._raw._connection.send("Browser.getVersion")
 
+    async def is_gone(self, ceiling_s: float = GONE_CHECK_CEILING_S) -> bool:
+        """Is this browser dead or unreachable? Asked when an action or a step failed, before the
+        failure is classified: a wait that "timed out" because Chromium was killed under it is a
+        crash, whichever of the timeout and the disconnect notice came first. A live browser
+        answers one command; a killed one cannot (its connection fails or stays silent)."""
+        if self.crashed or self.process_died:
+            return True
+        if self._closing:
+            return False  # closed on purpose while it was alive (a shutdown): not a crash
+        answer = asyncio.ensure_future(self.round_trip())
+        dropped = asyncio.ensure_future(self.disconnected.wait())
+        try:
+            done, _ = await asyncio.wait({answer, dropped}, timeout=ceiling_s, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            dropped.cancel()
+            if not answer.done():
+                answer.cancel()
+        if answer in done and answer.exception() is None:
+            return self.crashed
+        # The command failed, or the connection dropped, or nothing answered within the ceiling.
+        return not self._closing
+
     def on_cdp_event(self, method: str, listener: Callable[[dict[str, Any]], None]) -> None:
         """Hear a browser-level CDP event (Target.targetCreated ...) as soon as it arrives."""
         self._raw._connection.on(method, listener)
@@ -276,6 +308,8 @@ class Browser:
         """Stop what registered `on_close`, then close (launched) or disconnect from (connected) Chromium."""
         if self._closed:
             return
+        if self.disconnected.is_set() or self.process_died:
+            self._lost = True  # it was dead before this close: a crash, whoever closes it now
         self._closing = True
         self._closed = True
         for stop in list(self._stop_on_close.values()):

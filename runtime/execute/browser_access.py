@@ -85,13 +85,19 @@ class BrowserAccess:
                 "summary": summary_of_result,
             }
         )
-        if result.error_code is ActionErrorCode.BROWSER_CRASHED or session.browser.crashed:
+        # A failed action is first asked whether the browser is still there: a timeout or an error
+        # under a killed Chromium is the crash, not the failure it looked like.
+        if result.error_code is ActionErrorCode.BROWSER_CRASHED or session.browser.crashed or (not result.ok and await session.browser.is_gone()):
             raise RunStopped(
                 StopReason.BROWSER_CRASHED,
                 f"the browser died during {name}: " + (result.error.message if result.error else "connection lost"),
                 evidence={"action": name, "action_id": action_id},
             )
         return result
+
+    async def gone(self) -> bool:
+        """Has the run's browser died or disconnected? False before a session was opened."""
+        return self.current is not None and await self.current.browser.is_gone()
 
     def stop_if_crashed(self, detail: str) -> None:
         """For work that talks to the session directly (condition checks): a dead browser stops the run."""

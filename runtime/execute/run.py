@@ -236,6 +236,9 @@ async def _run(
             handle._work.cancel()
             await asyncio.gather(handle._work, return_exceptions=True)
             end = RunEnd(StopReason.TIMEOUT, f"the run exceeded guards.timeouts.run_ms ({plan.limits.run_timeout_ms} ms)")
+            if session is not None and await session.browser.is_gone():
+                # The run's deadline does not win over a dead browser: that is why it ran out.
+                end = RunEnd(StopReason.BROWSER_CRASHED, f"the browser died or disconnected; {end.summary}")
         except asyncio.CancelledError:
             if handle._work.cancelled() and handle._stop_reason is not None:
                 reason = handle._stop_reason

@@ -21,10 +21,8 @@ from runtime.outcomes import BlockerKind, StopReason
 from runtime.plan.model import State
 from runtime.recipe.expressions import ExpressionError
 from runtime.recipe.model import STEP_KINDS
+from runtime.recipe.tool_registry import PLAN_CHECK_TOOLS
 
-# Plan machinery that reads what the run already observed; it touches neither browser nor network,
-# so tools.allow and the intent guard do not apply to it.
-PLAN_CHECK_TOOLS = frozenset({"data.validate-target", "agent.evaluate"})
 
 # An on_failure path leads to a recipe step: its own state, or its `when` guard.
 STEP_ENTRY_KINDS = frozenset(STEP_KINDS) | {"when"}
@@ -32,6 +30,9 @@ STEP_ENTRY_KINDS = frozenset(STEP_KINDS) | {"when"}
 # and replan (a blocked page whose step says where to go instead).
 RECOVERABLE_KINDS = frozenset(STEP_KINDS) | {"agent.evaluate", "replan.search"}
 
+# Failed outcomes the verdict names with the step's own summary when its handler noted nothing
+# (a blocked page has its blocker, which the verdict names instead).
+NAMED_FAILURES = frozenset({"error", "unverified", "timeout", "failed", "exhausted"})
 # What a failed terminal says before the details of the blocker or failure that led there.
 TERMINAL_DETAIL: dict[StopReason, str] = {
     StopReason.REPLANS_EXHAUSTED: "no replan reached a valid target",
@@ -106,10 +107,13 @@ class PlanWalk:
         ctx = self.context
         ctx.recorder.start(ctx.budget.executed, state)
         stop: RunStopped | None = None
+        failure_before = ctx.findings.failure
         try:
             result = await self._run_handler(state)
+            if not result.ok and await ctx.browser.gone():
+                raise RunStopped(StopReason.BROWSER_CRASHED, f"the browser died or disconnected: {result.summary}", evidence={"step_result": result.outcome})
         except RunStopped as stopped:
-            stop = stopped
+            stop = await self._crash_named(state, stopped)
             result = StepResult(
                 outcome="stopped", ok=False, summary=stopped.detail, blocker_kind=stopped.blocker_kind, error=stopped.reason.value, evidence=stopped.evidence
             )
@@ -129,10 +133,28 @@ class PlanWalk:
             if ctx.recorder.record is not None:
                 ctx.recorder.record.recovered = {"reason": why, "next": next_id}
             result.summary = f"{result.summary} (recovered: on_failure goes on to {next_id})"
+        elif not result.ok and stop is None and result.outcome in NAMED_FAILURES and ctx.findings.failure == failure_before:
+            # A failed step whose handler did not say why in its own words: the verdict names it
+            # with its result, so nobody has to open executions.json to learn why the run failed.
+            ctx.findings.note_failure(f"{state.kind} {state.id}: {result.summary}", result.evidence)
         ctx.recorder.finish(state, result, memory=ctx.memory(), next_goal=self._next_goal(next_id), stop_reason=stop.reason if stop else None)
         if stop is not None:
             raise stop
         return result, next_id
+
+    async def _crash_named(self, state: State, stopped: RunStopped) -> RunStopped:
+        """A step stopped by a crash names the step; a step stopped for another reason while the
+        browser is gone (a wait's deadline, a budget) stopped because of the crash, and says so."""
+        if stopped.reason is not StopReason.BROWSER_CRASHED:
+            if stopped.reason in (StopReason.APPROVAL_DENIED, StopReason.TOOL_POLICY_BLOCKED) or not await self.context.browser.gone():
+                return stopped
+            detail = f"the browser died or disconnected: {stopped.detail}"
+        else:
+            detail = stopped.detail
+        where = f"{state.kind} {state.id}"
+        return RunStopped(
+            StopReason.BROWSER_CRASHED, f"{where}: {detail}", evidence={**stopped.evidence, "state": state.id, "kind": state.kind}
+        )
 
     async def _run_handler(self, state: State) -> StepResult:
         """The state's tool passes tools.allow, the intent guard and any approval first; its

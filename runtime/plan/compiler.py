@@ -8,11 +8,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from runtime.outcomes import StopReason, TaskState
-from runtime.plan.flow_states import INTERNAL_KINDS, conditions_of, loop_params, when_state
+from runtime.plan.flow_states import conditions_of, loop_params, when_state
 from runtime.plan.model import OBSERVATION_KINDS, Limits, Plan, State, Terminal, ToolPolicy, Transition
 from runtime.recipe.model import Recipe, Step
 from runtime.recipe.step_graph import body_ids
-from runtime.recipe.tool_registry import AGENT_DEFAULT_TOOLS, STEP_TOOLS, ToolRegistry, load_tool_registry
+from runtime.recipe.step_tools import replan_tool, step_tool
+from runtime.recipe.tool_registry import AGENT_DEFAULT_TOOLS, ToolRegistry, load_tool_registry
 
 # Generated state ids always contain a dot; recipe step ids cannot, so the two never collide.
 DONE = "end.completed"
@@ -42,13 +43,6 @@ def query_ladder(recipe: Recipe) -> list[str]:
         ladder.append(keywords)
     ladder += ["{goal}", "{goal} latest"]
     return list(dict.fromkeys(ladder))
-
-
-def _tool_for(step: Step) -> str | None:
-    if step.kind in INTERNAL_KINDS:
-        return None  # plan machinery: it touches no tool
-    key = f"act.{step.act.action}" if step.act else step.kind
-    return STEP_TOOLS[key]
 
 
 def _step_params(step: Step, tools_for_agent: list[str] | None = None) -> dict[str, Any]:
@@ -161,10 +155,12 @@ def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan
         )
     ]
     last_observation: str | None = None
+    # Without a search page (or replans) the replan touches nothing: it reports exhausted.
+    search_tool = replan_tool(recipe)
     for placed in _placed_steps(recipe, ids):
         scope.update(steps=placed.steps, ids=placed.ids, end=placed.end)
         i, step, step_id, loop = placed.index, placed.step, placed.ids[placed.index], placed.loop
-        tool = _tool_for(step)
+        tool = step_tool(step)
         approval = step.needs_approval if step.needs_approval is not None else tool in needs_approval
         timeout = step.timeout_ms or recipe.guards.timeouts.step_ms
         index = placed.recipe_index
@@ -210,8 +206,8 @@ def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan
                     kind="replan.search",
                     step=index,
                     loop=loop,
-                    tool="browser_search",
-                    needs_approval="browser_search" in needs_approval,
+                    tool=search_tool,
+                    needs_approval=search_tool in needs_approval,
                     timeout_ms=recipe.guards.timeouts.click_result_ms,
                     params={"observation": step_id},
                     transitions=[

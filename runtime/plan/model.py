@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from runtime.outcomes import StopReason, TaskState
+from runtime.recipe.step_tools import OBSERVATION_KINDS as OBSERVATION_KINDS  # the plan's observation states
 
 PLAN_FORMAT = "verity.plan/v1"
 
@@ -44,7 +45,6 @@ GUARDS: dict[str, str] = {
     "replans_exhausted": "limits.max_replans replans already used",
 }
 
-OBSERVATION_KINDS = ("navigate", "observe")
 
 
 class PlanModel(BaseModel):

@@ -203,6 +203,16 @@ def _is_about_blank(rest: str) -> bool:
     return rest == "blank" or rest.startswith(("blank?", "blank#"))
 
 
+def scheme_problem(url: str) -> str | None:
+    """The judge's scheme question alone: why `url` can never be opened (not an absolute URL, or a
+    scheme other than http(s)), or None. Asked of the URLs a recipe names when it is validated;
+    the host question needs the run's policy and is asked when the run opens the page."""
+    judgement = judge_url(url, _domains_only(()))
+    if judgement.allowed or judgement.blocker_kind is not BlockerKind.SCHEME_NOT_ALLOWED:
+        return None
+    return judgement.reason
+
+
 def url_allowed(url: str, allowed_domains: list[str] | tuple[str, ...]) -> bool:
     """Is `url` an http(s) URL on an allowed domain? The domain question alone (private networks
     allowed), for checks of a page already loaded; an empty list allows every host."""

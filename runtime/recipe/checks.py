@@ -25,6 +25,8 @@ from runtime.recipe.loop_checks import check_loops
 from runtime.recipe.references import is_reference
 from runtime.recipe.references_check import check_references
 from runtime.recipe.step_graph import body_ids
+from runtime.recipe.step_tools import tool_needs
+from runtime.recipe.url_checks import check_urls
 from runtime.recipe.templated import all_steps, condition_lists, templated_fields, when_conditions
 from runtime.recipe.tool_registry import EVALUATE_TOOL, ToolRegistry
 
@@ -43,6 +45,7 @@ def check_recipe(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:
     yield from _fallback_and_output(recipe)
     yield from check_loops(recipe)
     yield from check_references(recipe)
+    yield from check_urls(recipe)
 
 
 def _regex_problem(pattern: str) -> str | None:
@@ -197,13 +200,15 @@ def _tools(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:
                 yield path, f"unknown tool {name!r}{did_you_mean(name, set(registry.names))}", "unknown_tool"
             elif allowed is not None and name not in allowed:
                 yield path, f"tool {name!r} is not in tools.allow, so the model could never use it", "tool_not_allowed"
-    for path, step in all_steps(recipe):
-        if step.evaluate is not None and (allowed is None or EVALUATE_TOOL not in allowed):
-            yield (
-                path + ("evaluate",),
-                f"an evaluate step runs a script in the page: name {EVALUATE_TOOL!r} in tools.allow to let it (page scripts are never allowed implicitly)",
-                "tool_not_allowed",
-            )
+    # The same question the run-time tool gate asks, for every step at once, before the run. Page
+    # scripts are the one tool a recipe must name even when it omits tools.allow.
+    for need in tool_needs(recipe):
+        if need.tool == EVALUATE_TOOL and (allowed is None or EVALUATE_TOOL not in allowed):
+            message = f"an evaluate step runs a script in the page: name {EVALUATE_TOOL!r} in tools.allow to let it (page scripts are never allowed implicitly)"
+            yield need.path, message, "tool_not_allowed"
+        elif allowed is not None and need.tool not in allowed:
+            message = f"step {need.step_id!r} ({need.why}) uses the tool {need.tool!r}, which tools.allow leaves out: add {need.tool} to tools.allow"
+            yield need.path, message, "tool_not_allowed"
 
 
 def _fields(recipe: Recipe) -> Iterator[Finding]:

@@ -7,7 +7,9 @@ from typing import Any
 
 from runtime.recipe.problems import did_you_mean
 from runtime.recipe.model import Recipe
+from runtime.recipe.placeholders import placeholder_values
 from runtime.recipe.problems import Problem, RecipeInvalid
+from runtime.recipe.url_checks import url_problems_at_start
 from runtime.secrets import env_input_names, read_env_inputs
 
 _TRUE = {"true", "yes", "1", "on"}
@@ -64,6 +66,10 @@ def resolve_inputs(
             problems.append(Problem(source, 0, 0, f"inputs.{name}", f"input {name!r} is required ({spec.type})", "missing_input"))
         else:
             values[name] = None
+    if not problems:
+        # A URL whose scheme an input gives is judged now, before the run opens anything.
+        filled = placeholder_values(values, start_url=recipe.target.start_url, goal=recipe.goal)
+        problems = url_problems_at_start(recipe, filled, source)
     if problems:
         raise RecipeInvalid(problems)
     return values

@@ -83,13 +83,23 @@ def load_recipe_with_registry(text: str, source: str, *, recipe_path: Path | Non
     for path, message, code in check_recipe(recipe, registry):
         if any(path[: len(rejected)] == rejected for rejected in doc.rejected):
             continue
-        line, col = doc.position(path)
+        # An empty value (`- close:`) has no position of its own: its key is where it is written.
+        line, col = doc.position(path, prefer_key=_is_empty(doc.data, path))
         problems.append(Problem(source, line, col, format_path(path), message, code))
     if problems:
         raise RecipeInvalid(problems)
     if recipe_path is not None:
         recipe._directory = Path(os.path.abspath(recipe_path.parent))  # abspath: no file system access
     return recipe, registry
+
+
+def _is_empty(data: Any, path: tuple) -> bool:
+    for part in path:
+        if isinstance(data, dict) and part in data or isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            data = data[part]
+        else:
+            return False
+    return data is None
 
 
 def _within(path: str, ancestor: str) -> bool:

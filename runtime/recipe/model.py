@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from runtime.outcomes import BlockerKind
+from runtime.recipe.tool_registry import STEP_TOOLS
 from runtime.recipe.flow_steps import (
     FOR_EACH_DEFAULT_ITEMS,
     FOR_EACH_MAX_ITEMS,
@@ -342,6 +343,9 @@ class CloseStep(Strict):
     summary: str = Field(default="", description="A closing summary for the verdict; may use {placeholders}.")
 
 
+# Each step kind's tool, from the one step->tool table, for the schema's descriptions.
+_ACT_TOOLS = ", ".join(f"{key.removeprefix('act.')} {tool}" for key, tool in STEP_TOOLS.items() if key.startswith("act."))
+
 STEP_KINDS = ("navigate", "observe", "act", "wait", "extract", "verify", "agent", "close", "evaluate", "set", "for_each")
 
 
@@ -385,21 +389,22 @@ class Step(Strict):
         description="Run the step only when this condition (or every one of a list) holds, judged just before it; otherwise it is skipped, with the reason recorded, and the flow goes on as after success.",
     )
 
-    navigate: str | NavigateStep | None = Field(default=None, description="Open a URL (may use {placeholders}), then check the page against the target.")
-    observe: dict[str, Any] | None = Field(default=None, description="Read the current page (`max_elements` caps its snapshot), then check it against the target.")
-    act: ActStep | None = Field(default=None, description="Click, hover, type, select, press a key or scroll, then verify the effect.")
+    navigate: str | NavigateStep | None = Field(default=None, description=f"Open a URL (may use {{placeholders}}), then check the page against the target. Tool: {STEP_TOOLS['navigate']}.")
+    observe: dict[str, Any] | None = Field(default=None, description=f"Read the current page (`max_elements` caps its snapshot), then check it against the target. Tool: {STEP_TOOLS['observe']}.")
+    act: ActStep | None = Field(default=None, description=f"Click, hover, type, select, press a key or scroll, then verify the effect. Tool, by action: {_ACT_TOOLS}.")
     wait: WaitStep | None = Field(
-        default=None, description="Wait for one condition: load, text (or its going), url, a selector's state, any condition (`until`) or a fixed time."
+        default=None,
+        description=f"Wait for one condition: load, text (or its going), url, a selector's state, any condition (`until`) or a fixed time. Tool: {STEP_TOOLS['wait']}.",
     )
-    extract: ExtractStep | None = Field(default=None, description="Read named fields (and optionally the readable text) from the page.")
-    verify: list[Condition] | None = Field(default=None, description="Checks that must all pass for the run to go on.")
-    agent: AgentStep | None = Field(default=None, description="Hand a task to the model, inside the recipe's guardrails.")
-    close: CloseStep | None = Field(default=None, description="End the plan here; the run then checks completion and the output.")
+    extract: ExtractStep | None = Field(default=None, description=f"Read named fields (and optionally the readable text) from the page. Tool: {STEP_TOOLS['extract']}.")
+    verify: list[Condition] | None = Field(default=None, description=f"Checks that must all pass for the run to go on. Tool: {STEP_TOOLS['verify']}.")
+    agent: AgentStep | None = Field(default=None, description=f"Hand a task to the model, inside the recipe's guardrails. Each call the model makes is checked on its own; it ends the step with {STEP_TOOLS['close']}, which tools.allow must name.")
+    close: CloseStep | None = Field(default=None, description=f"End the plan here; the run then checks completion and the output. Tool: {STEP_TOOLS['close']}.")
     evaluate: EvaluateStep | None = Field(
-        default=None, description="Run a script in the page (tool browser_evaluate, which tools.allow must name) and keep its JSON result as `{steps.<id>.result}`."
+        default=None, description=f"Run a script in the page (tool {STEP_TOOLS['evaluate']}, which tools.allow must name) and keep its JSON result as `{{steps.<id>.result}}`."
     )
-    set: SetBody | None = Field(default=None, description="Give variables values: `{vars.<name>}` in later steps.")
-    for_each: ForEach | None = Field(default=None, description="Run a sub-plan once per element a locator matches, or per item of a list value, at most `max_items` times.")
+    set: SetBody | None = Field(default=None, description="Give variables values: `{vars.<name>}` in later steps. No tool.")
+    for_each: ForEach | None = Field(default=None, description="Run a sub-plan once per element a locator matches, or per item of a list value, at most `max_items` times. No tool of its own.")
 
     @model_validator(mode="before")
     @classmethod

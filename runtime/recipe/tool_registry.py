@@ -80,7 +80,9 @@ BUILTIN_TOOLS: tuple[ToolDescriptor, ...] = (
     _builtin("agent.evaluate", "Record a human-readable evaluation of the latest observation.", ToolScope.INTERNAL),
 )
 
-# Which tool each plan step kind (and act action) uses; the intent guard and approvals key on these.
+# Which tool each plan step kind (and act action) uses: the one table the plan compiler (so the
+# run-time tool gate, the intent guard and approvals), the recipe validator's tools.allow check,
+# the schema's step descriptions and the README's step table all read.
 STEP_TOOLS: dict[str, str] = {
     "navigate": "open_url",
     "observe": "browser_snapshot",
@@ -100,7 +102,17 @@ STEP_TOOLS: dict[str, str] = {
 }
 
 # Page scripts are never allowed implicitly: a recipe must name this tool in tools.allow.
-EVALUATE_TOOL = "browser_evaluate"
+EVALUATE_TOOL = STEP_TOOLS["evaluate"]
+# The fallback search an observation's replan runs (when the recipe names fallback.search_url).
+SEARCH_TOOL = STEP_TOOLS["search"]
+# The tool an agent step's model ends the step with: always offered, so tools.allow must name it.
+AGENT_CLOSE_TOOL = STEP_TOOLS["close"]
+
+# Plan machinery that reads what the run already observed; it touches neither browser nor network,
+# so tools.allow and the intent guard do not apply to it. An agent state's own tool (agent.act) is
+# bookkeeping too: each call its model makes is authorized on its own.
+PLAN_CHECK_TOOLS = frozenset({"data.validate-target", "agent.evaluate"})
+UNGATED_STEP_TOOLS = PLAN_CHECK_TOOLS | {STEP_TOOLS["agent"]}
 
 # What an agent step's model is offered when the step names no tools: seed 002's minimal set
 # (open-url, snapshot, act, wait, extract, close), as far as the recipe allows them.

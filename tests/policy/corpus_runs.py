@@ -18,7 +18,7 @@ from typing import Any
 
 from runtime.events import Event, EventLog, FinalVerdict
 from runtime.execute import BrowserProvider, start_run
-from runtime.recipe import load_recipe_with_registry, resolve_inputs
+from runtime.recipe import RecipeInvalid, load_recipe_with_registry, resolve_inputs
 from tests.fixtures.browser_loop import LoopThread
 from tests.fixtures.hostile.site import HostileSite, LabelledPage
 
@@ -143,7 +143,16 @@ class CorpusRunner:
 
     async def _run(self, page: LabelledPage) -> PageRun:
         self._count += 1
-        done = await run_recipe(self.provider, self.recipe_text, self.site.start_url(page), self.runs_dir / f"{page.id}-{self._count}")
+        try:
+            done = await run_recipe(self.provider, self.recipe_text, self.site.start_url(page), self.runs_dir / f"{page.id}-{self._count}")
+        except RecipeInvalid as refused:
+            # The start URL the input gives is no web page: refused when the run starts, before any
+            # browser work (invalid_input, each problem coded with the judge's kind).
+            codes = {problem.code for problem in refused.problems}
+            return PageRun(
+                page=page, stop_reason="invalid_input", blocker_kind=codes.pop() if len(codes) == 1 else str(sorted(codes)),
+                value=None, blocked_requests=0, verdict={"summary": "; ".join(str(p) for p in refused.problems)},
+            )
         return PageRun(
             page=page,
             stop_reason=done.verdict.stop_reason.value,

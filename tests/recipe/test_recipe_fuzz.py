@@ -49,7 +49,9 @@ DOCUMENT_CODES = {
 LIBRARY_WORDS = ("<unicode string>", "special characters are not allowed", "max_depth", "maximum depth of data structure")
 
 # One sample value per input type, given as `--input` text, for inputs with neither default nor value.
-SAMPLE_INPUT = {"string": "sample", "integer": "7", "number": "2.5", "boolean": "true"}
+# A string sample is a web address: string inputs often give a URL's scheme and host, which the run
+# start judges (a recipe whose URLs such a value leaves no web page gives problems, as below).
+SAMPLE_INPUT = {"string": "http://127.0.0.1/sample", "integer": "7", "number": "2.5", "boolean": "true"}
 
 
 def check_problems(problems: list[Problem], source: str) -> None:
@@ -145,7 +147,14 @@ def check_accepted(recipe: Recipe, registry: Any) -> None:
     to_mermaid(plan)
     # Every templated field fills with the declared inputs, as the executor fills it.
     raw = {name: SAMPLE_INPUT[spec.type] for name, spec in recipe.inputs.items() if spec.default is None}
-    values = placeholder_values(resolve_inputs(recipe, raw), start_url=recipe.target.start_url, goal=recipe.goal)
+    try:
+        resolved = resolve_inputs(recipe, raw)
+    except RecipeInvalid as refused:
+        # The inputs fill a URL that is no web page (a mutation wrote text before `{docs}`): the run
+        # start refuses it with the field, as it must; nothing else may refuse declared inputs.
+        assert refused.problems and all(p.code == "scheme_not_allowed" and p.path for p in refused.problems), refused.problems
+        return
+    values = placeholder_values(resolved, start_url=recipe.target.start_url, goal=recipe.goal)
     templates = [(path, template) for path, template in templated_fields(recipe)]
     # Values a run finds ({steps.read.price}, {vars.item}) get a sample too: the checks proved each
     # is defined before use, and the run's value store holds it by then.

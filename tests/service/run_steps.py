@@ -202,7 +202,7 @@ def assert_run_ended(context: dict[str, Any], status: str, reason: str) -> None:
     final = watcher.events[-1]
     assert final.HasField("final_verdict")
     assert final.final_verdict.status == events_pb.TaskState.Value(f"TASK_STATE_{status.upper()}")
-    assert final.final_verdict.stop_reason == events_pb.StopReason.Value(f"STOP_REASON_{reason.upper()}")
+    assert final.final_verdict.stop_reason == events_pb.StopReason.Value(f"STOP_REASON_{reason.upper()}"), final.final_verdict
 
 
 @then("the health watcher sees NOT_SERVING")

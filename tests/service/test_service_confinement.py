@@ -10,7 +10,6 @@ import grpc
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 from runtime.service.client import VerityClient, VerityRpcError
-from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 
 scenarios("service_confinement.feature")
 
@@ -175,25 +174,28 @@ plan:
 """
 
 
-@when("a client runs a recipe whose start_url is the secret file's file: URL")
+@when("a client starts a recipe whose start_url is the secret file's file: URL")
 def _run_file_url(target: str, disk: dict[str, Path], context: dict[str, Any]) -> None:
     url = (disk["secret"] / "config.yaml").as_uri()
     with VerityClient(target) as client:
-        context["events"] = list(client.run(recipe_yaml=FILE_URL_RECIPE.format(url=url)))
-        run_id = context["events"][-1].run_id
-        context["records"] = [str(client.get_run(run_id)), str(client.list_runs())]
+        with pytest.raises(VerityRpcError) as failure:
+            client.start_run(recipe_yaml=FILE_URL_RECIPE.format(url=url))
+        context["error"] = failure.value
+        context["records"] = [failure.value.message, *(v.description for v in failure.value.field_violations), str(client.list_runs())]
+        context["runs"] = list(client.list_runs().runs)
 
 
-@then("the run is refused the page with blocker kind scheme_not_allowed and ends without a verified result")
+@then("StartRun refuses it at target.start_url with scheme_not_allowed and no run is recorded")
 def _file_url_refused(context: dict[str, Any]) -> None:
-    events = context["events"]
-    assert any(e.guardrail_tripped.blocker_kind == events_pb.BLOCKER_KIND_SCHEME_NOT_ALLOWED for e in events if e.HasField("guardrail_tripped"))
-    final = events[-1].final_verdict
-    assert events[-1].HasField("final_verdict") and not final.verified and final.stop_reason != events_pb.STOP_REASON_COMPLETED
+    error = context["error"]
+    assert error.code == grpc.StatusCode.INVALID_ARGUMENT, error
+    assert [v.field for v in error.field_violations] == ["target.start_url"], error.field_violations
+    assert "[scheme_not_allowed]" in error.field_violations[0].description
+    assert context["runs"] == []
 
 
-@then("no event, GetRun or ListRuns reply holds the secret file's keys or contents")
+@then("no reply holds the secret file's keys or contents")
 def _file_not_read(context: dict[str, Any]) -> None:
-    for text in [*(str(e) for e in context["events"]), *context["records"]]:
+    for text in context["records"]:
         for secret in ("db_password", "hunter2", "secret-tool-name", "not for clients"):
             assert secret not in text, f"{secret!r} revealed"

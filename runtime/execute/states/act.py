@@ -81,6 +81,9 @@ async def act(ctx: RunContext, state: State) -> StepResult:
         evidence["landed_on"] = landed.provenance
         return StepResult("verified", True, verified=True, summary=f"{action_name} done and verified: {described}", thinking=thinking, evidence=evidence)
     ctx.findings.not_verified(state.id, "unverified")
+    # The verdict names the check that failed and why, not only that a verification failed.
+    failed = "; ".join(f"expect {c['check']}: {c['message'] or c['observed']}" for c in checks if not c["passed"])
+    ctx.findings.note_failure(f"act {state.id}: {failed}", {"checks": checks})
     return StepResult("unverified", False, summary=f"{action_name} done but not verified: {described}", thinking=thinking, evidence=evidence)
 
 
@@ -131,6 +134,9 @@ async def await_expectations(
         checks = await check_all(probe, conditions, f"{action_id}:{polls}")
         if all(c.passed for c in checks) or time.monotonic() >= deadline:
             break
+        if await ctx.browser.gone():
+            # A dead browser shows no effect however long it is polled: stop now, as a crash.
+            raise RunStopped(StopReason.BROWSER_CRASHED, "the browser died or disconnected while the act's effect was checked")
         await asyncio.sleep(VERIFY_POLL_SECONDS)
     passed = all(c.passed for c in checks)
     ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="success", summary=f"{'passed' if passed else 'failed'} after {polls} check(s)"))

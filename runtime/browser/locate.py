@@ -4,7 +4,9 @@ A locator names elements by role (and accessible name), text, label, placeholder
 title, test id (`data-testid`), CSS or XPath; `has_text` narrows the matches, `within` scopes the
 search to a container (itself one element) and `frame` to an iframe's document. The search runs
 in the frame's isolated world (page scripts cannot see or fake it), over the document and its open
-shadow roots, in document order.
+shadow roots, in document order; CSS selectors pierce open shadow roots too. Roles and accessible
+names are the snapshot's (snapshot_capture.ELEMENT_VOCABULARY: accname 1.2 and HTML-AAM as Chromium
+computes them), whole however long; role and name locators skip aria-hidden subtrees.
 
 Strictness: only visible elements count. When several match, the locator must say which (`nth`,
 or `first`), else the action fails with `ambiguous_target` and lists them: the driver never picks
@@ -79,14 +81,16 @@ _LOCATE = r"""
   const scorer = (s) => {
     const v = s.value, exact = !!s.exact;
     switch (s.kind) {
+      // Elements outside the accessibility tree (an aria-hidden subtree) have no role to match.
       case 'role': return (el) => {
         const tag = el.localName, role = roleOf(el, tag);
-        if (role !== v.toLowerCase()) return 0;
+        if (role !== v.toLowerCase() || removedForAria(el)) return 0;
         return s.name === null || s.name === undefined ? 2 : score(nameOf(el, tag, role), s.name, exact);
       };
       case 'name': return (el) => {
         const tag = el.localName, role = roleOf(el, tag);
-        return role || isInteractive(el, tag, role) ? score(nameOf(el, tag, role), v, exact) : 0;
+        if (removedForAria(el) || !(role || isInteractive(el, tag, role))) return 0;
+        return score(nameOf(el, tag, role), v, exact);
       };
       case 'text': return (el) => score(fullText(el), v, exact);
       case 'label': return (el) => best(labelsOf(el), v, exact);
@@ -98,7 +102,14 @@ _LOCATE = r"""
     return null;
   };
   const structural = (s, root) => {
-    if (s.kind === 'css') return Array.from(root.querySelectorAll(s.value));
+    if (s.kind === 'css') {
+      // CSS pierces open shadow roots (as Playwright's does): the selector is matched in the
+      // scope and in every open shadow root inside it, and the matches kept in document order.
+      const all = descendants(root);
+      const hits = new Set(root.querySelectorAll(s.value));
+      for (const el of all) if (el.shadowRoot) for (const hit of el.shadowRoot.querySelectorAll(s.value)) hits.add(hit);
+      return all.filter((el) => hits.has(el));
+    }
     const doc = root.ownerDocument || root;
     const found = doc.evaluate(s.value, root, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
     const out = [];
@@ -123,7 +134,7 @@ _LOCATE = r"""
   };
   const describe = (el) => {
     const tag = el.localName, role = roleOf(el, tag);
-    return {tag, role, name: nameOf(el, tag, role), text: norm(el.textContent).slice(0, 80), visible: shown(el)};
+    return {tag, role, name: cap(nameOf(el, tag, role), 120), text: norm(el.textContent).slice(0, 80), visible: shown(el)};
   };
   let root = document;
   for (const scope of spec.within) {

@@ -81,16 +81,19 @@ _LOCATE = r"""
   const scorer = (s) => {
     const v = s.value, exact = !!s.exact;
     switch (s.kind) {
-      // Elements outside the accessibility tree (an aria-hidden subtree) have no role to match.
+      // Elements outside the accessibility tree (an aria-hidden subtree) have no role to match
+      // (asked last: it is the dearer question, and most elements fail the others).
       case 'role': return (el) => {
         const tag = el.localName, role = roleOf(el, tag);
-        if (role !== v.toLowerCase() || removedForAria(el)) return 0;
-        return s.name === null || s.name === undefined ? 2 : score(nameOf(el, tag, role), s.name, exact);
+        if (role !== v.toLowerCase()) return 0;
+        const matched = s.name === null || s.name === undefined ? 2 : score(nameOf(el, tag, role), s.name, exact);
+        return matched && !ariaHiddenAbove(el) ? matched : 0;
       };
       case 'name': return (el) => {
         const tag = el.localName, role = roleOf(el, tag);
-        if (removedForAria(el) || !(role || isInteractive(el, tag, role))) return 0;
-        return score(nameOf(el, tag, role), v, exact);
+        if (!(role || isInteractive(el, tag, role))) return 0;
+        const matched = score(nameOf(el, tag, role), v, exact);
+        return matched && !ariaHiddenAbove(el) ? matched : 0;
       };
       case 'text': return (el) => score(fullText(el), v, exact);
       case 'label': return (el) => best(labelsOf(el), v, exact);

@@ -68,22 +68,19 @@ ELEMENT_VOCABULARY = r"""
   // The parent in the flattened tree: a slotted node's slot, a shadow root's host.
   const flatParent = (el) => el.assignedSlot || el.parentElement || (el.parentNode && el.parentNode.host) || null;
   const closestFlat = (el, test) => { for (let n = el; n; n = flatParent(n)) if (test(n)) return n; return null; };
-  // Hidden from the accessibility tree by display:none or aria-hidden="true", here or above.
-  const removedForAria = (el) => {
+  // Inside an aria-hidden="true" subtree (crossing shadow roots): not in the accessibility tree.
+  const ariaHiddenAbove = (el) => {
     let hidden = hiddenCache.get(el);
     if (hidden !== undefined) return hidden;
     if (el.getAttribute('aria-hidden') === 'true') hidden = true;
-    else if (getComputedStyle(el).display === 'none') hidden = true;
-    else { const parent = flatParent(el); hidden = parent ? removedForAria(parent) : false; }
+    else { const parent = flatParent(el); hidden = parent ? ariaHiddenAbove(parent) : false; }
     hiddenCache.set(el, hidden);
     return hidden;
   };
-  const hiddenForAria = (el) => {
-    if (SKIP.has(el.tagName)) return true;
-    if (removedForAria(el)) return true;
-    const v = getComputedStyle(el).visibility;
-    return v === 'hidden' || v === 'collapse';
-  };
+  const styleHides = (style) => style.display === 'none' || style.visibility === 'hidden' || style.visibility === 'collapse';
+  // Hidden from the accessibility tree: aria-hidden, display:none (here or above), visibility.
+  const hiddenForAria = (el) => SKIP.has(el.tagName) || ariaHiddenAbove(el) || styleHides(getComputedStyle(el)) ||
+    (getComputedStyle(el).display !== 'contents' && !el.checkVisibility());
   const focusable = (el) => el.hasAttribute('tabindex') || (el.matches('a[href], area[href], button, input, select, textarea, summary, iframe, [contenteditable]:not([contenteditable=false])') && !el.matches(':disabled'));
   const namedByAuthor = (el) => !!(squash(el.getAttribute('aria-label')) || el.getAttribute('aria-labelledby') || el.getAttribute('title'));
 
@@ -118,7 +115,8 @@ ELEMENT_VOCABULARY = r"""
     let role = roleCache.get(el);
     if (role !== undefined) return role;
     role = null;
-    for (const token of (el.getAttribute('role') || '').toLowerCase().split(/\s+/)) {
+    const attribute = el.getAttribute('role');
+    if (attribute) for (const token of attribute.toLowerCase().split(/\s+/)) {
       if (!ARIA_ROLES.has(token)) continue;
       // A focusable or author-named element keeps its own role (ARIA's presentational conflict rule).
       if ((token === 'none' || token === 'presentation') && (focusable(el) || namedByAuthor(el))) break;
@@ -130,8 +128,38 @@ ELEMENT_VOCABULARY = r"""
     return role;
   };
 
-  // CSS generated content (::before / ::after) as text: the quoted strings of `content`.
+  // CSS generated content (::before / ::after) as text: the quoted strings of `content`. Asking
+  // each element's pseudo styles costs more than the rest of its name, so the document's style
+  // sheets are read once for the rules that set `content` on a pseudo-element, and only elements
+  // those rules can match are asked (all of them when a sheet cannot be read, or in shadow roots).
+  let pseudoRules;
+  const pseudoCandidates = () => {
+    if (pseudoRules !== undefined) return pseudoRules;
+    const bases = new Set(['q']);
+    const visit = (rules) => {
+      for (const rule of rules) {
+        if (rule.cssRules && rule.cssRules.length) visit(rule.cssRules);
+        if (!rule.selectorText || !rule.style || !rule.style.getPropertyValue('content')) continue;
+        for (const part of rule.selectorText.split(',')) {
+          if (!/::?(before|after)\b/i.test(part)) continue;
+          const base = part.replace(/::?(before|after)\b.*$/i, '').trim();
+          bases.add(!base || /[>+~]$/.test(base) ? '*' : base);
+        }
+      }
+    };
+    try {
+      for (const sheet of [...document.styleSheets, ...(document.adoptedStyleSheets || [])]) visit(sheet.cssRules);
+      const selector = [...bases].join(', ');
+      document.documentElement.matches(selector);  // throws on a selector matches() cannot take
+      pseudoRules = selector;
+    } catch (e) {
+      pseudoRules = null;
+    }
+    return pseudoRules;
+  };
   const pseudoText = (el, which) => {
+    const rules = pseudoCandidates();
+    if (rules !== null && el.getRootNode() === document && !el.matches(rules)) return '';
     const content = getComputedStyle(el, which).content;
     if (!content || content === 'none' || content === 'normal') return '';
     let out = '';
@@ -145,7 +173,7 @@ ELEMENT_VOCABULARY = r"""
       if (el.localName === 'select') return Array.from(el.selectedOptions || []).map(o => o.text).join(' ');
       if (el.localName === 'input') return el.value;
       const selected = el.querySelectorAll('[role=option][aria-selected=true]');
-      return Array.from(selected).map(o => textAlternative(o, {visited: new Set(), includeHidden: false, labelled: false, root: false})).join(' ');
+      return Array.from(selected).map(o => textAlternative(o, {visited: new Set(), includeHidden: false, labelled: true, root: false})).join(' ');
     }
     return el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow') || el.value || '';
   };
@@ -160,10 +188,12 @@ ELEMENT_VOCABULARY = r"""
     let out = pseudoText(el, '::before');
     for (const child of flatChildren(el)) {
       if (child.nodeType === 3) { out += child.data; continue; }
-      if (child.nodeType !== 1) continue;
+      if (child.nodeType !== 1 || SKIP.has(child.tagName)) continue;
+      const style = getComputedStyle(child);
+      if (!ctx.includeHidden && (styleHides(style) || child.getAttribute('aria-hidden') === 'true')) continue;
       const text = textAlternative(child, ctx);
       // Block boxes are words of their own (Chromium separates them with spaces).
-      const display = getComputedStyle(child).display;
+      const display = style.display;
       out += display === 'inline' || display === 'contents' ? text : ' ' + text + ' ';
     }
     return out + pseudoText(el, '::after');
@@ -174,7 +204,6 @@ ELEMENT_VOCABULARY = r"""
     if (ctx.visited.has(el)) return '';
     ctx.visited.add(el);
     const tag = el.localName;
-    if (!ctx.includeHidden && !ctx.root && hiddenForAria(el)) return '';
     const inner = {...ctx, root: false};
     // 2B: aria-labelledby, unless we are already following one.
     const labelledBy = ctx.labelled ? null : el.getAttribute('aria-labelledby');
@@ -199,7 +228,8 @@ ELEMENT_VOCABULARY = r"""
         if (type !== 'button') return type === 'submit' ? 'Submit' : 'Reset';
       }
       if (LABELABLE.has(tag) && el.labels && el.labels.length && !(tag === 'input' && type === 'hidden')) {
-        const text = squash(Array.from(el.labels).map((label) => textAlternative(label, {...inner, labelled: ctx.labelled, inLabel: true})).join(' '));
+        const labels = Array.from(el.labels).filter((label) => !hiddenForAria(label));
+        const text = squash(labels.map((label) => textAlternative(label, inner)).join(' '));
         if (text) return text;
       }
       if (tag === 'input' && type === 'image') {
@@ -219,7 +249,7 @@ ELEMENT_VOCABULARY = r"""
       const caption = {fieldset: 'legend', figure: 'figcaption', table: 'caption'}[tag];
       if (caption) {
         const c = Array.from(el.children).find((n) => n.localName === caption);
-        if (c) { const text = squash(textAlternative(c, inner)); if (text) return text; }
+        if (c && (ctx.includeHidden || !hiddenForAria(c))) { const text = squash(textAlternative(c, inner)); if (text) return text; }
       }
     }
     // 2F: the content, for roles named by it and for everything inside a name being computed.
@@ -238,7 +268,12 @@ ELEMENT_VOCABULARY = r"""
   const nameOf = (el, tag, role) => {
     let name = nameCache.get(el);
     if (name === undefined) {
-      name = squash(textAlternative(el, {visited: new Set(), includeHidden: false, labelled: false, root: true}));
+      // Most names on a big page are a link's or a button's own text: same answer, less work.
+      role = roleOf(el, tag);
+      if (NAME_FROM_CONTENT.has(role) && !el.firstElementChild && !el.shadowRoot && !LABELABLE.has(tag) &&
+          !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby'))
+        name = squash(pseudoText(el, '::before') + el.textContent + pseudoText(el, '::after'));
+      if (!name) name = squash(textAlternative(el, {visited: new Set(), includeHidden: false, labelled: false, root: true}));
       nameCache.set(el, name);
     }
     return name;

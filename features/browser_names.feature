@@ -60,9 +60,15 @@ Feature: Elements are named as the accessibility tree names them
       | css_shadow  | {"css": "button.buy"}                                 | 4     | button "Buy", button "Buy one", button "Buy two", button "Buy three" |
 
   @BROWSER-030
-  Scenario: A CSS locator finds an element inside an open shadow root
+  Scenario: A CSS locator finds an element inside an open shadow root, combinators crossing into it
     Given a browser session showing "/names/css_shadow.html"
     When I resolve the locator {"css": "button.gift"}
+    Then it finds the element marked "target" as button "Gift" among 1 match
+    When I resolve the locator {"css": "shop-shelf > button.gift:not(.buy)"}
+    Then it finds the element marked "target" as button "Gift" among 1 match
+    When I resolve the locator {"css": "body shop-shelf button + button.gift, #nowhere"}
+    Then it finds the element marked "target" as button "Gift" among 1 match
+    When I resolve the locator {"css": "button.buy ~ button[data-case='target']"}
     Then it finds the element marked "target" as button "Gift" among 1 match
 
   @BROWSER-031

@@ -104,14 +104,58 @@ _LOCATE = r"""
     }
     return null;
   };
+  // CSS that pierces open shadow roots, as Playwright's does: a selector is split into compound
+  // selectors and combinators, each compound is matched by the browser, and the combinators are
+  // followed in the composed tree (a shadow root's parent is its host), so `shop-shelf button`
+  // finds a button inside <shop-shelf>'s shadow root.
+  const splitSelector = (text, separators) => {
+    const parts = [];
+    let depth = 0, quote = '', start = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (quote) { if (c === '\\') i++; else if (c === quote) quote = ''; continue; }
+      if (c === '"' || c === "'") quote = c;
+      else if (c === '\\') i++;
+      else if (c === '(' || c === '[') depth++;
+      else if (c === ')' || c === ']') depth--;
+      else if (depth === 0 && separators.includes(c)) { parts.push(text.slice(start, i), c); start = i + 1; }
+    }
+    parts.push(text.slice(start));
+    return separators === ',' ? parts.filter((p, i) => i % 2 === 0) : parts;
+  };
+  // [{compound, combinator}], the combinator joining each compound to the one before it.
+  const compoundChain = (complex) => {
+    const pieces = splitSelector(complex.trim(), ' \t\n>+~');
+    const chain = [];
+    let combinator = null;
+    for (let i = 0; i < pieces.length; i++) {
+      const piece = pieces[i];
+      if (i % 2 === 1) { if (piece.trim()) combinator = piece; else if (!combinator) combinator = ' '; continue; }
+      if (!piece.trim()) continue;
+      chain.push({compound: piece, combinator: chain.length ? combinator || ' ' : null});
+      combinator = null;
+    }
+    return chain;
+  };
+  const parentOrHost = (el) => el.parentElement || (el.parentNode && el.parentNode.host) || null;
+  const composedMatch = (el, chain, i) => {
+    if (!el.matches(chain[i].compound)) return false;
+    if (i === 0) return true;
+    switch (chain[i].combinator) {
+      case '>': { const p = parentOrHost(el); return !!p && composedMatch(p, chain, i - 1); }
+      case '+': { const p = el.previousElementSibling; return !!p && composedMatch(p, chain, i - 1); }
+      case '~': for (let p = el.previousElementSibling; p; p = p.previousElementSibling) if (composedMatch(p, chain, i - 1)) return true; return false;
+      default: for (let p = parentOrHost(el); p; p = parentOrHost(p)) if (composedMatch(p, chain, i - 1)) return true; return false;
+    }
+  };
   const structural = (s, root) => {
     if (s.kind === 'css') {
-      // CSS pierces open shadow roots (as Playwright's does): the selector is matched in the
-      // scope and in every open shadow root inside it, and the matches kept in document order.
+      root.querySelector(s.value);  // a selector the browser cannot parse fails here, with its message
       const all = descendants(root);
-      const hits = new Set(root.querySelectorAll(s.value));
-      for (const el of all) if (el.shadowRoot) for (const hit of el.shadowRoot.querySelectorAll(s.value)) hits.add(hit);
-      return all.filter((el) => hits.has(el));
+      const alternatives = splitSelector(s.value, ',');
+      if (alternatives.some((a) => !a.trim())) return Array.from(root.querySelectorAll(s.value));
+      const chains = alternatives.map(compoundChain);
+      return all.filter((el) => chains.some((chain) => composedMatch(el, chain, chain.length - 1)));
     }
     const doc = root.ownerDocument || root;
     const found = doc.evaluate(s.value, root, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
@@ -136,8 +180,9 @@ _LOCATE = r"""
     return pool.map(p => p[0]);
   };
   const describe = (el) => {
-    const tag = el.localName, role = roleOf(el, tag);
-    return {tag, role, name: cap(nameOf(el, tag, role), 120), text: norm(el.textContent).slice(0, 80), visible: shown(el)};
+    // An element in an aria-hidden subtree (found by CSS, say) has no role or name to show.
+    const tag = el.localName, hidden = ariaHiddenAbove(el), role = hidden ? '' : roleOf(el, tag);
+    return {tag, role, name: hidden ? '' : cap(nameOf(el, tag, role), 120), text: norm(el.textContent).slice(0, 80), visible: shown(el)};
   };
   let root = document;
   for (const scope of spec.within) {

@@ -35,6 +35,7 @@ Feature: Elements are named as the accessibility tree names them
       | page         | role      | name   |
       | input_list   | combobox  | Fruit  |
       | th_row       | rowheader | Total  |
+      | th_guess     | rowheader | Weight |
       | role_tokens  | button    | Go     |
       | presentation | button    | Pay    |
       | aria_hidden  | button    | Delete |

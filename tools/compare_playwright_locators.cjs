@@ -17,7 +17,10 @@ function locatorFor(page, spec) {
 }
 
 function roleAndName(snapshot) {
-  const first = snapshot.split('\n')[0];
+  let first = snapshot.split('\n')[0];
+  // A line YAML would misread (a name with ": ") comes single-quoted whole.
+  const quoted = /^- '(.*)'(:?)$/.exec(first);
+  if (quoted) first = '- ' + quoted[1].replace(/''/g, "'");
   const match = /^- ([\w-]+)(?: "((?:[^"\\]|\\.)*)")?/.exec(first);
   if (!match) return { role: '', name: '', line: first };
   return { role: match[1], name: match[2] ? JSON.parse('"' + match[2] + '"') : '' };

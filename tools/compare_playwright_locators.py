@@ -3,9 +3,9 @@
     npm install --prefix /tmp/pw playwright-core      # once; never commit node_modules
     uv run python tools/compare_playwright_locators.py --node-modules /tmp/pw/node_modules
 
-Not part of the suite (it needs Node and playwright-core). For every page of the fixture site it
-names, the cases are the hand-written ones below plus one `{role, name, exact: true}` locator for
-every interactive element Verity's snapshot shows. Each case is resolved by Verity (visible
+Not part of the suite (it needs Node and playwright-core). On the pages of the fixture site, the
+Sphinx-like docs and the honesty corpus, the cases are the hand-written ones below plus one `{role, name, exact: true}` locator for
+every named element Verity's snapshot shows. Each case is resolved by Verity (visible
 matches, the chosen or listed candidates) and by Playwright (`tools/compare_playwright_locators.cjs`:
 visible matches, each one's role and name from its aria snapshot), and the differences are
 printed. Playwright gets /usr/bin/chromium (or --chromium); it never downloads a browser, and a
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -31,12 +32,28 @@ if str(REPO) not in sys.path:
 from runtime.artifacts import ArtifactStore  # noqa: E402
 from runtime.browser import ActionErrorCode, BrowserActionError, Target, launch_browser, open_session  # noqa: E402
 from tests.fixtures.site_server import FixtureSite  # noqa: E402
+from tools.bench_observe import serve_folder  # noqa: E402
 
 # Names are compared at the length Verity lists them.
 LISTED_NAME = 120
-PAGES = sorted(f"/names/{p.name}" for p in (REPO / "tests/fixtures/site/names").glob("*.html")) + [
-    "/locators.html", "/buttons.html", "/form.html", "/shadow.html", "/clicks.html", "/effects.html",
-]
+FIXTURES = REPO / "tests/fixtures"
+# Pages of the fixture site (served by FixtureSite), and static folders served as they are. Pages
+# that navigate away by themselves (honesty's late/) or try to leave loopback (hostile/) are left out.
+SITE_PAGES = sorted(
+    "/" + str(p.relative_to(FIXTURES / "site")) for p in (FIXTURES / "site").rglob("*.html")
+    if p.name not in ("never_load.html", "popups.html") and "execute" not in p.parts
+)
+STATIC_FOLDERS = {
+    "sphinx_docs": FIXTURES / "sphinx_docs",
+    "honesty": FIXTURES / "honesty/pages",
+}
+STATIC_PAGES = sorted(
+    f"{label}:/{p.relative_to(folder)}" for label, folder in STATIC_FOLDERS.items() for p in folder.rglob("*.html")
+    if "late" not in p.relative_to(folder).parts
+)
+PAGES = SITE_PAGES + STATIC_PAGES
+# Roles Verity's snapshots show that ARIA does not have (Playwright cannot look them up).
+NOT_ARIA = frozenset({"label", "iframe"})
 HAND_WRITTEN: list[tuple[str, dict[str, Any]]] = [
     ("/names/css_shadow.html", {"css": "button.buy"}),
     ("/names/css_shadow.html", {"css": "button.gift"}),
@@ -60,7 +77,12 @@ def _match(role: str, name: str) -> str:
     return f'{role} "{name[:LISTED_NAME]}"'
 
 
-async def verity_side(site: FixtureSite, run_dir: str) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+def page_url(site: FixtureSite, bases: dict[str, str], path: str) -> str:
+    label, _, rest = path.rpartition(":")
+    return bases[label] + rest if label else site.url(path)
+
+
+async def verity_side(site: FixtureSite, bases: dict[str, str], run_dir: str) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     """Every case with Verity's answer: {count, matches: [role "name"]} or {error}."""
     browser = await launch_browser()
     cases: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
@@ -68,13 +90,14 @@ async def verity_side(site: FixtureSite, run_dir: str) -> list[tuple[str, dict[s
         session = await open_session(browser, artifacts=ArtifactStore(run_dir))
         tab = session.tab()
         for path in PAGES:
-            opened = await session.open_url(site.url(path))
+            opened = await session.open_url(page_url(site, bases, path))
             if not opened.ok:
                 raise SystemExit(f"compare: cannot open {path}: {opened.error}")
             snapshot = (await session.snapshot()).value
             locators = [loc for page, loc in HAND_WRITTEN if page == path]
             for element in snapshot.elements:
-                if element.interactive and element.role and element.name and element.frame == "main" and len(element.name) < LISTED_NAME:
+                if (element.role and element.role not in NOT_ARIA and element.name and element.frame == "main"
+                        and len(element.name) < LISTED_NAME):
                     locator = {"role": element.role, "name": element.name, "exact": True}
                     if locator not in locators:
                         locators.append(locator)
@@ -97,9 +120,9 @@ async def verity_side(site: FixtureSite, run_dir: str) -> list[tuple[str, dict[s
     return cases
 
 
-def playwright_side(site: FixtureSite, cases: list[tuple[str, dict[str, Any], dict[str, Any]]], node_modules: Path,
+def playwright_side(site: FixtureSite, bases: dict[str, str], cases: list[tuple[str, dict[str, Any], dict[str, Any]]], node_modules: Path,
                     chromium: str) -> list[dict[str, Any]]:
-    request = {"executable": chromium, "cases": [{"url": site.url(path), "locator": loc} for path, loc, _ in cases]}
+    request = {"executable": chromium, "cases": [{"url": page_url(site, bases, path), "locator": loc} for path, loc, _ in cases]}
     env = {**os.environ, "NODE_PATH": str(node_modules)}
     done = subprocess.run(
         ["node", str(REPO / "tools/compare_playwright_locators.cjs")],
@@ -121,9 +144,12 @@ def main() -> int:
     args = parser.parse_args()
     if not (args.node_modules / "playwright-core").is_dir():
         parser.error(f"--node-modules {args.node_modules}: no playwright-core in it (npm install playwright-core)")
-    with FixtureSite() as site, tempfile.TemporaryDirectory() as run_dir:
-        cases = asyncio.run(verity_side(site, run_dir))
-        answers = playwright_side(site, cases, args.node_modules, args.chromium)
+    with contextlib.ExitStack() as stack:
+        site = stack.enter_context(FixtureSite())
+        run_dir = stack.enter_context(tempfile.TemporaryDirectory())
+        bases = {label: stack.enter_context(serve_folder(folder)) for label, folder in STATIC_FOLDERS.items()}
+        cases = asyncio.run(verity_side(site, bases, run_dir))
+        answers = playwright_side(site, bases, cases, args.node_modules, args.chromium)
     differ = 0
     for (path, locator, ours), theirs in zip(cases, answers, strict=True):
         if ours == theirs:

@@ -106,7 +106,18 @@ ELEMENT_VOCABULARY = r"""
       case 'td': { const t = el.closest('table'); return t && /^(grid|treegrid)$/.test(roleOf(t, 'table')) ? 'gridcell' : 'cell'; }
       case 'th': {
         const scope = (el.getAttribute('scope') || '').toLowerCase();
-        return scope === 'row' || scope === 'rowgroup' ? 'rowheader' : 'columnheader';
+        if (scope === 'row' || scope === 'rowgroup') return 'rowheader';
+        if (scope === 'col' || scope === 'colgroup') return 'columnheader';
+        // No scope: Chromium's guess. Beside a data cell with content it heads its row; among
+        // header cells, or alone in its row, it heads a column (alone in a one-row table: nothing).
+        const before = el.previousElementSibling, after = el.nextElementSibling;
+        if (!before && !after) {
+          const table = el.parentElement && el.parentElement.localName === 'tr' ? el.closest('table') : null;
+          return table && table.rows.length <= 1 ? '' : 'columnheader';
+        }
+        const dataCell = (n) => !!n && n.localName === 'td' && (n.children.length > 0 || !!n.textContent.trim());
+        if (before && before.localName === 'th' && after && after.localName === 'th') return 'columnheader';
+        return dataCell(before) || dataCell(after) ? 'rowheader' : 'columnheader';
       }
     }
     return TAG_ROLES[tag] || '';

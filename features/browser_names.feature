@@ -90,3 +90,12 @@ Feature: Elements are named as the accessibility tree names them
     Given a browser session showing "/names/unpressable.html"
     When I click the locator {"role": "button", "name": "Fine", "exact": true}
     Then the page says it clicked "fine"
+
+  @BROWSER-031
+  Scenario: A run's clicks on buttons nobody could press fail with why, and press nothing
+    When I run the recipe "names/unpressable" against the fixture site
+    Then the run ends "completed" with stop reason "completed"
+    And the state "far" failed with "not_interactable" saying "off screen"
+    And the state "ship" failed with "not_interactable" saying "disabled"
+    And the state "pay" failed with "not_interactable" saying "disabled"
+    And the state "check" ended "passed"

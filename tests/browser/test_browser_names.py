@@ -1,15 +1,21 @@
 """Binds features/browser_names.feature: accessible names and roles, CSS through shadow roots and
-the reasons a click is refused, in real Chromium against the pages under
+the reasons a click is refused (by an action and in a run), in real Chromium against the pages under
 tests/fixtures/site/names/ (each page says its expected verdict in a comment)."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import pytest
 from pytest_bdd import parsers, scenarios, then, when
 
-from runtime.browser import ActionErrorCode, Target
+from runtime.browser import ActionErrorCode, Browser, Target
+from runtime.execute import BrowserProvider
 from tests.browser.harness import SessionHarness, last, remember
+from tests.execute.conftest import ExecRunner
+from tests.fixtures.browser_loop import LoopThread
+from tests.fixtures.site_server import FixtureSite
 
 scenarios("browser_names.feature")
 
@@ -88,3 +94,37 @@ def page_says_clicked(harness: SessionHarness, mark: str) -> None:
 def nothing_clicked(harness: SessionHarness) -> None:
     said = harness.run(harness.session.tab().evaluate("document.getElementById('said').textContent"))
     assert said == "", said
+
+
+@pytest.fixture
+def runner(loop_thread: LoopThread, shared_browser: Browser, tmp_path: Path) -> ExecRunner:
+    return ExecRunner(loop_thread, BrowserProvider(browser=shared_browser), tmp_path / "runs")
+
+
+@when(parsers.parse('I run the recipe "{name}" against the fixture site'))
+def run_recipe(runner: ExecRunner, site: FixtureSite, name: str) -> None:
+    runner.wait(runner.start(name, {"site": site.base_url}), timeout=120)
+
+
+@then(parsers.parse('the run ends "{status}" with stop reason "{reason}"'))
+def run_ends(runner: ExecRunner, status: str, reason: str) -> None:
+    verdict = runner.last.verdict
+    assert (verdict.status.value, verdict.stop_reason.value) == (status, reason), verdict
+
+
+def _record(runner: ExecRunner, state_id: str) -> dict:
+    [record] = [e for e in runner.last.file("executions.json") if e["state_id"] == state_id]
+    return record
+
+
+@then(parsers.parse('the state "{state_id}" failed with "{code}" saying "{why}"'))
+def state_failed_saying(runner: ExecRunner, state_id: str, code: str, why: str) -> None:
+    record = _record(runner, state_id)
+    assert record["outcome"] == "error" and record["error"] == code, record
+    assert f"is {why};" in json.dumps(record), record
+
+
+@then(parsers.parse('the state "{state_id}" ended "{outcome}"'))
+def state_ended(runner: ExecRunner, state_id: str, outcome: str) -> None:
+    record = _record(runner, state_id)
+    assert record["outcome"] == outcome, record

@@ -141,8 +141,9 @@ ELEMENT_VOCABULARY = r"""
 
   // CSS generated content (::before / ::after) as text: the quoted strings of `content`. Asking
   // each element's pseudo styles costs more than the rest of its name, so the document's style
-  // sheets are read once for the rules that set `content` on a pseudo-element, and only elements
-  // those rules can match are asked (all of them when a sheet cannot be read, or in shadow roots).
+  // sheets are read once for the rules that set `content` on a pseudo-element, the elements those
+  // rules can match are found in one query, and only they are asked (every element when a sheet
+  // cannot be read or a selector not queried, and elements in shadow roots).
   let pseudoRules;
   const pseudoCandidates = () => {
     if (pseudoRules !== undefined) return pseudoRules;
@@ -160,9 +161,7 @@ ELEMENT_VOCABULARY = r"""
     };
     try {
       for (const sheet of [...document.styleSheets, ...(document.adoptedStyleSheets || [])]) visit(sheet.cssRules);
-      const selector = [...bases].join(', ');
-      document.documentElement.matches(selector);  // throws on a selector matches() cannot take
-      pseudoRules = selector;
+      pseudoRules = new Set(document.querySelectorAll([...bases].join(', ')));
     } catch (e) {
       pseudoRules = null;
     }
@@ -170,7 +169,7 @@ ELEMENT_VOCABULARY = r"""
   };
   const pseudoText = (el, which) => {
     const rules = pseudoCandidates();
-    if (rules !== null && el.getRootNode() === document && !el.matches(rules)) return '';
+    if (rules !== null && !rules.has(el) && el.getRootNode() === document) return '';
     const content = getComputedStyle(el, which).content;
     if (!content || content === 'none' || content === 'normal') return '';
     let out = '';

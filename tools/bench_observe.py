@@ -1,17 +1,29 @@
 """Benchmark: `observe` on the fixture site's 10,000-element page.
 
     uv run python tools/bench_observe.py [--runs 20] [--elements 10000]
+    uv run python tools/bench_observe.py --page /usr/share/doc/python3.11/html/genindex-all.html \
+        --locate '{"role": "link", "name": "Sphinx", "exact": true}'
 
-Prints the median and p90 of the snapshot capture time and of the whole observe action (ms).
+Prints the median and p90 of the snapshot capture time and of the whole observe action (ms), and
+of resolving a role + name locator for the page's last link (every link's accessible name is
+computed to find it, so this is the cost of names over the whole page). `--page` measures a file of
+your own instead (its folder is served on loopback), `--locate` names the locator to time.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import functools
+import http.server
+import json
 import statistics
 import sys
 import tempfile
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -19,7 +31,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from runtime.artifacts import ArtifactStore  # noqa: E402
-from runtime.browser import BrowserLaunchError, launch_browser, open_session  # noqa: E402
+from runtime.browser import BrowserActionError, BrowserLaunchError, Target, launch_browser, open_session  # noqa: E402
 from tests.fixtures.site_server import FixtureSite  # noqa: E402
 
 
@@ -29,32 +41,70 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[index]
 
 
-async def bench(runs: int, elements: int) -> int:
-    with FixtureSite() as site, tempfile.TemporaryDirectory() as run_dir:
-        browser = await launch_browser()
-        try:
-            session = await open_session(browser, artifacts=ArtifactStore(run_dir))
-            opened = await session.open_url(site.url(f"/big?n={elements}"), timeout_ms=30_000)
-            if not opened.ok:
-                print(f"bench_observe: could not open the big page: {opened.error}", file=sys.stderr)
+@contextlib.contextmanager
+def serve_folder(folder: Path) -> Iterator[str]:
+    """The folder served on a free loopback port; yields its base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, name="bench-page", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+
+async def bench(runs: int, elements: int, page: Path | None, locator: Target | None) -> int:
+    with contextlib.ExitStack() as stack:
+        run_dir = stack.enter_context(tempfile.TemporaryDirectory())
+        if page is None:
+            url = stack.enter_context(FixtureSite()).url(f"/big?n={elements}")
+        else:
+            url = f"{stack.enter_context(serve_folder(page.parent))}/{page.name}"
+        return await _bench(runs, elements, url, locator, run_dir)
+
+
+async def _bench(runs: int, elements: int, url: str, locator: Target | None, run_dir: str) -> int:
+    """Observe `runs` times, then resolve the locator `runs` times; prints the timings."""
+    browser = await launch_browser()
+    try:
+        session = await open_session(browser, artifacts=ArtifactStore(run_dir))
+        opened = await session.open_url(url, timeout_ms=30_000)
+        if not opened.ok:
+            print(f"bench_observe: could not open {url}: {opened.error}", file=sys.stderr)
+            return 1
+        await session.observe()  # warm-up: creates the isolated world, lays out the page
+        capture_ms: list[float] = []
+        observe_ms: list[float] = []
+        for _ in range(runs):
+            result = await session.observe()
+            if not result.ok:
+                print(f"bench_observe: observe failed: {result.error}", file=sys.stderr)
                 return 1
-            await session.observe()  # warm-up: creates the isolated world, lays out the page
-            capture_ms: list[float] = []
-            observe_ms: list[float] = []
-            for _ in range(runs):
-                result = await session.observe()
-                if not result.ok:
-                    print(f"bench_observe: observe failed: {result.error}", file=sys.stderr)
-                    return 1
-                capture_ms.append(result.value.snapshot.capture_ms)
-                observe_ms.append(result.duration_ms)
-            snapshot = result.value.snapshot
-        finally:
-            await browser.close()
-    print(f"page: {elements} generated elements; {snapshot.total_candidates} candidates; "
+            capture_ms.append(result.value.snapshot.capture_ms)
+            observe_ms.append(result.duration_ms)
+        snapshot = result.value.snapshot
+        tab = session.tab()
+        last_link = locator or Target(role="link", name=f"Link {max(i for i in range(elements) if i % 4 == 1)}", exact=True)
+        locate_ms: list[float] = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            await tab.resolve(last_link)
+            locate_ms.append((time.perf_counter() - started) * 1000)
+    finally:
+        await browser.close()
+    print(f"page: {url}; {snapshot.total_candidates} candidates; "
           f"{len(snapshot.elements)} in the snapshot (budget); runs: {runs}")
     print(f"snapshot ms: median {statistics.median(capture_ms):.1f}  p90 {percentile(capture_ms, 0.9):.1f}")
     print(f"observe  ms: median {statistics.median(observe_ms):.1f}  p90 {percentile(observe_ms, 0.9):.1f}")
+    print(f"locate   ms: median {statistics.median(locate_ms):.1f}  p90 {percentile(locate_ms, 0.9):.1f}"
+          f"  ({last_link.to_dict()})")
     return 0
 
 
@@ -62,9 +112,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--elements", type=int, default=10_000)
+    parser.add_argument("--page", type=Path, help="an HTML file to measure instead of the generated page")
+    parser.add_argument("--locate", help="the locator to time, as JSON (default: the generated page's last link)")
     args = parser.parse_args()
+    if args.page is not None and not args.page.is_file():
+        parser.error(f"--page {args.page}: no such file")
+    if args.page is not None and args.locate is None:
+        parser.error("--page needs --locate (a locator that finds one element of that page)")
     try:
-        return asyncio.run(bench(args.runs, args.elements))
+        locator = Target.from_params(json.loads(args.locate), field_path="--locate") if args.locate else None
+    except (ValueError, BrowserActionError) as error:
+        parser.error(f"--locate: {error}")
+    try:
+        return asyncio.run(bench(args.runs, args.elements, args.page, locator))
     except BrowserLaunchError as error:
         print(f"bench_observe: {error}", file=sys.stderr)
         return 2

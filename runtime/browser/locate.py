@@ -4,7 +4,9 @@ A locator names elements by role (and accessible name), text, label, placeholder
 title, test id (`data-testid`), CSS or XPath; `has_text` narrows the matches, `within` scopes the
 search to a container (itself one element) and `frame` to an iframe's document. The search runs
 in the frame's isolated world (page scripts cannot see or fake it), over the document and its open
-shadow roots, in document order.
+shadow roots, in document order; CSS selectors pierce open shadow roots too. Roles and accessible
+names are the snapshot's (snapshot_capture.ELEMENT_VOCABULARY: accname 1.2 and HTML-AAM as Chromium
+computes them), whole however long; role and name locators skip aria-hidden subtrees.
 
 Strictness: only visible elements count. When several match, the locator must say which (`nth`,
 or `first`), else the action fails with `ambiguous_target` and lists them: the driver never picks
@@ -79,14 +81,19 @@ _LOCATE = r"""
   const scorer = (s) => {
     const v = s.value, exact = !!s.exact;
     switch (s.kind) {
+      // Elements outside the accessibility tree (an aria-hidden subtree) have no role to match
+      // (asked last: it is the dearer question, and most elements fail the others).
       case 'role': return (el) => {
         const tag = el.localName, role = roleOf(el, tag);
         if (role !== v.toLowerCase()) return 0;
-        return s.name === null || s.name === undefined ? 2 : score(nameOf(el, tag, role), s.name, exact);
+        const matched = s.name === null || s.name === undefined ? 2 : score(nameOf(el, tag, role), s.name, exact);
+        return matched && !ariaHiddenAbove(el) ? matched : 0;
       };
       case 'name': return (el) => {
         const tag = el.localName, role = roleOf(el, tag);
-        return role || isInteractive(el, tag, role) ? score(nameOf(el, tag, role), v, exact) : 0;
+        if (!(role || isInteractive(el, tag, role))) return 0;
+        const matched = score(nameOf(el, tag, role), v, exact);
+        return matched && !ariaHiddenAbove(el) ? matched : 0;
       };
       case 'text': return (el) => score(fullText(el), v, exact);
       case 'label': return (el) => best(labelsOf(el), v, exact);
@@ -97,8 +104,59 @@ _LOCATE = r"""
     }
     return null;
   };
+  // CSS that pierces open shadow roots, as Playwright's does: a selector is split into compound
+  // selectors and combinators, each compound is matched by the browser, and the combinators are
+  // followed in the composed tree (a shadow root's parent is its host), so `shop-shelf button`
+  // finds a button inside <shop-shelf>'s shadow root.
+  const splitSelector = (text, separators) => {
+    const parts = [];
+    let depth = 0, quote = '', start = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (quote) { if (c === '\\') i++; else if (c === quote) quote = ''; continue; }
+      if (c === '"' || c === "'") quote = c;
+      else if (c === '\\') i++;
+      else if (c === '(' || c === '[') depth++;
+      else if (c === ')' || c === ']') depth--;
+      else if (depth === 0 && separators.includes(c)) { parts.push(text.slice(start, i), c); start = i + 1; }
+    }
+    parts.push(text.slice(start));
+    return separators === ',' ? parts.filter((p, i) => i % 2 === 0) : parts;
+  };
+  // [{compound, combinator}], the combinator joining each compound to the one before it.
+  const compoundChain = (complex) => {
+    const pieces = splitSelector(complex.trim(), ' \t\n>+~');
+    const chain = [];
+    let combinator = null;
+    for (let i = 0; i < pieces.length; i++) {
+      const piece = pieces[i];
+      if (i % 2 === 1) { if (piece.trim()) combinator = piece; else if (!combinator) combinator = ' '; continue; }
+      if (!piece.trim()) continue;
+      chain.push({compound: piece, combinator: chain.length ? combinator || ' ' : null});
+      combinator = null;
+    }
+    return chain;
+  };
+  const parentOrHost = (el) => el.parentElement || (el.parentNode && el.parentNode.host) || null;
+  const composedMatch = (el, chain, i) => {
+    if (!el.matches(chain[i].compound)) return false;
+    if (i === 0) return true;
+    switch (chain[i].combinator) {
+      case '>': { const p = parentOrHost(el); return !!p && composedMatch(p, chain, i - 1); }
+      case '+': { const p = el.previousElementSibling; return !!p && composedMatch(p, chain, i - 1); }
+      case '~': for (let p = el.previousElementSibling; p; p = p.previousElementSibling) if (composedMatch(p, chain, i - 1)) return true; return false;
+      default: for (let p = parentOrHost(el); p; p = parentOrHost(p)) if (composedMatch(p, chain, i - 1)) return true; return false;
+    }
+  };
   const structural = (s, root) => {
-    if (s.kind === 'css') return Array.from(root.querySelectorAll(s.value));
+    if (s.kind === 'css') {
+      root.querySelector(s.value);  // a selector the browser cannot parse fails here, with its message
+      const all = descendants(root);
+      const alternatives = splitSelector(s.value, ',');
+      if (alternatives.some((a) => !a.trim())) return Array.from(root.querySelectorAll(s.value));
+      const chains = alternatives.map(compoundChain);
+      return all.filter((el) => chains.some((chain) => composedMatch(el, chain, chain.length - 1)));
+    }
     const doc = root.ownerDocument || root;
     const found = doc.evaluate(s.value, root, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
     const out = [];
@@ -122,8 +180,9 @@ _LOCATE = r"""
     return pool.map(p => p[0]);
   };
   const describe = (el) => {
-    const tag = el.localName, role = roleOf(el, tag);
-    return {tag, role, name: nameOf(el, tag, role), text: norm(el.textContent).slice(0, 80), visible: shown(el)};
+    // An element in an aria-hidden subtree (found by CSS, say) has no role or name to show.
+    const tag = el.localName, hidden = ariaHiddenAbove(el), role = hidden ? '' : roleOf(el, tag);
+    return {tag, role, name: hidden ? '' : cap(nameOf(el, tag, role), 120), text: norm(el.textContent).slice(0, 80), visible: shown(el)};
   };
   let root = document;
   for (const scope of spec.within) {

@@ -1,7 +1,8 @@
 """Acting on a page like a person would: click, hover, type, select, press and scroll.
 
 `act` addresses its element through any target; `browser_click` / `browser_type` are seed 003's
-XPath forms of the same gestures. A covered, hidden or disabled element fails as not_interactable.
+XPath forms of the same gestures. A covered, hidden, off-screen or disabled element (by itself, its
+<fieldset> or aria-disabled) fails as not_interactable and is never pressed.
 """
 
 from __future__ import annotations
@@ -41,7 +42,14 @@ _PREPARE_CLICK = """async function() {
   if (!this.isConnected) return 'detached';
   const r = this.getBoundingClientRect();
   if (r.width === 0 || r.height === 0) return 'hidden';
-  if (this.disabled) return 'disabled';
+  // Disabled as a person meets it: by itself or its <fieldset> (:disabled), or by aria-disabled
+  // on it or an ancestor (across shadow roots); pressing it anyway would be a false attempt.
+  if (this.matches(':disabled')) return 'disabled';
+  for (let n = this; n; n = n.assignedSlot || n.parentElement || (n.parentNode && n.parentNode.host))
+    if (n.nodeType === 1 && n.getAttribute('aria-disabled') === 'true') return 'disabled';
+  // Still outside the viewport after scrolling into view (left: -9999px): no point of it can be
+  // pressed, and nothing covers it either.
+  if (r.right <= 0 || r.bottom <= 0 || r.left >= innerWidth || r.top >= innerHeight) return 'off_screen';
   const root = this.getRootNode();
   const probe = root.elementFromPoint ? root : this.ownerDocument;
   const mine = (hit) => { let node = hit; while (node) { if (node === this) return true; node = node.parentNode || node.host; } return false; };
@@ -101,9 +109,9 @@ async def _pointer_point(tab: Tab, element: ResolvedElement, verb: str) -> tuple
     state = await tab.call_on(element, _PREPARE_CLICK)
     if state == "detached":
         raise BrowserActionError(ActionErrorCode.STALE_REF, f"element {element.how} is no longer in the page")
-    if state in ("hidden", "disabled"):
+    if state in ("hidden", "disabled", "off_screen"):
         raise BrowserActionError(
-            ActionErrorCode.NOT_INTERACTABLE, f"element {element.how} is {state}; it cannot be {verb}", state=state
+            ActionErrorCode.NOT_INTERACTABLE, f"element {element.how} is {state.replace('_', ' ')}; it cannot be {verb}", state=state
         )
     if state.startswith("covered"):
         # A person could not click it either: report what is on top (a cookie banner, a modal)
@@ -172,7 +180,7 @@ _PREPARE_TYPE = """function(clear) {
   const textual = segmented || ['text','search','email','url','tel','password','number',''].includes(type);
   const editable = this.isContentEditable || tag === 'textarea' || (tag === 'input' && textual);
   if (!editable) return 'not_editable';
-  if (this.disabled || this.readOnly) return 'disabled';
+  if (this.matches(':disabled') || this.readOnly) return 'disabled';
   this.scrollIntoView({block: 'center', behavior: 'instant'});
   this.focus();
   if (clear) {
@@ -247,7 +255,7 @@ async def _type(
 _SELECT_OPTION = """function(value, label) {
   if (!this.isConnected) return {state: 'detached'};
   if (this.tagName.toLowerCase() !== 'select') return {state: 'not_select'};
-  if (this.disabled) return {state: 'disabled'};
+  if (this.matches(':disabled')) return {state: 'disabled'};
   const norm = (s) => s.replace(/\\s+/g, ' ').trim().toLowerCase();
   const options = Array.from(this.options);
   const match = options.find(o => value !== null ? o.value === value : norm(o.text) === norm(label));

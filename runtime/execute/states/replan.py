@@ -52,7 +52,8 @@ async def replan_search(ctx: RunContext, state: State) -> StepResult:
         if page.error_code:
             recovery.record_repair(ctx.files, attempt, query, search_url, f"search page failed: {page.error_code}")
             continue
-        results, settled = await read_search_results(ctx, plan.fallback, timeout)
+        found = await read_search_results(ctx, plan.fallback, timeout, query)
+        results, settled = found.links, found.settled
         considered = results[:max_results]
         judged = {u: ctx.network.judge(u) for u in considered}
         candidates = [u for u in considered if judged[u].allowed and u not in ctx.browser.opened_urls]
@@ -70,7 +71,14 @@ async def replan_search(ctx: RunContext, state: State) -> StepResult:
             summary=summary,
             blocker_kind=blocker_kind,
             thinking=summary_text,
-            evidence={"query": query, "search_url": search_url, "followed": chosen, "skipped": skipped},
+            evidence={
+                "query": query,
+                "search_url": search_url,
+                "followed": chosen,
+                "skipped": skipped,
+                # Without a result_selector: the best-ranked links and why (see search_results.py).
+                "ranked": [link.as_evidence() for link in found.ranked[:max_results]],
+            },
         )
     failure = f"searched {len(queries)} quer{'y' if len(queries) == 1 else 'ies'} without an untried allowed-domain result"
     ctx.findings.note_failure(failure)

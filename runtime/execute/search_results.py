@@ -30,7 +30,7 @@ import re
 import time
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urldefrag, urljoin, urlsplit
 
 from runtime.execute.context import RunContext
 
@@ -143,9 +143,14 @@ def rank_links(page_url: str, live: list[dict[str, Any]], served: list[str] | No
         ranked.append((group, -score, order, RankedLink(url, text, group, score, why)))
     ranked.sort(key=lambda r: r[:3])
     best: dict[str, RankedLink] = {}
-    for *_, link in ranked:  # a URL both in the menu and among the results counts once, at its best
-        best.setdefault(link.url, link)
+    for *_, link in ranked:  # a page both in the menu and among the results (or at two #anchors) counts once, at its best
+        best.setdefault(same_page(link.url), link)
     return list(best.values())
+
+
+def same_page(url: str) -> str:
+    """`url` without its #fragment: two anchors of one page are one page to open."""
+    return urldefrag(url).url
 
 
 async def read_search_results(ctx: RunContext, fallback: dict[str, Any], timeout_ms: int, query: str = "") -> SearchResults:

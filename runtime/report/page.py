@@ -206,7 +206,8 @@ def _thumbnail(relative: Any, state_id: str, contents: RunContents, thumbnails: 
 def _provenance(provenance: dict[str, Any]) -> str:
     parts = []
     for key, value in provenance.items():
-        parts.append(key_values(value) if isinstance(value, dict) else f"<p>{text(key)}: {scalar(value)}</p>")
+        # Two provenance records (the document read, the validated one) would look alike unnamed.
+        parts.append(f'<p class="meta">{text(key)}</p>{key_values(value)}' if isinstance(value, dict) else f"<p>{text(key)}: {scalar(value)}</p>")
     return "".join(parts)
 
 

@@ -123,6 +123,7 @@ async def _read(browser: Browser, run_dir: Path) -> Report:
         await page.goto((run_dir / "report.html").resolve().as_uri(), waitUntil="load", timeout=30_000)
         before = await page.evaluate(READ)
         await page.screenshot({"path": str(REPORT_ARTIFACTS / "long-log-report.png")})
+        await page.screenshot({"path": str(REPORT_ARTIFACTS / "long-log-report-full.png"), "fullPage": True})
         await page.click("#verdict-summary > details > summary")  # the folded output in the summary
         await page.click("#verdict-summary details.long > summary")  # the log inside it
         after = await page.evaluate(READ)

@@ -9,7 +9,7 @@ from urllib.parse import quote_plus
 
 from runtime.events import Replanned
 from runtime.execute.context import RunContext
-from runtime.execute.search_results import read_search_results
+from runtime.execute.search_results import read_search_results, same_page
 from runtime.execute.step_outcome import StepResult
 from runtime.outcomes import BlockerKind
 from runtime.plan.model import State
@@ -56,7 +56,9 @@ async def replan_search(ctx: RunContext, state: State) -> StepResult:
         results, settled = found.links, found.settled
         considered = results[:max_results]
         judged = {u: ctx.network.judge(u) for u in considered}
-        candidates = [u for u in considered if judged[u].allowed and u not in ctx.browser.opened_urls]
+        # A page opened before is tried before, whichever #anchor a result points at.
+        opened = {same_page(u) for u in ctx.browser.opened_urls}
+        candidates = [u for u in considered if judged[u].allowed and same_page(u) not in opened]
         skipped = {u: ("tried before" if judged[u].allowed else "not allowed") for u in considered if u not in candidates}
         if not candidates:
             recovery.record_repair(ctx.files, attempt, query, search_url, f"no untried result on an allowed domain ({settled})", skipped=skipped)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from runtime.report.markup import as_json, attr, badge, clipped, details, json_block, key_values, scalar, text
+from runtime.report.markup import as_json, attr, badge, details, json_block, key_values, long_text, scalar, split_json_tail, text
 from runtime.report.run_dir import RunContents
 from runtime.report.thumbnails import Thumbnails
 
@@ -42,6 +42,18 @@ dl.kv { display: grid; grid-template-columns: fit-content(40%) minmax(0, 1fr); g
 dl.kv dt { color: #5a6473; overflow-wrap: anywhere; } dl.kv dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
 .verdict, .meta { overflow-wrap: anywhere; } .verdict h2 { margin-top: 0; }
 details summary { cursor: pointer; color: #2b5cab; }
+.text { white-space: pre-wrap; overflow-wrap: anywhere; }
+.json { font: 12px/1.45 ui-monospace, monospace; white-space: pre-wrap; overflow-wrap: anywhere; background: #f4f6f9; padding: 8px; margin: 4px 0; }
+.json .key { color: #6a3d9a; }
+details.long { display: inline-block; vertical-align: top; max-width: 100%; } details.long[open] { display: block; }
+details.long > summary { display: inline; color: inherit; list-style: none; }
+details.long > summary::-webkit-details-marker { display: none; }
+details.long > summary .size { color: #2b5cab; font: 12px system-ui, sans-serif; white-space: nowrap; }
+details.long > summary .size::before { content: "▸ "; } details.long[open] > summary .size::before { content: "▾ "; }
+details.long .full { display: block; white-space: pre-wrap; max-height: 480px; overflow: auto; background: #fff; border: 1px solid #d5dae3; padding: 6px 8px; margin: 4px 0; font: 12px/1.45 ui-monospace, monospace; }
+#verdict-summary { margin: 6px 0; }
+a.screenshot { display: block; text-decoration: none; } a.screenshot:hover img.thumbnail { border-color: #2b5cab; }
+a.screenshot .open { font-size: 12px; color: #2b5cab; }
 .problems { color: #8a1c1c; }
 """
 
@@ -96,7 +108,7 @@ def _verdict_section(verdict: dict[str, Any]) -> str:
         + (" " + badge(str(verdict["blocker_kind"]), "blocker") if verdict.get("blocker_kind") else "")
         + "</p>"
     )
-    summary = f'<p id="verdict-summary">{text(verdict.get("summary"))}</p>'
+    summary = _verdict_summary(str(verdict.get("summary") or ""))
     evidence = verdict.get("evidence")
     extra = {k: v for k, v in verdict.items() if k not in {"status", "stop_reason", "verified", "summary", "blocker_kind", "evidence"}}
     parts = [headline, summary]
@@ -107,12 +119,24 @@ def _verdict_section(verdict: dict[str, Any]) -> str:
     return f'<section id="verdict" class="{css}" data-stop-reason="{attr(stop_reason)}" data-verified="{attr(str(verified).lower())}"><h2>Verdict</h2>{"".join(parts)}</section>'
 
 
+def _verdict_summary(summary: str) -> str:
+    """The verdict's one line: its prose in full when short; a completed run's summary ends with
+    the output as JSON, shown indented and folded (the Output section below has it too)."""
+    split = split_json_tail(summary)
+    if split is None:
+        return f'<div id="verdict-summary" class="summary">{long_text(summary)}</div>'
+    prose, value = split
+    shown = json_block(value, "json summary-data")
+    folded = shown if len(as_json(value)) <= 160 else details(f"the output ({len(as_json(value)):,} characters as JSON)", shown)
+    return f'<div id="verdict-summary" class="summary">{long_text(prose)}:{folded}</div>'
+
+
 def _output_section(output: dict[str, Any] | None) -> str:
     if output is None:
         return '<section id="output"><h2>Output</h2><p>No output.json.</p></section>'
     valid = output.get("valid") is True
     errors = output.get("errors") if isinstance(output.get("errors"), list) else []
-    error_list = "".join(f"<li>{text(clipped(str(e), 600))}</li>" for e in errors)
+    error_list = "".join(f"<li>{long_text(e)}</li>" for e in errors)
     return (
         f'<section id="output" data-valid="{attr(str(valid).lower())}"><h2>Output</h2>'
         + (badge("valid", "good") if valid else badge("not valid", "bad"))
@@ -140,7 +164,7 @@ def _state_row(position: int, record: dict[str, Any], contents: RunContents, thu
     marks = badge(outcome, "good" if record.get("ok") else "bad") + (badge("verified", "good") if record.get("verified") else "")
     agent_state = record.get("agent_state") if isinstance(record.get("agent_state"), dict) else {}
     evaluation = agent_state.get("evaluation") or record.get("observation_summary") or ""
-    error = f'<p class="problems">{text(clipped(str(record["error"]), 600))}</p>' if record.get("error") else ""
+    error = f'<p class="problems">{long_text(record["error"])}</p>' if record.get("error") else ""
     blocker = badge(str(record["blocker_kind"]), "blocker") if record.get("blocker_kind") else ""
     evidence = record.get("evidence") if isinstance(record.get("evidence"), dict) else {}
     provenance = {key: evidence[key] for key in PROVENANCE_KEYS if key in evidence}
@@ -154,7 +178,7 @@ def _state_row(position: int, record: dict[str, Any], contents: RunContents, thu
         f'<td class="outcome">{marks}</td>'
         f'<td class="duration">{text(_milliseconds(record.get("duration_ms")))}</td>'
         f'<td class="page">{_thumbnail(record.get("screenshot"), state_id, contents, thumbnails)}</td>'
-        f'<td class="evaluation">{text(clipped(str(evaluation), 1200))}{error}</td>'
+        f'<td class="evaluation">{long_text(evaluation)}{error}</td>'
         f'<td class="blocker">{blocker}</td>'
         f'<td class="evidence">{key_values(plain_evidence)}{more}{turns}</td>'
         f'<td class="provenance">{_provenance(provenance)}</td>'
@@ -170,13 +194,20 @@ def _thumbnail(relative: Any, state_id: str, contents: RunContents, thumbnails: 
     link = quote(Path(str(relative)).as_posix())
     if source is None:
         return f'<a href="{attr(link)}">screenshot (not an image)</a>'
-    return f'<a href="{attr(link)}"><img class="thumbnail" src="{attr(source)}" alt="{attr("the page after " + state_id)}"></a>'
+    size = thumbnails.size(path)
+    label = "open full size" + (f" ({size[0]}×{size[1]})" if size else "")
+    return (
+        f'<a class="screenshot" href="{attr(link)}" target="_blank" title="{attr(label)}">'
+        f'<img class="thumbnail" src="{attr(source)}" alt="{attr("the page after " + state_id)}">'
+        f'<span class="open">{text(label)} ↗</span></a>'
+    )
 
 
 def _provenance(provenance: dict[str, Any]) -> str:
     parts = []
     for key, value in provenance.items():
-        parts.append(key_values(value) if isinstance(value, dict) else f"<p>{text(key)}: {scalar(value)}</p>")
+        # Two provenance records (the document read, the validated one) would look alike unnamed.
+        parts.append(f'<p class="meta">{text(key)}</p>{key_values(value)}' if isinstance(value, dict) else f"<p>{text(key)}: {scalar(value)}</p>")
     return "".join(parts)
 
 
@@ -197,10 +228,10 @@ def _agent_turns(turns: list[Any]) -> str:
     for turn in turns:
         if not isinstance(turn, dict):
             continue
-        arguments = as_json(turn.get("arguments", {}))
+        arguments = turn.get("arguments", {})
         items.append(
             f"<li>turn {text(turn.get('turn'))}: <code>{text(turn.get('tool') or 'no tool')}</code> "
-            f"{text(clipped(arguments, 300))} → {text(turn.get('outcome'))} {scalar(turn.get('summary') or '')}</li>"
+            f"{key_values(arguments) if isinstance(arguments, dict) else scalar(arguments)} → {text(turn.get('outcome'))} {scalar(turn.get('summary') or '')}</li>"
         )
     return f"<ol>{''.join(items)}</ol>"
 
@@ -223,10 +254,10 @@ def _replan_section(repairs: list[dict[str, Any]], last_failure_summary: str) ->
             f"<td>{text(repair.get('followed'))}</td>"
             f"<td>{key_values(skipped)}</td>"
             f"<td>{text(repair.get('result'))}</td>"
-            f"<td>{text(clipped(str(repair.get('failure_summary') or ''), 1200))}</td>"
+            f"<td>{long_text(repair.get('failure_summary') or '')}</td>"
             "</tr>"
         )
-    last = f'<p><strong>Last failure summary:</strong> {text(last_failure_summary)}</p>' if last_failure_summary else ""
+    last = f'<p><strong>Last failure summary:</strong> {long_text(last_failure_summary)}</p>' if last_failure_summary else ""
     return f'<section id="replans"><h2>Replan history</h2>{last}<table class="replans"><colgroup>{widths}</colgroup><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></section>'
 
 

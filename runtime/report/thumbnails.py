@@ -24,15 +24,21 @@ class Thumbnails:
     def __init__(self, width: int = THUMBNAIL_WIDTH) -> None:
         self.width = width
         self._made: dict[Path, str | None] = {}
+        self._sizes: dict[Path, tuple[int, int]] = {}
 
     def data_uri(self, path: Path) -> str | None:
         if path not in self._made:
             self._made[path] = self._make(path)
         return self._made[path]
 
+    def size(self, path: Path) -> tuple[int, int] | None:
+        """The full-size screenshot's width and height, once `data_uri` read it."""
+        return self._sizes.get(path)
+
     def _make(self, path: Path) -> str | None:
         try:
             with Image.open(path) as image:
+                self._sizes[path] = image.size
                 if image.width * image.height > MAX_SOURCE_PIXELS:
                     return None
                 image.draft("RGB", (self.width, self.width))  # JPEG sources decode at a reduced size

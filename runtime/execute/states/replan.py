@@ -9,7 +9,7 @@ from urllib.parse import quote_plus
 
 from runtime.events import Replanned
 from runtime.execute.context import RunContext
-from runtime.execute.search_results import read_search_results
+from runtime.execute.search_results import read_search_results, same_page
 from runtime.execute.step_outcome import StepResult
 from runtime.outcomes import BlockerKind
 from runtime.plan.model import State
@@ -52,10 +52,13 @@ async def replan_search(ctx: RunContext, state: State) -> StepResult:
         if page.error_code:
             recovery.record_repair(ctx.files, attempt, query, search_url, f"search page failed: {page.error_code}")
             continue
-        results, settled = await read_search_results(ctx, plan.fallback, timeout)
+        found = await read_search_results(ctx, plan.fallback, timeout, query)
+        results, settled = found.links, found.settled
         considered = results[:max_results]
         judged = {u: ctx.network.judge(u) for u in considered}
-        candidates = [u for u in considered if judged[u].allowed and u not in ctx.browser.opened_urls]
+        # A page opened before is tried before, whichever #anchor a result points at.
+        opened = {same_page(u) for u in ctx.browser.opened_urls}
+        candidates = [u for u in considered if judged[u].allowed and same_page(u) not in opened]
         skipped = {u: ("tried before" if judged[u].allowed else "not allowed") for u in considered if u not in candidates}
         if not candidates:
             recovery.record_repair(ctx.files, attempt, query, search_url, f"no untried result on an allowed domain ({settled})", skipped=skipped)
@@ -70,7 +73,14 @@ async def replan_search(ctx: RunContext, state: State) -> StepResult:
             summary=summary,
             blocker_kind=blocker_kind,
             thinking=summary_text,
-            evidence={"query": query, "search_url": search_url, "followed": chosen, "skipped": skipped},
+            evidence={
+                "query": query,
+                "search_url": search_url,
+                "followed": chosen,
+                "skipped": skipped,
+                # Without a result_selector: the best-ranked links and why (see search_results.py).
+                "ranked": [link.as_evidence() for link in found.ranked[:max_results]],
+            },
         )
     failure = f"searched {len(queries)} quer{'y' if len(queries) == 1 else 'ies'} without an untried allowed-domain result"
     ctx.findings.note_failure(failure)

@@ -67,6 +67,8 @@ async def act(ctx: RunContext, state: State) -> StepResult:
         raise RunStopped(StopReason.NO_PROGRESS, verdict.detail, evidence={"signatures": list(verdict.signatures), "checks": checks})
     described = "; ".join(f"{c['check']}: {'ok' if c['passed'] else 'FAILED'} ({c['message']})" for c in checks)
     evidence: dict[str, Any] = {"checks": checks, "target": acted.data.get("target"), "provenance": acted_on.provenance}
+    if "chosen" in acted.data:  # a select: the options chosen once it acted, in the page's order
+        evidence["chosen"] = acted.data["chosen"]
     if all(c["passed"] for c in checks):
         # The act's effect may be a new document: it is validated before the run goes on with it.
         landed = await current_document(ctx, state.id, timeout)
@@ -91,19 +93,20 @@ def driver_call(action_name: str, params: dict[str, Any], timeout: int) -> Drive
         keys, delay = bool(params.get("keys")), int(params.get("key_delay_ms") or 0)
         return lambda s, a: s.type_text(target, params["text"], submit=bool(params.get("submit")), keys=keys, key_delay_ms=delay, action_id=a, timeout_ms=timeout)
     if action_name == "select":
-        return lambda s, a: select_by_value_or_label(s, a, target, params["value"], timeout)
+        mode = "add" if params.get("add") else "remove" if params.get("remove") else "replace"
+        return lambda s, a: select_by_value_or_label(s, a, target, params["value"], timeout, mode)
     if action_name == "press":
         return lambda s, a: s.press(params["press"], action_id=a, timeout_ms=timeout)
     direction, amount = scroll_motion(params["scroll"])
     return lambda s, a: s.scroll(direction=direction, amount=amount, action_id=a, timeout_ms=timeout)
 
 
-async def select_by_value_or_label(session: BrowserSession, action_id: str, target: Any, value: str, timeout: int) -> ActionResult:
+async def select_by_value_or_label(session: BrowserSession, action_id: str, target: Any, value: str, timeout: int, mode: str = "replace") -> ActionResult:
     # The recipe's `value` is an option value or its visible label; try the value first.
-    result = await session.select(target, value=value, action_id=action_id, timeout_ms=timeout)
+    result = await session.select(target, value=value, mode=mode, action_id=action_id, timeout_ms=timeout)
     if result.ok or result.error_code is not ActionErrorCode.NOT_FOUND or "options" not in (result.error.details if result.error else {}):
         return result
-    return await session.select(target, label=value, action_id=action_id + ":label", timeout_ms=timeout)
+    return await session.select(target, label=value, mode=mode, action_id=action_id + ":label", timeout_ms=timeout)
 
 
 async def await_expectations(

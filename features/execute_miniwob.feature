@@ -29,3 +29,5 @@ Feature: MiniWoB++ tasks with deterministic recipes, judged by the task's own re
       | guess-number          | 15   |
       | multi-layouts         | 16   |
       | simple-arithmetic     | 17   |
+      | click-menu            | 18   |
+      | use-slider            | 19   |

@@ -31,3 +31,4 @@ Feature: MiniWoB++ tasks with deterministic recipes, judged by the task's own re
       | simple-arithmetic     | 17   |
       | click-menu            | 18   |
       | use-slider            | 19   |
+      | terminal              | 20   |

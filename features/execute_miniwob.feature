@@ -32,3 +32,4 @@ Feature: MiniWoB++ tasks with deterministic recipes, judged by the task's own re
       | click-menu            | 18   |
       | use-slider            | 19   |
       | terminal              | 20   |
+      | stock-market          | 21   |

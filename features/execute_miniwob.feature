@@ -29,3 +29,7 @@ Feature: MiniWoB++ tasks with deterministic recipes, judged by the task's own re
       | guess-number          | 15   |
       | multi-layouts         | 16   |
       | simple-arithmetic     | 17   |
+      | click-menu            | 18   |
+      | use-slider            | 19   |
+      | terminal              | 20   |
+      | stock-market          | 21   |

@@ -131,10 +131,12 @@ class SessionVerbs(ABC):
         return await self._act("hover", target, {"effect_baseline_ms": effect_baseline_ms}, tab_id, action_id, timeout_ms)
 
     async def select(self, target: Target | dict[str, Any] | str, *, value: str | None = None,
-                     label: str | None = None, tab_id: str | None = None, action_id: str | None = None,
-                     timeout_ms: int | None = None, effect_baseline_ms: int | None = None) -> ActionResult:
-        """`act` kind=select: choose an <option> by value or visible label."""
-        return await self._act("select", target, {"value": value, "label": label, "effect_baseline_ms": effect_baseline_ms},
+                     label: str | None = None, mode: str = "replace", tab_id: str | None = None,
+                     action_id: str | None = None, timeout_ms: int | None = None,
+                     effect_baseline_ms: int | None = None) -> ActionResult:
+        """`act` kind=select: choose an <option> by value or visible label. `mode` replace makes it
+        the only chosen option; add and remove change only it, in a <select multiple>."""
+        return await self._act("select", target, {"value": value, "label": label, "mode": mode, "effect_baseline_ms": effect_baseline_ms},
                                tab_id, action_id, timeout_ms)
 
     async def press(self, key: str, *, target: Target | dict[str, Any] | str | None = None,

@@ -30,10 +30,11 @@ ELEMENT_STATES: dict[str, tuple[str, bool]] = {
     "hidden": ("visible", False),
     "enabled": ("enabled", True),
     "checked": ("checked", True),
+    "selected": ("selected", True),
 }
 
 # What an act's `expect` may hold, in the order its conditions are checked.
-EXPECTATION_KEYS = ("url_includes", "url_matches", "text_includes", "element")
+EXPECTATION_KEYS = ("url_includes", "url_matches", "text_includes", "element", "not")
 
 
 @dataclass(frozen=True)

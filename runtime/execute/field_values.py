@@ -275,11 +275,13 @@ def parse_boolean(text: str) -> bool:
     raise FieldValueError(f"{text!r} is not a yes/no value")
 
 
-def read_field(name: str, raw: str | None, kind: str, pattern: str | None) -> FieldReading:
-    """Apply `pattern` (its first group when it has one) and convert to `kind`."""
-    if raw is None or not raw.strip():
+def read_field(name: str, raw: str | None, kind: str, pattern: str | None, *, trim: bool = True) -> FieldReading:
+    """Apply `pattern` (its first group when it has one) and convert to `kind`. The text is
+    trimmed and its whitespace collapsed first unless `trim` is false (a typed trailing space, a
+    poem's line breaks are then kept as read)."""
+    if raw is None or not (raw.strip() if trim else raw):
         return FieldReading(name, raw, None, "not found on the page" if raw is None else "empty on the page")
-    text = " ".join(raw.split())
+    text = " ".join(raw.split()) if trim else raw
     if pattern:
         match = re.search(pattern, text)
         if not match:

@@ -73,6 +73,8 @@ def _regexes(recipe: Recipe) -> Iterator[Finding]:
             candidates += _condition_regexes(step.wait.until, base + ("wait", "until"))
         if step.act and step.act.expect and step.act.expect.url_matches:
             candidates.append((base + ("act", "expect", "url_matches"), step.act.expect.url_matches))
+        if step.act and step.act.expect and step.act.expect.not_ is not None:
+            candidates += _condition_regexes(step.act.expect.not_, base + ("act", "expect", "not"))
         if step.extract:
             for name, spec in step.extract.fields.items():
                 if spec.pattern is not None:

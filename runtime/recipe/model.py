@@ -178,8 +178,9 @@ class Locator(Strict):
 
 
 class ElementCheck(Locator):
-    state: Literal["present", "visible", "hidden", "absent", "enabled", "checked"] = Field(
-        default="visible", description="The state the element must be in."
+    state: Literal["present", "visible", "hidden", "absent", "enabled", "checked", "selected"] = Field(
+        default="visible",
+        description="The state the element must be in. `selected`: an <option> that is chosen (or an element with aria-selected=true); a chosen <option> is `checked` too.",
     )
     value: str | None = Field(default=None, description="The value a form field must hold (instead of `state`); may use {placeholders}.")
 
@@ -193,6 +194,9 @@ class Expect(Strict):
     element: ElementCheck | None = Field(default=None, description="An element that must be in a given state or hold a value.")
     page_changed: bool | None = Field(
         default=None, description="Whether the page must change; true when no other expectation is given, add it to require both."
+    )
+    not_: Condition | None = Field(
+        default=None, alias="not", description="A condition (any `verify` condition) that must not hold after the act, such as `{not: {element: {css: '#opt', state: selected}}}`."
     )
 
 
@@ -209,7 +213,10 @@ class ActStep(Strict):
         description="Type `text` into the element this locator finds (inserted as text; `keys: true` types key by key). "
         "A date or time field takes it as a person writes it (see README).",
     )
-    select: Locator | None = Field(default=None, description="Choose `value` in the select element this locator finds.")
+    select: Locator | None = Field(
+        default=None,
+        description="Choose `value` in the select element this locator finds (the only chosen option); in a `<select multiple>`, `add: true` adds it to the chosen ones and `remove: true` takes it out.",
+    )
     press: str | None = Field(
         default=None, description="A key or chord: a key name such as Enter, Escape, ArrowDown or a, or a chord such as Control+a or Shift+Tab; may use {placeholders}."
     )
@@ -217,6 +224,8 @@ class ActStep(Strict):
     text: str | None = Field(default=None, description="Text to type (with `type`).")
     value: str | None = Field(default=None, description="Option value or label (with `select`).")
     submit: bool = Field(default=False, description="Press Enter after typing (with `type`).")
+    add: bool = Field(default=False, description="With `select` on a `<select multiple>`: add the option to those already chosen.")
+    remove: bool = Field(default=False, description="With `select` on a `<select multiple>`: take the option out of those chosen, leaving the others.")
     keys: bool = Field(
         default=False,
         description="With `type`: type the text key by key (keydown, keypress, input, keyup per character) for pages that listen to keys (a terminal, an editor, a masked input).",
@@ -238,6 +247,10 @@ class ActStep(Strict):
             raise ValueError("`type` needs `text`")
         if given[0] == "select" and self.value is None:
             raise ValueError("`select` needs `value`")
+        if (self.add or self.remove) and given[0] != "select":
+            raise ValueError("`add` and `remove` go with `select`")
+        if self.add and self.remove:
+            raise ValueError("give `add` or `remove`, not both")
         return self
 
     @property
@@ -278,10 +291,24 @@ class WaitStep(Strict):
 
 
 class FieldSpec(Locator):
-    attr: str | None = Field(default=None, description="Read this attribute instead of the element's text.")
+    attr: str | None = Field(
+        default=None,
+        description="Read this attribute instead of the element's text. `attr: value` on an input, textarea or select reads what the field holds now (as `value: true`), not the markup's initial value.",
+    )
+    value: bool | None = Field(
+        default=None,
+        description="Read what a form field holds now: an input's or textarea's value, a select's chosen option value (a multiple select's chosen values, joined by ', '). The default for form fields; true insists on it (a field that is not a form control then reads as missing).",
+    )
+    trim: bool = Field(default=True, description="Trim the text and collapse its runs of whitespace; false keeps it exactly as read (a trailing space, a line break).")
     type: Literal["string", "number", "integer", "boolean"] = Field(default="string", description="The value's type; the text read is converted to it.")
     required: bool = Field(default=True, description="A required field that cannot be read blocks the step (see `blocker_kind`).")
     pattern: str | None = Field(default=None, description="A regular expression the value must match; its first group is kept when it has one.")
+
+    @model_validator(mode="after")
+    def _one_reading(self) -> FieldSpec:
+        if self.value is not None and self.attr is not None:
+            raise ValueError("give `attr` or `value`, not both")
+        return self
 
 
 class ExtractStep(Strict):
@@ -524,6 +551,7 @@ class Recipe(Strict):
         return [step.id or f"step-{i + 1}" for i, step in enumerate(self.plan)]
 
 
+Expect.model_rebuild()
 WaitStep.model_rebuild()
 ForEach.model_rebuild()
 Condition.model_rebuild()

@@ -252,24 +252,29 @@ async def _type(
     return {"typed": True, **shown, "submitted": submit}
 
 
-_SELECT_OPTION = """function(value, label) {
+# `mode` replace: the option becomes the only chosen one (a multiple select's others are let go,
+# as a plain click on it does); add / remove change only that option of a <select multiple>, as a
+# Ctrl+click does, and answer the options chosen afterwards.
+_SELECT_OPTION = """function(value, label, mode) {
   if (!this.isConnected) return {state: 'detached'};
   if (this.tagName.toLowerCase() !== 'select') return {state: 'not_select'};
   if (this.matches(':disabled')) return {state: 'disabled'};
+  if (mode !== 'replace' && !this.multiple) return {state: 'not_multiple'};
   const norm = (s) => s.replace(/\\s+/g, ' ').trim().toLowerCase();
   const options = Array.from(this.options);
   const match = options.find(o => value !== null ? o.value === value : norm(o.text) === norm(label));
   if (!match) return {state: 'no_option', options: options.map(o => ({value: o.value, label: o.text.trim()}))};
-  this.value = match.value;
-  match.selected = true;
+  if (match.disabled) return {state: 'option_disabled'};
+  if (mode === 'replace') { for (const o of options) o.selected = o === match; }
+  else match.selected = mode === 'add';
   this.dispatchEvent(new Event('input', {bubbles: true}));
   this.dispatchEvent(new Event('change', {bubbles: true}));
-  return {state: 'ok', value: match.value, label: match.text.trim()};
+  return {state: 'ok', value: match.value, label: match.text.trim(), chosen: Array.from(this.selectedOptions).map(o => o.value)};
 }"""
 
 
-async def _select(tab: Tab, element: ResolvedElement, value: str | None, label: str | None) -> dict[str, Any]:
-    outcome = await tab.call_on(element, _SELECT_OPTION, value, label)
+async def _select(tab: Tab, element: ResolvedElement, value: str | None, label: str | None, mode: str) -> dict[str, Any]:
+    outcome = await tab.call_on(element, _SELECT_OPTION, value, label, mode)
     state = outcome["state"]
     if state == "detached":
         raise BrowserActionError(ActionErrorCode.STALE_REF, f"element {element.how} is no longer in the page")
@@ -279,9 +284,13 @@ async def _select(tab: Tab, element: ResolvedElement, value: str | None, label: 
             f"no option with {'value ' + repr(value) if value is not None else 'label ' + repr(label)}",
             options=outcome["options"],
         )
+    if state == "not_multiple":
+        raise BrowserActionError(
+            ActionErrorCode.NOT_INTERACTABLE, f"element {element.how} is a single-choice select; {mode} needs a <select multiple>", state=state
+        )
     if state != "ok":
         raise BrowserActionError(ActionErrorCode.NOT_INTERACTABLE, f"element {element.how}: {state}", state=state)
-    return {"selected": True, "value": outcome["value"], "label": outcome["label"]}
+    return {"selected": mode != "remove", "mode": mode, "value": outcome["value"], "label": outcome["label"], "chosen": outcome["chosen"]}
 
 
 async def _press(tab: Tab, key: str) -> dict[str, Any]:
@@ -343,8 +352,11 @@ async def act(scope: ActionScope, action: Action) -> Result:
         label = str_param(params, "label", required=False)
         if (value is None) == (label is None):
             raise invalid("select needs exactly one of params.value or params.label")
-        data = await _select(tab, element, value, label)
-        note_intent(tab, value=data["value"])
+        mode = params.get("mode") or "replace"
+        if mode not in ("replace", "add", "remove"):
+            raise invalid(f"params.mode must be replace, add or remove, got {mode!r}")
+        data = await _select(tab, element, value, label, mode)
+        note_intent(tab, value=data["value"], mode=mode)
     elif kind is ActKind.PRESS:
         key = required_str(params, "key")
         if element is not None:

@@ -272,8 +272,11 @@ def _judge(watch: EffectWatch, read: dict[str, Any]) -> tuple[bool, list[str], s
         return judged.holds, [message], message
     if kind == "select":
         wanted, held = intent.get("value"), list(target.get("selected") or [])
-        passed = wanted in held
-        message = f"the option {wanted!r} {'is' if passed else 'is not'} selected (selected: {held})"
+        # `remove` (a <select multiple>) is proven by the option no longer being chosen.
+        removing = intent.get("mode") == "remove"
+        passed = (wanted not in held) if removing else (wanted in held)
+        state = "is" if (wanted in held) else "is not"
+        message = f"the option {wanted!r} {state} selected (selected: {held})" + (" after removing it" if removing else "")
         return passed, [message], message
     # A click on a checkbox or radio (or on the label of one) is judged by its checked state.
     for index, found in enumerate((target, read.get("control"))):

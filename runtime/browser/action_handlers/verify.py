@@ -51,7 +51,9 @@ _ELEMENT_STATE = """function() {
     exists: this.isConnected,
     visible: this.isConnected && r.width > 0 && r.height > 0 && style.visibility !== 'hidden' && style.display !== 'none',
     enabled: !this.disabled,
-    checked: !!this.checked,
+    // An <option> is checked when it is chosen, as Playwright's checked state has it.
+    checked: this.tagName === 'OPTION' ? this.selected : !!this.checked,
+    selected: this.tagName === 'OPTION' ? this.selected : this.getAttribute('aria-selected') === 'true',
     value: 'value' in this ? String(this.value) : (this.innerText || '').trim(),
   };
 }"""
@@ -75,8 +77,8 @@ async def verify(scope: ActionScope, action: Action) -> Result:
     elif check == "element_state":
         target = target_param(params)
         state = params.get("state", "exists")
-        if state not in ("exists", "visible", "enabled", "checked", "value"):
-            raise invalid(f"params.state must be exists, visible, enabled, checked or value, got {state!r}")
+        if state not in ("exists", "visible", "enabled", "checked", "selected", "value"):
+            raise invalid(f"params.state must be exists, visible, enabled, checked, selected or value, got {state!r}")
         expected = params.get("expected", True if state != "value" else None)
         if state == "value" and not isinstance(expected, str):
             raise invalid("element_state with state=value needs params.expected (a string)")
@@ -86,7 +88,7 @@ async def verify(scope: ActionScope, action: Action) -> Result:
         except BrowserActionError as exc:
             if exc.error.code is not ActionErrorCode.NOT_FOUND:
                 raise
-            observed_states = {"exists": False, "visible": False, "enabled": False, "checked": False, "value": None}
+            observed_states = {"exists": False, "visible": False, "enabled": False, "checked": False, "selected": False, "value": None}
         observed = observed_states[state]
         passed = observed == expected
         outcome = VerifyOutcome(check, passed, expected, observed,

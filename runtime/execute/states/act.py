@@ -70,6 +70,8 @@ async def act(ctx: RunContext, state: State) -> StepResult:
         raise RunStopped(StopReason.NO_PROGRESS, verdict.detail, evidence={"signatures": list(verdict.signatures), "checks": checks})
     described = "; ".join(f"{c['check']}: {'ok' if c['passed'] else 'FAILED'} ({c['message']})" for c in checks)
     evidence: dict[str, Any] = {"checks": checks, "target": acted.data.get("target"), "provenance": acted_on.provenance}
+    if "chosen" in acted.data:  # a select: the options chosen once it acted, in the page's order
+        evidence["chosen"] = acted.data["chosen"]
     if all(c["passed"] for c in checks):
         # The act's effect may be a new document: it is validated before the run goes on with it.
         landed = await current_document(ctx, state.id, timeout)
@@ -100,19 +102,22 @@ def driver_call(action_name: str, params: dict[str, Any], timeout: int, baseline
             action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline,
         )  # fmt: skip
     if action_name == "select":
-        return lambda s, a: select_by_value_or_label(s, a, target, params["value"], timeout, baseline)
+        mode = "add" if params.get("add") else "remove" if params.get("remove") else "replace"
+        return lambda s, a: select_by_value_or_label(s, a, target, params["value"], timeout, baseline, mode=mode)
     if action_name == "press":
         return lambda s, a: s.press(params["press"], action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
     direction, amount = scroll_motion(params["scroll"])
     return lambda s, a: s.scroll(direction=direction, amount=amount, action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
 
 
-async def select_by_value_or_label(session: BrowserSession, action_id: str, target: Any, value: str, timeout: int, baseline: int | None = None) -> ActionResult:
+async def select_by_value_or_label(
+    session: BrowserSession, action_id: str, target: Any, value: str, timeout: int, baseline: int | None = None, *, mode: str = "replace"
+) -> ActionResult:
     # The recipe's `value` is an option value or its visible label; try the value first.
-    result = await session.select(target, value=value, action_id=action_id, timeout_ms=timeout, effect_baseline_ms=baseline)
+    result = await session.select(target, value=value, mode=mode, action_id=action_id, timeout_ms=timeout, effect_baseline_ms=baseline)
     if result.ok or result.error_code is not ActionErrorCode.NOT_FOUND or "options" not in (result.error.details if result.error else {}):
         return result
-    return await session.select(target, label=value, action_id=action_id + ":label", timeout_ms=timeout, effect_baseline_ms=baseline)
+    return await session.select(target, label=value, mode=mode, action_id=action_id + ":label", timeout_ms=timeout, effect_baseline_ms=baseline)
 
 
 async def await_expectations(

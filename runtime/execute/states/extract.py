@@ -49,7 +49,10 @@ async def extract(ctx: RunContext, state: State) -> StepResult:
     refused = stop_refused_path(ctx, state.id)
     if refused is not None:  # the page path was refused before or while it was read: keep nothing
         return refused
-    readings = {name: read_field(name, raw.get(name), spec.get("type", "string"), ctx.values.pattern(spec.get("pattern"))) for name, spec in field_specs.items()}
+    readings = {
+        name: read_field(name, raw.get(name), spec.get("type", "string"), ctx.values.pattern(spec.get("pattern")), trim=spec.get("trim", True))
+        for name, spec in field_specs.items()
+    }
     for name, problem in (read.get("ambiguous") or {}).items():
         readings[name] = replace(readings[name], error=f"ambiguous: {problem.get('message', '')}")
     if params.get("readable_text"):
@@ -84,5 +87,6 @@ async def extract(ctx: RunContext, state: State) -> StepResult:
 
 
 def field_request(values: RunValues, spec: dict[str, Any]) -> dict[str, Any]:
-    """A recipe field (any locator, optional attr) as the driver's extract field."""
-    return {"target": values.locator(locator_of(spec)), **({"attr": spec["attr"]} if spec.get("attr") else {})}
+    """A recipe field (any locator; optional attr, value, trim) as the driver's extract field."""
+    reading = {key: spec[key] for key in ("attr", "value", "trim") if spec.get(key) is not None}
+    return {"target": values.locator(locator_of(spec)), **reading}

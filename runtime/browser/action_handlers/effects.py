@@ -4,6 +4,9 @@ Before the gesture a watch is set up in the isolated world (page scripts cannot 
 a MutationObserver on the whole document (and the target's shadow root) first watches for a short
 baseline window with nobody acting. Whatever changes then (a clock, a ticker, a carousel: which
 elements, which attributes) changes by itself, and the same change after the act is not the act's.
+So is what the document's churn ledger (churn_ledger.py) saw change by itself at two moments or more
+in the seconds before the gesture (a clock ticking once a second would slip past the short window);
+the act marks its own window in the ledger, from the gesture to the end of its settle.
 After the gesture the act waits for the page to settle: until no change but the baseline's has come
 for a quiet period (the page's own MutationObserver says when), a second at most.
 

@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from runtime.browser.actions import Target
+from runtime.browser.churn_ledger import ledger_script
 from runtime.browser.document import DocumentIdentity
 from runtime.browser.document_tracking import DocumentTracker
 from runtime.browser.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.observation import Snapshot, SnapshotElement
 from runtime.browser.locate import locate
 from runtime.browser.snapshot_capture import (
+    WORLD_NAME,
     FrameWorlds,
     capture_candidates,
     element_expression,
@@ -83,6 +85,9 @@ class Tab:
         page.on("response", tab._on_response)
         page.on("framenavigated", tab._on_frame_navigated)
         await tab.documents.start()
+        # Every document of the tab keeps its churn ledger from its first moment, in the world the
+        # driver reads from (an act's judge asks it what changed by itself).
+        await cdp.send("Page.addScriptToEvaluateOnNewDocument", {"source": ledger_script(), "worldName": WORLD_NAME})
         return tab
 
     def document(self) -> DocumentIdentity:

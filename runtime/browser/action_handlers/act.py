@@ -370,8 +370,7 @@ async def act(scope: ActionScope, action: Action) -> Result:
     # A gesture that starts a navigation is over when the new document has loaded.
     data.update(await tab.settle_navigation(navigations, document))
     # The act's effects land over a moment: it is over once the page has settled.
-    if baseline_ms:
-        await settle_effects(tab)
+    await settle_effects(tab)
     return {"kind": kind.value, "target": element.how if element else None, **data}, None
 
 

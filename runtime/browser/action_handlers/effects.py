@@ -4,6 +4,9 @@ Before the gesture a watch is set up in the isolated world (page scripts cannot 
 a MutationObserver on the whole document (and the target's shadow root) first watches for a short
 baseline window with nobody acting. Whatever changes then (a clock, a ticker, a carousel: which
 elements, which attributes) changes by itself, and the same change after the act is not the act's.
+So is what the document's churn ledger (churn_ledger.py) saw change by itself at two moments or more
+in the seconds before the gesture (a clock ticking once a second would slip past the short window);
+the act marks its own window in the ledger, from the gesture to the end of its settle.
 After the gesture the act waits for the page to settle: until no change but the baseline's has come
 for a quiet period (the page's own MutationObserver says when), a second at most.
 
@@ -26,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runtime.browser.action_handlers.kept_forms import judge_typed
+from runtime.browser.churn_ledger import RECENT_MS, ledger_script
 from runtime.browser.document import DocumentIdentity
 from runtime.browser.tab import ResolvedElement, Tab
 
@@ -34,6 +38,8 @@ BASELINE_MS = 300
 # The settle after the gesture: this long without a change of the act's own, at most SETTLE_MAX_MS.
 SETTLE_QUIET_MS = 120
 SETTLE_MAX_MS = 1000
+# An act's own window in the churn ledger ends with its settle, or after this if it never says so.
+ACT_WINDOW_MAX_MS = 60_000
 
 _LANDMARKS = (
     "form,dialog,[role=dialog],[role=alertdialog],main,nav,aside,header,footer,[role=main],[role=navigation],"
@@ -41,7 +47,7 @@ _LANDMARKS = (
     "section[aria-label],section[aria-labelledby]"
 )
 
-_INSTALL = """async function(kind, landmarks, baselineMs) {
+_INSTALL = """async function(kind, landmarks, baselineMs, recentMs, longestMs) {
   const el = this, doc = el.ownerDocument, root = el.getRootNode();
   const previous = globalThis.__verityEffect;
   if (previous) previous.observer.disconnect();
@@ -74,17 +80,22 @@ _INSTALL = """async function(kind, landmarks, baselineMs) {
   const elementOf = (node) => node.nodeType === 1 ? node : node.parentElement;
   const up = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
   const watch = {el, kind, tracked, state, describe, scopes, phase: 'baseline', churn: new Map(), changes: [],
+                 recurring: new Map(), why: new Map(),
                  ignored: new Map(), late: 0, closed: false, waiters: [], before: null, focusBefore: null,
                  scroll: null};
   const aspect = (r) => r.type === 'attributes' ? '@' + r.attributeName : 'content';
-  // A change is the page's own when its element changed the same way in the baseline, or sits
-  // inside an element whose content changed then (a carousel's slides).
+  // A change is the page's own when its element changed the same way in the baseline or again and
+  // again before it (the ledger), or sits inside an element whose content did (a carousel's
+  // slides; for the ledger not the body's or the root's, which a page fills once more at times).
+  const whole = new Set([doc.documentElement, doc.body, doc.head]);
   const churned = (e, a) => {
     for (let n = e; n; n = up(n)) {
+      const again = watch.recurring.get(n);
+      if (again && (again.has(a) && n === e || again.has('content') && !whole.has(n))) return watch.why.get(n);
       const seen = watch.churn.get(n);
-      if (seen && (seen.has('content') || (n === e && seen.has(a)))) return true;
+      if (seen && (seen.has('content') || (n === e && seen.has(a)))) return watch.why.get(n) || 'changed in the ' + baselineMs + ' ms watched before the act';
     }
-    return false;
+    return null;
   };
   const inScope = (e) => watch.scopes.some((s) => s === e || s.contains(e));
   const handle = (records) => {
@@ -97,7 +108,8 @@ _INSTALL = """async function(kind, landmarks, baselineMs) {
         watch.churn.get(e).add(a);
         continue;
       }
-      if (churned(e, a)) { const d = describe(e); watch.ignored.set(d, (watch.ignored.get(d) || 0) + 1); continue; }
+      const why = churned(e, a);
+      if (why) { const d = describe(e) + ' (' + why + ')'; watch.ignored.set(d, (watch.ignored.get(d) || 0) + 1); continue; }
       if (watch.closed && !inScope(e)) { watch.late += 1; continue; }
       // A node added is shown by its own text, not by its parent's (the body's would say little).
       const added = r.type === 'childList' ? Array.from(r.addedNodes).find((n) => (n.textContent || '').trim()) : null;
@@ -113,12 +125,26 @@ _INSTALL = """async function(kind, landmarks, baselineMs) {
   globalThis.__verityEffect = watch;
   if (baselineMs > 0) await new Promise((resolve) => setTimeout(resolve, baselineMs));
   watch.flush();
+  // What changed by itself at two moments or more in the seconds before: periodic, not the act's.
+  if (!globalThis.__verityChurn || globalThis.__verityChurn.doc !== doc) { /*LEDGER*/ }
+  const ledger = globalThis.__verityChurn;
+  const recurring = [], timesOf = new Map();
+  for (const [e, a, times] of ledger.churn(performance.now())) {
+    if (!watch.recurring.has(e)) { watch.recurring.set(e, new Set()); recurring.push(e); }
+    watch.recurring.get(e).add(a);
+    const most = Math.max(times, timesOf.get(e) || 0);
+    timesOf.set(e, most);
+    watch.why.set(e, 'changed by itself ' + most + ' times in the ' + Math.round(recentMs / 1000) + ' s before the act');
+  }
+  ledger.beginAct(longestMs);
+  watch.ledger = ledger;
   watch.phase = 'act';
   watch.before = tracked.map(state);
   watch.focusBefore = doc.activeElement;
   watch.scroll = [scrollX, scrollY];
-  return {scopes: scopes.slice(1).map(describe), baseline_churn: Array.from(watch.churn.keys()).slice(0, 10).map(describe)};
-}"""
+  return {scopes: scopes.slice(1).map(describe), baseline_churn: Array.from(watch.churn.keys()).slice(0, 10).map(describe),
+          recurring_churn: recurring.slice(0, 10).map((e) => describe(e) + ' (' + watch.why.get(e) + ')')};
+}""".replace("/*LEDGER*/", ledger_script())
 
 # Waits until nothing but baseline churn has changed for `quietMs` (or `maxMs` passed), then closes
 # the window in which a change anywhere in the document counts.
@@ -137,7 +163,14 @@ _SETTLE = """async function(quietMs, maxMs) {
   });
   w.flush();
   w.closed = true;
+  if (w.ledger) w.ledger.endAct();
   return Math.round(performance.now() - started);
+}"""
+
+# An act that skipped its settle (its step says what it expects) still ends its own window.
+_END_ACT = """function() {
+  const w = globalThis.__verityEffect;
+  if (w && w.el === this && w.ledger) w.ledger.endAct();
 }"""
 
 _READ = """function() {
@@ -201,6 +234,8 @@ class EffectWatch:
     kind: str
     scopes: list[str]
     baseline_churn: list[str]
+    recurring_churn: list[str]
+    baseline_ms: int
     intent: dict[str, Any] = field(default_factory=dict)
     settled_ms: int | None = None
 
@@ -220,9 +255,12 @@ async def watch_effects(tab: Tab, element: ResolvedElement | None, kind: str, ba
     the focused element."""
     if element is None:
         element = await tab.active_element()
-    installed = await tab.call_on(element, _INSTALL, kind, _LANDMARKS, baseline_ms) or {}
+    installed = await tab.call_on(element, _INSTALL, kind, _LANDMARKS, baseline_ms, RECENT_MS, ACT_WINDOW_MAX_MS) or {}
     document = tab.document()
-    tab.effect_watch = EffectWatch(element, document, document.url, kind, list(installed.get("scopes") or []), list(installed.get("baseline_churn") or []))
+    tab.effect_watch = EffectWatch(
+        element, document, document.url, kind, list(installed.get("scopes") or []), list(installed.get("baseline_churn") or []),
+        list(installed.get("recurring_churn") or []), baseline_ms,
+    )  # fmt: skip
 
 
 def note_intent(tab: Tab, **intent: Any) -> None:
@@ -232,11 +270,15 @@ def note_intent(tab: Tab, **intent: Any) -> None:
 
 
 async def settle_effects(tab: Tab) -> None:
-    """After the gesture: wait until the page settles, on the document the act began on."""
+    """After the gesture: wait until the page settles, on the document the act began on (an act
+    with no baseline, whose step says what it expects, does not wait), and end the act's window."""
     watch = tab.effect_watch
     if watch is None or not tab.document().same_document(watch.document):
         return
     try:
+        if not watch.baseline_ms:
+            await tab.call_on(watch.element, _END_ACT)
+            return
         watch.settled_ms = await tab.call_on(watch.element, _SETTLE, SETTLE_QUIET_MS, SETTLE_MAX_MS)
     except Exception:  # noqa: BLE001 - the document went while settling; the check sees the new one
         return
@@ -302,7 +344,10 @@ def _judge(watch: EffectWatch, read: dict[str, Any]) -> tuple[bool, list[str], s
     if effects:
         return True, effects, "; ".join(effects)
     ignored = f"; ignored the page's own changes seen before the act: {', '.join(read['ignored'])}" if read.get("ignored") else ""
-    return False, [], f"no change the act caused anywhere in the document{ignored}"
+    # What the ledger knew changes by itself, whether or not it changed again in the settle.
+    recurring = [churn for churn in watch.recurring_churn if churn not in (read.get("ignored") or [])]
+    periodic = f"; the page changes by itself (never the act's): {', '.join(recurring)}" if recurring else ""
+    return False, [], f"no change the act caused anywhere in the document{ignored}{periodic}"
 
 
 async def own_effects(tab: Tab) -> ActEffect:
@@ -312,6 +357,7 @@ async def own_effects(tab: Tab) -> ActEffect:
         return ActEffect(False, [], "no act set up a watch on this tab", {"watched": "nothing"})
     watched: dict[str, Any] = {
         "kind": watch.kind, "watched_scopes": watch.scopes, "baseline_churn": watch.baseline_churn,
+        "recurring_churn": watch.recurring_churn,
         "settled_ms": watch.settled_ms, "document": watch.document.to_dict(),
     }
     document = tab.document()

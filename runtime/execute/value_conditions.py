@@ -13,23 +13,13 @@ from runtime.recipe.expressions import ExpressionError, as_text, names_used
 VALUE_CHECKS = ("value_equals", "value_matches", "value_in", "expression")
 
 
-def _as_text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
 def judge_value(values: RunValues, check: str, spec: Any) -> tuple[bool, Any, Any, str]:
     if check == "expression":
         return _judge_expression(values, spec)
     observed = values.value(spec["value"])
-    shown = _as_text(observed)
+    shown = as_text(observed)
     if check == "value_equals":
-        expected = _as_text(values.value(spec["to"]))
+        expected = as_text(values.value(spec["to"]))
         passed = shown == expected
         return passed, expected, observed, f"{shown!r} {'equals' if passed else 'does not equal'} {expected!r}"
     if check == "value_matches":
@@ -39,7 +29,7 @@ def judge_value(values: RunValues, check: str, spec: Any) -> tuple[bool, Any, An
     items = values.value(spec["list"])
     if not isinstance(items, list):
         return False, items, observed, f"{spec['list']} is not a list ({type(items).__name__})"
-    texts = [_as_text(item) for item in items]
+    texts = [as_text(item) for item in items]
     passed = shown in texts
     return passed, texts, observed, f"{shown!r} {'is' if passed else 'is not'} one of {texts!r}"
 

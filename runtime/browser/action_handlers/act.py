@@ -22,15 +22,27 @@ from runtime.browser.action_handlers.field_dates import field_value
 from runtime.browser.tab import ResolvedElement, Tab
 
 
-# Scrolls the element into view, waits until its box is stable (the same in two animation frames,
-# 1 s at most: a sliding accordion or a dialog still moving in), and answers 'ok:fx,fy' with the
-# point to press as fractions of its box: the centre, or else the first visible part of a 5x5 grid
+# Scrolls the element into view, waits for a finite animation moving it to end (2 s at most), then
+# until its box is stable (the same in two animation frames, 1 s at most: a sliding accordion or a
+# dialog still moving in), and answers 'ok:fx,fy' with the point to press as fractions of its box: the centre, or else the first visible part of a 5x5 grid
 # when something covers the centre (a person clicks the part they can see).
 _PREPARE_CLICK = """async function() {
   if (!this.isConnected) return 'detached';
   this.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
   const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
   const box = () => { const b = this.getBoundingClientRect(); return [b.left, b.top, b.width, b.height].join(); };
+  // A finite CSS transition or animation moving the element (on it or an ancestor) is waited for
+  // first, by the page's own animation clock: two equal frames of a busy machine can come while a
+  // compositor-driven slide is still under way.
+  const moving = document.getAnimations().filter((a) => {
+    const target = a.effect && a.effect.target;
+    const finite = a.effect && a.effect.getComputedTiming().iterations !== Infinity;
+    return a.playState === 'running' && finite && target && target.nodeType === 1 && (target === this || target.contains(this));
+  });
+  if (moving.length) {
+    const limit = new Promise((resolve) => setTimeout(resolve, 2000));
+    await Promise.race([Promise.all(moving.map((a) => a.finished.catch(() => null))), limit]);
+  }
   const started = performance.now();
   let last = box();
   while (performance.now() - started < 1000) {

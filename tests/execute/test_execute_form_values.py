@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from pytest_bdd import given, parsers, scenarios, then, when
+from pytest_bdd import parsers, scenarios, then, when
 
-from runtime.recipe import RecipeInvalid, load_recipe_file
 from tests.execute.conftest import ExecRunner
+from tests.execute.recipe_problem_steps import *  # noqa: F403 - the recipe-problem steps
 from tests.fixtures.site_server import FixtureSite
 
 scenarios("execute_form_values.feature")
@@ -96,30 +95,3 @@ def failed_with(runner: ExecRunner, state_id: str, code: str) -> None:
     [record] = records(runner, state_id)
     assert record["outcome"] == "error" and record["error"] == code, record
     assert runner.last.verdict.status.value != "completed"
-
-
-@pytest.fixture
-def case() -> dict:
-    return {}
-
-
-@given(parsers.parse('the recipe "{name}"'))
-def given_recipe(case: dict, name: str) -> None:
-    case["path"] = RECIPES / f"{name}.yaml"
-
-
-@when("I validate it")
-def validate(case: dict) -> None:
-    try:
-        load_recipe_file(case["path"])
-    except RecipeInvalid as error:
-        case["problems"] = error.problems
-    else:
-        case["problems"] = []
-
-
-@then(parsers.parse('the problems are "{listed}"'))
-def problems_are(case: dict, listed: str) -> None:
-    got = [f"{p.path}: {p.code}" for p in case["problems"]]
-    assert got == listed.split(", "), [(p.path, p.code, p.message) for p in case["problems"]]
-    assert all(p.line > 0 and "Traceback" not in p.message for p in case["problems"])

@@ -7,12 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pytest_bdd import given, parsers, scenarios, then, when
+from pytest_bdd import parsers, scenarios, then, when
 
-from runtime.recipe import RecipeInvalid, load_recipe_file
 from runtime.recipe.expressions import ExpressionError, evaluate
-from runtime.recipe.problems import format_path
 from tests.execute.conftest import ExecRunner
+from tests.execute.recipe_problem_steps import *  # noqa: F403 - the recipe-problem steps
 from tests.fixtures.site_server import FixtureSite
 
 scenarios("execute_language_2.feature")
@@ -80,35 +79,6 @@ def acts_verified(runner: ExecRunner, state_ids: str) -> None:
         [record] = records(runner, state_id)
         assert record["outcome"] == "verified", record
         assert all(check["passed"] for check in record["evidence"]["checks"]), record["evidence"]
-
-
-@pytest.fixture
-def case() -> dict:
-    return {}
-
-
-@given(parsers.parse('the recipe "{name}"'))
-def given_recipe(case: dict, name: str) -> None:
-    case["path"] = RECIPES / f"{name}.yaml"
-
-
-@when("I validate it")
-def validate(case: dict) -> None:
-    try:
-        load_recipe_file(case["path"])
-    except RecipeInvalid as error:
-        case["problems"] = error.problems
-    else:
-        case["problems"] = []
-
-
-@then(parsers.parse('the problems are "{listed}"'))
-def problems_are(case: dict, listed: str) -> None:
-    got = [f"{p.path}: {p.code}" for p in case["problems"]]
-    assert got == listed.split(", "), [(p.path, p.code, p.message) for p in case["problems"]]
-    assert all(p.line > 0 and "Traceback" not in p.message for p in case["problems"])
-    assert format_path(("plan", 1, "set", "total")) == "plan[1].set.total"
-
 
 @then("expressions whose cost would be unbounded are refused when evaluated")
 def unbounded_refused() -> None:

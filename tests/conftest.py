@@ -10,9 +10,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
-# One Chromium, its loop thread and the fixture site, and the loopback Gemini server, shared by
+# One Chromium, its loop thread and the fixture site, the loopback Gemini server, and a real
+# PostgreSQL server (databases made on demand by `postgres_dsn()`), shared by
 # every area's tests.
-pytest_plugins = ["tests.fixtures.browser_loop", "tests.fixtures.gemini_fixtures"]
+pytest_plugins = ["tests.fixtures.browser_loop", "tests.fixtures.gemini_fixtures", "tests.fixtures.postgres"]
 CONTRACT_TAG = re.compile(r"^[A-Z][A-Z0-9]*-\d{3}$")
 
 

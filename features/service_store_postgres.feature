@@ -82,6 +82,16 @@ Feature: The run store on PostgreSQL answers as the SQLite one does
       | sqlite     |
       | postgresql |
 
+  @SERVICE-039
+  Scenario: A PostgreSQL store whose connections are cut writes on new ones and loses no event
+    Given an empty postgresql run store behind the write buffer, waiting 5.0 seconds for a lock
+    And a buffered run with 1 committed event
+    When the database server cuts every connection of the store
+    And the run appends 20 events
+    Then the writer commits the held events and the run has events 1 to 21 with no gap
+    And the store now writes through a connection opened after the cut
+    And the outage was reported once, naming the cut, and then that writing works again
+
   @SERVICE-040
   Scenario: A verity serve on PostgreSQL killed with SIGKILL loses nothing a client saw, and the next server interrupts its run
     Given a PostgreSQL database

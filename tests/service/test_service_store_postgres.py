@@ -7,6 +7,7 @@ The PostgreSQL server is real (tests/fixtures/postgres.py): each test gets fresh
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import random
 import re
@@ -66,19 +67,12 @@ def opened() -> Iterator[list[Callable[[], None]]]:
         close()
 
 
-def _store_location(kind: str, tmp_path: Path, postgres_dsn: Callable[[], str]) -> Path | PostgresUrl:
-    if kind == "sqlite":
-        return tmp_path / "store" / "verity.db"
-    assert kind == "postgresql", kind
-    return PostgresUrl(postgres_dsn())
-
-
 # --- one store, two implementations (SERVICE-038) ------------------------------------------------
 
 
 @given(parsers.parse("an empty {kind} run store"), target_fixture="store")
-def _empty_store(kind: str, tmp_path: Path, postgres_dsn: Callable[[], str], opened: list[Any]) -> RunStore:
-    store = open_run_store(_store_location(kind, tmp_path, postgres_dsn))
+def _empty_store(kind: str, store_location: Callable[[str], Any], opened: list[Any]) -> RunStore:
+    store = open_run_store(store_location(kind))
     opened.append(store.close)
     return store
 
@@ -252,9 +246,9 @@ class _PostgresLockHolder:
     target_fixture="buffered",
 )
 def _buffered_store(
-    kind: str, seconds: float, tmp_path: Path, postgres_dsn: Callable[[], str], opened: list[Any], context: dict[str, Any]
+    kind: str, seconds: float, store_location: Callable[[str], Any], opened: list[Any], context: dict[str, Any]
 ) -> BufferedRunStore:
-    context["location"] = location = _store_location(kind, tmp_path, postgres_dsn)
+    context["location"] = location = store_location(kind)
     context["loop"] = loop = _Loop()
     opened.append(loop.stop)
     store = open_run_store(location, busy_timeout_seconds=seconds)
@@ -324,8 +318,9 @@ def _release(context: dict[str, Any]) -> None:
 @then(parsers.parse("the writer commits the held events and the run has events {first:d} to {last:d} with no gap"))
 def _committed_after_release(buffered: BufferedRunStore, context: dict[str, Any], first: int, last: int) -> None:
     async def writer_recovered() -> None:
-        # The writer retries on its own; nothing here flushes until it has committed.
-        while buffered.write_failure is not None:
+        # The writer retries on its own; nothing here flushes (a read would) until it has
+        # committed every event this buffer was given.
+        while buffered.committed_events < last - first + 1 or buffered.write_failure is not None:
             await asyncio.sleep(0.01)
 
     loop: _Loop = context["loop"]
@@ -335,6 +330,39 @@ def _committed_after_release(buffered: BufferedRunStore, context: dict[str, Any]
     assert stored[-len(context["appended"]) :] == context["appended"]
     run = loop.run(buffered.get_run(context["run_id"]))
     assert run is not None and run.last_seq == last
+
+
+def _store_backends(url: str) -> set[int]:
+    """Process ids of the sessions other than this one connected to the database of `url`."""
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchall()
+    return {pid for (pid,) in rows}
+
+
+@when("the database server cuts every connection of the store")
+def _cut(context: dict[str, Any]) -> None:
+    url = context["location"].url
+    context["cut"] = cut = _store_backends(url)
+    assert cut, "the store holds no connection to cut"
+    with psycopg.connect(url) as conn:
+        conn.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", (list(cut),))
+
+
+@then("the store now writes through a connection opened after the cut")
+def _new_connection(context: dict[str, Any]) -> None:
+    now = _store_backends(context["location"].url)
+    assert now and not now & context["cut"], (now, context["cut"])
+
+
+@then("the outage was reported once, naming the cut, and then that writing works again")
+def _outage_reported(caplog: pytest.LogCaptureFixture) -> None:
+    # A pool hands out a pooled connection without a round trip first, so the first write meets the cut.
+    messages = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "runtime.store.buffered"]
+    errors = [m for level, m in messages if level == logging.ERROR]
+    assert len(errors) == 1 and "AdminShutdown" in errors[0] and "held in memory and retried" in errors[0], messages
+    assert messages[-1][1].startswith("run store: writing works again; committed"), messages
 
 
 # --- PostgreSQL as the server's store (SERVICE-036) ------------------------------------------------

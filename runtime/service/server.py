@@ -150,6 +150,7 @@ class VerityServer:
             config.store_path,
             busy_timeout_seconds=config.store_busy_timeout_seconds,
             synchronous=config.store_synchronous,
+            runs_dir=config.runs_dir,
         )
         self._store = BufferedRunStore(run_store, flush_interval=config.store_flush_interval_seconds)
         self.supervisor = RunSupervisor(

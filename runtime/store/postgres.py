@@ -17,7 +17,10 @@ identically on both stores.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -31,6 +34,8 @@ from runtime.store.location import PostgresUrl, redact_url
 from runtime.store.payload_json import payload_json
 from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, WriteBatch
 from runtime.store.run_rows import RUN_COLUMNS, run_from_row, run_row
+
+_log = logging.getLogger(__name__)
 
 # (version, what it does, its SQL). Append only: a released migration never changes.
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
@@ -80,6 +85,19 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         """,
     ),
 )
+MIGRATIONS += (
+    (
+        2,
+        "artifact bytes, content-addressed and shared by every server on the database",
+        """
+        CREATE TABLE blobs (
+            sha256 TEXT COLLATE "C" PRIMARY KEY,
+            size   BIGINT NOT NULL,
+            data   BYTEA NOT NULL
+        );
+        """,
+    ),
+)
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 # pg_advisory_xact_lock key: servers migrating one database at the same moment take turns.
 _MIGRATION_LOCK = 0x76657269  # "veri"
@@ -97,9 +115,17 @@ class PostgresRunStore:
     """`RunStore` on PostgreSQL. Opening it connects and migrates; a failure is a StoreError."""
 
     def __init__(
-        self, location: PostgresUrl, *, lock_timeout_seconds: float = 5.0, connect_timeout_seconds: float = 10.0
+        self,
+        location: PostgresUrl,
+        *,
+        lock_timeout_seconds: float = 5.0,
+        connect_timeout_seconds: float = 10.0,
+        artifact_root: Path | None = None,
     ) -> None:
         self.location = location
+        # The runs directory: a committed artifact row's bytes are copied from its run's directory
+        # into `blobs`, so any server on this database can serve them once this one is gone.
+        self._artifact_root = artifact_root
         lock_timeout_ms = max(1, round(lock_timeout_seconds * 1000))
         self._pool = ConnectionPool(
             location.url,
@@ -179,6 +205,8 @@ class PostgresRunStore:
                         for a in newest.values()
                     ],
                 )
+                if self._artifact_root is not None:
+                    self._store_blobs(cur, list(newest.values()))
             if batch.run_updates:
                 cur.executemany(
                     "UPDATE runs SET status = %s, stop_reason = %s, verified = %s, summary = %s, updated_ns = %s, "
@@ -263,6 +291,46 @@ class PostgresRunStore:
                 "UPDATE runs SET earliest_seq = GREATEST(earliest_seq, %s) WHERE run_id = %s", (keep_from_seq, run_id)
             )
         return deleted
+
+    def read_blob(self, sha256: str) -> bytes | None:
+        rows = self._read("SELECT data FROM blobs WHERE sha256 = %s", (sha256,))
+        return bytes(rows[0][0]) if rows else None
+
+    def _store_blobs(self, cur: psycopg.Cursor[Any], artifacts: list[ArtifactRecord]) -> None:
+        """Copy the bytes of these artifacts into `blobs`, once per content: a file already stored
+        (the same screenshot twice, the same report in another run) is not even read again."""
+        wanted = {a.sha256: a for a in artifacts}
+        cur.execute("SELECT sha256 FROM blobs WHERE sha256 = ANY(%s)", (list(wanted),))
+        for (stored,) in cur.fetchall():
+            wanted.pop(stored, None)
+        for sha256, artifact in wanted.items():
+            data = self._artifact_bytes(artifact)
+            if data is not None:
+                cur.execute(
+                    "INSERT INTO blobs (sha256, size, data) VALUES (%s, %s, %s) ON CONFLICT (sha256) DO NOTHING",
+                    (sha256, len(data), data),
+                )
+
+    def _artifact_bytes(self, artifact: ArtifactRecord) -> bytes | None:
+        """The artifact's file when it lies inside its run's directory and still holds the recorded
+        bytes; otherwise None (it is then served from the run directory or not at all, as on SQLite)."""
+        assert self._artifact_root is not None
+        run_dir = (self._artifact_root / artifact.run_id).resolve()
+        path = (run_dir / artifact.path).resolve()
+        if not path.is_relative_to(run_dir):
+            return None
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            _log.warning("run store: artifact %s of run %s not copied to the database: %s", artifact.artifact_id, artifact.run_id, error)
+            return None
+        if len(data) != artifact.size or hashlib.sha256(data).hexdigest() != artifact.sha256:
+            _log.warning(
+                "run store: artifact %s of run %s not copied to the database: its file no longer holds the recorded bytes",
+                artifact.artifact_id, artifact.run_id,
+            )
+            return None
+        return data
 
     def close(self) -> None:
         self._pool.close()

@@ -2,9 +2,9 @@
 
 An artifact is served only when the store lists it for that run, and only from a file that
 resolves (symlinks followed) inside that run's directory, or, when that file is not on this
-server (another server ran the run), from the copy a PostgreSQL store keeps by sha256. The bytes are hashed as they are sent;
-bytes that do not match the recorded sha256 end the stream with DATA_LOSS, so a client never
-mistakes a changed file for the artifact the run recorded.
+server (another server ran the run), from the copy a PostgreSQL store keeps by sha256. The bytes
+are hashed as they are sent; bytes that do not match the recorded sha256 end the stream with
+DATA_LOSS, so a client never mistakes a changed file for the artifact the run recorded.
 """
 
 from __future__ import annotations

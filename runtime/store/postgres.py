@@ -135,8 +135,9 @@ class PostgresRunStore:
         lock_timeout_ms = max(1, round(lock_timeout_seconds * 1000))
         self._pool = ConnectionPool(
             location.url,
+            # One thread uses the store, one statement at a time: one connection, replaced when it breaks.
             min_size=1,
-            max_size=2,
+            max_size=1,
             open=False,
             name="verity-store",
             # client_min_messages: no "already exists, skipping" notice for every batch (_EVENTS_STAGING).

@@ -15,15 +15,16 @@ Feature: The run store on PostgreSQL answers as the SQLite one does
 
   @SERVICE-036
   Scenario Outline: A PostgreSQL store that cannot be reached is refused at start-up without showing the password
-    Given a PostgreSQL URL with the password "hunter2-secret" for a port nothing listens on
+    Given a PostgreSQL URL with the password "hunter2-secret" <where> for a port nothing listens on
     When I start "verity serve" with that URL as the store <how>
     Then it exits with code 2 and a message naming the URL with its password hidden
     And the output never shows "hunter2-secret"
 
     Examples:
-      | how                 |
-      | on the command line |
-      | in the config file  |
+      | where                | how                 |
+      | in its user part     | on the command line |
+      | in its user part     | in the config file  |
+      | as a query parameter | on the command line |
 
   @SERVICE-037
   Scenario: Migrations are applied once, at start-up, and recorded
@@ -31,6 +32,13 @@ Feature: The run store on PostgreSQL answers as the SQLite one does
     When the PostgreSQL store is opened on it twice
     Then schema_migrations lists every migration once, applied by the first opening
     And the runs, events and artifacts tables exist
+
+  @SERVICE-037
+  Scenario: Four servers opening one fresh database at the same moment apply each migration once
+    Given a PostgreSQL database
+    When the PostgreSQL store is opened on it by 4 threads at the same moment
+    Then every opening succeeded
+    And schema_migrations lists every migration once
 
   @SERVICE-037
   Scenario: A database migrated by a newer Verity is refused

@@ -22,7 +22,6 @@ import json
 import logging
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
@@ -30,7 +29,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from runtime.events import Event
 from runtime.events.model import payload_from_dict
 from runtime.store.interface import StoreError
-from runtime.store.location import PostgresUrl, redact_url
+from runtime.store.location import PostgresUrl, redact_url, url_passwords
 from runtime.store.payload_json import payload_json
 from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, WriteBatch
 from runtime.store.run_rows import RUN_COLUMNS, run_from_row, run_row
@@ -359,10 +358,7 @@ class PostgresRunStore:
 
 
 def _scrubbed(message: str, url: str) -> str:
-    password = urlsplit(url).password
     message = message.replace(url, redact_url(url))
-    if password:
-        for form in {password, unquote(password)}:
-            message = message.replace(form, "***")
+    for password in url_passwords(url):
+        message = message.replace(password, "***")
     return message
-

@@ -413,11 +413,15 @@ def _closed_loopback_port() -> int:
 
 
 @given(
-    parsers.parse('a PostgreSQL URL with the password "{password}" for a port nothing listens on'), target_fixture="database_url"
+    parsers.parse('a PostgreSQL URL with the password "{password}" {where} for a port nothing listens on'),
+    target_fixture="database_url",
 )
-def _unreachable_url(password: str, context: dict[str, Any]) -> str:
+def _unreachable_url(password: str, where: str, context: dict[str, Any]) -> str:
     port = _closed_loopback_port()
-    context["password"] = password
+    if where == "as a query parameter":
+        context["shown"] = f"postgresql://verity@127.0.0.1:{port}/verity?connect_timeout=5&password=***"
+        return f"postgresql://verity@127.0.0.1:{port}/verity?connect_timeout=5&password={password}"
+    assert where == "in its user part", where
     context["shown"] = f"postgresql://verity:***@127.0.0.1:{port}/verity"
     return f"postgresql://verity:{password}@127.0.0.1:{port}/verity"
 
@@ -579,6 +583,38 @@ def _tables(database_url: str) -> None:
             "SELECT to_regclass('runs') IS NOT NULL, to_regclass('events') IS NOT NULL, to_regclass('artifacts') IS NOT NULL"
         ).fetchone()
     assert found == (True, True, True)
+
+
+@when(parsers.parse("the PostgreSQL store is opened on it by {count:d} threads at the same moment"))
+def _open_together(database_url: str, context: dict[str, Any], count: int) -> None:
+    start = threading.Barrier(count)
+    outcomes: list[str] = []
+
+    def open_store() -> None:
+        start.wait()  # released together: their migrations contend for the same fresh database
+        try:
+            PostgresRunStore(PostgresUrl(database_url)).close()
+            outcomes.append("opened")
+        except StoreError as error:
+            outcomes.append(str(error))
+
+    threads = [threading.Thread(target=open_store) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    context["outcomes"] = outcomes
+    context["openers"] = count
+
+
+@then("every opening succeeded")
+def _all_opened(context: dict[str, Any]) -> None:
+    assert context["outcomes"] == ["opened"] * context["openers"], context["outcomes"]
+
+
+@then("schema_migrations lists every migration once")
+def _each_once(database_url: str) -> None:
+    assert [(version, name) for version, name, _ in _migrations(database_url)] == [(v, n) for v, n, _ in MIGRATIONS]
 
 
 @given(parsers.parse("its schema_migrations records version {version:d}"))

@@ -75,6 +75,18 @@ Feature: The run store on PostgreSQL answers as the SQLite one does
       | sqlite     |
       | postgresql |
 
+  @SERVICE-038
+  Scenario Outline: A NUL character in a run's summary never makes a batch the store refuses
+    Given an empty <store> run store
+    And a run with 1 stored events
+    When the run is updated with the summary "before<NUL>after" and an event in one batch
+    Then the run's summary reads back as "<summary>" and the event is stored
+
+    Examples:
+      | store      | summary                |
+      | sqlite     | before\x00after        |
+      | postgresql | before\ufffdafter      |
+
   @SERVICE-039
   Scenario Outline: While another session holds the store's lock, writes are held and retried, never dropped
     Given an empty <store> run store behind the write buffer, waiting 0.05 seconds for a lock

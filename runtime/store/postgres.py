@@ -190,7 +190,7 @@ class PostgresRunStore:
             if batch.new_runs:
                 cur.executemany(
                     f"INSERT INTO runs ({RUN_COLUMNS}) VALUES ({', '.join(['%s'] * 15)})",
-                    [run_row(run) for run in batch.new_runs],
+                    [_without_nul(run_row(run)) for run in batch.new_runs],
                 )
             if batch.events:
                 # COPY into a session-local staging table, then one INSERT that skips a seq already
@@ -214,7 +214,7 @@ class PostgresRunStore:
                     "artifact_kind = EXCLUDED.artifact_kind, path = EXCLUDED.path, media_type = EXCLUDED.media_type, "
                     "size = EXCLUDED.size, sha256 = EXCLUDED.sha256, seq = EXCLUDED.seq",
                     [
-                        (a.run_id, a.artifact_id, a.artifact_kind, a.path, a.media_type, a.size, a.sha256, a.seq)
+                        _without_nul((a.run_id, a.artifact_id, a.artifact_kind, a.path, a.media_type, a.size, a.sha256, a.seq))
                         for a in newest.values()
                     ],
                 )
@@ -225,7 +225,7 @@ class PostgresRunStore:
                     "UPDATE runs SET status = %s, stop_reason = %s, verified = %s, summary = %s, updated_ns = %s, "
                     "ended_ns = %s, last_seq = GREATEST(last_seq, %s), trace_id = %s WHERE run_id = %s",
                     [
-                        (
+                        _without_nul((
                             u.status.value,
                             u.stop_reason.value if u.stop_reason else None,
                             int(u.verified),
@@ -235,7 +235,7 @@ class PostgresRunStore:
                             u.last_seq,
                             u.trace_id,
                             u.run_id,
-                        )
+                        ))
                         for u in batch.run_updates.values()
                     ],
                 )
@@ -355,6 +355,14 @@ class PostgresRunStore:
     def _scrub(self, message: str) -> str:
         """`message` without the URL's password, should a driver ever quote it."""
         return _scrubbed(message, self.location.url)
+
+
+def _without_nul(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """`row` with NUL characters in its text replaced by U+FFFD. PostgreSQL text cannot hold NUL
+    (SQLite's can); a run summary quoting a page could carry one, and a batch the database refuses
+    would be retried forever, holding every later event. Event payloads need nothing: their JSON
+    writes NUL as \\u0000."""
+    return tuple(value.replace("\x00", "\ufffd") if isinstance(value, str) and "\x00" in value else value for value in row)
 
 
 def _scrubbed(message: str, url: str) -> str:

@@ -229,6 +229,24 @@ def _earliest(store: RunStore, context: dict[str, Any], seq: int) -> None:
     assert run is not None and (run.earliest_seq, run.last_seq) == (seq, len(context["events"]))
 
 
+@when(parsers.parse('the run is updated with the summary "{summary}" and an event in one batch'))
+def _update_with_nul(store: RunStore, context: dict[str, Any], summary: str) -> None:
+    run_id = context["run_id"]
+    seq = len(context["events"]) + 1
+    event = _event(run_id, seq, ChatDelta(text="after the summary"))
+    update = RunUpdate(run_id, TaskState.COMPLETED, event.timestamp_ns, seq, "trace-a", summary=summary.replace("<NUL>", "\x00"))
+    store.write_batch(WriteBatch(events=[event], run_updates={run_id: update}))
+    context["events"].append(event)
+
+
+@then(parsers.parse('the run\'s summary reads back as "{summary}" and the event is stored'))
+def _summary_read_back(store: RunStore, context: dict[str, Any], summary: str) -> None:
+    run = store.get_run(context["run_id"])
+    expected = summary.encode().decode("unicode_escape")  # the Examples write \x00 and \ufffd escaped
+    assert run is not None and run.summary == expected and run.status is TaskState.COMPLETED, run
+    assert store.read_events(context["run_id"]) == context["events"]
+
+
 # --- held writes (SERVICE-039) ---------------------------------------------------------------------
 
 

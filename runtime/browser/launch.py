@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import http.client
 import json
 import os
 import shutil
@@ -479,13 +480,14 @@ async def discover_ws_endpoint(ws_endpoint: str, *, timeout: float = 5.0) -> str
     parts = urlsplit(ws_endpoint)
     if parts.scheme not in ("ws", "wss") or not parts.netloc:
         return None
-    version_url = f"{'https' if parts.scheme == 'wss' else 'http'}://{parts.netloc}/json/version"
+    address = parts.netloc.rpartition("@")[2]  # credentials in the URL are the websocket's, not for this
+    version_url = f"{'https' if parts.scheme == 'wss' else 'http'}://{address}/json/version"
 
     def fetch() -> str | None:
         try:
             with urlopen(version_url, timeout=timeout) as reply:  # noqa: S310 - the configured DevTools address
                 found = json.loads(reply.read().decode("utf-8")).get("webSocketDebuggerUrl")
-        except (OSError, ValueError):
+        except (OSError, ValueError, http.client.HTTPException):
             return None
         return found if isinstance(found, str) and found.startswith(("ws://", "wss://")) else None
 

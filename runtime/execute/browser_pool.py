@@ -50,9 +50,9 @@ class PoolEndpoint:
     def healthy(self) -> bool:
         return self.provider.available is True
 
-    @property
-    def active(self) -> int:
-        """Sessions opening or open on its current browser (a replaced browser's are over)."""
+    def active_runs(self) -> int:
+        """Sessions opening or open on its current browser; stopped ones and those of a browser it
+        has since replaced are forgotten here."""
         current = self.provider.browser
         self.sessions = [s for s in self.sessions if not s.stopped and s.browser is current]
         return self.opening + len(self.sessions)
@@ -113,7 +113,7 @@ class BrowserPool:
         untried = [e for e in self.endpoints if e.index not in tried]
         healthy = [e for e in untried if e.healthy]
         if healthy:
-            return min(healthy, key=lambda e: (e.active, e.index))
+            return min(healthy, key=lambda e: (e.active_runs(), e.index))
         return untried[0] if untried else None
 
     async def open_session(

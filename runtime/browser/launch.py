@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import http.client
 import json
 import os
 import shutil
@@ -222,6 +223,11 @@ class Browser:
         return self._raw
 
     @property
+    def attached_endpoint(self) -> str | None:
+        """The DevTools URL this browser was attached at (`redact_endpoint`ed); None when launched."""
+        return None if self._launched else redact_endpoint(self.ws_endpoint)
+
+    @property
     def pid(self) -> int | None:
         """The Chromium process id when we launched it; None when connected."""
         return self._process.pid if self._process is not None else None
@@ -410,28 +416,61 @@ async def _exited(process: subprocess.Popen[bytes], *, seconds: float) -> bool:
     return True
 
 
+def endpoint_problem(ws_endpoint: str) -> str | None:
+    """Why `ws_endpoint` cannot be a DevTools websocket to attach to, or None when it can be."""
+    try:
+        parts = urlsplit(ws_endpoint)
+        port = parts.port
+    except ValueError as error:
+        return f"not a URL ({error})"
+    if parts.scheme not in ("ws", "wss"):
+        return "a DevTools URL starts with ws:// or wss:// (e.g. ws://127.0.0.1:9222/devtools/browser/ID)"
+    if not parts.hostname:
+        return "the URL names no host"
+    if port is None and parts.scheme == "ws":
+        return "the URL names no port (e.g. ws://127.0.0.1:9222/...)"
+    return None
+
+
+REDACTED = "[redacted]"
+
+
+def redact_endpoint(ws_endpoint: str) -> str:
+    """`ws_endpoint` fit to show in events, logs and errors: user and password, query values and
+    fragment replaced. A hosted browser's URL often carries its access token in the query."""
+    try:
+        parts = urlsplit(ws_endpoint)
+        netloc = parts.netloc
+    except ValueError:
+        return REDACTED
+    if "@" in netloc:
+        netloc = f"{REDACTED}@{netloc.rpartition('@')[2]}"
+    query = "&".join(f"{pair.partition('=')[0]}={REDACTED}" if "=" in pair else REDACTED for pair in parts.query.split("&") if pair)
+    shown = f"{parts.scheme}://{netloc}{parts.path}" if parts.scheme else REDACTED
+    return shown + (f"?{query}" if query else "") + (f"#{REDACTED}" if parts.fragment else "")
+
+
 async def connect_browser(ws_endpoint: str, *, timeout_ms: int = 10_000) -> Browser:
     """Attach to an already running Chromium's CDP endpoint (``ws://127.0.0.1:PORT/devtools/browser/...``).
 
-    `close()` on the result disconnects and leaves that Chromium running.
+    `close()` on the result disconnects and leaves that Chromium running. Errors name the endpoint
+    redacted (`redact_endpoint`): they end up in run verdicts.
     """
-    if not ws_endpoint.startswith(("ws://", "wss://")):
-        raise BrowserLaunchError(
-            LaunchErrorCode.CONNECT_FAILED,
-            f"--browser-ws must be a ws:// or wss:// DevTools URL, got {ws_endpoint!r}",
-        )
+    shown = redact_endpoint(ws_endpoint)
+    if problem := endpoint_problem(ws_endpoint):
+        raise BrowserLaunchError(LaunchErrorCode.CONNECT_FAILED, f"--browser-ws {shown}: {problem}")
     try:
         raw = await asyncio.wait_for(
             pyppeteer.connect(browserWSEndpoint=ws_endpoint), timeout_ms / 1000
         )
     except asyncio.TimeoutError:
         raise BrowserLaunchError(
-            LaunchErrorCode.CONNECT_FAILED, f"no answer from {ws_endpoint} within {timeout_ms} ms"
+            LaunchErrorCode.CONNECT_FAILED, f"no answer from {shown} within {timeout_ms} ms"
         ) from None
     except Exception as exc:
         raise BrowserLaunchError(
-            LaunchErrorCode.CONNECT_FAILED, f"could not connect to {ws_endpoint}: {exc}"
-        ) from exc
+            LaunchErrorCode.CONNECT_FAILED, f"could not connect to {shown}: {str(exc).replace(ws_endpoint, shown)}"
+        ) from None
     return Browser(raw, launched=False, ws_endpoint=ws_endpoint)
 
 
@@ -441,13 +480,14 @@ async def discover_ws_endpoint(ws_endpoint: str, *, timeout: float = 5.0) -> str
     parts = urlsplit(ws_endpoint)
     if parts.scheme not in ("ws", "wss") or not parts.netloc:
         return None
-    version_url = f"{'https' if parts.scheme == 'wss' else 'http'}://{parts.netloc}/json/version"
+    address = parts.netloc.rpartition("@")[2]  # credentials in the URL are the websocket's, not for this
+    version_url = f"{'https' if parts.scheme == 'wss' else 'http'}://{address}/json/version"
 
     def fetch() -> str | None:
         try:
             with urlopen(version_url, timeout=timeout) as reply:  # noqa: S310 - the configured DevTools address
                 found = json.loads(reply.read().decode("utf-8")).get("webSocketDebuggerUrl")
-        except (OSError, ValueError):
+        except (OSError, ValueError, http.client.HTTPException):
             return None
         return found if isinstance(found, str) and found.startswith(("ws://", "wss://")) else None
 

@@ -28,7 +28,7 @@ import weakref
 from dataclasses import dataclass
 
 from runtime.browser.errors import BrowserLaunchError, LaunchErrorCode
-from runtime.browser.launch import WEBRTC_UDP_FLAG, Browser
+from runtime.browser.launch import WEBRTC_UDP_FLAG, Browser, redact_endpoint
 from runtime.policy import PROXY_BYPASS_LIST, NetworkPolicy, PolicyProxy
 
 # A ceiling for a loaded machine, not an expected duration: a fenced browser completes gathering
@@ -139,7 +139,7 @@ async def require_udp_fence(browser: Browser) -> UdpFenceVerdict:
     if not verdict.fenced:
         raise BrowserLaunchError(
             LaunchErrorCode.UDP_NOT_FENCED,
-            f"the browser at {browser.ws_endpoint} can send WebRTC UDP around Verity's network fence "
+            f"the browser at {redact_endpoint(browser.ws_endpoint)} can send WebRTC UDP around Verity's network fence "
             f"({verdict.detail}); start it with {WEBRTC_UDP_FLAG} "
             "(and --disable-features=WebRtcHideLocalIpsWithMdns) and attach again",
         )

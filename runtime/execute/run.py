@@ -210,6 +210,9 @@ async def _run(
                 raise RunStopped(StopReason.BROWSER_CRASHED, f"no browser: {error.message}") from None
             except BrowserActionError as error:
                 raise RunStopped(StopReason.BROWSER_CRASHED, error.error.message) from None
+            if (endpoint := session.browser.attached_endpoint) is not None:
+                # Which attached browser (of a server's pool) runs it; secrets in the URL redacted.
+                events.emit(StatusChanged(status=TaskState.RUNNING, detail=f"browser endpoint {endpoint}"))
             if keeper is not None:
                 await _load_session_state(session, keeper, context)
             return session

@@ -59,7 +59,13 @@ def _register_serve(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--subscriber-buffer", type=int, metavar="EVENTS", help="events a watcher may lag before it is cut off")
     serve.add_argument("--retain-events-per-run", type=int, metavar="N", help="keep only the newest N events of ended runs")
     serve.add_argument("--grace-seconds", type=float, metavar="S", help="how long running runs may finish at shutdown")
-    serve.add_argument("--browser-ws", metavar="URL", help="attach to a running Chromium's DevTools websocket instead of launching one")
+    serve.add_argument(
+        "--browser-ws", action="append", metavar="URL",
+        help="attach to a running Chromium's DevTools websocket instead of launching one; repeat it for a pool of browsers",
+    )
+    serve.add_argument(
+        "--browser-ws-file", type=Path, metavar="FILE", help="DevTools websockets to attach to, one URL per line (# comments)"
+    )
     serve.add_argument("--tls-cert", type=Path, metavar="FILE", help="PEM certificate (chain) to serve TLS with")
     serve.add_argument("--tls-key", type=Path, metavar="FILE", help="PEM private key of --tls-cert")
     serve.add_argument(
@@ -94,6 +100,7 @@ def _store_argument(text: str) -> Any:
 
 
 def server_config_from_args(args: argparse.Namespace) -> Any:
+    from runtime.service import browser_endpoints
     from runtime.service.config_file import load_config_file, read_token_file
     from runtime.service.server import ServerConfig
 
@@ -109,7 +116,7 @@ def server_config_from_args(args: argparse.Namespace) -> Any:
         "subscriber_buffer": args.subscriber_buffer,
         "retain_events_per_run": args.retain_events_per_run,
         "shutdown_grace_seconds": args.grace_seconds,
-        "browser_ws_endpoint": args.browser_ws,
+        "browser_ws_endpoints": browser_endpoints.endpoints_from_flags(args.browser_ws, args.browser_ws_file),
         "tls_cert": args.tls_cert,
         "tls_key": args.tls_key,
         "insecure": args.insecure,

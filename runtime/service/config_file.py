@@ -8,6 +8,7 @@ from typing import Any
 from runtime.recipe.source import read_yaml
 from runtime.service.auth import ServiceConfigError
 from runtime.store.location import PostgresUrl, parse_store_location, store_location_problem
+from runtime.service.browser_endpoints import checked_endpoints, read_endpoints_file
 
 # YAML key -> (ServerConfig field, expected type). Paths are resolved against the config's folder.
 CONFIG_KEYS: dict[str, tuple[str, type]] = {
@@ -30,6 +31,9 @@ CONFIG_KEYS: dict[str, tuple[str, type]] = {
     "tls_cert": ("tls_cert", Path),
     "tls_key": ("tls_key", Path),
     "insecure": ("insecure", bool),
+    # A DevTools URL or a list of them, and a file of them; both add to one pool.
+    "browser_ws": ("browser_ws_endpoints", list),
+    "browser_ws_file": ("browser_ws_endpoints", Path),
 }
 
 
@@ -64,12 +68,21 @@ def load_config_file(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ServiceConfigError(f"{path}:1:1: the config is a YAML mapping of keys such as host, port, store")
     values: dict[str, Any] = {}
+    endpoints: list[tuple[str, str]] = []
     for key, value in data.items():
         line, col = doc.position((key,), prefer_key=True)
         where = f"{path}:{line}:{col}"
         if key not in CONFIG_KEYS:
             raise ServiceConfigError(f"{where}: unknown key {key!r} (known: {', '.join(CONFIG_KEYS)})")
         field, expected = CONFIG_KEYS[key]
+        if key == "browser_ws":
+            urls = [value] if isinstance(value, str) else value
+            if not isinstance(urls, list) or not all(isinstance(url, str) for url in urls):
+                raise ServiceConfigError(f"{where}: browser_ws must be a ws:// URL or a list of them")
+            for index, url in enumerate(urls):
+                at = doc.position((key,) if isinstance(value, str) else (key, index))
+                endpoints.append((f"{path}:{at[0]}:{at[1]}", url))
+            continue
         if expected is Path:
             if not isinstance(value, str) or not value:
                 raise ServiceConfigError(f"{where}: {key} must be a path")
@@ -79,6 +92,9 @@ def load_config_file(path: Path) -> dict[str, Any]:
                 values[field] = location
                 continue
             resolved = (path.parent / value).resolve()
+            if key == "browser_ws_file":
+                endpoints.extend(read_endpoints_file(resolved))
+                continue
             values[field] = read_token_file(resolved) if key == "token_file" else resolved
         elif expected is float and isinstance(value, (int, float)) and not isinstance(value, bool):
             values[field] = float(value)
@@ -90,4 +106,6 @@ def load_config_file(path: Path) -> dict[str, Any]:
             values[field] = value
         else:
             raise ServiceConfigError(f"{where}: {key} must be {expected.__name__}, got {value!r}" if key != "token" else f"{where}: token must be text")
+    if endpoints:
+        values["browser_ws_endpoints"] = checked_endpoints(endpoints)
     return values

@@ -14,9 +14,11 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 from opentelemetry.sdk.trace import SpanProcessor
 
-from runtime.browser import BrowserLaunchError, LaunchErrorCode, LaunchOptions
+from runtime.browser import LaunchErrorCode, LaunchOptions
 from runtime.browser.chromium_process import reap_stale_profiles
 from runtime.execute import BrowserProvider
+from runtime.execute.browser_pool import BrowserPool
+from runtime.browser.launch import endpoint_problem, redact_endpoint
 from runtime.service.agent_service import AgentServicer
 from runtime.service.auth import BearerTokenInterceptor, ServiceConfigError, check_bind_is_safe
 from runtime.service.gen.verity.v1 import agent_service_pb2, agent_service_pb2_grpc, recipe_service_pb2, recipe_service_pb2_grpc
@@ -62,8 +64,9 @@ class ServerConfig:
     allow_private_network: bool = False
     # The directory recipes sent by clients may name tool registries in; None: they may name none.
     tool_registry_root: Path | None = None
-    # Attach to a running Chromium (its DevTools websocket) instead of launching one.
-    browser_ws_endpoint: str | None = None
+    # Attach to running Chromiums (their DevTools websockets) instead of launching one; with more
+    # than one, runs are spread over them by load (runtime/execute/browser_pool.py).
+    browser_ws_endpoints: tuple[str, ...] = ()
     # PEM files; with both set the server speaks TLS only.
     tls_cert: Path | None = None
     tls_key: Path | None = None
@@ -101,6 +104,11 @@ class ServerConfig:
             raise ServiceConfigError(f"store_synchronous must be one of {', '.join(STORE_SYNCHRONOUS_MODES)}, got {self.store_synchronous!r}")
         if self.shutdown_grace_seconds < 0:
             raise ServiceConfigError(f"shutdown_grace_seconds must be 0 or more, got {self.shutdown_grace_seconds}")
+        for endpoint in self.browser_ws_endpoints:
+            if problem := endpoint_problem(endpoint):
+                raise ServiceConfigError(f"--browser-ws {redact_endpoint(endpoint)}: {problem}")
+        if len(set(self.browser_ws_endpoints)) != len(self.browser_ws_endpoints):
+            raise ServiceConfigError("--browser-ws: an endpoint is listed twice")
 
 
 class VerityServer:
@@ -117,11 +125,12 @@ class VerityServer:
         # finds what a killed one left behind.
         local_home = config.store_path.parent if isinstance(config.store_path, Path) else config.runs_dir.parent
         self.browser_profiles = local_home / "chromium-profiles"
-        self._browser = browser if browser is not None else BrowserProvider(
-            ws_endpoint=config.browser_ws_endpoint,
-            launch_options=LaunchOptions(profiles_dir=self.browser_profiles),
-            supervise=True,
-        )
+        if browser is not None:
+            self._browser = browser
+        elif config.browser_ws_endpoints:
+            self._browser = BrowserPool(config.browser_ws_endpoints)
+        else:
+            self._browser = BrowserProvider(launch_options=LaunchOptions(profiles_dir=self.browser_profiles), supervise=True)
         self._owns_browser = browser is None
         self.port: int | None = None
         self.supervisor: RunSupervisor | None = None
@@ -206,7 +215,7 @@ class VerityServer:
         self._server = server
         for service in ("", AGENT_SERVICE, RECIPE_SERVICE):
             await self._health.set(service, health_pb2.HealthCheckResponse.SERVING)
-        if isinstance(self._browser, BrowserProvider):
+        if isinstance(self._browser, (BrowserProvider, BrowserPool)):
             self._browser.on_availability(self._browser_availability)
             if self._browser.available is False:  # the attached browser was not there at start-up
                 self._browser_availability(False)
@@ -220,18 +229,17 @@ class VerityServer:
 
     async def _refuse_unfenced_browser(self) -> None:
         """A server attached with --browser-ws does not start on a browser whose pages can send
-        WebRTC UDP around the fence: a clear start-up error, not a server that runs unfenced. A
-        browser that cannot be reached yet is left to the provider, which keeps reconnecting (and
-        probes each connection; while none passes, health says NOT_SERVING)."""
-        if not (self._owns_browser and self.config.browser_ws_endpoint and isinstance(self._browser, BrowserProvider)):
+        WebRTC UDP around the fence, whichever endpoint of the pool it is: a clear start-up error,
+        not a server that runs unfenced. An endpoint that cannot be reached yet is left to the
+        pool, which keeps reconnecting it (and probes each connection; while no endpoint passes,
+        health says NOT_SERVING)."""
+        if not (self._owns_browser and isinstance(self._browser, BrowserPool)):
             return
-        try:
-            await self._browser.start()
-        except BrowserLaunchError as error:
-            if error.code is not LaunchErrorCode.UDP_NOT_FENCED:
-                return
+        failed = await self._browser.start_all()
+        unfenced = [error for _, error in failed if error.code is LaunchErrorCode.UDP_NOT_FENCED]
+        if unfenced:
             await self._browser.close()
-            raise ServiceConfigError(f"--browser-ws: {error.message}") from None
+            raise ServiceConfigError(f"--browser-ws: {unfenced[0].message}") from None
 
     def _browser_availability(self, available: bool) -> None:
         """Runs need a browser: while none can be had, the server and AgentService are NOT_SERVING."""

@@ -1,0 +1,99 @@
+"""Run start: `verity run` on a one-page recipe against a raw pyppeteer script doing launch +
+goto + read + close, each a fresh process timed from start to exit, in interleaved rounds (the
+order alternates each round, so load from other work falls on both sides alike).
+
+    uv run python tools/bench_run_start.py [--rounds 9]
+    uv run python tools/bench_run_start.py --timeline     # one `verity run`, where its time went
+
+The recipe opens the page, validates it (status, domain, keyword; the runtime's page preparation:
+screenshot and readable text) and extracts one field; the raw script reads the title and text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tools.bench_runtime import _pages_handler, write_pages  # noqa: E402
+
+from runtime.demo.loopback import LoopbackSite  # noqa: E402
+
+RECIPE = """name: bench-run-start
+goal: read the quote page in the browser
+inputs:
+  site: {description: base URL}
+target:
+  start_url: "{site}/quote-1.html"
+  allowed_domains: ["127.0.0.1"]
+  validation_keywords: ["quote"]
+plan:
+  - id: open
+    navigate: "{start_url}"
+  - id: read
+    extract:
+      fields:
+        price: {css: "[data-field=price]", type: number}
+"""
+
+
+def verity_command(recipe: Path, site: str, out: Path) -> list[str]:
+    verity = Path(sys.executable).parent / "verity"
+    return [str(verity), "run", str(recipe), "--input", f"site={site}", "--out", str(out)]
+
+
+def raw_command(site: str) -> list[str]:
+    return [sys.executable, str(REPO / "tools" / "raw_pyppeteer_read.py"), f"{site}/quote-1.html", shutil.which("chromium") or "chromium"]
+
+
+def timed(command: list[str], env: dict[str, str] | None = None) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{command[:2]} exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
+    return elapsed
+
+
+def main(rounds: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="verity-bench-start-") as tmp:
+        root = Path(tmp) / "site"
+        root.mkdir()
+        write_pages(root, 1)
+        recipe = Path(tmp) / "one-page.yaml"
+        recipe.write_text(RECIPE, encoding="utf-8")
+        with LoopbackSite(handler=_pages_handler(root)) as served:
+            site = f"http://127.0.0.1:{served.port}"
+            timed(raw_command(site))  # warm-up: the page cache holds both programs afterwards
+            timed(verity_command(recipe, site, Path(tmp) / "run-0"))
+            raw_times: list[float] = []
+            verity_times: list[float] = []
+            loads: list[float] = []
+            for number in range(1, rounds + 1):
+                loads.append(os.getloadavg()[0])
+                sides = [("raw", lambda: raw_times.append(timed(raw_command(site)))),
+                         ("verity", lambda n=number: verity_times.append(timed(verity_command(recipe, site, Path(tmp) / f"run-{n}"))))]
+                for _, side in sides if number % 2 else reversed(sides):
+                    side()
+    raw, verity = statistics.median(raw_times), statistics.median(verity_times)
+    rounds_of = lambda times: ", ".join(f"{t:.2f}" for t in times)  # noqa: E731
+    print(f"rounds: {rounds} (median reported), load average {min(loads):.1f}-{max(loads):.1f}")
+    print(f"raw pyppeteer script (launch, goto, read, close): {raw:.2f} s   rounds: {rounds_of(raw_times)}")
+    print(f"verity run, one-page recipe:                       {verity:.2f} s   rounds: {rounds_of(verity_times)}")
+    print(f"ratio verity / raw: {verity / raw:.2f}x (target <= 1.5x)")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=9)
+    options = parser.parse_args()
+    main(options.rounds)

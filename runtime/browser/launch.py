@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import shutil
 import signal
@@ -31,6 +32,9 @@ import pyppeteer.connection  # noqa: E402
 
 from runtime.browser.chromium_process import ChromiumProfile, reap_stale_profiles, spawn_chromium  # noqa: E402
 from runtime.browser.errors import BrowserLaunchError, LaunchErrorCode  # noqa: E402
+
+
+_log = logging.getLogger(__name__)
 
 
 def _drop_settled_callbacks(callbacks: dict[int, asyncio.Future[Any]]) -> None:
@@ -417,6 +421,7 @@ def start_chromium(options: LaunchOptions | None = None) -> StartingChromium:
         if profile is not None:
             profile.remove()
         raise BrowserLaunchError(LaunchErrorCode.LAUNCH_FAILED, f"could not start Chromium at {executable}: {error}") from None
+    _log.debug("started Chromium: pid %d, profile %s", process.pid, user_data_dir)
     return StartingChromium(process, profile, user_data_dir, executable, options.launch_timeout_ms / 1000)
 
 

@@ -3,7 +3,7 @@ goto + read + close, each a fresh process timed from start to exit, in interleav
 order alternates each round, so load from other work falls on both sides alike).
 
     uv run python tools/bench_run_start.py [--rounds 9]
-    uv run python tools/bench_run_start.py --timeline     # one `verity run`, where its time went
+    uv run python tools/bench_run_start.py --also /tmp/old   # and `verity run` of another checkout's runtime/
 
 The recipe opens the page, validates it (status, domain, keyword; the runtime's page preparation:
 screenshot and readable text) and extracts one field; the raw script reads the title and text.
@@ -60,6 +60,12 @@ def raw_command(site: str) -> list[str]:
 ENVIRONMENT = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 
 
+def other_checkout_command(checkout: Path, recipe: Path, site: str, out: Path) -> list[str]:
+    """`verity run` of the runtime/ package under `checkout` (e.g. `git archive REF runtime`)."""
+    main = f"import sys; sys.path.insert(0, {str(checkout)!r}); from runtime.cli.main import main; sys.exit(main())"
+    return [sys.executable, "-c", main, *verity_command(recipe, site, out)[1:]]
+
+
 def timed(command: list[str]) -> float:
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=ENVIRONMENT)
@@ -69,7 +75,7 @@ def timed(command: list[str]) -> float:
     return elapsed
 
 
-def main(rounds: int) -> None:
+def main(rounds: int, also: Path | None) -> None:
     with tempfile.TemporaryDirectory(prefix="verity-bench-start-") as tmp:
         root = Path(tmp) / "site"
         root.mkdir()
@@ -80,25 +86,34 @@ def main(rounds: int) -> None:
             site = f"http://127.0.0.1:{served.port}"
             timed(raw_command(site))  # warm-up: the page cache holds both programs afterwards
             timed(verity_command(recipe, site, Path(tmp) / "run-0"))
+            if also is not None:
+                timed(other_checkout_command(also, recipe, site, Path(tmp) / "other-0"))
             raw_times: list[float] = []
             verity_times: list[float] = []
+            other_times: list[float] = []
             loads: list[float] = []
             for number in range(1, rounds + 1):
                 loads.append(os.getloadavg()[0])
-                sides = [("raw", lambda: raw_times.append(timed(raw_command(site)))),
-                         ("verity", lambda n=number: verity_times.append(timed(verity_command(recipe, site, Path(tmp) / f"run-{n}"))))]
-                for _, side in sides if number % 2 else reversed(sides):
+                sides = [lambda: raw_times.append(timed(raw_command(site))),
+                         lambda n=number: verity_times.append(timed(verity_command(recipe, site, Path(tmp) / f"run-{n}")))]
+                if also is not None:
+                    sides.append(lambda n=number: other_times.append(timed(other_checkout_command(also, recipe, site, Path(tmp) / f"other-{n}"))))
+                for side in sides if number % 2 else reversed(sides):
                     side()
     raw, verity = statistics.median(raw_times), statistics.median(verity_times)
     rounds_of = lambda times: ", ".join(f"{t:.2f}" for t in times)  # noqa: E731
     print(f"rounds: {rounds} (median reported), load average {min(loads):.1f}-{max(loads):.1f}")
     print(f"raw pyppeteer script (launch, goto, read, close): {raw:.2f} s   rounds: {rounds_of(raw_times)}")
     print(f"verity run, one-page recipe:                       {verity:.2f} s   rounds: {rounds_of(verity_times)}")
+    if other_times:
+        other = statistics.median(other_times)
+        print(f"verity run of {also}: {other:.2f} s   rounds: {rounds_of(other_times)}   ({other / raw:.2f}x raw)")
     print(f"ratio verity / raw: {verity / raw:.2f}x (target <= 1.5x)")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--also", type=Path, metavar="CHECKOUT", help="also time `verity run` of the runtime/ package under CHECKOUT")
     options = parser.parse_args()
-    main(options.rounds)
+    main(options.rounds, options.also)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -66,12 +67,26 @@ def other_checkout_command(checkout: Path, recipe: Path, site: str, out: Path) -
     return [sys.executable, "-c", main, *verity_command(recipe, site, out)[1:]]
 
 
+CPU_SECONDS: dict[int, float] = {}
+
+
 def timed(command: list[str]) -> float:
+    """Wall-clock seconds of `command`; its CPU seconds (user + system, the browser's processes
+    included: each is waited for by its parent) go to CPU_SECONDS under the same key."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=ENVIRONMENT)
     elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{command[:2]} exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
+    CPU_SECONDS[id(command)] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed
+
+
+def timed_cpu(command: list[str], cpu: list[float]) -> float:
+    elapsed = timed(command)
+    cpu.append(CPU_SECONDS.pop(id(command)))
     return elapsed
 
 
@@ -91,13 +106,16 @@ def main(rounds: int, also: Path | None) -> None:
             raw_times: list[float] = []
             verity_times: list[float] = []
             other_times: list[float] = []
+            raw_cpu: list[float] = []
+            verity_cpu: list[float] = []
+            other_cpu: list[float] = []
             loads: list[float] = []
             for number in range(1, rounds + 1):
                 loads.append(os.getloadavg()[0])
-                sides = [lambda: raw_times.append(timed(raw_command(site))),
-                         lambda n=number: verity_times.append(timed(verity_command(recipe, site, Path(tmp) / f"run-{n}")))]
+                sides = [lambda: raw_times.append(timed_cpu(raw_command(site), raw_cpu)),
+                         lambda n=number: verity_times.append(timed_cpu(verity_command(recipe, site, Path(tmp) / f"run-{n}"), verity_cpu))]
                 if also is not None:
-                    sides.append(lambda n=number: other_times.append(timed(other_checkout_command(also, recipe, site, Path(tmp) / f"other-{n}"))))
+                    sides.append(lambda n=number: other_times.append(timed_cpu(other_checkout_command(also, recipe, site, Path(tmp) / f"other-{n}"), other_cpu)))
                 for side in sides if number % 2 else reversed(sides):
                     side()
     raw, verity = statistics.median(raw_times), statistics.median(verity_times)
@@ -109,6 +127,9 @@ def main(rounds: int, also: Path | None) -> None:
         other = statistics.median(other_times)
         print(f"verity run of {also}: {other:.2f} s   rounds: {rounds_of(other_times)}   ({other / raw:.2f}x raw)")
     print(f"ratio verity / raw: {verity / raw:.2f}x (target <= 1.5x)")
+    cpu = statistics.median
+    print(f"CPU seconds (user + system, browser included), medians: raw {cpu(raw_cpu):.2f}, verity {cpu(verity_cpu):.2f}"
+          + (f", {also} {cpu(other_cpu):.2f}" if other_cpu else "") + f"; verity / raw {cpu(verity_cpu) / cpu(raw_cpu):.2f}x")
 
 
 if __name__ == "__main__":

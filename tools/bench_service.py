@@ -13,7 +13,9 @@ Clients run in a separate process (spawned), as other services would.
 
 Measured:
   throughput   events/s delivered to one subscriber (public VerityClient.stream_run), from the
-               first emit to the last receipt
+               first emit to the last receipt; with --rounds N, N interleaved rounds against a
+               plain grpc.aio echo stream in the same server process (one message per event,
+               each the size of one of our events as sent), so load falls on both alike
   fan-out      N subscribers on one run: aggregate events/s and the slowest subscriber's time
   start        StreamRun call -> first event received, for a run with stored events
   latency      emit -> client receipt, p50/p99, at a steady 1 event/ms
@@ -25,6 +27,7 @@ import argparse
 import asyncio
 import json
 import multiprocessing
+import os
 import statistics
 import sys
 import tempfile
@@ -34,6 +37,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+import struct  # noqa: E402
 
 from runtime.events import ChatDelta, FinalVerdict  # noqa: E402
 from runtime.outcomes import StopReason, TaskState  # noqa: E402
@@ -56,6 +61,44 @@ def _client_throughput(target: str, run_id: str, results: Any) -> None:
         # Wall-clock time, comparable with the emitting process's: the clock runs from the first
         # emit to the last receipt, so the time events wait for their commit is counted.
         results.send({"count": count, "last_received": time.time()})
+
+
+# The baseline: a grpc.aio unary-stream method that sends `count` messages of `size` bytes.
+ECHO_SERVICE, ECHO_METHOD = "bench.Echo", "Stream"
+
+
+def _client_echo(target: str, count: int, size: int, results: Any) -> None:
+    import grpc
+
+    with grpc.insecure_channel(target) as channel:
+        call = channel.unary_stream(f"/{ECHO_SERVICE}/{ECHO_METHOD}")
+        received = 0
+        for _message in call(struct.pack("!II", count, size)):
+            received += 1
+        results.send({"count": received, "last_received": time.time()})
+
+
+def _echo_handler(begins: list[float]) -> Any:
+    """A plain grpc.aio stream: no store, no fan-out, one prebuilt message per event."""
+    import grpc
+
+    async def stream(request: bytes, context: Any) -> Any:
+        count, size = struct.unpack("!II", request)
+        message = b"x" * size
+        begins.append(time.time())
+        for _ in range(count):
+            yield message
+
+    return grpc.method_handlers_generic_handler(ECHO_SERVICE, {ECHO_METHOD: grpc.unary_stream_rpc_method_handler(stream)})
+
+
+def _event_message_size(text: str) -> int:
+    """The bytes one of our 64-byte chat-delta events takes as sent (its Event message)."""
+    from runtime.events import EventLog
+    from runtime.service.proto_mapping import event_to_proto
+
+    event = EventLog("bench-0000000000000000").emit(ChatDelta(text=text))
+    return event_to_proto(event).ByteSize()
 
 
 def _client_fanout(target: str, run_id: str, subscribers: int, results: Any) -> None:
@@ -162,6 +205,15 @@ async def run_benchmarks(args: argparse.Namespace) -> dict[str, Any]:
         )
         server = VerityServer(config)
         await server.start()
+        # The baseline's server: a second grpc.aio server on the same event loop, so it shares
+        # the process and the loop with ours.
+        import grpc
+
+        echo_begins: list[float] = []
+        echo_server = grpc.aio.server()
+        echo_server.add_generic_rpc_handlers((_echo_handler(echo_begins),))
+        echo_target = f"127.0.0.1:{echo_server.add_insecure_port('127.0.0.1:0')}"
+        await echo_server.start()
         supervisor = server.supervisor
         assert supervisor is not None
         target = server.target
@@ -175,19 +227,47 @@ async def run_benchmarks(args: argparse.Namespace) -> dict[str, Any]:
         store = server._store
         assert store is not None
 
-        # 1. throughput to one subscriber
-        live = await supervisor.open_run("bench", "1", {}, {})
-        process, pipe = await _spawn(_client_throughput, target, live.run_id)
-        await _wait_subscribers(live, 1)
-        emit_begin = time.time()
-        await _emit_burst(live, args.events, args.text)
-        emit_seconds = time.time() - emit_begin
-        result = await _receive(pipe)
-        process.join()
-        report["throughput_events_per_s"] = round(result["count"] / (result["last_received"] - emit_begin))
-        report["throughput_emit_seconds"] = round(emit_seconds, 3)
-        report["throughput_store_commits"] = store.commits
-        report["throughput_events_per_commit"] = round(store.committed_events / max(1, store.commits), 1)
+        # 1. throughput to one subscriber, in rounds interleaved with the plain echo stream
+        async def ours() -> float:
+            live = await supervisor.open_run("bench", "1", {}, {})
+            process, pipe = await _spawn(_client_throughput, target, live.run_id)
+            await _wait_subscribers(live, 1)
+            commits, committed = store.commits, store.committed_events
+            emit_begin = time.time()
+            await _emit_burst(live, args.events, args.text)
+            report.setdefault("throughput_emit_seconds", []).append(round(time.time() - emit_begin, 3))
+            result = await _receive(pipe)
+            process.join()
+            if result["count"] != args.events + 1:
+                raise SystemExit(f"the subscriber got {result['count']} of {args.events + 1} events")
+            report.setdefault("throughput_events_per_commit", []).append(round((store.committed_events - committed) / max(1, store.commits - commits), 1))
+            return result["count"] / (result["last_received"] - emit_begin)
+
+        async def echo() -> float:
+            process, pipe = await _spawn(_client_echo, echo_target, args.events + 1, echo_size)
+            result = await _receive(pipe)
+            process.join()
+            if result["count"] != args.events + 1:
+                raise SystemExit(f"the echo client got {result['count']} of {args.events + 1} messages")
+            return result["count"] / (result["last_received"] - echo_begins[-1])
+
+        echo_size = _event_message_size(args.text)
+        report["echo_message_bytes"] = echo_size
+        ours_rates: list[float] = []
+        echo_rates: list[float] = []
+        loads: list[float] = []
+        for number in range(args.rounds):
+            loads.append(os.getloadavg()[0])
+            sides = [(ours, ours_rates), (echo, echo_rates)]
+            for measure, rates in sides if number % 2 == 0 else reversed(sides):
+                rates.append(await measure())
+        report["throughput_events_per_s"] = round(statistics.median(ours_rates))
+        report["throughput_rounds"] = [round(r) for r in ours_rates]
+        report["echo_events_per_s"] = round(statistics.median(echo_rates))
+        report["echo_rounds"] = [round(r) for r in echo_rates]
+        report["throughput_vs_echo"] = round(statistics.median(ours_rates) / statistics.median(echo_rates), 3)
+        report["load_average"] = f"{min(loads):.1f}-{max(loads):.1f}"
+        await echo_server.stop(0)
         if args.throughput_only:
             await server.stop(0)
             return report
@@ -249,6 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         "--postgres", action="store_true",
         help="store in a throwaway PostgreSQL server (fsync on; Debian's postgresql) instead of SQLite",
     )
+    parser.add_argument("--rounds", type=int, default=1, help="throughput rounds, interleaved with the plain echo stream")
     args = parser.parse_args(argv)
     args.store_location = None
     if not args.postgres:

@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import http.client
 import json
+import logging
 import os
 import shutil
 import signal
@@ -32,6 +33,9 @@ import pyppeteer.connection  # noqa: E402
 
 from runtime.browser.chromium_process import ChromiumProfile, reap_stale_profiles, spawn_chromium  # noqa: E402
 from runtime.browser.errors import BrowserLaunchError, LaunchErrorCode  # noqa: E402
+
+
+_log = logging.getLogger(__name__)
 
 
 def _drop_settled_callbacks(callbacks: dict[int, asyncio.Future[Any]]) -> None:
@@ -341,8 +345,67 @@ class Browser:
             self._profile.remove()
 
 
-async def launch_browser(options: LaunchOptions | None = None) -> Browser:
-    """Start a headless Chromium with the offline flags. Never downloads a browser.
+class StartingChromium:
+    """A Chromium process started by `start_chromium`, not yet connected to.
+
+    Starting is split from connecting so that `verity run` can start the browser first and load
+    its recipe (and the rest of its code) while Chromium starts on another core. `connect()`
+    hands the process over to a `Browser`; `abandon()` kills it and removes its profile when no
+    run will use it (a bad recipe). Exactly one of the two should be called.
+    """
+
+    def __init__(self, process: subprocess.Popen[bytes], profile: ChromiumProfile | None, user_data_dir: str, executable: str, timeout_s: float) -> None:
+        self.process = process
+        self.profile = profile
+        self.user_data_dir = user_data_dir
+        self.executable = executable
+        self.timeout_s = timeout_s
+        self._claimed = False
+
+    async def connect(self) -> Browser:
+        """The `Browser` on this process, once it listens for DevTools; on failure the process
+        is killed, its profile removed, and `BrowserLaunchError` raised."""
+        self._claimed = True
+        process, profile, executable = self.process, self.profile, self.executable
+        try:
+            ws_endpoint = await _devtools_endpoint(Path(self.user_data_dir), process, self.timeout_s, executable)
+            if profile is not None:
+                profile.record_browser(process)
+            raw = await asyncio.wait_for(pyppeteer.connect(browserWSEndpoint=ws_endpoint), self.timeout_s)
+        except BaseException as error:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            await _exited(process, seconds=10)
+            if profile is not None:
+                profile.remove()
+            if isinstance(error, BrowserLaunchError):
+                raise
+            if isinstance(error, asyncio.TimeoutError):
+                raise BrowserLaunchError(
+                    LaunchErrorCode.LAUNCH_FAILED, f"Chromium at {executable} did not answer within {self.timeout_s * 1000:.0f} ms"
+                ) from None
+            if isinstance(error, Exception):
+                raise BrowserLaunchError(LaunchErrorCode.LAUNCH_FAILED, f"could not start Chromium at {executable}: {error}") from error
+            raise
+        return Browser(raw, launched=True, ws_endpoint=ws_endpoint, process=process, profile=profile)
+
+    def abandon(self) -> None:
+        """Kill the process (its whole group) and remove the profile we made for it; nothing
+        once `connect()` took it (the `Browser` closes it then)."""
+        if self._claimed:
+            return
+        self._claimed = True
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=10)
+        if self.profile is not None:
+            self.profile.remove()
+
+
+def start_chromium(options: LaunchOptions | None = None) -> StartingChromium:
+    """Start a headless Chromium with the offline flags and return at once, before it listens.
+    Never downloads a browser.
 
     The process is ours, not pyppeteer's (chromium_process.py): an allowlisted environment, its
     own process group, killed by the kernel if we die, in a marked profile directory that
@@ -364,27 +427,13 @@ async def launch_browser(options: LaunchOptions | None = None) -> Browser:
         if profile is not None:
             profile.remove()
         raise BrowserLaunchError(LaunchErrorCode.LAUNCH_FAILED, f"could not start Chromium at {executable}: {error}") from None
-    try:
-        ws_endpoint = await _devtools_endpoint(Path(user_data_dir), process, options.launch_timeout_ms / 1000, executable)
-        if profile is not None:
-            profile.record_browser(process)
-        raw = await asyncio.wait_for(pyppeteer.connect(browserWSEndpoint=ws_endpoint), options.launch_timeout_ms / 1000)
-    except BaseException as error:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        await _exited(process, seconds=10)
-        if profile is not None:
-            profile.remove()
-        if isinstance(error, BrowserLaunchError):
-            raise
-        if isinstance(error, asyncio.TimeoutError):
-            raise BrowserLaunchError(
-                LaunchErrorCode.LAUNCH_FAILED, f"Chromium at {executable} did not answer within {options.launch_timeout_ms} ms"
-            ) from None
-        if isinstance(error, Exception):
-            raise BrowserLaunchError(LaunchErrorCode.LAUNCH_FAILED, f"could not start Chromium at {executable}: {error}") from error
-        raise
-    return Browser(raw, launched=True, ws_endpoint=ws_endpoint, process=process, profile=profile)
+    _log.debug("started Chromium: pid %d, profile %s", process.pid, user_data_dir)
+    return StartingChromium(process, profile, user_data_dir, executable, options.launch_timeout_ms / 1000)
+
+
+async def launch_browser(options: LaunchOptions | None = None) -> Browser:
+    """Start a headless Chromium (`start_chromium`) and connect to it."""
+    return await start_chromium(options).connect()
 
 
 async def _devtools_endpoint(user_data_dir: Path, process: subprocess.Popen[bytes], timeout: float, executable: str) -> str:

@@ -15,8 +15,8 @@ from runtime import __version__
 # does not pay for the browser, the LLM client or gRPC.
 COMMANDS: dict[str, tuple[str, str]] = {
     "recipe": ("runtime.recipe.cli", "validate, compile and describe recipes"),
-    "run": ("runtime.execute.cli", "run a recipe in headless Chromium and report a verified verdict"),
-    "demo": ("runtime.execute.cli", "run the bundled demo: a dead quote link recovered through search"),
+    "run": ("runtime.cli.run_command", "run a recipe in headless Chromium and report a verified verdict"),
+    "demo": ("runtime.cli.run_command", "run the bundled demo: a dead quote link recovered through search"),
     "serve": ("runtime.service.cli", "run the gRPC server (AgentService, RecipeService, health, reflection)"),
     "client": ("runtime.service.cli", "talk to a running `verity serve`"),
     "bdd": ("runtime.gate.cli", "check that every contract is proven by a scenario bound to a passing test"),

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import os
 import signal
 import sys
@@ -18,6 +17,7 @@ import uuid
 from pathlib import Path
 from typing import Any, TextIO
 
+from runtime.browser.launch import StartingChromium
 from runtime.events import Event, EventLog, FinalVerdict, StepFinished
 from runtime.events.model import payload_to_dict
 from runtime.execute.provider import BrowserProvider
@@ -30,33 +30,12 @@ from runtime.telemetry import TRACE_FILE, TelemetryConfigError, TraceExport
 from runtime.report import REPORT_FILE
 
 
-def register(commands: argparse._SubParsersAction) -> None:
-    run = commands.add_parser("run", help="run a recipe in headless Chromium and report a verified verdict")
-    run.add_argument("recipe", type=Path, metavar="RECIPE", help="the recipe YAML file")
-    run.add_argument("--input", "-i", action="append", default=[], metavar="KEY=VALUE", help="a recipe input (repeatable)")
-    run.add_argument("--out", type=Path, metavar="DIR", help="the run directory (default: runs/<run id>)")
-    run.add_argument("--json", action="store_true", help="print every event as a JSON line instead of progress text")
-    run.add_argument("--browser-ws", metavar="WS_URL", help="attach to a running Chromium (ws://.../devtools/browser/...) instead of launching one")
-    run.add_argument("--label", action="append", default=[], metavar="KEY=VALUE", help="a run label, on the trace as verity.label.<key> (repeatable)")
-    run.add_argument("--log-level", choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="log to stderr at this level (default: warnings only)")
-    run.set_defaults(handler=_run_command)
-
-    demo = commands.add_parser("demo", help="run the bundled demo: a dead quote link recovered through search, on a loopback site")
-    demo.add_argument("--out", type=Path, metavar="DIR", help="the run directory (default: runs/<run id>)")
-    demo.add_argument("--json", action="store_true", help="print every event as a JSON line instead of progress text")
-    demo.set_defaults(handler=_demo_command)
+def run_file_command(args: argparse.Namespace, starting: StartingChromium | None = None) -> int:
+    """`verity run RECIPE ...`; `starting` is the Chromium the command started for it, if any."""
+    return _guarded(lambda: _run_file(args, starting))
 
 
-# ---------------------------------------------------------------------- commands
-
-
-def _run_command(args: argparse.Namespace) -> int:
-    if args.log_level:
-        logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    return _guarded(lambda: _run_file(args))
-
-
-def _demo_command(args: argparse.Namespace) -> int:
+def demo_command(args: argparse.Namespace) -> int:
     return _guarded(lambda: _run_demo(args))
 
 
@@ -72,7 +51,7 @@ def _guarded(body: Any) -> int:
         return StopReason.EXECUTE_ERROR.exit_code
 
 
-def _run_file(args: argparse.Namespace) -> int:
+def _run_file(args: argparse.Namespace, starting: StartingChromium | None) -> int:
     path: Path = args.recipe
     try:
         text = path.read_text(encoding="utf-8")
@@ -96,7 +75,7 @@ def _run_file(args: argparse.Namespace) -> int:
     return asyncio.run(
         _execute(
             recipe, registry, inputs, out=args.out, json_mode=args.json, ws_endpoint=args.browser_ws, labels=labels,
-            secret_inputs=secret_input_names(recipe, raw),
+            secret_inputs=secret_input_names(recipe, raw), starting=starting,
         )
     )
 
@@ -153,13 +132,14 @@ async def _execute(
     ws_endpoint: str | None,
     labels: dict[str, str] | None = None,
     secret_inputs: set[str] | frozenset[str] = frozenset(),
+    starting: StartingChromium | None = None,
 ) -> int:
     run_id = new_run_id(recipe)
     run_dir = out or Path("runs") / run_id
     events = EventLog(run_id)
     printer = _JsonLines(sys.stdout) if json_mode else _Progress(sys.stdout)
     events.add_listener(printer)
-    provider = BrowserProvider(ws_endpoint=ws_endpoint)
+    provider = BrowserProvider(ws_endpoint=ws_endpoint, starting=starting)
     # The run's spans go to <run_dir>/trace.jsonl, and wherever OTEL_TRACES_EXPORTER says.
     try:
         export = TraceExport.from_env()

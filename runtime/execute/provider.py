@@ -36,7 +36,7 @@ from runtime.browser import (
     launch_browser,
     open_session,
 )
-from runtime.browser.launch import discover_ws_endpoint
+from runtime.browser.launch import StartingChromium, discover_ws_endpoint
 from runtime.browser.udp_fence import require_udp_fence
 from runtime.policy import NetworkPolicy, OnBlocked
 
@@ -55,9 +55,12 @@ class BrowserProvider:
         browser: Browser | None = None,
         supervise: bool = False,
         retry_delays: Sequence[float] = RETRY_DELAYS,
+        starting: StartingChromium | None = None,
     ) -> None:
         """Launch (default), connect to `ws_endpoint`, or wrap an already started `browser`
-        (which the provider then neither closes nor replaces)."""
+        (which the provider then neither closes nor replaces). `starting` is a Chromium already
+        started for this provider (`start_chromium`), used for its first browser instead of a
+        launch; the provider owns it from then on (closes it, or abandons it unused)."""
         self._ws_endpoint = ws_endpoint
         self._launch_options = launch_options
         self._browser = browser
@@ -69,6 +72,7 @@ class BrowserProvider:
         self._replacing: asyncio.Task[None] | None = None
         self._available: bool | None = None
         self._availability_listeners: list[Callable[[bool], None]] = []
+        self._starting = starting
 
     @property
     def browser(self) -> Browser | None:
@@ -105,6 +109,9 @@ class BrowserProvider:
             return self._browser
 
     async def _open(self) -> Browser:
+        if self._starting is not None:
+            starting, self._starting = self._starting, None
+            return await starting.connect()
         if not self._ws_endpoint:
             return await launch_browser(self._launch_options)
         try:
@@ -173,6 +180,9 @@ class BrowserProvider:
 
     async def close(self) -> None:
         self._closed = True
+        if self._starting is not None:
+            starting, self._starting = self._starting, None
+            await asyncio.to_thread(starting.abandon)
         if self._replacing is not None:
             self._replacing.cancel()
         if self._browser is not None and self._owns_browser:

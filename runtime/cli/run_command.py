@@ -1,0 +1,63 @@
+"""`verity run` and `verity demo`: their arguments, and the run's Chromium started first.
+
+What a run's Chromium is started with does not depend on its recipe, so `verity run` starts it
+before it imports the executor and loads the recipe: the browser comes up on one core while
+Python imports and compiles on the other (BENCHMARKS.md, "Run start"). A browser that no run
+takes (a bad recipe, a bad input, Ctrl-C) is killed and its profile removed before the command
+returns. The run itself is `runtime.execute.cli`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    run = commands.add_parser("run", help="run a recipe in headless Chromium and report a verified verdict")
+    run.add_argument("recipe", type=Path, metavar="RECIPE", help="the recipe YAML file")
+    run.add_argument("--input", "-i", action="append", default=[], metavar="KEY=VALUE", help="a recipe input (repeatable)")
+    run.add_argument("--out", type=Path, metavar="DIR", help="the run directory (default: runs/<run id>)")
+    run.add_argument("--json", action="store_true", help="print every event as a JSON line instead of progress text")
+    run.add_argument("--browser-ws", metavar="WS_URL", help="attach to a running Chromium (ws://.../devtools/browser/...) instead of launching one")
+    run.add_argument("--label", action="append", default=[], metavar="KEY=VALUE", help="a run label, on the trace as verity.label.<key> (repeatable)")
+    run.add_argument("--log-level", choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="log to stderr at this level (default: warnings only)")
+    run.set_defaults(handler=_run_command)
+
+    demo = commands.add_parser("demo", help="run the bundled demo: a dead quote link recovered through search, on a loopback site")
+    demo.add_argument("--out", type=Path, metavar="DIR", help="the run directory (default: runs/<run id>)")
+    demo.add_argument("--json", action="store_true", help="print every event as a JSON line instead of progress text")
+    demo.set_defaults(handler=_demo_command)
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    if args.log_level:
+        logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    starting = None if args.browser_ws else _start_chromium()
+    try:
+        from runtime.execute.cli import run_file_command
+
+        return run_file_command(args, starting)
+    finally:
+        if starting is not None:
+            starting.abandon()  # nothing when the run took it
+
+
+def _demo_command(args: argparse.Namespace) -> int:
+    from runtime.execute.cli import demo_command
+
+    return demo_command(args)
+
+
+def _start_chromium():  # type: ignore[no-untyped-def] - its type lives in the module imported here
+    """A Chromium starting for the run, or None when it cannot start now: the run then launches
+    one itself as it always has, and a failure to start becomes its verdict (browser_crashed)."""
+    from runtime.browser.errors import BrowserLaunchError
+    from runtime.browser.launch import start_chromium
+
+    try:
+        return start_chromium()
+    except BrowserLaunchError:
+        return None

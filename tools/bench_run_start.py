@@ -1,0 +1,140 @@
+"""Run start: `verity run` on a one-page recipe against a raw pyppeteer script doing launch +
+goto + read + close, each a fresh process timed from start to exit, in interleaved rounds (the
+order alternates each round, so load from other work falls on both sides alike).
+
+    uv run python tools/bench_run_start.py [--rounds 9]
+    uv run python tools/bench_run_start.py --also /tmp/old   # and `verity run` of another checkout's runtime/
+
+The recipe opens the page, validates it (status, domain, keyword; the runtime's page preparation:
+screenshot and readable text) and extracts one field; the raw script reads the title and text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tools.bench_runtime import _pages_handler, write_pages  # noqa: E402
+
+from runtime.demo.loopback import LoopbackSite  # noqa: E402
+
+RECIPE = """name: bench-run-start
+goal: read the quote page in the browser
+inputs:
+  site: {description: base URL}
+target:
+  start_url: "{site}/quote-1.html"
+  allowed_domains: ["127.0.0.1"]
+  validation_keywords: ["quote"]
+plan:
+  - id: open
+    navigate: "{start_url}"
+  - id: read
+    extract:
+      fields:
+        price: {css: "[data-field=price]", type: number}
+"""
+
+
+def verity_command(recipe: Path, site: str, out: Path) -> list[str]:
+    verity = Path(sys.executable).parent / "verity"
+    return [str(verity), "run", str(recipe), "--input", f"site={site}", "--out", str(out)]
+
+
+def raw_command(site: str) -> list[str]:
+    return [sys.executable, str(REPO / "tools" / "raw_pyppeteer_read.py"), f"{site}/quote-1.html", shutil.which("chromium") or "chromium"]
+
+
+# As a user's shell runs them: Python caches the bytecode it compiles (a checkout's own modules are
+# not compiled at install), so the warm-up round leaves both programs compiled.
+ENVIRONMENT = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+
+
+def other_checkout_command(checkout: Path, recipe: Path, site: str, out: Path) -> list[str]:
+    """`verity run` of the runtime/ package under `checkout` (e.g. `git archive REF runtime`)."""
+    main = f"import sys; sys.path.insert(0, {str(checkout)!r}); from runtime.cli.main import main; sys.exit(main())"
+    return [sys.executable, "-c", main, *verity_command(recipe, site, out)[1:]]
+
+
+CPU_SECONDS: dict[int, float] = {}
+
+
+def timed(command: list[str]) -> float:
+    """Wall-clock seconds of `command`; its CPU seconds (user + system, the browser's processes
+    included: each is waited for by its parent) go to CPU_SECONDS under the same key."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env=ENVIRONMENT)
+    elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{command[:2]} exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
+    CPU_SECONDS[id(command)] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed
+
+
+def timed_cpu(command: list[str], cpu: list[float]) -> float:
+    elapsed = timed(command)
+    cpu.append(CPU_SECONDS.pop(id(command)))
+    return elapsed
+
+
+def main(rounds: int, also: Path | None) -> None:
+    with tempfile.TemporaryDirectory(prefix="verity-bench-start-") as tmp:
+        root = Path(tmp) / "site"
+        root.mkdir()
+        write_pages(root, 1)
+        recipe = Path(tmp) / "one-page.yaml"
+        recipe.write_text(RECIPE, encoding="utf-8")
+        with LoopbackSite(handler=_pages_handler(root)) as served:
+            site = f"http://127.0.0.1:{served.port}"
+            timed(raw_command(site))  # warm-up: the page cache holds both programs afterwards
+            timed(verity_command(recipe, site, Path(tmp) / "run-0"))
+            if also is not None:
+                timed(other_checkout_command(also, recipe, site, Path(tmp) / "other-0"))
+            raw_times: list[float] = []
+            verity_times: list[float] = []
+            other_times: list[float] = []
+            raw_cpu: list[float] = []
+            verity_cpu: list[float] = []
+            other_cpu: list[float] = []
+            loads: list[float] = []
+            for number in range(1, rounds + 1):
+                loads.append(os.getloadavg()[0])
+                sides = [lambda: raw_times.append(timed_cpu(raw_command(site), raw_cpu)),
+                         lambda n=number: verity_times.append(timed_cpu(verity_command(recipe, site, Path(tmp) / f"run-{n}"), verity_cpu))]
+                if also is not None:
+                    sides.append(lambda n=number: other_times.append(timed_cpu(other_checkout_command(also, recipe, site, Path(tmp) / f"other-{n}"), other_cpu)))
+                for side in sides if number % 2 else reversed(sides):
+                    side()
+    raw, verity = statistics.median(raw_times), statistics.median(verity_times)
+    rounds_of = lambda times: ", ".join(f"{t:.2f}" for t in times)  # noqa: E731
+    print(f"rounds: {rounds} (median reported), load average {min(loads):.1f}-{max(loads):.1f}")
+    print(f"raw pyppeteer script (launch, goto, read, close): {raw:.2f} s   rounds: {rounds_of(raw_times)}")
+    print(f"verity run, one-page recipe:                       {verity:.2f} s   rounds: {rounds_of(verity_times)}")
+    if other_times:
+        other = statistics.median(other_times)
+        print(f"verity run of {also}: {other:.2f} s   rounds: {rounds_of(other_times)}   ({other / raw:.2f}x raw)")
+    print(f"ratio verity / raw: {verity / raw:.2f}x (target <= 1.5x)")
+    cpu = statistics.median
+    print(f"CPU seconds (user + system, browser included), medians: raw {cpu(raw_cpu):.2f}, verity {cpu(verity_cpu):.2f}"
+          + (f", {also} {cpu(other_cpu):.2f}" if other_cpu else "") + f"; verity / raw {cpu(verity_cpu) / cpu(raw_cpu):.2f}x")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--also", type=Path, metavar="CHECKOUT", help="also time `verity run` of the runtime/ package under CHECKOUT")
+    options = parser.parse_args()
+    main(options.rounds, options.also)

@@ -70,6 +70,7 @@ def filtered_page(gemini: GeminiServer, text: str) -> None:
 @then("the model was offered browser_snapshot with snapshot_id, start, role, text and within")
 def offered_paging(gemini: GeminiServer) -> None:
     declared = {d["name"]: d for d in gemini.requests[0].body["tools"][0]["functionDeclarations"]}
-    parameters = declared["browser_snapshot"]["parametersJsonSchema"]["properties"]
+    snapshot_tool = declared["browser_snapshot"]
+    parameters = (snapshot_tool.get("parametersJsonSchema") or snapshot_tool.get("parameters_json_schema"))["properties"]
     assert {"snapshot_id", "start", "role", "text", "within"} <= set(parameters), parameters
     assert "snapshot_id" in declared["browser_snapshot"]["description"]

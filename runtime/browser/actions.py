@@ -29,8 +29,10 @@ class ActionName(str, Enum):
       - browser_get_html    {xpath?}                       -> {artifact: ArtifactRef, url, size}
     Seed 002 verbs:
       - open_url            {url *required*}               -> {url, status, title, opened_tabs}
-      - observe             {max_elements?, max_chars?, text_chars?} -> Observation.to_dict()
-      - snapshot            {max_elements?, max_chars?}    -> Snapshot.to_dict()
+      - observe             {max_elements?, max_chars?, text_chars?, start?, role?, text?, within?,
+                             snapshot_id?}                 -> Observation.to_dict()
+      - snapshot            {max_elements?, max_chars?, start?, role?, text?, within?, snapshot_id?}
+                                                           -> Snapshot.to_dict() (one page)
       - act                 {kind *required*: click|type|select|press|scroll, target?, text?,
                              submit?, clear?, value?, label?, key?, direction?, amount?}
                                                            -> {kind, target: {...}, opened_tabs, ...}

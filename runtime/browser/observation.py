@@ -68,10 +68,16 @@ class SnapshotElement:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """Interactive/visible elements of one tab at one moment, each with a stable ref.
+    """One page of a snapshot of a tab: every candidate element (interactive, or visible with its
+    own text) of the tab got a ref at capture; `elements` are the ones this page shows.
 
-    `truncated` is True when the size budget cut elements; `cut` says what was cut and why
-    (e.g. "1840 elements beyond max_elements=400", "iframe https://x/ out-of-process: not captured").
+    `matching` elements match the page's `filters` (role, text, within; none: all
+    `total_candidates`), interactive ones first; the page shows them from `start`, and
+    `next_start` is where the next page of the same snapshot begins (None at the end). Asking for
+    it with `snapshot_id` keeps every ref valid. `truncated` is True when the page does not show
+    every matching element; `cut` says what was left out and why (e.g. "19,000 of 19,141 elements
+    not on this page (max_elements=400 ...)", "iframe https://x/ out-of-process: not captured").
+    `landmarks` labels the tab's landmark regions with the number of refs in each.
     """
 
     snapshot_id: str
@@ -83,6 +89,12 @@ class Snapshot:
     truncated: bool
     cut: list[str]
     capture_ms: float
+    start: int = 0
+    next_start: int | None = None
+    matching: int = 0
+    interactive_total: int = 0
+    filters: dict[str, Any] = field(default_factory=dict)
+    landmarks: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -92,16 +104,38 @@ class Snapshot:
             "title": self.title,
             "elements": [e.to_dict() for e in self.elements],
             "total_candidates": self.total_candidates,
+            "interactive_total": self.interactive_total,
+            "matching": self.matching,
+            "start": self.start,
+            "next_start": self.next_start,
+            "filters": dict(self.filters),
+            "landmarks": list(self.landmarks),
             "truncated": self.truncated,
             "cut": list(self.cut),
             "capture_ms": round(self.capture_ms, 1),
         }
 
+    def header_lines(self) -> list[str]:
+        """What a rendered page says before its elements: the snapshot, the page, the regions."""
+        header = f"snapshot {self.snapshot_id} tab={self.tab_id} url={self.url} title={self.title!r}"
+        shown = len(self.elements)
+        filters = " ".join(f"{key}={value!r}" for key, value in self.filters.items())
+        page = (f"page: elements {self.start + 1}-{self.start + shown} of {self.matching}" if shown
+                else f"page: no elements of {self.matching} from start={self.start}")
+        page += f" matching {filters}" if filters else ""
+        page += f"; {self.total_candidates} refs in the snapshot ({self.interactive_total} interactive, listed first)"
+        if self.next_start is not None:
+            page += f"; next page: start={self.next_start} snapshot_id={self.snapshot_id}"
+        lines = [header, page]
+        if self.landmarks:
+            regions = "regions (within=...): " + "; ".join(self.landmarks)
+            lines.append(regions if len(regions) <= 400 else regions[:396] + " ...")
+        return lines
+
     def render(self, max_chars: int = 10_000) -> str:
         """Text for an LLM prompt, at most `max_chars`, saying what was cut."""
-        header = f"snapshot {self.snapshot_id} tab={self.tab_id} url={self.url} title={self.title!r}"
-        lines = [header]
-        used = len(header) + 1
+        lines = self.header_lines()
+        used = sum(len(line) + 1 for line in lines)
         shown = 0
         for element in self.elements:
             line = element.describe()
@@ -143,8 +177,13 @@ class Observation:
             "snapshot": self.snapshot.to_dict(),
         }
 
+    @staticmethod
+    def head(tab_id: str, url: str, title: str, text_excerpt: str) -> str:
+        """The rendered observation before its snapshot page."""
+        return f"observe tab={tab_id} url={url} title={title!r}\n{text_excerpt[:2000]}\n"
+
     def render(self, max_chars: int = 10_000) -> str:
-        head = f"observe tab={self.tab_id} url={self.url} title={self.title!r}\n{self.text_excerpt[:2000]}\n"
+        head = self.head(self.tab_id, self.url, self.title, self.text_excerpt)
         return (head + self.snapshot.render(max(0, max_chars - len(head))))[:max_chars]
 
 
@@ -152,9 +191,11 @@ class Observation:
 class PreparedPage:
     """Seed 003's mandatory page preparation: loaded, screenshotted, reduced to readable text.
 
-    `text_source` is "trafilatura" or "inner_text" (the fallback when trafilatura finds no main
-    content, which it does on small pages). `text` is empty and `text_artifact` set when the text
-    exceeds the inline limit (256 KB); `html_artifact` is set when the HTML exceeds it.
+    `text_source` is "trafilatura" or "inner_text": the fallback when trafilatura finds no main
+    content (it finds none on small pages), and the text of a page whose HTML is larger than the
+    session's `readable_html_limit_bytes` (`text_note` then says so, with both sizes). `text` is
+    empty and `text_artifact` set when the text exceeds the inline limit (256 KB);
+    `html_artifact` is set when the HTML exceeds it.
     """
 
     tab_id: str
@@ -169,6 +210,7 @@ class PreparedPage:
     signals: PageSigns = field(default_factory=lambda: PageSigns())
     document: DocumentIdentity | None = None
     content_digest: str = ""
+    text_note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -178,6 +220,7 @@ class PreparedPage:
             "title": self.title,
             "text": self.text,
             "text_source": self.text_source,
+            "text_note": self.text_note,
             "screenshot": self.screenshot.to_dict(),
             "html_artifact": self.html_artifact.to_dict() if self.html_artifact else None,
             "text_artifact": self.text_artifact.to_dict() if self.text_artifact else None,

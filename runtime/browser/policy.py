@@ -24,6 +24,9 @@ class SessionPolicy:
     with the blocker kind). Without it (driver tests, tools that browse freely) nothing is
     enforced and only `allowed_schemes` applies.
 
+    `readable_html_limit_bytes`: pages whose HTML is larger get their visible text as readable
+    text (trafilatura is not run on them); the prepared page says so in `text_note`.
+
     `blocked_url_prefixes`: URLs starting with one of these are refused, and actions on a tab
     currently showing one are refused (seed 003: never act on the operator UI).
     """
@@ -34,6 +37,9 @@ class SessionPolicy:
     inline_limit_bytes: int = 256 * 1024
     snapshot_max_elements: int = 400
     snapshot_max_chars: int = 10_000
+    # trafilatura's cost grows with the HTML it reads (about 2.4 s for genindex-all's 1.7 MB):
+    # above this size the readable text is the page's visible text (BENCHMARKS.md, Observe).
+    readable_html_limit_bytes: int = 512 * 1024
     network: NetworkPolicy | None = None
 
     def judge(self, url: str) -> UrlJudgement | None:

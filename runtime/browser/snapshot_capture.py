@@ -2,12 +2,15 @@
 
 A small walker runs inside each frame in an isolated JavaScript world (page scripts cannot see
 or tamper with it). It pierces open shadow roots, skips aria-hidden subtrees (they are not in the
-accessibility tree), computes roles and accessible names (ELEMENT_VOCABULARY), applies
-the element budget, and keeps the chosen elements in that world's registry: a ref resolves to
-the very object the walker saw, so a re-rendered or removed element can never stand in for it.
+accessibility tree) and unrendered elements, computes roles (ELEMENT_VOCABULARY) and keeps every
+candidate in that world's registry: a ref resolves to the very object the walker saw, so a
+re-rendered or removed element can never stand in for it. The walk computes no accessible name
+and no layout box: a page of the snapshot (`_VIEW`) describes only the elements it shows, so
+every element of a 17,000-link page has a ref for the cost of one pass over its DOM.
 
 Why not `DOMSnapshot.captureSnapshot`: on a 10,000-element page it costs ~600 ms in Chromium
-plus ~250 ms of decoding in Python; the in-page walker returns only the budgeted elements.
+plus ~250 ms of decoding in Python; the in-page walker returns only counts, a page only its
+elements.
 """
 
 from __future__ import annotations
@@ -59,6 +62,8 @@ ELEMENT_VOCABULARY = r"""
     details:'group', figure:'figure', output:'status', progress:'progressbar', meter:'meter', dt:'term',
     dd:'definition', dfn:'term', svg:'img', math:'math', search:'search', blockquote:'blockquote'};
   const LANDMARK_SCOPES = new Set(['article','aside','main','nav','section']);
+  const LANDMARK_ROLES = new Set(['banner','complementary','contentinfo','form','main','navigation','region','search']);
+  const LANDMARK_NAME_CHARS = 80;
   const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
   const cap = (s, n) => s.length > n ? s.slice(0, n) : s;
 
@@ -297,91 +302,167 @@ ELEMENT_VOCABULARY = r"""
 
 """
 
-_WALKER = r"""
-(function (mode, snapshotId, maxElements) {
+_CAPTURE = r"""
+(function (snapshotId) {
   const state = globalThis.__verityState ||
-    (globalThis.__verityState = {seen: new WeakMap(), seq: 0, snapshotId: null, elements: [], scan: []});
-""" + ELEMENT_VOCABULARY + r"""  const found = [];
-  const stack = [[document.documentElement, false, false]];
-  while (stack.length) {
-    const [el, inShadow, inside] = stack.pop();
+    (globalThis.__verityState = {seen: new WeakMap(), seq: 0, snapshotId: null, elements: []});
+""" + ELEMENT_VOCABULARY + r"""
+  // Tags whose implicit role can be interactive or a landmark; any other element is either only
+  // through an attribute, so most elements of a big page are passed over without a role.
+  const MAYBE_INTERACTIVE = new Set(['a','area','button','input','select','textarea','summary','details','option','datalist','td']);
+  const MAYBE_LANDMARK = new Set(['header','footer','nav','main','aside','section','form','search']);
+  const elements = [], roles = [], interactive = [], inShadow = [], region = [], landmarks = [];
+  // Parallel stacks (no per-element arrays): element, in a shadow root, inside an interactive
+  // element, innermost landmark.
+  const stackEl = [document.documentElement], stackShadow = [false], stackInside = [false], stackRegion = [-1];
+  while (stackEl.length) {
+    const el = stackEl.pop(), shadow = stackShadow.pop(), inside = stackInside.pop();
+    let here = stackRegion.pop();
     if (!el || SKIP.has(el.tagName) || el.getAttribute('aria-hidden') === 'true') continue;
     const tag = el.localName;
-    let interactive = false;
+    let isInteractiveHere = false;
     if (tag !== 'html' && tag !== 'body') {
-      const role = roleOf(el, tag);
-      interactive = isInteractive(el, tag, role);
+      const attributed = el.hasAttribute('role') || el.hasAttribute('onclick') || el.hasAttribute('tabindex') || el.hasAttribute('contenteditable');
+      let role = null;
+      // A plain link or button (most of a big page's elements): its role without the role cache.
+      if (!attributed && tag === 'a') { isInteractiveHere = el.hasAttribute('href'); role = isInteractiveHere ? 'link' : ''; }
+      else if (!attributed && tag === 'button') { role = 'button'; isInteractiveHere = true; }
+      else if (attributed || MAYBE_INTERACTIVE.has(tag)) { role = roleOf(el, tag); isInteractiveHere = isInteractive(el, tag, role); }
+      if (attributed || MAYBE_LANDMARK.has(tag)) {
+        if (role === null) role = roleOf(el, tag);
+        if (LANDMARK_ROLES.has(role)) { landmarks.push({el, role, parent: here}); here = landmarks.length - 1; }
+      }
       let textBlock = false;
-      if (!interactive && !inside) {
+      if (!isInteractiveHere && !inside) {
         if (HEADINGS.has(tag) || (tag === 'img' && el.getAttribute('alt'))) textBlock = true;
         else for (let c = el.firstChild; c; c = c.nextSibling)
           if (c.nodeType === 3 && c.data.trim()) { textBlock = true; break; }
       }
-      if (interactive || textBlock) found.push({el, tag, role, interactive, inShadow, order: found.length});
+      if (isInteractiveHere || textBlock) {
+        elements.push(el); roles.push(role === null ? roleOf(el, tag) : role);
+        interactive.push(isInteractiveHere); inShadow.push(shadow); region.push(here);
+      }
     }
-    const childInside = inside || interactive;
-    for (let c = el.lastElementChild; c; c = c.previousElementSibling) stack.push([c, inShadow, childInside]);
+    const childInside = inside || isInteractiveHere;
+    for (let c = el.lastElementChild; c; c = c.previousElementSibling) {
+      stackEl.push(c); stackShadow.push(shadow); stackInside.push(childInside); stackRegion.push(here);
+    }
     if (el.shadowRoot)
-      for (let c = el.shadowRoot.lastElementChild; c; c = c.previousElementSibling) stack.push([c, true, childInside]);
+      for (let c = el.shadowRoot.lastElementChild; c; c = c.previousElementSibling) {
+        stackEl.push(c); stackShadow.push(true); stackInside.push(childInside); stackRegion.push(here);
+      }
   }
-
-  // Layout queries cost ~10 us per element: only examine elements until the budget is full.
-  const visible = (f) => {
-    if (!f.el.checkVisibility({visibilityProperty: true})) return false;
-    f.r = f.el.getBoundingClientRect();
-    return f.r.width > 0 && f.r.height > 0;
-  };
-  const describe = (f, seenBefore) => {
-    const el = f.el, tag = f.tag;
-    // Shown names are capped for the snapshot's size; locators compare the whole name.
-    const name = cap(nameOf(el, tag, f.role), 120);
-    const text = textOf(el);
-    const attrs = {};
-    for (const key of ['type', 'href', 'placeholder', 'aria-expanded', 'name', 'id']) {
-      const v = el.getAttribute(key);
-      if (v !== null) attrs[key] = cap(v, 200);
-    }
-    if (tag === 'input' || tag === 'textarea') {
-      const type = (el.getAttribute('type') || 'text').toLowerCase();
-      if (type === 'checkbox' || type === 'radio') attrs.checked = String(el.checked);
-      else if (type !== 'password') attrs.value = cap(String(el.value), 200);
-    } else if (tag === 'select') {
-      const o = el.selectedOptions && el.selectedOptions[0];
-      attrs.value = o ? squash(o.text) : '';
-    }
-    if (el.disabled) attrs.disabled = 'true';
-    return [tag, f.role, name, text === name ? '' : text,
-            Math.round(f.r.x * 10) / 10, Math.round(f.r.y * 10) / 10,
-            Math.round(f.r.width * 10) / 10, Math.round(f.r.height * 10) / 10,
-            f.interactive, f.inShadow, attrs, seenBefore];
-  };
-
-  const chosen = [];
-  let examined = 0;
-  for (const wantInteractive of [true, false]) {
-    for (const f of found) {
-      if (chosen.length >= maxElements) break;
-      if (f.interactive !== wantInteractive) continue;
-      examined++;
-      if (visible(f)) chosen.push(f);
-    }
-  }
-  chosen.sort((a, b) => a.order - b.order);
-  const previous = state.seq;
-  const current = previous + 1;
-  const items = chosen.map(f => describe(f, previous > 0 && state.seen.get(f.el) === previous));
-  for (const f of chosen) state.seen.set(f.el, current);
+  // Rendered ones only (display, visibility, content-visibility): a style lookup each, no layout
+  // box; boxes are measured only for the elements a page shows.
+  const kept = [];
+  for (let i = 0; i < elements.length; i++) if (elements[i].checkVisibility({visibilityProperty: true})) kept.push(i);
+  const pick = (values) => kept.map((i) => values[i]);
+  const previous = state.seq, current = previous + 1;
+  state.elements = pick(elements);
+  state.roles = pick(roles);
+  state.interactive = pick(interactive);
+  state.inShadow = pick(inShadow);
+  state.region = pick(region);
+  state.seenBefore = state.elements.map((el) => previous > 0 && state.seen.get(el) === previous);
+  for (const el of state.elements) state.seen.set(el, current);
+  state.landmarks = landmarks;
   state.seq = current;
   state.snapshotId = snapshotId;
-  state.elements = chosen.map(f => f.el);
-  return {total: found.length, examined, items, url: location.href, title: document.title};
+  state.view = null;
+  const within = new Array(landmarks.length).fill(0);
+  for (const r of state.region) for (let l = r; l >= 0; l = landmarks[l].parent) within[l]++;
+  let interactiveCount = 0;
+  for (const flag of state.interactive) if (flag) interactiveCount++;
+  return {total: state.elements.length, interactive: interactiveCount, url: location.href, title: document.title,
+          landmarks: landmarks.map((l, i) => [l.role, cap(nameOf(l.el, l.el.localName, l.role), LANDMARK_NAME_CHARS), within[i]])};
+})
+"""
+
+# One page of a captured snapshot, in one frame: the elements matching the query (role, text in
+# the name or the content, inside a landmark or a ref's subtree), interactive ones first, each
+# list in document order; `ranges` picks what to describe of each list (null: counts only). Names
+# are computed here, for the described elements (and for every candidate a text filter reads):
+# the walk that gave the refs computed none.
+_VIEW = r"""
+(function (snapshotId, query, ranges) {
+  const state = globalThis.__verityState;
+  if (!state || state.snapshotId !== snapshotId) return {stale: true};
+""" + ELEMENT_VOCABULARY + r"""
+  const key = JSON.stringify(query);
+  if (!state.view || state.view.key !== key) {
+    const all = state.elements;
+    const roles = query.roles && query.roles.length ? new Set(query.roles) : null;
+    const needle = query.text ? squash(query.text).toLowerCase() : '';
+    let inRegion = null;
+    if (query.none) inRegion = () => false;
+    else if (query.within_index !== undefined && query.within_index !== null) {
+      const root = all[query.within_index];
+      inRegion = (i) => { for (let n = all[i]; n; n = flatParent(n)) if (n === root) return true; return false; };
+    } else if (query.landmark) {
+      const wanted = query.landmark_name ? squash(query.landmark_name).toLowerCase() : null;
+      const chosen = new Set();
+      state.landmarks.forEach((l, i) => {
+        if (l.role !== query.landmark) return;
+        if (wanted !== null && cap(nameOf(l.el, l.el.localName, l.role), LANDMARK_NAME_CHARS).toLowerCase() !== wanted) return;
+        chosen.add(i);
+      });
+      inRegion = (i) => { for (let l = state.region[i]; l >= 0; l = state.landmarks[l].parent) if (chosen.has(l)) return true; return false; };
+    }
+    const inter = [], text = [];
+    for (let i = 0; i < all.length; i++) {
+      if (roles && !roles.has(state.roles[i])) continue;
+      if (inRegion && !inRegion(i)) continue;
+      if (needle) {
+        const el = all[i];
+        if (!el.isConnected) continue;
+        const name = nameOf(el, el.localName, state.roles[i]).toLowerCase();
+        if (!name.includes(needle) && !squash(el.textContent).toLowerCase().includes(needle)) continue;
+      }
+      (state.interactive[i] ? inter : text).push(i);
+    }
+    state.view = {key, inter, text};
+  }
+  const view = state.view;
+  const items = [];
+  if (ranges) {
+    const describe = (i) => {
+      const el = all_(i), tag = el.localName, role = state.roles[i];
+      const r = el.getBoundingClientRect();
+      // Shown names are capped for the snapshot's size; locators compare the whole name.
+      const name = el.isConnected ? cap(nameOf(el, tag, role), 120) : '';
+      const text = textOf(el);
+      const attrs = {};
+      for (const key of ['type', 'href', 'placeholder', 'aria-expanded', 'name', 'id']) {
+        const v = el.getAttribute(key);
+        if (v !== null) attrs[key] = cap(v, 200);
+      }
+      if (tag === 'input' || tag === 'textarea') {
+        const type = (el.getAttribute('type') || 'text').toLowerCase();
+        if (type === 'checkbox' || type === 'radio') attrs.checked = String(el.checked);
+        else if (type !== 'password') attrs.value = cap(String(el.value), 200);
+      } else if (tag === 'select') {
+        const o = el.selectedOptions && el.selectedOptions[0];
+        attrs.value = o ? squash(o.text) : '';
+      }
+      if (el.disabled) attrs.disabled = 'true';
+      return [i, tag, role, name, text === name ? '' : text,
+              Math.round(r.x * 10) / 10, Math.round(r.y * 10) / 10,
+              Math.round(r.width * 10) / 10, Math.round(r.height * 10) / 10,
+              state.interactive[i], state.inShadow[i], attrs, state.seenBefore[i], el.isConnected];
+    };
+    const all_ = (i) => state.elements[i];
+    for (const i of view.inter.slice(ranges[0], ranges[1])) items.push(describe(i));
+    for (const i of view.text.slice(ranges[2], ranges[3])) items.push(describe(i));
+  }
+  return {counts: [view.inter.length, view.text.length], items};
 })
 """
 
 
 @dataclass
 class Candidate:
-    """An element worth showing: interactive, or visible with its own text."""
+    """A described element of a snapshot page: interactive, or visible with its own text.
+    `local_index` is its place among its frame's refs (document order)."""
 
     tag: str
     role: str
@@ -392,18 +473,35 @@ class Candidate:
     in_shadow: bool
     attributes: dict[str, str]
     seen_before: bool
-    frame: str
-    context_id: int
+    connected: bool
     local_index: int
+
+
+@dataclass(frozen=True)
+class Landmark:
+    """A landmark region of a frame (banner, navigation, main, ...) and how many refs it holds."""
+
+    role: str
+    name: str
+    elements: int
+
+    def label(self) -> str:
+        return f'{self.role} "{self.name}"' if self.name else self.role
 
 
 @dataclass
 class FrameCapture:
+    """One frame's part of a snapshot: refs `first_number`..`first_number + total - 1`."""
+
     frame_id: str
+    label: str
     url: str
     context_id: int
     total: int
-    candidates: list[Candidate]
+    interactive: int
+    first_number: int
+    offset: tuple[float, float]
+    landmarks: list[Landmark]
 
 
 @dataclass
@@ -414,12 +512,12 @@ class Capture:
     notes: list[str] = field(default_factory=list)
 
     @property
-    def candidates(self) -> list[Candidate]:
-        return [candidate for frame in self.frames for candidate in frame.candidates]
-
-    @property
     def total(self) -> int:
         return sum(frame.total for frame in self.frames)
+
+    @property
+    def interactive(self) -> int:
+        return sum(frame.interactive for frame in self.frames)
 
 
 class FrameWorlds:
@@ -464,15 +562,15 @@ class FrameWorlds:
         )
 
 
-async def capture_candidates(
-    cdp: Any, worlds: FrameWorlds, *, mode: str, snapshot_id: str = "", max_elements: int = 1_000_000
-) -> Capture:
-    """Run the walker in every frame; the chosen elements are registered for refs."""
+async def capture_candidates(cdp: Any, worlds: FrameWorlds, *, snapshot_id: str) -> Capture:
+    """Run the walker in every frame: every candidate gets a ref (registered in the frame's
+    isolated world); nothing is described yet (`describe_frame` does it for a page)."""
     capture = Capture(url="", title="", frames=[])
     frames = await worlds.frames()
+    expression = f"{_CAPTURE}({json.dumps(snapshot_id)})"
+    number = 1
     for position, frame in enumerate(frames):
         label = "main" if position == 0 else frame.get("url", "")
-        expression = f"{_WALKER}({json.dumps(mode)}, {json.dumps(snapshot_id)}, {int(max_elements)})"
         reply: dict[str, Any] | None = None
         for attempt in range(2):
             try:
@@ -492,26 +590,55 @@ async def capture_candidates(
         if position == 0:
             capture.url = value.get("url", frame.get("url", ""))
             capture.title = value.get("title", "")
-        offset_x, offset_y = (0.0, 0.0) if position == 0 else await _frame_offset(cdp, frame["id"])
-        candidates = [
-            Candidate(
-                tag=item[0],
-                role=item[1],
-                name=item[2],
-                text=item[3],
-                bbox=BoundingBox(round(item[4] + offset_x, 1), round(item[5] + offset_y, 1), item[6], item[7]),
-                interactive=item[8],
-                in_shadow=item[9],
-                attributes=item[10],
-                seen_before=item[11],
-                frame=label,
-                context_id=context_id,
-                local_index=index,
-            )
-            for index, item in enumerate(value["items"])
-        ]
-        capture.frames.append(FrameCapture(frame["id"], frame.get("url", ""), context_id, value["total"], candidates))
+        offset = (0.0, 0.0) if position == 0 else await _frame_offset(cdp, frame["id"])
+        landmarks = [Landmark(role, name, count) for role, name, count in value["landmarks"]]
+        capture.frames.append(
+            FrameCapture(frame["id"], label, frame.get("url", ""), context_id, value["total"], value["interactive"], number, offset, landmarks)
+        )
+        number += value["total"]
     return capture
+
+
+class FrameGone(Exception):
+    """The frame's world no longer holds the snapshot (it navigated, or a newer walk replaced it)."""
+
+
+async def describe_frame(
+    worlds: FrameWorlds, frame: FrameCapture, snapshot_id: str, query: dict[str, Any], ranges: tuple[int, int, int, int] | None
+) -> tuple[tuple[int, int], list[Candidate]]:
+    """The counts of the frame's elements matching `query` (interactive, other) and, for
+    `ranges` (slices of those two lists), their descriptions."""
+    expression = f"{_VIEW}({json.dumps(snapshot_id)}, {json.dumps(query)}, {json.dumps(list(ranges) if ranges else None)})"
+    try:
+        reply = await worlds.evaluate(frame.context_id, expression)
+    except Exception as exc:  # noqa: BLE001 - the frame's world went with its document
+        if "context" in str(exc).lower():
+            raise FrameGone(str(exc)) from None
+        raise
+    if "exceptionDetails" in reply:
+        raise RuntimeError(f"snapshot page script failed in frame {frame.label}: {reply['exceptionDetails'].get('text', 'script error')}")
+    value = reply["result"]["value"]
+    if value.get("stale"):
+        raise FrameGone(f"frame {frame.label} no longer holds snapshot {snapshot_id}")
+    offset_x, offset_y = frame.offset
+    candidates = [
+        Candidate(
+            tag=item[1],
+            role=item[2],
+            name=item[3],
+            text=item[4],
+            bbox=BoundingBox(round(item[5] + offset_x, 1), round(item[6] + offset_y, 1), item[7], item[8]),
+            interactive=item[9],
+            in_shadow=item[10],
+            attributes=item[11],
+            seen_before=item[12],
+            connected=item[13],
+            local_index=item[0],
+        )
+        for item in value["items"]
+    ]
+    counts = value["counts"]
+    return (int(counts[0]), int(counts[1])), candidates
 
 
 async def _frame_offset(cdp: Any, frame_id: str) -> tuple[float, float]:
@@ -523,24 +650,6 @@ async def _frame_offset(cdp: Any, frame_id: str) -> tuple[float, float]:
         return float(content[0]), float(content[1])
     except Exception:  # noqa: BLE001 - an offset is cosmetic; never fail a snapshot for it
         return 0.0, 0.0
-
-
-def select_within_budget(candidates: list[Candidate], max_elements: int) -> list[Candidate]:
-    """Keep at most `max_elements`, interactive ones first, in document order."""
-    if len(candidates) <= max_elements:
-        return candidates
-    keep: set[int] = set()
-    for index, candidate in enumerate(candidates):
-        if len(keep) >= max_elements:
-            break
-        if candidate.interactive:
-            keep.add(index)
-    for index, candidate in enumerate(candidates):
-        if len(keep) >= max_elements:
-            break
-        if not candidate.interactive:
-            keep.add(index)
-    return [c for i, c in enumerate(candidates) if i in keep]
 
 
 def element_expression(snapshot_id: str, local_index: int) -> str:

@@ -9,7 +9,6 @@ Anything else is `stale_ref` - the driver never re-finds "a similar element" beh
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,16 +23,18 @@ from runtime.browser.observation import Snapshot, SnapshotElement
 from runtime.browser.locate import locate
 from runtime.browser.snapshot_capture import (
     WORLD_NAME,
+    Capture,
+    FrameGone,
     FrameWorlds,
     capture_candidates,
+    describe_frame,
     element_expression,
-    select_within_budget,
 )
+from runtime.browser.snapshot_pages import PAGE_FRAME_CHARS, REF_PATTERN, SnapshotQuery, fitting_prefix, plan_page
 
 if TYPE_CHECKING:
     from pyppeteer.page import Page
 
-_REF_PATTERN = re.compile(r"^(s\d+):e(\d+)$")
 # How long (x 10 ms) a gesture's navigation request may take to be reported.
 NAVIGATION_NOTICE_POLLS = 5
 # How long a requested navigation that neither loads nor commits is waited for.
@@ -76,7 +77,10 @@ class Tab:
         self.documents = DocumentTracker(tab_id, cdp)
         # What the latest act watches for its own effect (action_handlers/effects.py sets it).
         self.effect_watch: Any = None
-        self._ref_nodes: dict[str, tuple[int, int]] = {}
+        # The latest snapshot's capture (where its refs live) and whether one came before it.
+        self._captured: Capture | None = None
+        self._captured_id: str | None = None
+        self._had_previous = False
 
     @classmethod
     async def attach(cls, tab_id: str, page: Page, *, opener_tab_id: str | None, hooks: TabHooks) -> Tab:
@@ -179,57 +183,124 @@ class Tab:
 
     # ----------------------------------------------------------------- snapshots
 
-    async def take_snapshot(self, max_elements: int) -> Snapshot:
-        """Capture, cut to budget, assign refs; the new snapshot invalidates older refs."""
+    async def take_snapshot(self, max_elements: int, query: SnapshotQuery | None = None, max_chars: int | None = None) -> Snapshot:
+        """Capture (every candidate gets a ref; older refs become stale), then show the page
+        `query` asks for (default: the first `max_elements`)."""
         started = time.perf_counter()
         snapshot_id = self.hooks.next_snapshot_id()
-        capture = await capture_candidates(
-            self.cdp, self.worlds, mode="snapshot", snapshot_id=snapshot_id, max_elements=max_elements
-        )
-        gathered = capture.candidates
-        kept = select_within_budget(gathered, max_elements)
-        total = capture.total
-        cut: list[str] = []
-        if total > len(kept) and len(kept) >= max_elements:
-            cut.append(f"{total - len(kept)} of {total} candidate elements beyond max_elements={max_elements} "
-                       "(interactive elements are kept first)")
-        had_previous = self.latest_snapshot is not None
-        elements: list[SnapshotElement] = []
-        ref_nodes: dict[str, tuple[int, int]] = {}
-        for number, candidate in enumerate(kept, start=1):
-            ref = f"{snapshot_id}:e{number}"
-            ref_nodes[ref] = (candidate.context_id, candidate.local_index)
-            elements.append(
-                SnapshotElement(
-                    ref=ref,
-                    role=candidate.role,
-                    name=candidate.name,
-                    text=candidate.text,
-                    tag=candidate.tag,
-                    bbox=candidate.bbox,
-                    visible=True,
-                    interactive=candidate.interactive,
-                    # With no earlier snapshot on this tab nothing is "new" to the reader yet.
-                    new=had_previous and not candidate.seen_before,
-                    frame=candidate.frame,
-                    in_shadow=candidate.in_shadow,
-                    attributes=candidate.attributes,
-                )
+        self._had_previous = self._captured is not None
+        # Refs of the previous snapshot go stale from here on, whatever happens next.
+        self._captured, self._captured_id = None, snapshot_id
+        self._captured = await capture_candidates(self.cdp, self.worlds, snapshot_id=snapshot_id)
+        return await self._show(query or SnapshotQuery(max_elements=max_elements), max_chars, started)
+
+    async def show_snapshot(self, snapshot_id: str, query: SnapshotQuery, max_chars: int | None = None) -> Snapshot:
+        """Another page of the tab's latest snapshot: no new capture, every ref stays valid."""
+        if snapshot_id != self._captured_id or self._captured is None:
+            raise BrowserActionError(
+                ActionErrorCode.STALE_REF,
+                f"snapshot {snapshot_id} is not tab {self.tab_id}'s latest ({self._captured_id or 'none'}); take a new snapshot",
+                latest_snapshot_id=self._captured_id,
             )
-        self._ref_nodes = ref_nodes
+        return await self._show(query, max_chars, time.perf_counter())
+
+    async def _show(self, query: SnapshotQuery, max_chars: int | None, started: float) -> Snapshot:
+        capture, snapshot_id = self._captured, self._captured_id
+        assert capture is not None and snapshot_id is not None
+        within_at = self._within_location(query, snapshot_id)
+        frames = capture.frames
+        queries = [query.in_frame(index, within_at) for index in range(len(frames))]
+        try:
+            if query.filtered:
+                counts = [(await describe_frame(self.worlds, f, snapshot_id, q, None))[0] for f, q in zip(frames, queries, strict=True)]
+            else:
+                counts = [(f.interactive, f.total - f.interactive) for f in frames]
+            ranges, matching = plan_page(counts, query.start, query.max_elements)
+            interactive: list[SnapshotElement] = []
+            others: list[SnapshotElement] = []
+            for frame, frame_query, frame_range in zip(frames, queries, ranges, strict=True):
+                if frame_range is None:
+                    continue
+                _, described = await describe_frame(self.worlds, frame, snapshot_id, frame_query, frame_range)
+                for candidate in described:
+                    element = SnapshotElement(
+                        ref=f"{snapshot_id}:e{frame.first_number + candidate.local_index}",
+                        role=candidate.role,
+                        name=candidate.name,
+                        text=candidate.text,
+                        tag=candidate.tag,
+                        bbox=candidate.bbox,
+                        visible=candidate.connected and candidate.bbox.w > 0 and candidate.bbox.h > 0,
+                        interactive=candidate.interactive,
+                        # With no earlier snapshot on this tab nothing is "new" to the reader yet.
+                        new=self._had_previous and not candidate.seen_before,
+                        frame=frame.label,
+                        in_shadow=candidate.in_shadow,
+                        attributes=candidate.attributes,
+                    )
+                    (interactive if candidate.interactive else others).append(element)
+        except FrameGone as gone:
+            raise BrowserActionError(
+                ActionErrorCode.STALE_REF, f"snapshot {snapshot_id} no longer matches the page ({gone}); take a new snapshot"
+            ) from None
+        in_view_order = interactive + others
+        budget = (max_chars if max_chars is not None else 1 << 30) - PAGE_FRAME_CHARS
+        kept = in_view_order[: fitting_prefix([e.describe() for e in in_view_order], budget)]
+        end = query.start + len(kept)
+        next_start = end if end < matching else None
+        cut: list[str] = []
+        if next_start is not None or (query.start > 0 and matching):
+            cut.append(
+                f"{matching - len(kept)} of {matching} elements not on this page (max_elements={query.max_elements}"
+                + (f", max_chars={max_chars}" if max_chars is not None else "")
+                + "; interactive elements are listed first)"
+                + (f"; next page: start={next_start}" if next_start is not None else "")
+            )
+        # Refs number frames in order, each in document order: the page reads top to bottom.
+        shown = sorted(kept, key=lambda e: _ref_number(e.ref))
         snapshot = Snapshot(
             snapshot_id=snapshot_id,
             tab_id=self.tab_id,
             url=capture.url,
             title=capture.title,
-            elements=elements,
-            total_candidates=total,
+            elements=shown,
+            total_candidates=capture.total,
             truncated=bool(cut),
             cut=cut + capture.notes,
             capture_ms=(time.perf_counter() - started) * 1000,
+            start=query.start,
+            next_start=next_start,
+            matching=matching,
+            interactive_total=capture.interactive,
+            filters=query.filters(),
+            landmarks=[f"{landmark.label()} ({landmark.elements})" for frame in frames for landmark in frame.landmarks],
         )
         self.latest_snapshot = snapshot
         return snapshot
+
+    def _within_location(self, query: SnapshotQuery, snapshot_id: str) -> tuple[int, int] | None:
+        """(frame index, local index) of the query's `within` ref, which must be of this snapshot."""
+        named = query.within_ref()
+        if named is None:
+            return None
+        ref_snapshot, number = named
+        if ref_snapshot != snapshot_id:
+            raise BrowserActionError(
+                ActionErrorCode.STALE_REF, f"within={query.within} is not a ref of snapshot {snapshot_id}", ref=query.within
+            )
+        location = self._locate_number(number)
+        if location is None:
+            raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"snapshot {snapshot_id} has no element {query.within}", ref=query.within)
+        return location
+
+    def _locate_number(self, number: int) -> tuple[int, int] | None:
+        """(frame index, local index) of ref number `number` of the latest snapshot."""
+        if self._captured is None:
+            return None
+        for index, frame in enumerate(self._captured.frames):
+            if frame.first_number <= number < frame.first_number + frame.total:
+                return index, number - frame.first_number
+        return None
 
     # ----------------------------------------------------------------- targets
 
@@ -251,12 +322,12 @@ class Tab:
         raise AssertionError("unreachable")
 
     async def _resolve_ref(self, ref: str) -> ResolvedElement:
-        match = _REF_PATTERN.match(ref)
+        match = REF_PATTERN.match(ref)
         if not match:
             raise BrowserActionError(
                 ActionErrorCode.INVALID_PARAMS, f"ref {ref!r} is not a snapshot ref like 's3:e12'"
             )
-        latest = self.latest_snapshot.snapshot_id if self.latest_snapshot else None
+        latest = self._captured_id
         if match.group(1) != latest:
             raise BrowserActionError(
                 ActionErrorCode.STALE_REF,
@@ -265,8 +336,8 @@ class Tab:
                 ref=ref,
                 latest_snapshot_id=latest,
             )
-        location = self._ref_nodes.get(ref)
-        if location is None:
+        location = self._locate_number(int(match.group(2)))
+        if location is None or self._captured is None:
             raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"snapshot {latest} has no element {ref}", ref=ref)
         stale = BrowserActionError(
             ActionErrorCode.STALE_REF,
@@ -274,7 +345,8 @@ class Tab:
             "take a new snapshot",
             ref=ref,
         )
-        context_id, local_index = location
+        frame_index, local_index = location
+        context_id = self._captured.frames[frame_index].context_id
         try:
             reply = await self.worlds.evaluate(context_id, element_expression(latest, local_index), by_value=False)
         except Exception as exc:  # noqa: BLE001 - the frame's world is gone: it navigated
@@ -288,6 +360,10 @@ class Tab:
         if not await self.call_on(element, "function() { return this.isConnected; }"):
             raise stale
         return element
+
+
+def _ref_number(ref: str) -> int:
+    return int(ref.rsplit(":e", 1)[1])
 
 
 def _exception_text(details: dict[str, Any]) -> str:

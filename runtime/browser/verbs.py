@@ -92,18 +92,29 @@ class SessionVerbs(ABC):
                               action_id=action_id, timeout_ms=timeout_ms)
 
     async def snapshot(self, *, max_elements: int | None = None, max_chars: int | None = None,
+                       start: int | None = None, role: str | list[str] | None = None, text: str | None = None,
+                       within: str | None = None, snapshot_id: str | None = None,
                        tab_id: str | None = None, action_id: str | None = None,
                        timeout_ms: int | None = None) -> ActionResult:
-        """`snapshot`: elements with refs. `result.value` is a `Snapshot`."""
-        return await self._do(ActionName.SNAPSHOT, {"max_elements": max_elements, "max_chars": max_chars},
-                              tab_id=tab_id, action_id=action_id, timeout_ms=timeout_ms)
+        """`snapshot`: every element gets a ref; `result.value` (a `Snapshot`) is one page of them.
+        `role`, `text` (in the name or content, any case) and `within` (a ref's subtree or a
+        landmark such as 'main' or 'navigation "Docs"') filter; `start` pages (the page's
+        `next_start`). With `snapshot_id` (or a `within` ref) the tab's latest snapshot is shown
+        again instead of a new one taken, so its refs stay valid."""
+        params = {"max_elements": max_elements, "max_chars": max_chars, "start": start, "role": role,
+                  "text": text, "within": within, "snapshot_id": snapshot_id}
+        return await self._do(ActionName.SNAPSHOT, params, tab_id=tab_id, action_id=action_id, timeout_ms=timeout_ms)
 
     async def observe(self, *, max_elements: int | None = None, max_chars: int | None = None,
+                      start: int | None = None, role: str | list[str] | None = None, text: str | None = None,
+                      within: str | None = None, snapshot_id: str | None = None,
                       tab_id: str | None = None, action_id: str | None = None,
                       timeout_ms: int | None = None) -> ActionResult:
-        """`observe`: page summary + snapshot. `result.value` is an `Observation`."""
-        return await self._do(ActionName.OBSERVE, {"max_elements": max_elements, "max_chars": max_chars},
-                              tab_id=tab_id, action_id=action_id, timeout_ms=timeout_ms)
+        """`observe`: page summary + a snapshot page (the same paging and filters as `snapshot`).
+        `result.value` is an `Observation`."""
+        params = {"max_elements": max_elements, "max_chars": max_chars, "start": start, "role": role,
+                  "text": text, "within": within, "snapshot_id": snapshot_id}
+        return await self._do(ActionName.OBSERVE, params, tab_id=tab_id, action_id=action_id, timeout_ms=timeout_ms)
 
     async def click(self, target: Target | dict[str, Any] | str, *, tab_id: str | None = None,
                     action_id: str | None = None, timeout_ms: int | None = None,

@@ -255,10 +255,13 @@ class AgentToolCalls:
         return ToolOutcome(True, response, f"opened {observation.url} (HTTP {observation.status})")
 
     async def _snapshot(self, arguments: dict[str, Any]) -> ToolOutcome:
-        max_elements = arguments.get("max_elements")
+        max_elements, start = arguments.get("max_elements"), arguments.get("start")
         limit = int(max_elements) if isinstance(max_elements, (int, float)) and max_elements >= 1 else None
+        first = int(start) if isinstance(start, (int, float)) and start >= 0 else None
+        page = {key: arguments[key] for key in ("role", "text", "within", "snapshot_id") if isinstance(arguments.get(key), str) and arguments[key]}
         result = await self.ctx.browser.run_action(
-            "snapshot", "snapshot for the model", lambda s, a: s.snapshot(max_elements=limit, action_id=a, timeout_ms=self.timeout)
+            "snapshot", "snapshot for the model",
+            lambda s, a: s.snapshot(max_elements=limit, start=first, action_id=a, timeout_ms=self.timeout, **page),
         )
         if not result.ok:
             return ToolOutcome.from_error(result)
@@ -271,10 +274,14 @@ class AgentToolCalls:
             "url": snapshot.url,
             "title": snapshot.title,
             "elements": len(snapshot.elements),
+            "matching": snapshot.matching,
+            "start": snapshot.start,
+            "next_start": snapshot.next_start,
             "truncated": snapshot.truncated,
             "note": "the elements and their refs are listed in the page section; refs of older snapshots are stale",
         }
-        return ToolOutcome(True, response, f"snapshot {snapshot.snapshot_id}: {len(snapshot.elements)} elements of {snapshot.url}")
+        shown = f"{snapshot.start + 1}-{snapshot.start + len(snapshot.elements)} of {snapshot.matching}"
+        return ToolOutcome(True, response, f"snapshot {snapshot.snapshot_id}: elements {shown} of {snapshot.url}")
 
     async def _extract(self, arguments: dict[str, Any]) -> ToolOutcome:
         run_action, timeout = self.ctx.browser.run_action, self.timeout

@@ -176,6 +176,7 @@ class BrowserAccess:
             headers=dict(signs.headers),
             document=page.document,
             content_digest=page.content_digest,
+            text_note=page.text_note,
         )
 
 

@@ -56,6 +56,8 @@ class PageObservation:
     headers: dict[str, str] = field(default_factory=dict)
     document: DocumentIdentity | None = None
     content_digest: str = ""
+    # Why the readable text is not trafilatura's (the page's HTML was over the size limit).
+    text_note: str = ""
 
     @property
     def snippet(self) -> str:
@@ -67,6 +69,8 @@ class PageObservation:
             evidence["error"] = f"{self.error_code}: {self.error_message}"
         if self.document is not None:
             evidence["document"] = self.document.to_dict()
+        if self.text_note:
+            evidence["readable_text"] = self.text_note
         return evidence
 
     def signals(self) -> PageSignals:

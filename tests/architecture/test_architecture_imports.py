@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 BROWSER_LAYERS = (
     Layer("vocabulary", ("errors", "actions", "document", "observation", "observation_context", "policy")),
     Layer("launch", ("chromium_process", "launch")),
-    Layer("tab", ("document_tracking", "snapshot_capture", "churn_ledger", "locate", "tab", "top_frame")),
+    Layer("tab", ("document_tracking", "snapshot_capture", "snapshot_pages", "churn_ledger", "locate", "tab", "top_frame")),
     Layer("action handlers", ("action_handlers",)),
     Layer("session", ("tab_tracking", "verbs", "storage", "session", "udp_fence")),
 )

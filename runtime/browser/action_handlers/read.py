@@ -15,7 +15,8 @@ from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.action_handlers.verify import fingerprint_of
 from runtime.browser.action_handlers.wait import wait_until_loaded
 from runtime.browser.actions import Action, Target
-from runtime.browser.observation import Observation, PageSigns, PreparedPage
+from runtime.browser.observation import Observation, PageSigns, PreparedPage, Snapshot
+from runtime.browser.snapshot_pages import SnapshotQuery
 from runtime.browser.tab import Tab
 
 # A page read while its document is being replaced is read again, at most this many times.
@@ -108,7 +109,20 @@ async def screenshot(scope: ActionScope, action: Action) -> Result:
     return {"artifact": ref.to_dict(), "url": await tab.current_url(), "width": width, "height": height}, ref
 
 
-async def _readable_text(tab: Tab, html: str, url: str) -> tuple[str, str]:
+async def _readable_text(tab: Tab, html: str, url: str, limit_bytes: int | None = None) -> tuple[str, str, str]:
+    """The readable text, where it came from, and a note when the HTML was too large for
+    trafilatura (`limit_bytes`): then it is the visible text, read at once."""
+    size = len(html.encode("utf-8"))
+    if limit_bytes is not None and size > limit_bytes:
+        inner = await tab.evaluate("document.body ? document.body.innerText : ''")
+        note = (f"html {size:,} bytes > readable_html_limit_bytes={limit_bytes:,}: trafilatura not run; "
+                "the readable text is the page's visible text")
+        return str(inner or "").strip(), "inner_text", note
+    text, source = await _extracted_text(tab, html, url)
+    return text, source, ""
+
+
+async def _extracted_text(tab: Tab, html: str, url: str) -> tuple[str, str]:
     extracted = await asyncio.to_thread(
         _trafilatura().extract, html, url=url, include_comments=False, include_tables=True
     )
@@ -131,7 +145,7 @@ async def readability_extract(scope: ActionScope, action: Action) -> Result:
     tab = scope.tab
     html = await tab.evaluate("document.documentElement ? document.documentElement.outerHTML : ''")
     url = await tab.current_url()
-    text, source = await _readable_text(tab, str(html or ""), url)
+    text, source, _ = await _readable_text(tab, str(html or ""), url)
     inline, ref = _inline_or_artifact(scope, text)
     data = {"text": inline, "title": await tab.page.title(), "url": url, "source": source,
             "artifact": ref.to_dict() if ref else None}
@@ -182,7 +196,8 @@ async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
     signs_read = tab.evaluate(f"{_PAGE_SIGNS}({VISIBLE_TEXT_CHARS})")
     html, url, title, signs, fingerprint = await asyncio.gather(html_read, tab.current_url(), tab.page.title(), signs_read, fingerprint_of(tab))
     html = str(html or "")
-    (png, _, _), (text, source) = await asyncio.gather(_capture_png(tab, False, scope.secret_values()), _readable_text(tab, html, url))
+    limit = scope.policy.readable_html_limit_bytes
+    (png, _, _), (text, source, note) = await asyncio.gather(_capture_png(tab, False, scope.secret_values()), _readable_text(tab, html, url, limit))
     shot = scope.artifacts.put("screenshot", png, "image/png")
     inline, text_ref = _inline_or_artifact(scope, text)
     html_bytes = html.encode("utf-8")
@@ -198,6 +213,7 @@ async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
         title=title,
         text=inline,
         text_source=source,
+        text_note=note,
         screenshot=shot,
         html_artifact=html_ref,
         text_artifact=text_ref,
@@ -252,27 +268,39 @@ async def xpath_scan(scope: ActionScope, action: Action) -> Result:
     return {"elements": found["elements"], "total": found["total"], "truncated": found["total"] > limit}, None
 
 
-def _budget(scope: ActionScope, action: Action) -> int:
-    return int_param(action.params, "max_elements", scope.policy.snapshot_max_elements, minimum=1)
+async def _snapshot_page(scope: ActionScope, action: Action, max_chars: int) -> Snapshot:
+    """A new snapshot's page, or (with `snapshot_id`, or a `within` ref) another page of the tab's
+    latest snapshot, whose refs all stay valid."""
+    query = SnapshotQuery.from_params(action.params, scope.policy.snapshot_max_elements)
+    of = str_param(action.params, "snapshot_id", required=False)
+    within_ref = query.within_ref()
+    if of is None and within_ref is not None:
+        of = within_ref[0]
+    if of is not None:
+        return await scope.tab.show_snapshot(of, query, max_chars)
+    return await scope.tab.take_snapshot(query.max_elements, query, max_chars)
 
 
 async def snapshot(scope: ActionScope, action: Action) -> Result:
-    taken = await scope.tab.take_snapshot(_budget(scope, action))
     max_chars = int_param(action.params, "max_chars", scope.policy.snapshot_max_chars, minimum=100)
+    taken = await _snapshot_page(scope, action, max_chars)
     return {**taken.to_dict(), "rendered": taken.render(max_chars)}, taken
 
 
 async def observe(scope: ActionScope, action: Action) -> Result:
     tab = scope.tab
-    taken = await tab.take_snapshot(_budget(scope, action))
     text_chars = int_param(action.params, "text_chars", 2000, minimum=0)
-    excerpt = await tab.evaluate(f"(document.body ? document.body.innerText : '').slice(0, {text_chars})")
-    observation = Observation(
-        tab_id=tab.tab_id, url=taken.url, title=taken.title, text_excerpt=str(excerpt or ""), snapshot=taken
-    )
     max_chars = int_param(action.params, "max_chars", scope.policy.snapshot_max_chars, minimum=100)
+    url, title, excerpt = await tab.evaluate(
+        f"[location.href, document.title, (document.body ? document.body.innerText : '').slice(0, {text_chars})]"
+    )
+    # The page is fitted to what the rendered observation leaves it (a little spare: the URL or
+    # title may change between these reads).
+    head_chars = len(Observation.head(tab.tab_id, str(url), str(title), str(excerpt or "")))
+    taken = await _snapshot_page(scope, action, max(100, max_chars - head_chars - 100))
+    excerpt = str(excerpt or "")
+    observation = Observation(tab_id=tab.tab_id, url=taken.url, title=taken.title, text_excerpt=excerpt, snapshot=taken)
     return {**observation.to_dict(), "rendered": observation.render(max_chars)}, observation
-
 
 
 def _trafilatura() -> Any:

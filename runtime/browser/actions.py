@@ -79,6 +79,7 @@ class ActKind(str, Enum):
     PRESS = "press"
     SCROLL = "scroll"
     HOVER = "hover"
+    DRAG = "drag"
 
 
 class WaitKind(str, Enum):

@@ -130,6 +130,13 @@ class SessionVerbs(ABC):
         """`act` kind=hover: move the pointer onto the element (a menu that opens on hover)."""
         return await self._act("hover", target, {"effect_baseline_ms": effect_baseline_ms}, tab_id, action_id, timeout_ms)
 
+    async def drag(self, target: Target | dict[str, Any] | str, to: Target | dict[str, Any] | str, *, tab_id: str | None = None,
+                   action_id: str | None = None, timeout_ms: int | None = None,
+                   effect_baseline_ms: int | None = None) -> ActionResult:
+        """`act` kind=drag: press the mouse on `target`, move in small steps onto `to`, release there."""
+        to_param = to.to_dict() if isinstance(to, Target) else to
+        return await self._act("drag", target, {"to": to_param, "effect_baseline_ms": effect_baseline_ms}, tab_id, action_id, timeout_ms)
+
     async def select(self, target: Target | dict[str, Any] | str, *, value: str | None = None,
                      label: str | None = None, mode: str = "replace", tab_id: str | None = None,
                      action_id: str | None = None, timeout_ms: int | None = None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from runtime.recipe.model import Condition, Locator, Recipe, Step
+from runtime.recipe.model import ACT_LOCATOR_KEYS, Condition, Locator, Recipe, Step
 from runtime.recipe.references import single_placeholder
 from runtime.recipe.templated import all_steps, condition_lists, when_conditions
 
@@ -46,7 +46,7 @@ def check_loops(recipe: Recipe) -> Iterator[Finding]:
 def step_locators(step: Step, base: PathParts) -> Iterator[tuple[PathParts, Locator]]:
     """Every locator a step holds, with its path."""
     if step.act is not None:
-        for key in ("click", "type", "select"):
+        for key in ACT_LOCATOR_KEYS:
             locator = getattr(step.act, key)
             if locator is not None:
                 yield base + ("act", key), locator

@@ -200,7 +200,9 @@ class Expect(Strict):
     )
 
 
-ACT_KINDS = ("click", "hover", "type", "select", "press", "scroll")
+ACT_KINDS = ("click", "hover", "type", "select", "press", "scroll", "drag")
+# Every key of an act that holds a locator: the element acted on, and where a drag ends.
+ACT_LOCATOR_KEYS = ("click", "hover", "type", "select", "drag", "to")
 
 
 class ActStep(Strict):
@@ -221,6 +223,12 @@ class ActStep(Strict):
         default=None, description="A key or chord: a key name such as Enter, Escape, ArrowDown or a, or a chord such as Control+a or Shift+Tab; may use {placeholders}."
     )
     scroll: Literal["up", "down", "top", "bottom"] | None = Field(default=None, description="Scroll the page.")
+    drag: Locator | None = Field(
+        default=None,
+        description="Drag the element this locator finds onto the element `to` finds, with the mouse: press on it, move in small steps, release on `to`. "
+        "Verified like a click: by an effect of its own, or by `expect`.",
+    )
+    to: Locator | None = Field(default=None, description="With `drag`: the element the drag ends on (the pointer is released on its visible centre).")
     text: str | None = Field(default=None, description="Text to type (with `type`).")
     value: str | None = Field(default=None, description="Option value or label (with `select`).")
     submit: bool = Field(default=False, description="Press Enter after typing (with `type`).")
@@ -243,6 +251,8 @@ class ActStep(Strict):
             raise ValueError(f"give exactly one of {', '.join(ACT_KINDS)} (got {', '.join(given) or 'none'})")
         if (self.keys or self.key_delay_ms is not None) and given[0] != "type":
             raise ValueError("`keys` and `key_delay_ms` go with `type`")
+        if (given[0] == "drag") != (self.to is not None):
+            raise ValueError("`drag` needs `to`, and `to` goes with `drag`")
         if given[0] == "type" and self.text is None:
             raise ValueError("`type` needs `text`")
         if given[0] == "select" and self.value is None:
@@ -418,7 +428,7 @@ class Step(Strict):
 
     navigate: str | NavigateStep | None = Field(default=None, description=f"Open a URL (may use {{placeholders}}), then check the page against the target. Tool: {STEP_TOOLS['navigate']}.")
     observe: dict[str, Any] | None = Field(default=None, description=f"Read the current page (`max_elements` caps its snapshot), then check it against the target. Tool: {STEP_TOOLS['observe']}.")
-    act: ActStep | None = Field(default=None, description=f"Click, hover, type, select, press a key or scroll, then verify the effect. Tool, by action: {_ACT_TOOLS}.")
+    act: ActStep | None = Field(default=None, description=f"Click, hover, type, select, press a key, scroll or drag, then verify the effect. Tool, by action: {_ACT_TOOLS}.")
     wait: WaitStep | None = Field(
         default=None,
         description=f"Wait for one condition: load, text (or its going), url, a selector's state, any condition (`until`) or a fixed time. Tool: {STEP_TOOLS['wait']}.",

@@ -1,4 +1,4 @@
-"""Acting on a page like a person would: click, hover, type, select, press and scroll.
+"""Acting on a page like a person would: click, hover, type, select, press, scroll and drag.
 
 `act` addresses its element through any target; `browser_click` / `browser_type` are seed 003's
 XPath forms of the same gestures. A covered, hidden, off-screen or disabled element (by itself, its
@@ -7,6 +7,7 @@ XPath forms of the same gestures. A covered, hidden, off-screen or disabled elem
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -22,13 +23,14 @@ from runtime.browser.action_handlers.field_dates import field_value
 from runtime.browser.tab import ResolvedElement, Tab
 
 
-# Scrolls the element into view, waits for a finite animation moving it to end (2 s at most), then
+# Scrolls the element into view (centred, or with `block` 'nearest' only as far as it takes: a
+# drag's destination must not scroll its source away), waits for a finite animation moving it to end (2 s at most), then
 # until its box is stable (the same in two animation frames, 1 s at most: a sliding accordion or a
 # dialog still moving in), and answers 'ok:fx,fy' with the point to press as fractions of its box: the centre, or else the first visible part of a 5x5 grid
 # when something covers the centre (a person clicks the part they can see).
-_PREPARE_CLICK = """async function() {
+_PREPARE_CLICK = """async function(block) {
   if (!this.isConnected) return 'detached';
-  this.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+  this.scrollIntoView({block, inline: block, behavior: 'instant'});
   const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
   const box = () => { const b = this.getBoundingClientRect(); return [b.left, b.top, b.width, b.height].join(); };
   // A finite CSS transition or animation moving the element (on it or an ancestor) is waited for
@@ -115,10 +117,10 @@ async def _lands_on(tab: Tab, element: ResolvedElement, x: float, y: float) -> b
     return bool(reply.get("result", {}).get("value"))
 
 
-async def _pointer_point(tab: Tab, element: ResolvedElement, verb: str) -> tuple[float, float] | None:
+async def _pointer_point(tab: Tab, element: ResolvedElement, verb: str, block: str = "center") -> tuple[float, float] | None:
     """The page point a person would put the pointer on (its box settled, the part they can see);
     None when the element has no content quads. Raises when it cannot be reached at all."""
-    state = await tab.call_on(element, _PREPARE_CLICK)
+    state = await tab.call_on(element, _PREPARE_CLICK, block)
     if state == "detached":
         raise BrowserActionError(ActionErrorCode.STALE_REF, f"element {element.how} is no longer in the page")
     if state in ("hidden", "disabled", "off_screen"):
@@ -180,6 +182,45 @@ async def _click(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
     # goes to this element itself, never to a point that could belong to another one.
     await tab.call_on(element, "function() { this.click(); }")
     return {"clicked": True, "method": "dom"}
+
+
+# Pixels between two pointer moves of a drag: a page that follows mousemove (a calendar marking
+# the slots a drag crosses, a slider) sees every element on the way, as it does under a hand.
+DRAG_STEP_PX = 5
+
+
+async def _mouse(tab: Tab, kind: str, x: float, y: float, pressed: bool) -> None:
+    """One CDP mouse event with the left button held (`pressed`) or not, as a pointing device
+    reports it: `buttons` says what is held during a move, which pages read as e.buttons."""
+    await tab.cdp.send(
+        "Input.dispatchMouseEvent",
+        {"type": kind, "x": x, "y": y, "button": "left" if pressed or kind == "mouseReleased" else "none", "buttons": 1 if pressed else 0, "clickCount": 1 if kind != "mouseMoved" else 0},
+    )
+
+
+async def _drag(tab: Tab, element: ResolvedElement, destination: ResolvedElement) -> dict[str, Any]:
+    """Press on the element, move the pointer onto the destination in steps of DRAG_STEP_PX with
+    the button held, release there: mousedown, mousemoves, mouseup, as a hand makes them."""
+    start = await _pointer_point(tab, element, "dragged")
+    # Only as much scrolling as the destination needs, so the source stays where it was measured.
+    end = await _pointer_point(tab, destination, "dragged onto", block="nearest")
+    if start is None or end is None:
+        raise BrowserActionError(ActionErrorCode.NOT_INTERACTABLE, f"element {(destination if start else element).how} has no box to put the pointer on", state="hidden")
+    (x, y), (end_x, end_y) = start, end
+    await tab.page.mouse.move(x, y)
+    await tab.evaluate(_HOVER_SETTLED)
+    if not await _lands_on(tab, element, x, y):
+        raise BrowserActionError(
+            ActionErrorCode.NOT_INTERACTABLE,
+            f"element {element.how} moved away from the pointer before the press (bringing {destination.how} into view moved it?); nothing was dragged",
+            state="moved",
+        )
+    await _mouse(tab, "mousePressed", x, y, pressed=True)
+    moves = max(1, math.ceil(math.hypot(end_x - x, end_y - y) / DRAG_STEP_PX))
+    for step in range(1, moves + 1):
+        await _mouse(tab, "mouseMoved", x + (end_x - x) * step / moves, y + (end_y - y) * step / moves, pressed=True)
+    await _mouse(tab, "mouseReleased", end_x, end_y, pressed=False)
+    return {"dragged": True, "method": "mouse", "from": [round(x, 1), round(y, 1)], "to": [round(end_x, 1), round(end_y, 1)], "moves": moves, "destination": destination.how}
 
 
 _PREPARE_TYPE = """function(clear) {
@@ -334,7 +375,7 @@ async def act(scope: ActionScope, action: Action) -> Result:
     kind = enum_param(params, "kind", ActKind)
     await scope.refuse_blocked_tab()
     element: ResolvedElement | None = None
-    needs_target = kind in (ActKind.CLICK, ActKind.TYPE, ActKind.SELECT, ActKind.HOVER)
+    needs_target = kind in (ActKind.CLICK, ActKind.TYPE, ActKind.SELECT, ActKind.HOVER, ActKind.DRAG)
     if needs_target or params.get("target") is not None:
         element = await tab.resolve(target_param(params))
     # 0: nothing will ask for this act's own effect (its step says what it expects), so neither the
@@ -358,6 +399,9 @@ async def act(scope: ActionScope, action: Action) -> Result:
     elif kind is ActKind.HOVER:
         assert element is not None
         data = await _hover(tab, element)
+    elif kind is ActKind.DRAG:
+        assert element is not None
+        data = await _drag(tab, element, await tab.resolve(target_param(params, "to")))
     elif kind is ActKind.SELECT:
         assert element is not None
         value = str_param(params, "value", required=False)

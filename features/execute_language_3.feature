@@ -1,0 +1,15 @@
+Feature: The recipe language a newcomer reaches for, part three: drag
+  A drag is made with the mouse as a hand makes it (press, moves with the button held, release on
+  the destination) and, like every act, counts only by an effect of its own.
+
+  @EXEC-066
+  Scenario: A drag with the mouse lands where the recipe says, proven by its own effect
+    When I run "language3/drag" against the fixture site
+    Then the acts "drag-knob" were each verified
+    And the drag "drag-knob" went from "#knob" to "#bin" in moves of at most 5 px, the page saying "dropped on bin after several moves, button held"
+
+  @EXEC-066
+  Scenario: A drag the page does nothing with is not verified
+    When I run "language3/drag-nothing" against the fixture site
+    Then the run ends "error" with stop reason "verification_failed"
+    And the act "drag-inert" was unverified saying "no change the act caused anywhere in the document"

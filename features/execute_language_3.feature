@@ -13,3 +13,16 @@ Feature: The recipe language a newcomer reaches for, part three: drag
     When I run "language3/drag-nothing" against the fixture site
     Then the run ends "error" with stop reason "verification_failed"
     And the act "drag-inert" was unverified saying "no change the act caused anywhere in the document"
+
+  @EXEC-067
+  Scenario: Text is selected with the mouse and verified by the page's selection
+    When I run "language3/select-text" against the fixture site
+    Then the acts "select-part, select-all" were each verified
+    And the act "select-part" was verified saying "the selection holds 'quick brown'"
+    And the act "select-all" was verified saying "the selection holds 'The quick brown fox jumps over the brown dog'"
+
+  @EXEC-067
+  Scenario: Text the element does not show is not selected
+    When I run "language3/select-missing-text" against the fixture site
+    Then the run ends "error" with stop reason "execute_error"
+    And the act "select-cat" failed with "not_found" saying "does not show the text 'lazy cat'"

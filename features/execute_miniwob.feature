@@ -34,3 +34,4 @@ Feature: MiniWoB++ tasks with deterministic recipes, judged by the task's own re
       | terminal              | 20   |
       | stock-market          | 21   |
       | daily-calendar        | 22   |
+      | text-editor           | 23   |

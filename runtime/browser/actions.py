@@ -80,6 +80,7 @@ class ActKind(str, Enum):
     SCROLL = "scroll"
     HOVER = "hover"
     DRAG = "drag"
+    SELECT_TEXT = "select_text"
 
 
 class WaitKind(str, Enum):

@@ -137,6 +137,13 @@ class SessionVerbs(ABC):
         to_param = to.to_dict() if isinstance(to, Target) else to
         return await self._act("drag", target, {"to": to_param, "effect_baseline_ms": effect_baseline_ms}, tab_id, action_id, timeout_ms)
 
+    async def select_text(self, target: Target | dict[str, Any] | str, text: str = "", *, tab_id: str | None = None,
+                          action_id: str | None = None, timeout_ms: int | None = None,
+                          effect_baseline_ms: int | None = None) -> ActionResult:
+        """`act` kind=select_text: select `text` (its first occurrence; "" all the element's text)
+        by dragging the mouse over it."""
+        return await self._act("select_text", target, {"text": text, "effect_baseline_ms": effect_baseline_ms}, tab_id, action_id, timeout_ms)
+
     async def select(self, target: Target | dict[str, Any] | str, *, value: str | None = None,
                      label: str | None = None, mode: str = "replace", tab_id: str | None = None,
                      action_id: str | None = None, timeout_ms: int | None = None,

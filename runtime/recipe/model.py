@@ -200,9 +200,9 @@ class Expect(Strict):
     )
 
 
-ACT_KINDS = ("click", "hover", "type", "select", "press", "scroll", "drag")
+ACT_KINDS = ("click", "hover", "type", "select", "press", "scroll", "drag", "select_text")
 # Every key of an act that holds a locator: the element acted on, and where a drag ends.
-ACT_LOCATOR_KEYS = ("click", "hover", "type", "select", "drag", "to")
+ACT_LOCATOR_KEYS = ("click", "hover", "type", "select", "drag", "to", "select_text")
 
 
 class ActStep(Strict):
@@ -229,7 +229,12 @@ class ActStep(Strict):
         "Verified like a click: by an effect of its own, or by `expect`.",
     )
     to: Locator | None = Field(default=None, description="With `drag`: the element the drag ends on (the pointer is released on its visible centre).")
-    text: str | None = Field(default=None, description="Text to type (with `type`).")
+    select_text: Locator | None = Field(
+        default=None,
+        description="Select `text` inside the element this locator finds (an editor, a paragraph) by dragging the mouse over it, its first occurrence; "
+        "without `text`, all of the element's text. Verified by the page's selection holding that text.",
+    )
+    text: str | None = Field(default=None, description="Text to type (with `type`), or to select (with `select_text`).")
     value: str | None = Field(default=None, description="Option value or label (with `select`).")
     submit: bool = Field(default=False, description="Press Enter after typing (with `type`).")
     add: bool = Field(default=False, description="With `select` on a `<select multiple>`: add the option to those already chosen.")
@@ -253,6 +258,8 @@ class ActStep(Strict):
             raise ValueError("`keys` and `key_delay_ms` go with `type`")
         if (given[0] == "drag") != (self.to is not None):
             raise ValueError("`drag` needs `to`, and `to` goes with `drag`")
+        if self.text is not None and given[0] not in ("type", "select_text"):
+            raise ValueError("`text` goes with `type` or `select_text`")
         if given[0] == "type" and self.text is None:
             raise ValueError("`type` needs `text`")
         if given[0] == "select" and self.value is None:
@@ -428,7 +435,7 @@ class Step(Strict):
 
     navigate: str | NavigateStep | None = Field(default=None, description=f"Open a URL (may use {{placeholders}}), then check the page against the target. Tool: {STEP_TOOLS['navigate']}.")
     observe: dict[str, Any] | None = Field(default=None, description=f"Read the current page (`max_elements` caps its snapshot), then check it against the target. Tool: {STEP_TOOLS['observe']}.")
-    act: ActStep | None = Field(default=None, description=f"Click, hover, type, select, press a key, scroll or drag, then verify the effect. Tool, by action: {_ACT_TOOLS}.")
+    act: ActStep | None = Field(default=None, description=f"Click, hover, type, select, press a key, scroll, drag or select text, then verify the effect. Tool, by action: {_ACT_TOOLS}.")
     wait: WaitStep | None = Field(
         default=None,
         description=f"Wait for one condition: load, text (or its going), url, a selector's state, any condition (`until`) or a fixed time. Tool: {STEP_TOOLS['wait']}.",

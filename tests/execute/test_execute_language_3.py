@@ -32,3 +32,17 @@ def unverified_saying(runner: ExecRunner, state_id: str, text: str) -> None:
     [record] = records(runner, state_id)
     assert record["outcome"] == "unverified" and not record["ok"], record
     assert text in " ".join(c["message"] for c in record["evidence"]["checks"]), record["evidence"]["checks"]
+
+
+@then(parsers.parse('the act "{state_id}" was verified saying "{text}"'))
+def verified_saying(runner: ExecRunner, state_id: str, text: str) -> None:
+    [record] = records(runner, state_id)
+    [check] = record["evidence"]["checks"]
+    assert record["outcome"] == "verified" and check["check"] == "own_effect" and check["message"] == text, record["evidence"]
+
+
+@then(parsers.parse('the act "{state_id}" failed with "{code}" saying "{text}"'))
+def failed_with(runner: ExecRunner, state_id: str, code: str, text: str) -> None:
+    [record] = records(runner, state_id)
+    error = record["evidence"]["error"]
+    assert record["outcome"] == "error" and error["code"] == code and text in error["message"], record["evidence"]

@@ -223,6 +223,56 @@ async def _drag(tab: Tab, element: ResolvedElement, destination: ResolvedElement
     return {"dragged": True, "method": "mouse", "from": [round(x, 1), round(y, 1)], "to": [round(end_x, 1), round(end_y, 1)], "moves": moves, "destination": destination.how}
 
 
+# Finds the text to select inside the element (its first occurrence across its text nodes, or all
+# of its text when `wanted` is empty), scrolls it into view and answers the page points a person
+# presses and releases at to select it by dragging: inside the first character's left half and the
+# last one's right half, so the caret lands just before the first and just after the last.
+_TEXT_ENDS = """function(wanted) {
+  if (!this.isConnected) return {state: 'detached'};
+  const walker = this.ownerDocument.createTreeWalker(this, NodeFilter.SHOW_TEXT);
+  const nodes = [];
+  let all = '';
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) { nodes.push([n, all.length]); all += n.data; }
+  const content = all.replace(/\\s+$/, '');
+  const begin = wanted ? all.indexOf(wanted) : all.search(/\\S/);
+  const length = wanted ? wanted.length : content.length - begin;
+  if (begin < 0 || length <= 0) return {state: 'no_text', text: all.trim().slice(0, 200)};
+  const at = (offset) => { for (let i = nodes.length - 1; i >= 0; i--) if (nodes[i][1] <= offset) return [nodes[i][0], offset - nodes[i][1]]; return null; };
+  const charRect = (offset) => { const [node, local] = at(offset); const r = document.createRange(); r.setStart(node, local); r.setEnd(node, local + 1); return r.getBoundingClientRect(); };
+  this.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+  const first = charRect(begin), last = charRect(begin + length - 1);
+  if (!first.width || !last.width) return {state: 'hidden'};
+  return {state: 'ok', text: all.slice(begin, begin + length),
+          start: [first.left + Math.min(1, first.width / 4), first.top + first.height / 2],
+          end: [last.right - Math.min(1, last.width / 4), last.top + last.height / 2]};
+}"""
+
+
+async def _select_text(tab: Tab, element: ResolvedElement, wanted: str) -> dict[str, Any]:
+    """Select text in the element as a person does: press before its first character, drag with
+    the button held, release after its last. The selection it made is judged afterwards."""
+    ends = await tab.call_on(element, _TEXT_ENDS, wanted)
+    state = ends["state"]
+    if state == "detached":
+        raise BrowserActionError(ActionErrorCode.STALE_REF, f"element {element.how} is no longer in the page")
+    if state == "no_text":
+        raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"element {element.how} does not show the text {wanted!r}", text=ends["text"])
+    if state != "ok":
+        raise BrowserActionError(ActionErrorCode.NOT_INTERACTABLE, f"the text {wanted!r} in element {element.how} is {state}", state=state)
+    # Points in the viewport of the element's document: the top page's (in a frame the start is
+    # not found under the pointer, and the act fails as covered rather than selecting elsewhere).
+    (x, y), (end_x, end_y) = ends["start"], ends["end"]
+    if not await _lands_on(tab, element, x, y):
+        raise BrowserActionError(ActionErrorCode.NOT_INTERACTABLE, f"the start of {ends['text']!r} in element {element.how} is covered", state="covered")
+    await tab.page.mouse.move(x, y)
+    await _mouse(tab, "mousePressed", x, y, pressed=True)
+    moves = max(1, math.ceil(math.hypot(end_x - x, end_y - y) / DRAG_STEP_PX))
+    for step in range(1, moves + 1):
+        await _mouse(tab, "mouseMoved", x + (end_x - x) * step / moves, y + (end_y - y) * step / moves, pressed=True)
+    await _mouse(tab, "mouseReleased", end_x, end_y, pressed=False)
+    return {"selected_text": ends["text"], "method": "mouse", "from": [round(x, 1), round(y, 1)], "to": [round(end_x, 1), round(end_y, 1)]}
+
+
 _PREPARE_TYPE = """function(clear) {
   if (!this.isConnected) return 'detached';
   const tag = this.tagName.toLowerCase();
@@ -375,7 +425,7 @@ async def act(scope: ActionScope, action: Action) -> Result:
     kind = enum_param(params, "kind", ActKind)
     await scope.refuse_blocked_tab()
     element: ResolvedElement | None = None
-    needs_target = kind in (ActKind.CLICK, ActKind.TYPE, ActKind.SELECT, ActKind.HOVER, ActKind.DRAG)
+    needs_target = kind in (ActKind.CLICK, ActKind.TYPE, ActKind.SELECT, ActKind.HOVER, ActKind.DRAG, ActKind.SELECT_TEXT)
     if needs_target or params.get("target") is not None:
         element = await tab.resolve(target_param(params))
     # 0: nothing will ask for this act's own effect (its step says what it expects), so neither the
@@ -402,6 +452,10 @@ async def act(scope: ActionScope, action: Action) -> Result:
     elif kind is ActKind.DRAG:
         assert element is not None
         data = await _drag(tab, element, await tab.resolve(target_param(params, "to")))
+    elif kind is ActKind.SELECT_TEXT:
+        assert element is not None
+        data = await _select_text(tab, element, str_param(params, "text", required=False) or "")
+        note_intent(tab, text=data["selected_text"])
     elif kind is ActKind.SELECT:
         assert element is not None
         value = str_param(params, "value", required=False)

@@ -15,6 +15,7 @@ The act is then judged by what it is:
 - a `type` by the field holding the typed text, in the form the control keeps it (kept_forms.py);
   focus is never an effect of typing;
 - a `select` by the chosen option being selected;
+- a `select_text` by the document's selection holding the text meant (whitespace runs as one);
 - a click on a checkbox or radio (or what a label names, or an aria checkbox/radio/switch) by its
   checked state;
 - any other act by any change in the document up to the settle (text, attributes, nodes, a dialog,
@@ -218,6 +219,7 @@ _READ = """function() {
     checked_before: w.before.map((s) => [s.checked, s.aria_checked]).slice(0, 2),
     state_changes: stateChanges, changes: Array.from(changed.values()).slice(0, 8), change_count: w.changes.length,
     ignored: Array.from(w.ignored.keys()).slice(0, 5), late: w.late, dialog, focus_moved: focusMoved,
+    selection: w.kind === 'select_text' ? String(doc.getSelection()) : null,
     scrolled: w.kind === 'scroll' && (scrollX !== w.scroll[0] || scrollY !== w.scroll[1]) ? scrollX + ',' + scrollY : null,
   };
 }"""
@@ -320,6 +322,10 @@ def _judge(watch: EffectWatch, read: dict[str, Any]) -> tuple[bool, list[str], s
         state = "is" if (wanted in held) else "is not"
         message = f"the option {wanted!r} {state} selected (selected: {held})" + (" after removing it" if removing else "")
         return passed, [message], message
+    if kind == "select_text":
+        wanted, held = " ".join(str(intent.get("text", "")).split()), " ".join(str(read.get("selection") or "").split())
+        message = f"the selection holds {held!r}" + ("" if held == wanted else f", not {wanted!r}")
+        return held == wanted and bool(wanted), [message], message
     # A click on a checkbox or radio (or on the label of one) is judged by its checked state.
     for index, found in enumerate((target, read.get("control"))):
         checkable = _checkable(found) if kind == "click" else None

@@ -23,7 +23,7 @@ from runtime.guard import action_signature
 from runtime.outcomes import BlockerKind, StopReason
 from runtime.plan.model import State
 
-ACTIONS = ("click", "hover", "type", "select", "press", "scroll", "drag")
+ACTIONS = ("click", "hover", "type", "select", "press", "scroll", "drag", "select_text")
 VERIFY_POLL_SECONDS = 0.1
 
 
@@ -38,7 +38,7 @@ async def act(ctx: RunContext, state: State) -> StepResult:
     await ctx.browser.run_action("snapshot", "observe before acting", lambda s, a: s.snapshot(action_id=a, timeout_ms=timeout))
     before = await ctx.browser.fingerprint(timeout)
     action_name = next(k for k in ACTIONS if k in params)
-    target = params.get(action_name) if action_name in ("click", "hover", "type", "select", "drag") else None
+    target = params.get(action_name) if action_name in ("click", "hover", "type", "select", "drag", "select_text") else None
     tool = state.tool or f"browser_{action_name}"
     described_action = json.dumps(target or params.get(action_name), ensure_ascii=False)
     # The page is watched for changes of its own before the gesture only when the act's own effect
@@ -74,6 +74,8 @@ async def act(ctx: RunContext, state: State) -> StepResult:
     evidence: dict[str, Any] = {"checks": checks, "target": acted.data.get("target"), "provenance": acted_on.provenance}
     if "chosen" in acted.data:  # a select: the options chosen once it acted, in the page's order
         evidence["chosen"] = acted.data["chosen"]
+    if "selected_text" in acted.data:  # a select_text: the text it meant to select, as the page shows it
+        evidence["selected_text"] = acted.data["selected_text"]
     if acted.data.get("dragged"):  # a drag: where the pointer went down and came up, in how many moves
         evidence["dragged"] = {key: acted.data[key] for key in ("from", "to", "moves", "destination")}
     if all(c["passed"] for c in checks):
@@ -108,6 +110,8 @@ def driver_call(action_name: str, params: dict[str, Any], timeout: int, baseline
     if action_name == "select":
         mode = "add" if params.get("add") else "remove" if params.get("remove") else "replace"
         return lambda s, a: select_by_value_or_label(s, a, target, params["value"], timeout, baseline, mode=mode)
+    if action_name == "select_text":
+        return lambda s, a: s.select_text(target, params.get("text") or "", action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
     if action_name == "drag":
         return lambda s, a: s.drag(target, params["to"], action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
     if action_name == "press":

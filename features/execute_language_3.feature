@@ -26,3 +26,15 @@ Feature: The recipe language a newcomer reaches for, part three: drag
     When I run "language3/select-missing-text" against the fixture site
     Then the run ends "error" with stop reason "execute_error"
     And the act "select-cat" failed with "not_found" saying "does not show the text 'lazy cat'"
+
+  @EXEC-068
+  Scenario: What the page showed at the press is judged, not a reading taken before it
+    When I run "language3/buy-late" against the fixture site
+    Then the run ends "error" with stop reason "verification_failed"
+    And the act "buy" read "$99.00" at its "mouseup", where the step before read 10
+
+  @EXEC-068
+  Scenario: A value unchanged at the press lets the run complete
+    When I run "language3/buy-steady" against the fixture site
+    Then the run ends "completed" with stop reason "completed"
+    And the act "buy" read "$10.00" at its "mouseup", where the step before read 10

@@ -113,6 +113,8 @@ class RunValues:
             for key in ACT_LOCATOR_KEYS:
                 if key in params:
                     params[key] = self.locator(params[key])
+            if params.get("read_at_press"):
+                params["read_at_press"] = {name: self.locator(locator) for name, locator in params["read_at_press"].items()}
             for key in ("text", "value", "press"):
                 if key in params:
                     params[key] = self.text(params[key])

@@ -50,6 +50,8 @@ def step_locators(step: Step, base: PathParts) -> Iterator[tuple[PathParts, Loca
             locator = getattr(step.act, key)
             if locator is not None:
                 yield base + ("act", key), locator
+        for name, read in (step.act.read_at_press or {}).items():
+            yield base + ("act", "read_at_press", name), read
         if step.act.expect is not None and step.act.expect.element is not None:
             yield base + ("act", "expect", "element"), step.act.expect.element
     if step.extract is not None:

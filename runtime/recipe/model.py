@@ -244,6 +244,11 @@ class ActStep(Strict):
         description="With `type`: type the text key by key (keydown, keypress, input, keyup per character) for pages that listen to keys (a terminal, an editor, a masked input).",
     )
     key_delay_ms: Annotated[int, Field(ge=0, le=1000)] | None = Field(default=None, description="With `keys: true`: milliseconds between key presses (0 to 1000).")
+    read_at_press: dict[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")], Locator] | None = Field(
+        default=None,
+        description="Name -> element whose text is read at the instant the act's gesture reaches the page (its keydown, mouseup or click), "
+        "as the page's own handler sees it; kept as `steps.<id>.<name>` (null when no gesture arrived). For a page that judges what it shows when pressed (a price that ticks).",
+    )
     expect: Expect | None = Field(
         default=None,
         description="What must hold after the act for it to count; by default an effect of the act's own (its target, form, dialog or what it controls changed, a navigation, a new tab).",
@@ -258,6 +263,8 @@ class ActStep(Strict):
             raise ValueError("`keys` and `key_delay_ms` go with `type`")
         if (given[0] == "drag") != (self.to is not None):
             raise ValueError("`drag` needs `to`, and `to` goes with `drag`")
+        if self.read_at_press and given[0] not in ("click", "press", "drag"):
+            raise ValueError("`read_at_press` goes with `click`, `press` or `drag`")
         if self.text is not None and given[0] not in ("type", "select_text"):
             raise ValueError("`text` goes with `type` or `select_text`")
         if given[0] == "type" and self.text is None:

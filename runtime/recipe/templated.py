@@ -94,6 +94,8 @@ def step_texts(step: Step, base: PathParts) -> Iterator[Templated]:
         act = step.act
         for key in ACT_LOCATOR_KEYS:
             yield from _locator_texts(getattr(act, key), base + ("act", key))
+        for name, locator in (act.read_at_press or {}).items():
+            yield from _locator_texts(locator, base + ("act", "read_at_press", name))
         for key in ("text", "value", "press"):
             if getattr(act, key) is not None:
                 yield base + ("act", key), getattr(act, key)

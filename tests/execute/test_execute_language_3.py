@@ -46,3 +46,12 @@ def failed_with(runner: ExecRunner, state_id: str, code: str, text: str) -> None
     [record] = records(runner, state_id)
     error = record["evidence"]["error"]
     assert record["outcome"] == "error" and error["code"] == code and text in error["message"], record["evidence"]
+
+
+@then(parsers.parse('the act "{state_id}" read "{text}" at its "{event}", where the step before read {before:d}'))
+def read_at_press(runner: ExecRunner, state_id: str, text: str, event: str, before: int) -> None:
+    [record] = records(runner, state_id)
+    assert record["evidence"]["read_at_press"] == {"price": text} and record["evidence"]["read_at_event"] == {"price": event}, record["evidence"]
+    # The reading taken before the press saw the old price.
+    [quote] = records(runner, "quote")
+    assert quote["evidence"]["fields"]["price"]["value"] == before, quote["evidence"]

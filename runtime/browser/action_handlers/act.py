@@ -419,6 +419,52 @@ async def _scroll(tab: Tab, element: ResolvedElement | None, direction: str, amo
     return {"scrolled": True, "scroll_x": position["x"], "scroll_y": position["y"]}
 
 
+# Arms a one-shot reading of the element's text at the first trusted keydown, mouseup or click to
+# reach the page: the gesture's own event, in the same task as the page's handler for it, so the
+# text is what that handler sees (a price that ticks between a read and the press cannot differ).
+_ARM_READ_AT_PRESS = """function(name, fresh) {
+  const el = this;
+  if (fresh || !globalThis.__verityAtPress) globalThis.__verityAtPress = {values: {}, events: {}};
+  const box = globalThis.__verityAtPress;
+  box.values[name] = null;
+  const types = ['keydown', 'mouseup', 'click'];
+  const take = (e) => {
+    if (!e.isTrusted) return;
+    box.values[name] = (el.textContent || '').replace(/\\s+/g, ' ').trim();
+    box.events[name] = e.type;
+    for (const t of types) removeEventListener(t, take, true);
+  };
+  for (const t of types) addEventListener(t, take, true);
+}"""
+
+_READ_AT_PRESS = "function() { const b = globalThis.__verityAtPress; return b ? {values: b.values, events: b.events} : null; }"
+
+
+async def _arm_reads_at_press(tab: Tab, kind: ActKind, reads: dict[str, Any]) -> ResolvedElement | None:
+    """Resolve each element to read at the press and arm its reading; the first one, to read back."""
+    if not reads:
+        return None
+    if kind not in (ActKind.CLICK, ActKind.PRESS, ActKind.DRAG):
+        raise invalid(f"params.read_at_press goes with click, press or drag, not {kind.value}")
+    first = None
+    for name in reads:
+        element = await tab.resolve(target_param(reads, name))
+        await tab.call_on(element, _ARM_READ_AT_PRESS, name, first is None)
+        first = first or element
+    return first
+
+
+async def _reads_at_press(tab: Tab, armed: ResolvedElement | None, names: list[str]) -> dict[str, Any]:
+    if armed is None:
+        return {}
+    try:
+        box = await tab.call_on(armed, _READ_AT_PRESS) or {}
+    except Exception:  # noqa: BLE001 - the gesture took the page away; nothing was read there
+        box = {}
+    values, events = box.get("values") or {}, box.get("events") or {}
+    return {"read_at_press": {name: values.get(name) for name in names}, "read_at_event": {name: events.get(name) for name in names}}
+
+
 async def act(scope: ActionScope, action: Action) -> Result:
     tab = scope.tab
     params = action.params
@@ -432,6 +478,8 @@ async def act(scope: ActionScope, action: Action) -> Result:
     # baseline before the gesture nor the settle after it is worth its time.
     baseline_ms = int_param(params, "effect_baseline_ms", BASELINE_MS, minimum=0)
     await watch_effects(tab, element, kind.value, baseline_ms)
+    reads = params.get("read_at_press") or {}
+    armed = await _arm_reads_at_press(tab, kind, reads)
     navigations, document = tab.documents.navigations_started, tab.document()
     data: dict[str, Any]
     if kind is ActKind.CLICK:
@@ -477,6 +525,7 @@ async def act(scope: ActionScope, action: Action) -> Result:
         if direction not in ("up", "down", "left", "right"):
             raise invalid(f"params.direction must be up, down, left or right, got {direction!r}")
         data = await _scroll(tab, element, direction, int_param(params, "amount", 600, minimum=1))
+    data.update(await _reads_at_press(tab, armed, list(reads)))
     # A gesture that starts a navigation is over when the new document has loaded.
     data.update(await tab.settle_navigation(navigations, document))
     # The act's effects land over a moment: it is over once the page has settled.

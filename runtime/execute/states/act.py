@@ -66,6 +66,10 @@ async def act(ctx: RunContext, state: State) -> StepResult:
             ctx.recovery.blocker = Blocker(state.id, kind, acted.error.message, dict(acted.error.details))
             return StepResult("blocked", False, summary=summary, blocker_kind=kind, error=acted.error.code.value, thinking=thinking, evidence=evidence)
         return StepResult("error", False, summary=summary, error=acted.error.code.value, thinking=thinking, evidence=evidence)
+    if params.get("read_at_press"):
+        # What the page showed the instant the gesture reached it: values of this step.
+        read_at_press = dict(acted.data.get("read_at_press") or {})
+        ctx.values.record_step(state, {name: read_at_press.get(name) for name in params["read_at_press"]}, {"read": "at the press"})
     opened = tuple(f"opened tab {t.get('tab_id')} ({t.get('url')})" for t in acted.data.get("opened_tabs") or [])
     checks = [c.to_dict() for c in await await_expectations(ctx, params.get("expect"), before, timeout, opened)]
     if verdict is not None:
@@ -74,6 +78,8 @@ async def act(ctx: RunContext, state: State) -> StepResult:
     evidence: dict[str, Any] = {"checks": checks, "target": acted.data.get("target"), "provenance": acted_on.provenance}
     if "chosen" in acted.data:  # a select: the options chosen once it acted, in the page's order
         evidence["chosen"] = acted.data["chosen"]
+    if "read_at_press" in acted.data:
+        evidence["read_at_press"], evidence["read_at_event"] = acted.data["read_at_press"], acted.data["read_at_event"]
     if "selected_text" in acted.data:  # a select_text: the text it meant to select, as the page shows it
         evidence["selected_text"] = acted.data["selected_text"]
     if acted.data.get("dragged"):  # a drag: where the pointer went down and came up, in how many moves
@@ -97,8 +103,9 @@ async def act(ctx: RunContext, state: State) -> StepResult:
 
 def driver_call(action_name: str, params: dict[str, Any], timeout: int, baseline: int | None = None) -> DriverCall:
     target = params.get(action_name)
+    read = params.get("read_at_press") or None
     if action_name == "click":
-        return lambda s, a: s.click(target, action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
+        return lambda s, a: s.click(target, action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline, read_at_press=read)
     if action_name == "hover":
         return lambda s, a: s.hover(target, action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
     if action_name == "type":
@@ -113,9 +120,9 @@ def driver_call(action_name: str, params: dict[str, Any], timeout: int, baseline
     if action_name == "select_text":
         return lambda s, a: s.select_text(target, params.get("text") or "", action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
     if action_name == "drag":
-        return lambda s, a: s.drag(target, params["to"], action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
+        return lambda s, a: s.drag(target, params["to"], action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline, read_at_press=read)
     if action_name == "press":
-        return lambda s, a: s.press(params["press"], action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
+        return lambda s, a: s.press(params["press"], action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline, read_at_press=read)
     direction, amount = scroll_motion(params["scroll"])
     return lambda s, a: s.scroll(direction=direction, amount=amount, action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
 

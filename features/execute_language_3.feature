@@ -38,3 +38,9 @@ Feature: The recipe language a newcomer reaches for, part three: drag
     When I run "language3/buy-steady" against the fixture site
     Then the run ends "completed" with stop reason "completed"
     And the act "buy" read "$10.00" at its "mouseup", where the step before read 10
+
+  @RECIPE-027
+  Scenario: Quoted text in an expression keeps its backslashes as written, folded or not
+    When I run "language3/folded" against the fixture site
+    Then the run ends "completed" with stop reason "completed"
+    And the variable "after_quick" is "brown" and "written" holds a backslash, "apples", a backslash and "t"

@@ -55,3 +55,12 @@ def read_at_press(runner: ExecRunner, state_id: str, text: str, event: str, befo
     # The reading taken before the press saw the old price.
     [quote] = records(runner, "quote")
     assert quote["evidence"]["fields"]["price"]["value"] == before, quote["evidence"]
+
+
+@then(parsers.parse('the variable "{first}" is "{value}" and "{second}" holds a backslash, "apples", a backslash and "t"'))
+def backslashes_kept(runner: ExecRunner, first: str, value: str, second: str) -> None:
+    [record] = records(runner, "compute")
+    values = record["evidence"]["values"]
+    assert values[first] == value, values
+    # As written: no BEL (U+0007) from '\a', no tab from "\t".
+    assert values[second] == "\\apples\\t" and "\x07" not in values[second], values

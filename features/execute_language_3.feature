@@ -44,3 +44,8 @@ Feature: The recipe language a newcomer reaches for, part three: drag
     When I run "language3/folded" against the fixture site
     Then the run ends "completed" with stop reason "completed"
     And the variable "after_quick" is "brown" and "written" holds a backslash, "apples", a backslash and "t"
+
+  @EXEC-069
+  Scenario: A label locator reads labels as accessible names read them
+    When I run "language3/labels" against the fixture site
+    Then the acts "quantity, copies" were each verified

@@ -49,3 +49,14 @@ Feature: The recipe language a newcomer reaches for, part three: drag
   Scenario: A label locator reads labels as accessible names read them
     When I run "language3/labels" against the fixture site
     Then the acts "quantity, copies" were each verified
+
+  @EXEC-070
+  Scenario: A hover that opens a CSS-only menu is verified by what became visible
+    When I run "language3/css-hover" against the fixture site
+    Then the act "open-menu" was verified saying "shown by the hover (CSS, no node changed): ul ("Gold bars Silver coins")"
+
+  @EXEC-070
+  Scenario: A hover that shows nothing is not verified
+    When I run "language3/plain-hover" against the fixture site
+    Then the run ends "error" with stop reason "verification_failed"
+    And the act "hover-plain" was unverified saying "no change the act caused anywhere in the document"

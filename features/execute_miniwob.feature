@@ -33,3 +33,5 @@ Feature: MiniWoB++ tasks with deterministic recipes, judged by the task's own re
       | use-slider            | 19   |
       | terminal              | 20   |
       | stock-market          | 21   |
+      | daily-calendar        | 22   |
+      | text-editor           | 23   |

@@ -81,6 +81,8 @@ class ActKind(str, Enum):
     PRESS = "press"
     SCROLL = "scroll"
     HOVER = "hover"
+    DRAG = "drag"
+    SELECT_TEXT = "select_text"
 
 
 class WaitKind(str, Enum):

@@ -65,13 +65,17 @@ _LOCATE = r"""
     if (tag === 'input' && ['button', 'submit', 'reset'].includes(type)) return el.value;
     return el.textContent;
   };
+  // Each label a field has, read as its accessible name reads it (accname 1.2's text alternative,
+  // the snapshot's own): a <label>'s text without what is hidden, with its CSS content and an
+  // embedded control's value; aria-labelledby's elements (hidden ones too, as accname has it).
   const labelsOf = (el) => {
     const out = [];
-    if (el.labels) for (const l of el.labels) out.push(l.textContent);
+    const alternative = (node, labelled) => squash(textAlternative(node, {visited: new Set([el]), includeHidden: labelled && hiddenForAria(node), labelled, root: false}));
+    if (el.labels) for (const l of el.labels) if (!hiddenForAria(l)) out.push(alternative(l, false));
     const by = el.getAttribute('aria-labelledby');
     if (by) {
       const root = el.getRootNode();
-      out.push(by.split(/\s+/).map(id => root.getElementById ? root.getElementById(id) : null).filter(Boolean).map(n => n.textContent).join(' '));
+      out.push(by.split(/\s+/).map(id => root.getElementById ? root.getElementById(id) : null).filter(Boolean).map(n => alternative(n, true)).join(' '));
     }
     const aria = el.getAttribute('aria-label');
     if (aria) out.push(aria);

@@ -118,11 +118,13 @@ class SessionVerbs(ABC):
 
     async def click(self, target: Target | dict[str, Any] | str, *, tab_id: str | None = None,
                     action_id: str | None = None, timeout_ms: int | None = None,
-                    effect_baseline_ms: int | None = None) -> ActionResult:
+                    effect_baseline_ms: int | None = None, read_at_press: dict[str, Any] | None = None) -> ActionResult:
         """`act` kind=click on a target (ref string, `Target` or its dict form). `effect_baseline_ms`
         (every act takes it): how long the page is watched before the gesture for changes of its
-        own (effects.py); 0 when nothing will ask for the act's own effect."""
-        return await self._act("click", target, {"effect_baseline_ms": effect_baseline_ms}, tab_id, action_id, timeout_ms)
+        own (effects.py); 0 when nothing will ask for the act's own effect. `read_at_press` (click,
+        press, drag): name -> target whose text is read the instant the gesture reaches the page;
+        data.read_at_press holds what was read."""
+        return await self._act("click", target, {"effect_baseline_ms": effect_baseline_ms, "read_at_press": read_at_press}, tab_id, action_id, timeout_ms)
 
     async def type_text(self, target: Target | dict[str, Any] | str, text: str, *, submit: bool = False,
                         clear: bool = True, keys: bool = False, key_delay_ms: int = 0,
@@ -141,6 +143,21 @@ class SessionVerbs(ABC):
         """`act` kind=hover: move the pointer onto the element (a menu that opens on hover)."""
         return await self._act("hover", target, {"effect_baseline_ms": effect_baseline_ms}, tab_id, action_id, timeout_ms)
 
+    async def drag(self, target: Target | dict[str, Any] | str, to: Target | dict[str, Any] | str, *, tab_id: str | None = None,
+                   action_id: str | None = None, timeout_ms: int | None = None,
+                   effect_baseline_ms: int | None = None, read_at_press: dict[str, Any] | None = None) -> ActionResult:
+        """`act` kind=drag: press the mouse on `target`, move in small steps onto `to`, release there."""
+        to_param = to.to_dict() if isinstance(to, Target) else to
+        return await self._act("drag", target, {"to": to_param, "effect_baseline_ms": effect_baseline_ms, "read_at_press": read_at_press},
+                               tab_id, action_id, timeout_ms)
+
+    async def select_text(self, target: Target | dict[str, Any] | str, text: str = "", *, tab_id: str | None = None,
+                          action_id: str | None = None, timeout_ms: int | None = None,
+                          effect_baseline_ms: int | None = None) -> ActionResult:
+        """`act` kind=select_text: select `text` (its first occurrence; "" all the element's text)
+        by dragging the mouse over it."""
+        return await self._act("select_text", target, {"text": text, "effect_baseline_ms": effect_baseline_ms}, tab_id, action_id, timeout_ms)
+
     async def select(self, target: Target | dict[str, Any] | str, *, value: str | None = None,
                      label: str | None = None, mode: str = "replace", tab_id: str | None = None,
                      action_id: str | None = None, timeout_ms: int | None = None,
@@ -152,9 +169,11 @@ class SessionVerbs(ABC):
 
     async def press(self, key: str, *, target: Target | dict[str, Any] | str | None = None,
                     tab_id: str | None = None, action_id: str | None = None,
-                    timeout_ms: int | None = None, effect_baseline_ms: int | None = None) -> ActionResult:
+                    timeout_ms: int | None = None, effect_baseline_ms: int | None = None,
+                    read_at_press: dict[str, Any] | None = None) -> ActionResult:
         """`act` kind=press: a key like "Enter", "Tab", "ArrowDown" (focusing `target` first)."""
-        return await self._act("press", target, {"key": key, "effect_baseline_ms": effect_baseline_ms}, tab_id, action_id, timeout_ms)
+        return await self._act("press", target, {"key": key, "effect_baseline_ms": effect_baseline_ms, "read_at_press": read_at_press},
+                               tab_id, action_id, timeout_ms)
 
     async def scroll(self, *, direction: str = "down", amount: int = 600,
                      target: Target | dict[str, Any] | str | None = None, tab_id: str | None = None,

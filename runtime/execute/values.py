@@ -12,6 +12,7 @@ from typing import Any
 from runtime.execute.value_store import FillValues, ValueStore
 from runtime.plan.model import State
 from runtime.recipe.expressions import evaluate, single_expression
+from runtime.recipe.model import ACT_LOCATOR_KEYS
 from runtime.recipe.placeholders import fill, fill_pattern
 from runtime.recipe.references import single_placeholder
 
@@ -109,9 +110,11 @@ class RunValues:
         if state.kind == "navigate":
             params["url"] = self.text(params.get("url"))
         elif state.kind == "act":
-            for key in ("click", "hover", "type", "select"):
+            for key in ACT_LOCATOR_KEYS:
                 if key in params:
                     params[key] = self.locator(params[key])
+            if params.get("read_at_press"):
+                params["read_at_press"] = {name: self.locator(locator) for name, locator in params["read_at_press"].items()}
             for key in ("text", "value", "press"):
                 if key in params:
                     params[key] = self.text(params[key])

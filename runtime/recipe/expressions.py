@@ -22,8 +22,10 @@ needed) stops the step that filled the text.
 from __future__ import annotations
 
 import ast
+import io
 import math
 import re
+import tokenize
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -278,9 +280,32 @@ class _Evaluator(simpleeval.EvalWithCompoundTypes):
         raise ExpressionError(f".{node.attr}: values have no attributes here; use a function such as lower(x)")
 
 
+def _quoted_text_as_written(text: str) -> str:
+    """The expression with each of its quoted texts made raw ('...' -> r'...'): a backslash inside
+    quotes stays as written, so a regular expression reads as the recipe wrote it. Python's escapes
+    would turn '\\a' into U+0007 and '\\b' into a backspace, which a recipe (a `>-` folded scalar
+    or a double-quoted one alike) never means."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return text  # the parser says what is wrong with it
+    line_starts = [0]
+    for line in text.splitlines(keepends=True):
+        line_starts.append(line_starts[-1] + len(line))
+    pieces, at = [], 0
+    for token in tokens:
+        if token.type != tokenize.STRING or token.string[0] not in "'\"uU":
+            continue
+        start = line_starts[token.start[0] - 1] + token.start[1]
+        quoted = token.string[1:] if token.string[0] in "uU" else token.string
+        pieces += [text[at:start], "r" + quoted]
+        at = start + len(token.string)
+    return "".join(pieces) + text[at:]
+
+
 def parse(expression: str) -> ast.Expression:
     """The parsed expression, its syntax checked. Raises ExpressionError saying what is wrong."""
-    text = expression.strip()
+    text = _quoted_text_as_written(expression.strip())
     if not text:
         raise ExpressionError("an empty expression: write one after `{=`")
     if len(text) > MAX_EXPRESSION_CHARS:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from runtime.recipe.model import Condition, Locator, Recipe, Step
+from runtime.recipe.model import ACT_LOCATOR_KEYS, Condition, Locator, Recipe, Step
 from runtime.recipe.references import single_placeholder
 from runtime.recipe.templated import all_steps, condition_lists, when_conditions
 
@@ -46,10 +46,12 @@ def check_loops(recipe: Recipe) -> Iterator[Finding]:
 def step_locators(step: Step, base: PathParts) -> Iterator[tuple[PathParts, Locator]]:
     """Every locator a step holds, with its path."""
     if step.act is not None:
-        for key in ("click", "type", "select"):
+        for key in ACT_LOCATOR_KEYS:
             locator = getattr(step.act, key)
             if locator is not None:
                 yield base + ("act", key), locator
+        for name, read in (step.act.read_at_press or {}).items():
+            yield base + ("act", "read_at_press", name), read
         if step.act.expect is not None and step.act.expect.element is not None:
             yield base + ("act", "expect", "element"), step.act.expect.element
     if step.extract is not None:

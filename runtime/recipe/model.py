@@ -200,7 +200,9 @@ class Expect(Strict):
     )
 
 
-ACT_KINDS = ("click", "hover", "type", "select", "press", "scroll")
+ACT_KINDS = ("click", "hover", "type", "select", "press", "scroll", "drag", "select_text")
+# Every key of an act that holds a locator: the element acted on, and where a drag ends.
+ACT_LOCATOR_KEYS = ("click", "hover", "type", "select", "drag", "to", "select_text")
 
 
 class ActStep(Strict):
@@ -221,7 +223,18 @@ class ActStep(Strict):
         default=None, description="A key or chord: a key name such as Enter, Escape, ArrowDown or a, or a chord such as Control+a or Shift+Tab; may use {placeholders}."
     )
     scroll: Literal["up", "down", "top", "bottom"] | None = Field(default=None, description="Scroll the page.")
-    text: str | None = Field(default=None, description="Text to type (with `type`).")
+    drag: Locator | None = Field(
+        default=None,
+        description="Drag the element this locator finds onto the element `to` finds, with the mouse: press on it, move in small steps, release on `to`. "
+        "Verified like a click: by an effect of its own, or by `expect`.",
+    )
+    to: Locator | None = Field(default=None, description="With `drag`: the element the drag ends on (the pointer is released on its visible centre).")
+    select_text: Locator | None = Field(
+        default=None,
+        description="Select `text` inside the element this locator finds (an editor, a paragraph) by dragging the mouse over it, its first occurrence; "
+        "without `text`, all of the element's text. Verified by the page's selection holding that text.",
+    )
+    text: str | None = Field(default=None, description="Text to type (with `type`), or to select (with `select_text`).")
     value: str | None = Field(default=None, description="Option value or label (with `select`).")
     submit: bool = Field(default=False, description="Press Enter after typing (with `type`).")
     add: bool = Field(default=False, description="With `select` on a `<select multiple>`: add the option to those already chosen.")
@@ -231,6 +244,11 @@ class ActStep(Strict):
         description="With `type`: type the text key by key (keydown, keypress, input, keyup per character) for pages that listen to keys (a terminal, an editor, a masked input).",
     )
     key_delay_ms: Annotated[int, Field(ge=0, le=1000)] | None = Field(default=None, description="With `keys: true`: milliseconds between key presses (0 to 1000).")
+    read_at_press: dict[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")], Locator] | None = Field(
+        default=None,
+        description="Name -> element whose text is read at the instant the act's gesture reaches the page (its keydown, mouseup or click), "
+        "as the page's own handler sees it; kept as `steps.<id>.<name>` (null when no gesture arrived). For a page that judges what it shows when pressed (a price that ticks).",
+    )
     expect: Expect | None = Field(
         default=None,
         description="What must hold after the act for it to count; by default an effect of the act's own (its target, form, dialog or what it controls changed, a navigation, a new tab).",
@@ -243,6 +261,12 @@ class ActStep(Strict):
             raise ValueError(f"give exactly one of {', '.join(ACT_KINDS)} (got {', '.join(given) or 'none'})")
         if (self.keys or self.key_delay_ms is not None) and given[0] != "type":
             raise ValueError("`keys` and `key_delay_ms` go with `type`")
+        if (given[0] == "drag") != (self.to is not None):
+            raise ValueError("`drag` needs `to`, and `to` goes with `drag`")
+        if self.read_at_press and given[0] not in ("click", "press", "drag"):
+            raise ValueError("`read_at_press` goes with `click`, `press` or `drag`")
+        if self.text is not None and given[0] not in ("type", "select_text"):
+            raise ValueError("`text` goes with `type` or `select_text`")
         if given[0] == "type" and self.text is None:
             raise ValueError("`type` needs `text`")
         if given[0] == "select" and self.value is None:
@@ -418,7 +442,7 @@ class Step(Strict):
 
     navigate: str | NavigateStep | None = Field(default=None, description=f"Open a URL (may use {{placeholders}}), then check the page against the target. Tool: {STEP_TOOLS['navigate']}.")
     observe: dict[str, Any] | None = Field(default=None, description=f"Read the current page (`max_elements` caps its snapshot), then check it against the target. Tool: {STEP_TOOLS['observe']}.")
-    act: ActStep | None = Field(default=None, description=f"Click, hover, type, select, press a key or scroll, then verify the effect. Tool, by action: {_ACT_TOOLS}.")
+    act: ActStep | None = Field(default=None, description=f"Click, hover, type, select, press a key, scroll, drag or select text, then verify the effect. Tool, by action: {_ACT_TOOLS}.")
     wait: WaitStep | None = Field(
         default=None,
         description=f"Wait for one condition: load, text (or its going), url, a selector's state, any condition (`until`) or a fixed time. Tool: {STEP_TOOLS['wait']}.",

@@ -32,6 +32,8 @@ def step_values(step_id: str, step: Step) -> set[str]:
         return {f"{STEPS}.{step_id}.{name}" for name in ("result", *step.evaluate.fields)}
     if step.agent is not None:
         return {f"{STEPS}.{step_id}.{ANY_FIELD}"}
+    if step.act is not None and step.act.read_at_press:
+        return {f"{STEPS}.{step_id}.{name}" for name in step.act.read_at_press}
     if step.set is not None:
         return {f"vars.{name}" for name in step.set}
     return set()

@@ -174,14 +174,15 @@ class _Builder:
                 self.unknown_tag(node, path, tag)
             return [self.build(item, path + (i,)) for i, item in enumerate(node.value)]
         assert isinstance(node, ScalarNode)
+        text = _scalar_text(node)
         if tag not in SCALAR_TAGS:
             self.unknown_tag(node, path, tag)
-            return _sanitized(node.value)
+            return _sanitized(text)
         try:
-            return scalar_value(tag, node.value)
+            return scalar_value(tag, text)
         except ScalarRefused as refused:
             self.reject(node, path, str(refused), refused.code)
-            return _sanitized(node.value)
+            return _sanitized(text)
 
     def build_mapping(self, node: MappingNode, path: Path) -> dict[Any, Any]:
         result: dict[Any, Any] = {}
@@ -222,6 +223,13 @@ class _Builder:
 
 def _shown(tag: str) -> str:
     return "!!" + tag[len(CORE):] if tag.startswith(CORE) else tag
+
+
+def _scalar_text(node: ScalarNode) -> str:
+    """A scalar's text as YAML means it. ruamel's round-trip scanner marks each fold of a `>`
+    (folded) scalar with U+0007 in the node's value, for its own constructor to strip; this builder
+    reads nodes itself, so it strips them too (a real U+0007 is refused in YAML text anyway)."""
+    return node.value.replace("\a", "") if node.style == ">" and isinstance(node.value, str) else node.value
 
 
 def _sanitized(text: str) -> str:

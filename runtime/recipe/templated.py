@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from runtime.recipe.expressions import EXPRESSION_OPEN, ExpressionError, split_text
-from runtime.recipe.model import Condition, ElementCheck, Expect, Locator, Recipe, Step
+from runtime.recipe.model import ACT_LOCATOR_KEYS, Condition, ElementCheck, Expect, Locator, Recipe, Step
 
 PathParts = tuple[str | int, ...]
 Templated = tuple[PathParts, str]
@@ -92,8 +92,10 @@ def step_texts(step: Step, base: PathParts) -> Iterator[Templated]:
         yield (base + ("navigate",) if isinstance(step.navigate, str) else base + ("navigate", "url")), step.navigate_url or ""
     if step.act:
         act = step.act
-        for key in ("click", "hover", "type", "select"):
+        for key in ACT_LOCATOR_KEYS:
             yield from _locator_texts(getattr(act, key), base + ("act", key))
+        for name, locator in (act.read_at_press or {}).items():
+            yield from _locator_texts(locator, base + ("act", "read_at_press", name))
         for key in ("text", "value", "press"):
             if getattr(act, key) is not None:
                 yield base + ("act", key), getattr(act, key)

@@ -7,25 +7,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pytest_bdd import parsers, scenarios, then, when
+from pytest_bdd import parsers, scenarios, then
 
 from runtime.recipe.expressions import ExpressionError, evaluate
 from tests.execute.conftest import ExecRunner
+from tests.execute.language_run_steps import *  # noqa: F403 - the run-and-read steps
+from tests.execute.language_run_steps import records
 from tests.execute.recipe_problem_steps import *  # noqa: F403 - the recipe-problem steps
-from tests.fixtures.site_server import FixtureSite
 
 scenarios("execute_language_2.feature")
 
 RECIPES = Path(__file__).resolve().parents[1] / "fixtures" / "recipes"
-
-
-def records(runner: ExecRunner, state_id: str) -> list[dict]:
-    return [e for e in runner.last.file("executions.json") if e["state_id"] == state_id]
-
-
-@when(parsers.parse('I run "{name}" against the fixture site'))
-def run_on_fixture_site(runner: ExecRunner, fixture_site: FixtureSite, name: str) -> None:
-    runner.wait(runner.start(name, {"site": fixture_site.base_url}), timeout=120)
 
 
 @then(parsers.parse('the close summary says "{text}"'))
@@ -72,13 +64,6 @@ def timed_out(runner: ExecRunner, state_id: str, text: str) -> None:
     assert record["evidence"]["waited_ms"] < 800 + 500
 
 
-@then(parsers.parse('the acts "{state_ids}" were each verified'))
-def acts_verified(runner: ExecRunner, state_ids: str) -> None:
-    assert runner.last.verdict.status.value == "completed", runner.last.verdict.summary
-    for state_id in state_ids.split(", "):
-        [record] = records(runner, state_id)
-        assert record["outcome"] == "verified", record
-        assert all(check["passed"] for check in record["evidence"]["checks"]), record["evidence"]
 
 @then("expressions whose cost would be unbounded are refused when evaluated")
 def unbounded_refused() -> None:

@@ -1,4 +1,4 @@
-"""Acting on a page like a person would: click, hover, type, select, press and scroll.
+"""Acting on a page like a person would: click, hover, type, select, press, scroll and drag.
 
 `act` addresses its element through any target; `browser_click` / `browser_type` are seed 003's
 XPath forms of the same gestures. A covered, hidden, off-screen or disabled element (by itself, its
@@ -7,6 +7,7 @@ XPath forms of the same gestures. A covered, hidden, off-screen or disabled elem
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -22,13 +23,14 @@ from runtime.browser.action_handlers.field_dates import field_value
 from runtime.browser.tab import ResolvedElement, Tab
 
 
-# Scrolls the element into view, waits for a finite animation moving it to end (2 s at most), then
+# Scrolls the element into view (centred, or with `block` 'nearest' only as far as it takes: a
+# drag's destination must not scroll its source away), waits for a finite animation moving it to end (2 s at most), then
 # until its box is stable (the same in two animation frames, 1 s at most: a sliding accordion or a
 # dialog still moving in), and answers 'ok:fx,fy' with the point to press as fractions of its box: the centre, or else the first visible part of a 5x5 grid
 # when something covers the centre (a person clicks the part they can see).
-_PREPARE_CLICK = """async function() {
+_PREPARE_CLICK = """async function(block) {
   if (!this.isConnected) return 'detached';
-  this.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+  this.scrollIntoView({block, inline: block, behavior: 'instant'});
   const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
   const box = () => { const b = this.getBoundingClientRect(); return [b.left, b.top, b.width, b.height].join(); };
   // A finite CSS transition or animation moving the element (on it or an ancestor) is waited for
@@ -115,10 +117,10 @@ async def _lands_on(tab: Tab, element: ResolvedElement, x: float, y: float) -> b
     return bool(reply.get("result", {}).get("value"))
 
 
-async def _pointer_point(tab: Tab, element: ResolvedElement, verb: str) -> tuple[float, float] | None:
+async def _pointer_point(tab: Tab, element: ResolvedElement, verb: str, block: str = "center") -> tuple[float, float] | None:
     """The page point a person would put the pointer on (its box settled, the part they can see);
     None when the element has no content quads. Raises when it cannot be reached at all."""
-    state = await tab.call_on(element, _PREPARE_CLICK)
+    state = await tab.call_on(element, _PREPARE_CLICK, block)
     if state == "detached":
         raise BrowserActionError(ActionErrorCode.STALE_REF, f"element {element.how} is no longer in the page")
     if state in ("hidden", "disabled", "off_screen"):
@@ -180,6 +182,95 @@ async def _click(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
     # goes to this element itself, never to a point that could belong to another one.
     await tab.call_on(element, "function() { this.click(); }")
     return {"clicked": True, "method": "dom"}
+
+
+# Pixels between two pointer moves of a drag: a page that follows mousemove (a calendar marking
+# the slots a drag crosses, a slider) sees every element on the way, as it does under a hand.
+DRAG_STEP_PX = 5
+
+
+async def _mouse(tab: Tab, kind: str, x: float, y: float, pressed: bool) -> None:
+    """One CDP mouse event with the left button held (`pressed`) or not, as a pointing device
+    reports it: `buttons` says what is held during a move, which pages read as e.buttons."""
+    await tab.cdp.send(
+        "Input.dispatchMouseEvent",
+        {"type": kind, "x": x, "y": y, "button": "left" if pressed or kind == "mouseReleased" else "none", "buttons": 1 if pressed else 0, "clickCount": 1 if kind != "mouseMoved" else 0},
+    )
+
+
+async def _drag(tab: Tab, element: ResolvedElement, destination: ResolvedElement) -> dict[str, Any]:
+    """Press on the element, move the pointer onto the destination in steps of DRAG_STEP_PX with
+    the button held, release there: mousedown, mousemoves, mouseup, as a hand makes them."""
+    start = await _pointer_point(tab, element, "dragged")
+    # Only as much scrolling as the destination needs, so the source stays where it was measured.
+    end = await _pointer_point(tab, destination, "dragged onto", block="nearest")
+    if start is None or end is None:
+        raise BrowserActionError(ActionErrorCode.NOT_INTERACTABLE, f"element {(destination if start else element).how} has no box to put the pointer on", state="hidden")
+    (x, y), (end_x, end_y) = start, end
+    await tab.page.mouse.move(x, y)
+    await tab.evaluate(_HOVER_SETTLED)
+    if not await _lands_on(tab, element, x, y):
+        raise BrowserActionError(
+            ActionErrorCode.NOT_INTERACTABLE,
+            f"element {element.how} moved away from the pointer before the press (bringing {destination.how} into view moved it?); nothing was dragged",
+            state="moved",
+        )
+    await _mouse(tab, "mousePressed", x, y, pressed=True)
+    moves = max(1, math.ceil(math.hypot(end_x - x, end_y - y) / DRAG_STEP_PX))
+    for step in range(1, moves + 1):
+        await _mouse(tab, "mouseMoved", x + (end_x - x) * step / moves, y + (end_y - y) * step / moves, pressed=True)
+    await _mouse(tab, "mouseReleased", end_x, end_y, pressed=False)
+    return {"dragged": True, "method": "mouse", "from": [round(x, 1), round(y, 1)], "to": [round(end_x, 1), round(end_y, 1)], "moves": moves, "destination": destination.how}
+
+
+# Finds the text to select inside the element (its first occurrence across its text nodes, or all
+# of its text when `wanted` is empty), scrolls it into view and answers the page points a person
+# presses and releases at to select it by dragging: inside the first character's left half and the
+# last one's right half, so the caret lands just before the first and just after the last.
+_TEXT_ENDS = """function(wanted) {
+  if (!this.isConnected) return {state: 'detached'};
+  const walker = this.ownerDocument.createTreeWalker(this, NodeFilter.SHOW_TEXT);
+  const nodes = [];
+  let all = '';
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) { nodes.push([n, all.length]); all += n.data; }
+  const content = all.replace(/\\s+$/, '');
+  const begin = wanted ? all.indexOf(wanted) : all.search(/\\S/);
+  const length = wanted ? wanted.length : content.length - begin;
+  if (begin < 0 || length <= 0) return {state: 'no_text', text: all.trim().slice(0, 200)};
+  const at = (offset) => { for (let i = nodes.length - 1; i >= 0; i--) if (nodes[i][1] <= offset) return [nodes[i][0], offset - nodes[i][1]]; return null; };
+  const charRect = (offset) => { const [node, local] = at(offset); const r = document.createRange(); r.setStart(node, local); r.setEnd(node, local + 1); return r.getBoundingClientRect(); };
+  this.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+  const first = charRect(begin), last = charRect(begin + length - 1);
+  if (!first.width || !last.width) return {state: 'hidden'};
+  return {state: 'ok', text: all.slice(begin, begin + length),
+          start: [first.left + Math.min(1, first.width / 4), first.top + first.height / 2],
+          end: [last.right - Math.min(1, last.width / 4), last.top + last.height / 2]};
+}"""
+
+
+async def _select_text(tab: Tab, element: ResolvedElement, wanted: str) -> dict[str, Any]:
+    """Select text in the element as a person does: press before its first character, drag with
+    the button held, release after its last. The selection it made is judged afterwards."""
+    ends = await tab.call_on(element, _TEXT_ENDS, wanted)
+    state = ends["state"]
+    if state == "detached":
+        raise BrowserActionError(ActionErrorCode.STALE_REF, f"element {element.how} is no longer in the page")
+    if state == "no_text":
+        raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"element {element.how} does not show the text {wanted!r}", text=ends["text"])
+    if state != "ok":
+        raise BrowserActionError(ActionErrorCode.NOT_INTERACTABLE, f"the text {wanted!r} in element {element.how} is {state}", state=state)
+    # Points in the viewport of the element's document: the top page's (in a frame the start is
+    # not found under the pointer, and the act fails as covered rather than selecting elsewhere).
+    (x, y), (end_x, end_y) = ends["start"], ends["end"]
+    if not await _lands_on(tab, element, x, y):
+        raise BrowserActionError(ActionErrorCode.NOT_INTERACTABLE, f"the start of {ends['text']!r} in element {element.how} is covered", state="covered")
+    await tab.page.mouse.move(x, y)
+    await _mouse(tab, "mousePressed", x, y, pressed=True)
+    moves = max(1, math.ceil(math.hypot(end_x - x, end_y - y) / DRAG_STEP_PX))
+    for step in range(1, moves + 1):
+        await _mouse(tab, "mouseMoved", x + (end_x - x) * step / moves, y + (end_y - y) * step / moves, pressed=True)
+    await _mouse(tab, "mouseReleased", end_x, end_y, pressed=False)
+    return {"selected_text": ends["text"], "method": "mouse", "from": [round(x, 1), round(y, 1)], "to": [round(end_x, 1), round(end_y, 1)]}
 
 
 _PREPARE_TYPE = """function(clear) {
@@ -328,19 +419,67 @@ async def _scroll(tab: Tab, element: ResolvedElement | None, direction: str, amo
     return {"scrolled": True, "scroll_x": position["x"], "scroll_y": position["y"]}
 
 
+# Arms a one-shot reading of the element's text at the first trusted keydown, mouseup or click to
+# reach the page: the gesture's own event, in the same task as the page's handler for it, so the
+# text is what that handler sees (a price that ticks between a read and the press cannot differ).
+_ARM_READ_AT_PRESS = """function(name, fresh) {
+  const el = this;
+  if (fresh || !globalThis.__verityAtPress) globalThis.__verityAtPress = {values: {}, events: {}};
+  const box = globalThis.__verityAtPress;
+  box.values[name] = null;
+  const types = ['keydown', 'mouseup', 'click'];
+  const take = (e) => {
+    if (!e.isTrusted) return;
+    box.values[name] = (el.textContent || '').replace(/\\s+/g, ' ').trim();
+    box.events[name] = e.type;
+    for (const t of types) removeEventListener(t, take, true);
+  };
+  for (const t of types) addEventListener(t, take, true);
+}"""
+
+_READ_AT_PRESS = "function() { const b = globalThis.__verityAtPress; return b ? {values: b.values, events: b.events} : null; }"
+
+
+async def _arm_reads_at_press(tab: Tab, kind: ActKind, reads: dict[str, Any]) -> ResolvedElement | None:
+    """Resolve each element to read at the press and arm its reading; the first one, to read back."""
+    if not reads:
+        return None
+    if kind not in (ActKind.CLICK, ActKind.PRESS, ActKind.DRAG):
+        raise invalid(f"params.read_at_press goes with click, press or drag, not {kind.value}")
+    first = None
+    for name in reads:
+        element = await tab.resolve(target_param(reads, name))
+        await tab.call_on(element, _ARM_READ_AT_PRESS, name, first is None)
+        first = first or element
+    return first
+
+
+async def _reads_at_press(tab: Tab, armed: ResolvedElement | None, names: list[str]) -> dict[str, Any]:
+    if armed is None:
+        return {}
+    try:
+        box = await tab.call_on(armed, _READ_AT_PRESS) or {}
+    except Exception:  # noqa: BLE001 - the gesture took the page away; nothing was read there
+        box = {}
+    values, events = box.get("values") or {}, box.get("events") or {}
+    return {"read_at_press": {name: values.get(name) for name in names}, "read_at_event": {name: events.get(name) for name in names}}
+
+
 async def act(scope: ActionScope, action: Action) -> Result:
     tab = scope.tab
     params = action.params
     kind = enum_param(params, "kind", ActKind)
     await scope.refuse_blocked_tab()
     element: ResolvedElement | None = None
-    needs_target = kind in (ActKind.CLICK, ActKind.TYPE, ActKind.SELECT, ActKind.HOVER)
+    needs_target = kind in (ActKind.CLICK, ActKind.TYPE, ActKind.SELECT, ActKind.HOVER, ActKind.DRAG, ActKind.SELECT_TEXT)
     if needs_target or params.get("target") is not None:
         element = await tab.resolve(target_param(params))
     # 0: nothing will ask for this act's own effect (its step says what it expects), so neither the
     # baseline before the gesture nor the settle after it is worth its time.
     baseline_ms = int_param(params, "effect_baseline_ms", BASELINE_MS, minimum=0)
     await watch_effects(tab, element, kind.value, baseline_ms)
+    reads = params.get("read_at_press") or {}
+    armed = await _arm_reads_at_press(tab, kind, reads)
     navigations, document = tab.documents.navigations_started, tab.document()
     data: dict[str, Any]
     if kind is ActKind.CLICK:
@@ -358,6 +497,13 @@ async def act(scope: ActionScope, action: Action) -> Result:
     elif kind is ActKind.HOVER:
         assert element is not None
         data = await _hover(tab, element)
+    elif kind is ActKind.DRAG:
+        assert element is not None
+        data = await _drag(tab, element, await tab.resolve(target_param(params, "to")))
+    elif kind is ActKind.SELECT_TEXT:
+        assert element is not None
+        data = await _select_text(tab, element, str_param(params, "text", required=False) or "")
+        note_intent(tab, text=data["selected_text"])
     elif kind is ActKind.SELECT:
         assert element is not None
         value = str_param(params, "value", required=False)
@@ -379,6 +525,7 @@ async def act(scope: ActionScope, action: Action) -> Result:
         if direction not in ("up", "down", "left", "right"):
             raise invalid(f"params.direction must be up, down, left or right, got {direction!r}")
         data = await _scroll(tab, element, direction, int_param(params, "amount", 600, minimum=1))
+    data.update(await _reads_at_press(tab, armed, list(reads)))
     # A gesture that starts a navigation is over when the new document has loaded.
     data.update(await tab.settle_navigation(navigations, document))
     # The act's effects land over a moment: it is over once the page has settled.

@@ -15,8 +15,11 @@ The act is then judged by what it is:
 - a `type` by the field holding the typed text, in the form the control keeps it (kept_forms.py);
   focus is never an effect of typing;
 - a `select` by the chosen option being selected;
+- a `select_text` by the document's selection holding the text meant (whitespace runs as one);
 - a click on a checkbox or radio (or what a label names, or an aria checkbox/radio/switch) by its
   checked state;
+- a `hover` also by elements near its target becoming visible (a CSS `:hover` menu changes no
+  node, only what is shown);
 - any other act by any change in the document up to the settle (text, attributes, nodes, a dialog,
   focus moving for a click or a key press), in the target's own scopes (its form, dialog, landmark,
   aria-controls elements) until the check reads it, a new document or URL, or for a scroll a new
@@ -77,9 +80,11 @@ _INSTALL = """async function(kind, landmarks, baselineMs, recentMs, longestMs) {
     const cls = typeof e.className === 'string' && e.className.trim() ? '.' + e.className.trim().split(/\\s+/)[0] : '';
     return e.localName + (e.id ? '#' + e.id : cls) + (e.getAttribute('data-field') ? '[data-field=' + e.getAttribute('data-field') + ']' : '');
   };
+  const visibleNow = (e) => e.isConnected && e.checkVisibility({visibilityProperty: true, opacityProperty: true}) &&
+    e.getClientRects().length > 0;
   const elementOf = (node) => node.nodeType === 1 ? node : node.parentElement;
   const up = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
-  const watch = {el, kind, tracked, state, describe, scopes, phase: 'baseline', churn: new Map(), changes: [],
+  const watch = {el, kind, tracked, state, describe, scopes, visibleNow, phase: 'baseline', churn: new Map(), changes: [],
                  recurring: new Map(), why: new Map(),
                  ignored: new Map(), late: 0, closed: false, waiters: [], before: null, focusBefore: null,
                  scroll: null};
@@ -139,6 +144,11 @@ _INSTALL = """async function(kind, landmarks, baselineMs, recentMs, longestMs) {
   ledger.beginAct(longestMs);
   watch.ledger = ledger;
   watch.phase = 'act';
+  // A hover may show elements by CSS alone (`li:hover > ul`), changing no node: what is visible
+  // around the target (its parent's subtree: its own content and its siblings') is noted now, and
+  // an element that becomes visible is the hover's effect.
+  watch.nearby = kind === 'hover' ? Array.from((el.parentElement || el).querySelectorAll('*')).slice(0, 500) : [];
+  watch.visibleBefore = watch.nearby.map(visibleNow);
   watch.before = tracked.map(state);
   watch.focusBefore = doc.activeElement;
   watch.scroll = [scrollX, scrollY];
@@ -218,6 +228,9 @@ _READ = """function() {
     checked_before: w.before.map((s) => [s.checked, s.aria_checked]).slice(0, 2),
     state_changes: stateChanges, changes: Array.from(changed.values()).slice(0, 8), change_count: w.changes.length,
     ignored: Array.from(w.ignored.keys()).slice(0, 5), late: w.late, dialog, focus_moved: focusMoved,
+    selection: w.kind === 'select_text' ? String(doc.getSelection()) : null,
+    shown: w.nearby.filter((e, i) => !w.visibleBefore[i] && w.visibleNow(e) && !w.nearby.some((o, j) => o !== e && o.contains(e) && !w.visibleBefore[j]))
+      .slice(0, 5).map((e) => w.describe(e) + (e.innerText ? ' (' + JSON.stringify(e.innerText.trim().replace(/\\s+/g, ' ').slice(0, 60)) + ')' : '')),
     scrolled: w.kind === 'scroll' && (scrollX !== w.scroll[0] || scrollY !== w.scroll[1]) ? scrollX + ',' + scrollY : null,
   };
 }"""
@@ -320,6 +333,10 @@ def _judge(watch: EffectWatch, read: dict[str, Any]) -> tuple[bool, list[str], s
         state = "is" if (wanted in held) else "is not"
         message = f"the option {wanted!r} {state} selected (selected: {held})" + (" after removing it" if removing else "")
         return passed, [message], message
+    if kind == "select_text":
+        wanted, held = " ".join(str(intent.get("text", "")).split()), " ".join(str(read.get("selection") or "").split())
+        message = f"the selection holds {held!r}" + ("" if held == wanted else f", not {wanted!r}")
+        return held == wanted and bool(wanted), [message], message
     # A click on a checkbox or radio (or on the label of one) is judged by its checked state.
     for index, found in enumerate((target, read.get("control"))):
         checkable = _checkable(found) if kind == "click" else None
@@ -339,6 +356,8 @@ def _judge(watch: EffectWatch, read: dict[str, Any]) -> tuple[bool, list[str], s
         effects.append(f"a dialog opened or changed: {read['dialog']}")
     if read.get("focus_moved") and kind in ("click", "press"):
         effects.append(f"focus moved to {read['focus_moved']}")
+    if read.get("shown"):
+        effects.append(f"shown by the hover (CSS, no node changed): {', '.join(read['shown'])}")
     if read.get("scrolled"):
         effects.append(f"scrolled to {read['scrolled']}")
     if effects:

@@ -23,7 +23,7 @@ from runtime.guard import action_signature
 from runtime.outcomes import BlockerKind, StopReason
 from runtime.plan.model import State
 
-ACTIONS = ("click", "hover", "type", "select", "press", "scroll")
+ACTIONS = ("click", "hover", "type", "select", "press", "scroll", "drag", "select_text")
 VERIFY_POLL_SECONDS = 0.1
 
 
@@ -38,7 +38,7 @@ async def act(ctx: RunContext, state: State) -> StepResult:
     await ctx.browser.run_action("snapshot", "observe before acting", lambda s, a: s.snapshot(action_id=a, timeout_ms=timeout))
     before = await ctx.browser.fingerprint(timeout)
     action_name = next(k for k in ACTIONS if k in params)
-    target = params.get(action_name) if action_name in ("click", "hover", "type", "select") else None
+    target = params.get(action_name) if action_name in ("click", "hover", "type", "select", "drag", "select_text") else None
     tool = state.tool or f"browser_{action_name}"
     described_action = json.dumps(target or params.get(action_name), ensure_ascii=False)
     # The page is watched for changes of its own before the gesture only when the act's own effect
@@ -46,7 +46,9 @@ async def act(ctx: RunContext, state: State) -> StepResult:
     baseline = None if {"own_effect": True} in expectation_conditions(params.get("expect")) else 0
     acted = await ctx.browser.run_action("act", f"{action_name} {described_action}", driver_call(action_name, params, timeout, baseline))
     after = await ctx.browser.fingerprint(timeout) if acted.ok else before
-    signature_target = json.dumps({"action": action_name, "target": target, "value": params.get("text") or params.get("value") or params.get("press")}, sort_keys=True)
+    signature_target = json.dumps(
+        {"action": action_name, "target": target, "value": params.get("text") or params.get("value") or params.get("press") or params.get("to")}, sort_keys=True
+    )
     verdict = ctx.progress.record(action_signature(tool, signature_target, before, after))
     thinking = f"{action_name} on {target}"
     if not acted.ok:
@@ -64,6 +66,10 @@ async def act(ctx: RunContext, state: State) -> StepResult:
             ctx.recovery.blocker = Blocker(state.id, kind, acted.error.message, dict(acted.error.details))
             return StepResult("blocked", False, summary=summary, blocker_kind=kind, error=acted.error.code.value, thinking=thinking, evidence=evidence)
         return StepResult("error", False, summary=summary, error=acted.error.code.value, thinking=thinking, evidence=evidence)
+    if params.get("read_at_press"):
+        # What the page showed the instant the gesture reached it: values of this step.
+        read_at_press = dict(acted.data.get("read_at_press") or {})
+        ctx.values.record_step(state, {name: read_at_press.get(name) for name in params["read_at_press"]}, {"read": "at the press"})
     opened = tuple(f"opened tab {t.get('tab_id')} ({t.get('url')})" for t in acted.data.get("opened_tabs") or [])
     checks = [c.to_dict() for c in await await_expectations(ctx, params.get("expect"), before, timeout, opened)]
     if verdict is not None:
@@ -72,6 +78,12 @@ async def act(ctx: RunContext, state: State) -> StepResult:
     evidence: dict[str, Any] = {"checks": checks, "target": acted.data.get("target"), "provenance": acted_on.provenance}
     if "chosen" in acted.data:  # a select: the options chosen once it acted, in the page's order
         evidence["chosen"] = acted.data["chosen"]
+    if "read_at_press" in acted.data:
+        evidence["read_at_press"], evidence["read_at_event"] = acted.data["read_at_press"], acted.data["read_at_event"]
+    if "selected_text" in acted.data:  # a select_text: the text it meant to select, as the page shows it
+        evidence["selected_text"] = acted.data["selected_text"]
+    if acted.data.get("dragged"):  # a drag: where the pointer went down and came up, in how many moves
+        evidence["dragged"] = {key: acted.data[key] for key in ("from", "to", "moves", "destination")}
     if all(c["passed"] for c in checks):
         # The act's effect may be a new document: it is validated before the run goes on with it.
         landed = await current_document(ctx, state.id, timeout)
@@ -91,8 +103,9 @@ async def act(ctx: RunContext, state: State) -> StepResult:
 
 def driver_call(action_name: str, params: dict[str, Any], timeout: int, baseline: int | None = None) -> DriverCall:
     target = params.get(action_name)
+    read = params.get("read_at_press") or None
     if action_name == "click":
-        return lambda s, a: s.click(target, action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
+        return lambda s, a: s.click(target, action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline, read_at_press=read)
     if action_name == "hover":
         return lambda s, a: s.hover(target, action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
     if action_name == "type":
@@ -104,8 +117,12 @@ def driver_call(action_name: str, params: dict[str, Any], timeout: int, baseline
     if action_name == "select":
         mode = "add" if params.get("add") else "remove" if params.get("remove") else "replace"
         return lambda s, a: select_by_value_or_label(s, a, target, params["value"], timeout, baseline, mode=mode)
+    if action_name == "select_text":
+        return lambda s, a: s.select_text(target, params.get("text") or "", action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
+    if action_name == "drag":
+        return lambda s, a: s.drag(target, params["to"], action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline, read_at_press=read)
     if action_name == "press":
-        return lambda s, a: s.press(params["press"], action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
+        return lambda s, a: s.press(params["press"], action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline, read_at_press=read)
     direction, amount = scroll_motion(params["scroll"])
     return lambda s, a: s.scroll(direction=direction, amount=amount, action_id=a, timeout_ms=timeout, effect_baseline_ms=baseline)
 

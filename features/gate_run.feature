@@ -176,3 +176,23 @@ Feature: Run the suite once and prove every contract
     And the Markdown matrix "reports/traceability.md" lists under "Plain tests skipped or xfailed" the test "tests/test_parked.py::test_plain" as "skipped" with the message "Skipped: no network here"
     And the Markdown matrix "reports/traceability.md" lists under "Plain tests skipped or xfailed" the test "tests/test_known_bug.py::test_plain" as "xfailed" with the message "expected to fail: bug 12"
 
+
+  @GATE-025
+  Scenario: Under pytest-xdist workers the matrix and the CI reports say what one process says
+    Given the sample project has a plain test "tests/test_plain.py" that fails
+    When I run "verity bdd gate -- -n 2" on the sample project
+    Then the command fails
+    And the output shows pytest's closing summary "1 failed, 1 passed"
+    And the output says "1 test(s) failed or errored"
+    And the JSON matrix "reports/traceability.json" records DEMO-001 as "passed" with test outcome "passed"
+    And the Markdown matrix "reports/traceability.md" has a row for DEMO-001 under area "demo" with test "tests/test_adding.py::test_adding_two_numbers" and result "passed"
+    And the Markdown matrix "reports/traceability.md" lists under "Other failing tests" the test "tests/test_plain.py::test_broken_arithmetic" as "failed" with the message "assert (1 + 1) == 3"
+    And the JUnit XML "reports/junit.xml" records test "test_adding_two_numbers" as "passed"
+    And the Cucumber JSON "reports/cucumber.json" records scenario "Adding two numbers" tagged "@DEMO-001" as "passed"
+
+  @GATE-025
+  Scenario: Under pytest-xdist workers a step no definition matches is still reported
+    Given the sample project's scenario ends with the step "And the total is even"
+    When I run "verity bdd gate -- -n 2" on the sample project
+    Then the command fails
+    And the output reports "undefined_step" at "And the total is even" in "features/demo_adding.feature"

@@ -3,9 +3,11 @@ Feature: Nothing a watcher saw is ever lost or renumbered
   moment loses nothing anyone saw, and the next server numbers on past it. Runs left in flight are
   closed in the store and in their run directories.
 
+  # Six cycles: both kinds of run (with and without a run directory) killed early, mid-burst and
+  # deep. tools/sweep_kill9.py runs the same cycles and checks many more times (BENCHMARKS.md).
   @SERVICE-024 @SERVICE-026
-  Scenario: Killing the server while events flow fast, 20 times over, loses and renumbers nothing a client saw
-    When a verity serve process whose run emits events as fast as it can is killed with SIGKILL while a client watches, 20 times, each on the store its predecessor left
+  Scenario: Killing the server while events flow fast, again and again, loses and renumbers nothing a client saw
+    When a verity serve process whose run emits events as fast as it can is killed with SIGKILL while a client watches, 6 times, each on the store its predecessor left
     And verity serve is started again on that store
     Then every event a client saw is stored under the seq it had, with the content the client saw
     And every stored event of those runs has the content its seq was emitted with

@@ -9,6 +9,12 @@ It records, without changing how tests run or report:
 - step definitions bound to Then steps that check nothing (`runtime.gate.then_checks`).
 It also creates the directory of a `--cucumberjson` report, which pytest-bdd does not do.
 The report is written at session finish, which pytest reaches even after collection errors.
+
+Under pytest-xdist (`-n`) the workers collect and run the tests, and the controller sees only their
+reports: each worker hands what it collected and judged to the controller in its `workeroutput`,
+and the controller, which receives every test's report and every failed collection, merges them and
+writes the one report. pytest-bdd keeps a test's scenario for the Cucumber JSON beside the report
+in process memory, so it is carried across with the serialized report.
 """
 
 from __future__ import annotations
@@ -17,9 +23,11 @@ import json
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pytest_bdd.parser import ScenarioTemplate, Step
+from pytest_bdd.reporting import ReportContext, test_report_context_registry
 from pytest_bdd.scenario import find_fixturedefs_for_step, iterparentnodeids, scenario_wrapper_template_registry
 from pytest_bdd.steps import step_function_context_registry
 from pytest_bdd.utils import registry_get_safe
@@ -37,6 +45,9 @@ from runtime.gate.then_checks import ThenStepJudge, definition_site
 _EXAMPLE_PARAMETER = "_pytest_bdd_example"  # the parametrize name pytest-bdd gives Scenario Outline rows
 _MESSAGE_LINES = 5
 _MESSAGE_CHARS = 600
+# What an xdist worker hands the controller: its collected tests and judged steps, and a report's scenario.
+_WORKER_OUTPUT_KEY = "verity_gate"
+_SCENARIO_KEY = "verity_gate_bdd_context"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -56,14 +67,16 @@ def pytest_configure(config: pytest.Config) -> None:
         Path(cucumber_json).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
     report_path = config.getoption("verity_gate_report")
     if report_path:
-        recorder = GateRecorder(Path(report_path), config.rootpath)
+        # An xdist worker has `workeroutput`; it reports to the controller instead of the file.
+        recorder = GateRecorder(Path(report_path), config.rootpath, worker_output=getattr(config, "workeroutput", None))
         recorder.report.narrowed_by_paths = config.args_source == pytest.Config.ArgsSource.ARGS
         config.pluginmanager.register(recorder, "verity-gate-recorder")
 
 
 class GateRecorder:
-    def __init__(self, report_path: Path, rootpath: Path) -> None:
+    def __init__(self, report_path: Path, rootpath: Path, *, worker_output: dict[str, Any] | None = None) -> None:
         self.report_path = report_path
+        self._worker_output = worker_output
         self.rootpath = rootpath
         self.report = PytestReport()
         self._deselected: set[str] = set()
@@ -72,7 +85,8 @@ class GateRecorder:
         self._then_steps_seen: set[object] = set()  # code objects of step functions already judged
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if report.failed:
+        # Under xdist every worker's failed collection reaches the controller: keep each once.
+        if report.failed and all(error.node_id != report.nodeid for error in self.report.collection_errors):
             self.report.collection_errors.append(_collection_error(report, self.rootpath))
 
     # tryfirst: see every item before `-k` / `-m` deselect some of them.
@@ -103,7 +117,44 @@ class GateRecorder:
         self.report.collected = [
             replace(test, deselected=test.node_id in self._deselected) for test in self.report.collected
         ]
+        if self._worker_output is not None:
+            # The controller has every outcome and collection error; it needs what only workers saw.
+            seen = self.report.to_json()
+            self._worker_output[_WORKER_OUTPUT_KEY] = {key: seen[key] for key in ("collected", "undefined_steps", "unchecked_then_steps")}
+            return
         self.report_path.write_text(json.dumps(self.report.to_json(), indent=1), encoding="utf-8")
+
+    # --- under pytest-xdist, on the controller ---------------------------------------------------
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """A worker finished: merge what it collected and judged (every worker collects the whole
+        selection, so each test, undefined step and unchecked Then step is kept once)."""
+        seen = getattr(node, "workeroutput", {}).get(_WORKER_OUTPUT_KEY)
+        if seen is None:
+            return  # the worker died before its session finished; another one reports the collection
+        worker = PytestReport.from_json(seen)
+        known = {test.node_id for test in self.report.collected}
+        self.report.collected += [test for test in worker.collected if test.node_id not in known]
+        self.report.undefined_steps += [step for step in worker.undefined_steps if step not in self.report.undefined_steps]
+        self.report.unchecked_then_steps += [step for step in worker.unchecked_then_steps if step not in self.report.unchecked_then_steps]
+        self._deselected.update(test.node_id for test in worker.collected if test.deselected)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_report_to_serializable(self, config: pytest.Config, report: Any) -> Any:
+        data = yield
+        context = test_report_context_registry.get(report) if isinstance(report, pytest.TestReport) else None
+        if data is not None and context is not None:
+            data[_SCENARIO_KEY] = {"scenario": context.scenario, "name": context.name}
+        return data
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_report_from_serializable(self, config: pytest.Config, data: dict[str, Any]) -> Any:
+        context = data.pop(_SCENARIO_KEY, None)
+        report = yield
+        if context is not None and report is not None:
+            test_report_context_registry[report] = ReportContext(scenario=context["scenario"], name=context["name"])
+        return report
 
     def _describe(self, item: pytest.Item) -> CollectedTest:
         # Doctests and non-Python items have no function object, or one that cannot be weak-referenced.

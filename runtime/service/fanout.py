@@ -69,6 +69,11 @@ class RunBroadcast:
     def subscriber_count(self) -> int:
         return len(self._subscribers)
 
+    @property
+    def unread_by_slowest(self) -> int:
+        """Events published that the slowest subscriber has not taken yet (0 without subscribers)."""
+        return max((len(subscription._buffer) for subscription in self._subscribers), default=0)
+
     def subscribe(self) -> Subscription:
         subscription = Subscription(self, self._capacity)
         self._subscribers.append(subscription)

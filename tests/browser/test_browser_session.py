@@ -4,12 +4,15 @@ serial execution, isolation, context compression, and the launch error."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
@@ -162,7 +165,10 @@ def _connected_snapshot(harness: SessionHarness, role: str, name: str) -> None:
 def _still_running(harness: SessionHarness, external: tuple[subprocess.Popen[bytes], str]) -> None:
     harness.run(harness.results["browser"].close())
     harness.run(harness.results["browser"].close())  # closing twice is harmless
-    time.sleep(0.3)
+    # Not a grace period and a hope: the Chromium still answers its DevTools endpoint afterwards.
+    port = urlsplit(external[1]).port
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/version", timeout=30) as answer:
+        assert answer.status == 200 and "Browser" in json.loads(answer.read())
     assert external[0].poll() is None
 
 

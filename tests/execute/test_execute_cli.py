@@ -58,6 +58,7 @@ def run_broken(tmp_path: Path) -> Command:
 def run_and_interrupt(fixture_site: FixtureSite, tmp_path: Path, name: str) -> Command:
     out = tmp_path / "run"
     started = time.monotonic()
+    hangs_before = fixture_site.hanging.count
     process = subprocess.Popen(
         [*VERITY, "run", str(RECIPES / f"{name}.yaml"), "-i", f"site={fixture_site.base_url}", "--out", str(out), "--json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
@@ -67,7 +68,8 @@ def run_and_interrupt(fixture_site: FixtureSite, tmp_path: Path, name: str) -> C
         event = json.loads(line)
         if event["kind"] == "tool_used" and event["payload"]["tool"] == "open_url":
             break
-    time.sleep(0.3)
+    # The navigation reached the hanging server: Ctrl-C comes while the page loads.
+    assert fixture_site.hanging.wait_beyond(hangs_before, timeout=30)
     process.send_signal(signal.SIGINT)
     rest, stderr = process.communicate(timeout=30)
     return Command(process.returncode, rest, stderr, time.monotonic() - started, out)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -41,13 +40,21 @@ def run_on_quote_site(runner: ExecRunner, demo_site: DemoSite, name: str) -> Non
     runner.run(name, {"site": demo_site.quote_base})
 
 
+@pytest.fixture
+def hangs_before() -> dict[str, int]:
+    """How many requests had reached the fixture site's /hang when the run started."""
+    return {}
+
+
 @when(parsers.parse('I start "{name}" against the fixture site'))
-def start_on_fixture_site(runner: ExecRunner, fixture_site: FixtureSite, name: str) -> None:
+def start_on_fixture_site(runner: ExecRunner, fixture_site: FixtureSite, hangs_before: dict[str, int], name: str) -> None:
+    hangs_before["count"] = fixture_site.hanging.count
     runner.start(name, {"site": fixture_site.base_url})
 
 
 @when(parsers.parse('I start "{name}" on a browser of its own'))
-def start_on_own_browser(runner: ExecRunner, fixture_site: FixtureSite, own_browser: BrowserProvider, name: str) -> None:
+def start_on_own_browser(runner: ExecRunner, fixture_site: FixtureSite, own_browser: BrowserProvider, hangs_before: dict[str, int], name: str) -> None:
+    hangs_before["count"] = fixture_site.hanging.count
     runner.start(name, {"site": fixture_site.base_url}, provider=own_browser)
 
 
@@ -97,10 +104,11 @@ def no_page_opened(runner: ExecRunner) -> None:
 
 
 @when("the run is loading the page")
-def loading(runner: ExecRunner) -> None:
+def loading(runner: ExecRunner, fixture_site: FixtureSite, hangs_before: dict[str, int]) -> None:
     record = runner.last
     assert wait_until(lambda: any(t.tool == "open_url" and t.phase == "start" for t in record.payloads(ToolUsed)))
-    time.sleep(0.3)  # let the navigation reach the hanging server
+    # The navigation reached the hanging server: the page load is under way, not about to start.
+    assert fixture_site.hanging.wait_beyond(hangs_before["count"], timeout=30)
 
 
 @then("the run directory keeps the events, executions and verdict")

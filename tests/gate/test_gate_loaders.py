@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from runtime.gate.ci_reports import ci_report_args
-from runtime.gate.collect import PytestReport, PytestRun
+from runtime.gate.collect import PytestReport, PytestRun, run_pytest
 from runtime.gate.contracts import load_contracts
 from runtime.gate.features import load_features
 from runtime.gate.gate import judge
 from runtime.gate.matrix import readable_node_id, render_markdown
-from runtime.gate.validate import validate_project
+from runtime.gate.validate import find_gaps
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -169,13 +169,16 @@ def test_a_report_without_collected_tests_leaves_every_scenario_unbound(tmp_path
 
 
 def test_this_repository_validates_cleanly_for_the_gate_contracts() -> None:
-    report = validate_project(REPO_ROOT)
-    gate_ids = {contract.id for contract in report.contracts.contracts if contract.owner == "gate"}
+    # The gate's scenarios are bound in tests/gate/, so collecting that is enough to judge them
+    # (tools/test validates the whole repository before the suite runs).
+    contracts, features = load_contracts(REPO_ROOT), load_features(REPO_ROOT)
+    problems = find_gaps(REPO_ROOT, contracts, features, run_pytest(REPO_ROOT, ["tests/gate"], collect_only=True))
+    gate_ids = {contract.id for contract in contracts.contracts if contract.owner == "gate"}
     assert len(gate_ids) >= 14
     gate_files = ("contracts/gate.yaml", "features/gate_", "tests/gate/")
     own_problems = [
         problem.render()
-        for problem in report.problems
+        for problem in problems
         if problem.path.startswith(gate_files) or any(contract_id in problem.message for contract_id in gate_ids)
     ]
     assert own_problems == []

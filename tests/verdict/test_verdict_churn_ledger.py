@@ -37,8 +37,8 @@ def the_page(case: dict[str, Any], site: FixtureSite, page: str) -> None:
     case["start_url"] = site.url(f"/act_effects/{page}")
 
 
-def _run(runner: ExecRunner, case: dict[str, Any], tmp_path: Path, shown: str, locator: str, clicks: int) -> RunRecord:
-    """Open the page, wait until it shows `shown`, then click `clicks` times with no expectation."""
+def _start(runner: ExecRunner, case: dict[str, Any], tmp_path: Path, shown: str, locator: str, clicks: int, number: int) -> RunRecord:
+    """Start a run that opens the page, waits until it shows `shown`, then clicks `clicks` times with no expectation."""
     acts = [{"id": f"act{n}", "act": {"click": json.loads(locator)}} for n in range(1, clicks + 1)]
     recipe = {
         "name": "churn-ledger-case",
@@ -46,21 +46,23 @@ def _run(runner: ExecRunner, case: dict[str, Any], tmp_path: Path, shown: str, l
         "target": {"start_url": case["start_url"], "allow_private_network": True},
         "plan": [{"id": "open", "navigate": "{start_url}"}, {"id": "shown", "wait": {"text": shown}}, *acts, {"close": None}],
     }
-    path = tmp_path / f"case{len(case['records'])}.yaml"
+    path = tmp_path / f"case{number}.yaml"
     path.write_text(yaml.safe_dump(recipe, allow_unicode=True), encoding="utf-8")
     # An absolute name: ExecRunner joins it to its recipe folder, which keeps it as it is.
-    return runner.wait(runner.start(str(path.with_suffix("")), {}), timeout=60)
+    return runner.start(str(path.with_suffix("")), {})
 
 
 @when(parsers.parse('{runs:d} runs each wait for "{shown}" and click {locator} with no expectation'))
 def runs_click(runner: ExecRunner, case: dict[str, Any], tmp_path: Path, runs: int, shown: str, locator: str) -> None:
-    for _ in range(runs):
-        case["records"].append(_run(runner, case, tmp_path, shown, locator, 1))
+    # The runs go side by side, each in its own tab: most of a run is the page's clocks ticking,
+    # and each tab's verdict is its own (the primary tab of a run is kept in front).
+    started = [_start(runner, case, tmp_path, shown, locator, 1, number) for number in range(runs)]
+    case["records"] += [runner.wait(record, timeout=60) for record in started]
 
 
 @when(parsers.parse('a run waits for "{shown}" and clicks {locator} {clicks:d} times with no expectation'))
 def run_clicks(runner: ExecRunner, case: dict[str, Any], tmp_path: Path, shown: str, locator: str, clicks: int) -> None:
-    case["records"].append(_run(runner, case, tmp_path, shown, locator, clicks))
+    case["records"].append(runner.wait(_start(runner, case, tmp_path, shown, locator, clicks, 0), timeout=60))
 
 
 def _last_act_evidence(record: RunRecord) -> str:

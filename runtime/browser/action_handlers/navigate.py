@@ -36,9 +36,28 @@ async def navigate(tab: Tab, policy: SessionPolicy, url: str) -> dict[str, Any]:
         raise
     status = response.status if response is not None else tab.last_status
     tab.last_status = status
+    title = await _title(tab)
     final_url = tab.page.url
     tab.note_url(final_url)
-    return {"url": final_url, "status": status, "title": await tab.page.title()}
+    return {"url": final_url, "status": status, "title": title}
+
+
+# Reading the title runs a script in the document; a page that moves on by itself right after its
+# load (a timer setting location.href) can replace the document during that read.
+_DOCUMENT_REPLACED = ("Execution context was destroyed", "Cannot find context with specified id")
+_TITLE_READS = 3
+
+
+async def _title(tab: Tab) -> str:
+    """The loaded document's title, or, when a navigation of the page's own replaced the document
+    while it was read, the next document's (the URL returned is read after it, so they agree)."""
+    for _ in range(_TITLE_READS - 1):
+        try:
+            return await tab.page.title()
+        except Exception as exc:
+            if not any(text in str(exc) for text in _DOCUMENT_REPLACED):
+                raise
+    return await tab.page.title()
 
 
 async def session_start(scope: ActionScope, action: Action) -> Result:

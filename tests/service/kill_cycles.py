@@ -52,13 +52,16 @@ class KillStore:
     """Where the killed servers keep their store and run directories."""
 
     root: Path
+    # A store URL (postgresql://...) instead of the SQLite file under root.
+    store_url: str | None = None
 
     @property
     def runs_dir(self) -> Path:
         return self.root / "runs"
 
     def serve_args(self) -> list[str]:
-        return ["--store", str(self.root / "verity.db"), "--runs-dir", str(self.runs_dir), "--recipes-dir", str(self.root)]
+        store = self.store_url or str(self.root / "verity.db")
+        return ["--store", store, "--runs-dir", str(self.runs_dir), "--recipes-dir", str(self.root)]
 
 
 StartServe = Callable[..., ServeProcess]  # (*args, command=...) -> a started `verity serve`

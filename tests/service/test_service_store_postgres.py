@@ -11,8 +11,6 @@ import hashlib
 import io
 import logging
 import os
-import random
-import re
 import shutil
 import socket
 import subprocess
@@ -28,7 +26,7 @@ import psycopg
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 from tests.service.service_harness import ServedServer, ServeProcess, StoreLockHolder, chat_deltas, running
-from tests.service.test_service_durability import WatchedRun, _watch_then_kill
+from tests.service.kill_cycles import KillStore, kill_repeatedly
 
 from runtime.events import ArtifactStored, ChatDelta, Event, StatusChanged
 from runtime.outcomes import StopReason, TaskState
@@ -660,10 +658,6 @@ def _newer_refused(open_failure: StoreError, database_url: str, version: int) ->
 
 # --- kill -9 on PostgreSQL (SERVICE-040) -----------------------------------------------------------------
 
-FLOOD = ("tests.service.flood_serve",)
-MAX_SEEN_BEFORE_KILL = 2000
-
-
 @when(
     parsers.parse(
         "a verity serve process on that database whose run emits events as fast as it can is killed with SIGKILL "
@@ -671,12 +665,8 @@ MAX_SEEN_BEFORE_KILL = 2000
     )
 )
 def _kill_on_postgres(serve_processes: Any, database_url: str, tmp_path: Path, context: dict[str, Any], times: int) -> None:
-    chooser = random.Random(18)  # reproducible kill points
-    watched: list[WatchedRun] = []
-    for _ in range(times):
-        process = serve_processes(*_postgres_args(database_url, tmp_path), command=FLOOD)
-        run_id = re.search(r"flood run (run-[0-9a-f]+)", process.text).group(1)  # type: ignore[union-attr]
-        watched.append(_watch_then_kill(process, WatchedRun(run_id, True), chooser.randint(1, MAX_SEEN_BEFORE_KILL)))
+    store = KillStore(tmp_path, store_url=database_url)
+    watched = kill_repeatedly(serve_processes, store, times, seed=18)
     assert all(run.seen for run in watched)
     context["watched"] = watched
 

@@ -1,7 +1,7 @@
 Feature: A store Verity cannot use is refused at start-up
-  `verity serve` keeps its runs in a SQLite file. A database URL or a directory given as the store,
-  on the command line or in the config file, is refused before anything is created, with a message
-  that names what was given and what the server takes.
+  `verity serve` keeps its runs in a SQLite file or a PostgreSQL database. Any other database URL
+  or a directory given as the store, on the command line or in the config file, is refused before
+  anything is created, with a message that names what was given and what the server takes.
 
   @SERVICE-033
   Scenario Outline: An unusable store is refused before anything is created
@@ -12,7 +12,7 @@ Feature: A store Verity cannot use is refused at start-up
 
     Examples:
       | store                                         | how                    |
-      | postgresql://verity@127.0.0.1:5432/verity     | on the command line    |
       | mysql://root@127.0.0.1/runs                   | on the command line    |
-      | postgresql://verity@127.0.0.1:5432/verity     | in the config file     |
+      | redis://127.0.0.1:6379/0                      | on the command line    |
+      | mysql://root@127.0.0.1/runs                   | in the config file     |
       | runs-folder                                   | as an existing folder  |

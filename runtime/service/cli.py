@@ -46,7 +46,12 @@ def _register_serve(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--port", type=int, help="port (default 50051; 0 picks a free one)")
     serve.add_argument("--token", help="bearer token (visible in process lists: prefer --token-file or VERITY_TOKEN)")
     serve.add_argument("--token-file", type=Path, metavar="FILE", help="file holding the bearer token")
-    serve.add_argument("--store", type=_store_argument, metavar="PATH", help="SQLite run store file (default .verity/verity.db)")
+    serve.add_argument(
+        "--store",
+        type=_store_argument,
+        metavar="PATH|URL",
+        help="the run store: a SQLite file (default .verity/verity.db) or postgresql://user@host:port/database",
+    )
     serve.add_argument("--runs-dir", type=Path, metavar="DIR", help="run directories (default .verity/runs)")
     serve.add_argument("--recipes-dir", type=Path, metavar="DIR", help="recipes startable by name (default recipes/)")
     serve.add_argument("--max-concurrent-runs", type=int, metavar="N")
@@ -79,13 +84,13 @@ def _register_serve(commands: argparse._SubParsersAction) -> None:
     serve.set_defaults(handler=_serve)
 
 
-def _store_argument(text: str) -> Path:
+def _store_argument(text: str) -> Any:
     # Checked on the text as typed: Path("postgresql://h/db") would already read "postgresql:/h/db".
-    from runtime.store.location import store_location_problem
+    from runtime.store.location import parse_store_location, store_location_problem
 
     if problem := store_location_problem(text):
         raise argparse.ArgumentTypeError(problem)
-    return Path(text)
+    return parse_store_location(text)
 
 
 def server_config_from_args(args: argparse.Namespace) -> Any:

@@ -7,7 +7,7 @@ from typing import Any
 
 from runtime.recipe.source import read_yaml
 from runtime.service.auth import ServiceConfigError
-from runtime.store.location import store_location_problem
+from runtime.store.location import PostgresUrl, parse_store_location, store_location_problem
 
 # YAML key -> (ServerConfig field, expected type). Paths are resolved against the config's folder.
 CONFIG_KEYS: dict[str, tuple[str, type]] = {
@@ -75,6 +75,9 @@ def load_config_file(path: Path) -> dict[str, Any]:
                 raise ServiceConfigError(f"{where}: {key} must be a path")
             if key == "store" and (problem := store_location_problem(value)):
                 raise ServiceConfigError(f"{where}: {problem}")
+            if key == "store" and isinstance(location := parse_store_location(value), PostgresUrl):
+                values[field] = location
+                continue
             resolved = (path.parent / value).resolve()
             values[field] = read_token_file(resolved) if key == "token_file" else resolved
         elif expected is float and isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -25,8 +25,9 @@ from runtime.service.recipe_service import RecipeServicer
 from runtime.service.supervisor import RunSupervisor, SupervisorLimits
 from runtime.service.tracing import RunTracer
 from runtime.service.transport_security import check_server_tls_files, server_credentials
-from runtime.store import BufferedRunStore, SqliteRunStore, StoreWriteError
-from runtime.store.location import store_location_problem
+from runtime.store import BufferedRunStore, StoreWriteError
+from runtime.store.location import StoreLocation, store_location_problem
+from runtime.store.opening import open_run_store
 
 _log = logging.getLogger(__name__)
 
@@ -41,7 +42,8 @@ class ServerConfig:
     port: int = 50051
     # repr=False: the token must never show up in logs or error messages.
     token: str | None = field(default=None, repr=False)
-    store_path: Path = Path(".verity/verity.db")
+    # A SQLite file, or a PostgreSQL database (`PostgresUrl`, whose password never shows).
+    store_path: StoreLocation = Path(".verity/verity.db")
     runs_dir: Path = Path(".verity/runs")
     recipes_dir: Path | None = Path("recipes")
     max_concurrent_runs: int = 8
@@ -113,7 +115,8 @@ class VerityServer:
         # One Chromium per server, launched on the first run and replaced when it dies; each run
         # gets its own incognito context. Its profiles live beside the store, where the next server
         # finds what a killed one left behind.
-        self.browser_profiles = config.store_path.parent / "chromium-profiles"
+        local_home = config.store_path.parent if isinstance(config.store_path, Path) else config.runs_dir.parent
+        self.browser_profiles = local_home / "chromium-profiles"
         self._browser = browser if browser is not None else BrowserProvider(
             ws_endpoint=config.browser_ws_endpoint,
             launch_options=LaunchOptions(profiles_dir=self.browser_profiles),
@@ -141,14 +144,14 @@ class VerityServer:
         await asyncio.to_thread(reap_stale_profiles, self.browser_profiles)
         await self._refuse_unfenced_browser()
         self._tracer = RunTracer(self._span_processors)  # before the store: a bad OTEL_* setting opens nothing
-        self._store = BufferedRunStore(
-            SqliteRunStore(
-                config.store_path,
-                busy_timeout_seconds=config.store_busy_timeout_seconds,
-                synchronous=config.store_synchronous,
-            ),
-            flush_interval=config.store_flush_interval_seconds,
+        # Off the loop: opening a PostgreSQL store connects and migrates over the network.
+        run_store = await asyncio.to_thread(
+            open_run_store,
+            config.store_path,
+            busy_timeout_seconds=config.store_busy_timeout_seconds,
+            synchronous=config.store_synchronous,
         )
+        self._store = BufferedRunStore(run_store, flush_interval=config.store_flush_interval_seconds)
         self.supervisor = RunSupervisor(
             self._store,
             self._tracer,

@@ -1,4 +1,4 @@
-"""Durable storage of runs, their events and the artifact index (SQLite by default)."""
+"""Durable storage of runs, their events and the artifact index (SQLite by default, or PostgreSQL)."""
 
 from runtime.store.buffered import BufferedRunStore
 from runtime.store.interface import RunStore, StoreError, StoreWriteError

@@ -1,4 +1,4 @@
-"""The storage interface of the service. SQLite implements it today; PostgreSQL can later.
+"""The storage interface of the service, implemented by SQLite (the embedded default) and PostgreSQL.
 
 Methods are synchronous and called from one dedicated thread (see `BufferedRunStore`), so an
 implementation may hold a single connection and never has to think about the event loop.
@@ -13,7 +13,7 @@ from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecor
 
 
 class StoreError(Exception):
-    """The store file cannot be used (wrong schema version, not a database, ...)."""
+    """The store cannot be used (wrong schema version, not a database, the server unreachable, ...)."""
 
 
 class StoreWriteError(StoreError):

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from runtime.events import Event
 from runtime.events.model import payload_from_dict
-from runtime.outcomes import StopReason, TaskState
 from runtime.store.interface import StoreError
 from runtime.store.payload_json import payload_json
 from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, WriteBatch
+from runtime.store.run_rows import RUN_COLUMNS, run_from_row, run_row
 
 SCHEMA_VERSION = 1
 
@@ -57,12 +57,6 @@ CREATE TABLE IF NOT EXISTS artifacts (
 ) WITHOUT ROWID;
 """
 
-_RUN_COLUMNS = (
-    "run_id, recipe_name, recipe_version, status, stop_reason, verified, summary, trace_id, "
-    "inputs_json, labels_json, created_ns, updated_ns, ended_ns, last_seq, earliest_seq"
-)
-
-
 class SqliteRunStore:
     """`RunStore` on SQLite in WAL mode. Use it from one thread at a time."""
 
@@ -103,8 +97,8 @@ class SqliteRunStore:
         db.execute("BEGIN")
         try:
             db.executemany(
-                f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * 15)})",
-                [_run_row(run) for run in batch.new_runs],
+                f"INSERT INTO runs ({RUN_COLUMNS}) VALUES ({', '.join('?' * 15)})",
+                [run_row(run) for run in batch.new_runs],
             )
             db.executemany(
                 "INSERT OR IGNORE INTO events (run_id, seq, timestamp_ns, trace_id, kind, payload_json) "
@@ -164,8 +158,8 @@ class SqliteRunStore:
             raise
 
     def get_run(self, run_id: str) -> RunRecord | None:
-        row = self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        return _run_from_row(row) if row else None
+        row = self._db.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return run_from_row(row) if row else None
 
     def list_runs(self, run_filter: RunFilter, limit: int, after: RunCursor | None = None) -> list[RunRecord]:
         clauses: list[str] = []
@@ -181,10 +175,10 @@ class SqliteRunStore:
             params.extend((after.created_ns, after.created_ns, after.run_id))
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = self._db.execute(
-            f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY created_ns DESC, run_id DESC LIMIT ?",
+            f"SELECT {RUN_COLUMNS} FROM runs {where} ORDER BY created_ns DESC, run_id DESC LIMIT ?",
             (*params, limit),
         ).fetchall()
-        return [_run_from_row(row) for row in rows]
+        return [run_from_row(row) for row in rows]
 
     def read_events(self, run_id: str, after_seq: int = 0, limit: int | None = None) -> list[Event]:
         rows = self._db.execute(
@@ -233,60 +227,3 @@ class SqliteRunStore:
         # the next write can begin one.
         if self._db.in_transaction:
             self._db.execute("ROLLBACK")
-
-
-def _run_row(run: RunRecord) -> tuple[object, ...]:
-    return (
-        run.run_id,
-        run.recipe_name,
-        run.recipe_version,
-        run.status.value,
-        run.stop_reason.value if run.stop_reason else None,
-        int(run.verified),
-        run.summary,
-        run.trace_id,
-        json.dumps(run.inputs, sort_keys=True),
-        json.dumps(run.labels, sort_keys=True),
-        run.created_ns,
-        run.updated_ns,
-        run.ended_ns,
-        run.last_seq,
-        run.earliest_seq,
-    )
-
-
-def _run_from_row(row: tuple[object, ...]) -> RunRecord:
-    (
-        run_id,
-        recipe_name,
-        recipe_version,
-        status,
-        stop_reason,
-        verified,
-        summary,
-        trace_id,
-        inputs_json,
-        labels_json,
-        created_ns,
-        updated_ns,
-        ended_ns,
-        last_seq,
-        earliest_seq,
-    ) = row
-    return RunRecord(
-        run_id=str(run_id),
-        recipe_name=str(recipe_name),
-        recipe_version=str(recipe_version),
-        status=TaskState(status),
-        stop_reason=StopReason(stop_reason) if stop_reason else None,
-        verified=bool(verified),
-        summary=str(summary),
-        trace_id=str(trace_id),
-        inputs=json.loads(str(inputs_json)),
-        labels=json.loads(str(labels_json)),
-        created_ns=int(created_ns),  # type: ignore[arg-type]
-        updated_ns=int(updated_ns),  # type: ignore[arg-type]
-        ended_ns=int(ended_ns) if ended_ns is not None else None,  # type: ignore[arg-type]
-        last_seq=int(last_seq),  # type: ignore[arg-type]
-        earliest_seq=int(earliest_seq),  # type: ignore[arg-type]
-    )

@@ -1,0 +1,21 @@
+"""Open the run store a location names: a SQLite file or a PostgreSQL database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from runtime.store.interface import RunStore
+from runtime.store.location import PostgresUrl, StoreLocation
+
+
+def open_run_store(location: StoreLocation, *, busy_timeout_seconds: float = 5.0, synchronous: str = "normal") -> RunStore:
+    """The store at `location`, schema ready. `busy_timeout_seconds` is how long a write waits for
+    another writer's lock before it fails (and is retried); `synchronous` is SQLite's only (a
+    PostgreSQL commit is durable once it returns). Raises StoreError when it cannot be opened."""
+    if isinstance(location, PostgresUrl):
+        from runtime.store.postgres import PostgresRunStore  # psycopg is loaded only for PostgreSQL
+
+        return PostgresRunStore(location, lock_timeout_seconds=busy_timeout_seconds)
+    from runtime.store.sqlite import SqliteRunStore
+
+    return SqliteRunStore(Path(location), busy_timeout_seconds=busy_timeout_seconds, synchronous=synchronous)

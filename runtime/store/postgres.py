@@ -1,0 +1,286 @@
+"""The run store on PostgreSQL: the same runs, events and artifact index as the SQLite store.
+
+Like every `RunStore` it is called from one dedicated thread (`BufferedRunStore`), so it uses
+psycopg's synchronous API over a small `psycopg_pool.ConnectionPool`: the pool is what survives the
+database restarting or a connection being cut. A connection that broke during a write is thrown
+away and the next attempt (BufferedRunStore retries the held batch) gets a fresh one. Every write
+waits at most `lock_timeout` for another session's lock, then fails and is retried, as the SQLite
+store's busy timeout does.
+
+The schema is versioned: `MIGRATIONS` are applied at start-up, each once and in its own
+transaction, recorded in `schema_migrations`; servers starting at the same time serialise on an
+advisory lock. A database migrated by a newer Verity is refused.
+
+Identifiers are compared as bytes (COLLATE "C"), as SQLite does, so listings order and page
+identically on both stores.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import psycopg
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from runtime.events import Event
+from runtime.events.model import payload_from_dict
+from runtime.store.interface import StoreError
+from runtime.store.location import PostgresUrl, redact_url
+from runtime.store.payload_json import payload_json
+from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, WriteBatch
+from runtime.store.run_rows import RUN_COLUMNS, run_from_row, run_row
+
+# (version, what it does, its SQL). Append only: a released migration never changes.
+MIGRATIONS: tuple[tuple[int, str, str], ...] = (
+    (
+        1,
+        "runs, their events and the artifact index",
+        """
+        CREATE TABLE runs (
+            run_id         TEXT COLLATE "C" PRIMARY KEY,
+            recipe_name    TEXT NOT NULL,
+            recipe_version TEXT NOT NULL,
+            status         TEXT NOT NULL,
+            stop_reason    TEXT,
+            verified       INTEGER NOT NULL DEFAULT 0,
+            summary        TEXT NOT NULL DEFAULT '',
+            trace_id       TEXT NOT NULL,
+            inputs_json    TEXT NOT NULL DEFAULT '{}',
+            labels_json    TEXT NOT NULL DEFAULT '{}',
+            created_ns     BIGINT NOT NULL,
+            updated_ns     BIGINT NOT NULL,
+            ended_ns       BIGINT,
+            last_seq       BIGINT NOT NULL DEFAULT 0,
+            earliest_seq   BIGINT NOT NULL DEFAULT 1
+        );
+        CREATE INDEX runs_by_created ON runs (created_ns DESC, run_id DESC);
+        CREATE INDEX runs_by_status ON runs (status);
+        CREATE TABLE events (
+            run_id       TEXT COLLATE "C" NOT NULL,
+            seq          BIGINT NOT NULL,
+            timestamp_ns BIGINT NOT NULL,
+            trace_id     TEXT NOT NULL,
+            kind         TEXT NOT NULL,
+            payload_json TEXT NOT NULL,
+            PRIMARY KEY (run_id, seq)
+        );
+        CREATE TABLE artifacts (
+            run_id        TEXT COLLATE "C" NOT NULL,
+            artifact_id   TEXT COLLATE "C" NOT NULL,
+            artifact_kind TEXT NOT NULL,
+            path          TEXT NOT NULL,
+            media_type    TEXT NOT NULL,
+            size          BIGINT NOT NULL,
+            sha256        TEXT NOT NULL,
+            seq           BIGINT NOT NULL,
+            PRIMARY KEY (run_id, artifact_id)
+        );
+        """,
+    ),
+)
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+# pg_advisory_xact_lock key: servers migrating one database at the same moment take turns.
+_MIGRATION_LOCK = 0x76657269  # "veri"
+
+_MIGRATIONS_TABLE = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL,
+    applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+)
+"""
+
+
+class PostgresRunStore:
+    """`RunStore` on PostgreSQL. Opening it connects and migrates; a failure is a StoreError."""
+
+    def __init__(
+        self, location: PostgresUrl, *, lock_timeout_seconds: float = 5.0, connect_timeout_seconds: float = 10.0
+    ) -> None:
+        self.location = location
+        lock_timeout_ms = max(1, round(lock_timeout_seconds * 1000))
+        self._pool = ConnectionPool(
+            location.url,
+            min_size=1,
+            max_size=2,
+            open=False,
+            name="verity-store",
+            kwargs={"autocommit": True, "options": f"-c lock_timeout={lock_timeout_ms}"},
+            # How long a write waits for a connection (the database down or restarting) before it fails and is retried.
+            timeout=connect_timeout_seconds,
+        )
+        try:
+            # One direct connection first: an unreachable or refusing server fails here at once,
+            # with its reason, instead of after the pool's retries.
+            with psycopg.connect(location.url, connect_timeout=max(1, round(connect_timeout_seconds))) as conn:
+                self._migrate(conn)
+            self._pool.open(wait=True, timeout=connect_timeout_seconds)
+        except (psycopg.Error, PoolTimeout) as error:
+            self._pool.close()
+            raise StoreError(f"{location.shown}: cannot open the PostgreSQL run store: {self._scrub(str(error).strip())}") from None
+        except StoreError:
+            self._pool.close()
+            raise
+
+    def _migrate(self, conn: psycopg.Connection[Any]) -> None:
+        conn.autocommit = True
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+            conn.execute(_MIGRATIONS_TABLE)
+            applied = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+        newer = sorted(version for version in applied if version > SCHEMA_VERSION)
+        if newer:
+            raise StoreError(
+                f"{self.location.shown}: the database's schema is at version {newer[-1]}, newer than this "
+                f"Verity knows (up to {SCHEMA_VERSION}): run a newer Verity, or give another --store"
+            )
+        for version, name, sql in MIGRATIONS:
+            if version in applied:
+                continue
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+                # Another server may have applied it while this one waited for the lock.
+                if conn.execute("SELECT 1 FROM schema_migrations WHERE version = %s", (version,)).fetchone():
+                    continue
+                conn.execute(sql)
+                conn.execute("INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", (version, name))
+
+    def applied_migrations(self) -> list[int]:
+        return [row[0] for row in self._read("SELECT version FROM schema_migrations ORDER BY version", ())]
+
+    def write_batch(self, batch: WriteBatch) -> None:
+        if not batch:
+            return
+        with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+            if batch.new_runs:
+                cur.executemany(
+                    f"INSERT INTO runs ({RUN_COLUMNS}) VALUES ({', '.join(['%s'] * 15)})",
+                    [run_row(run) for run in batch.new_runs],
+                )
+            if batch.events:
+                cur.executemany(
+                    "INSERT INTO events (run_id, seq, timestamp_ns, trace_id, kind, payload_json) "
+                    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (run_id, seq) DO NOTHING",
+                    [(e.run_id, e.seq, e.timestamp_ns, e.trace_id, e.kind, payload_json(e)) for e in batch.events],
+                )
+            if batch.artifacts:
+                # The newest row of an artifact wins, as SQLite's INSERT OR REPLACE; one statement
+                # may not touch a row twice, so repeats within the batch are folded first.
+                newest = {(a.run_id, a.artifact_id): a for a in batch.artifacts}
+                cur.executemany(
+                    "INSERT INTO artifacts (run_id, artifact_id, artifact_kind, path, media_type, size, sha256, seq) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id, artifact_id) DO UPDATE SET "
+                    "artifact_kind = EXCLUDED.artifact_kind, path = EXCLUDED.path, media_type = EXCLUDED.media_type, "
+                    "size = EXCLUDED.size, sha256 = EXCLUDED.sha256, seq = EXCLUDED.seq",
+                    [
+                        (a.run_id, a.artifact_id, a.artifact_kind, a.path, a.media_type, a.size, a.sha256, a.seq)
+                        for a in newest.values()
+                    ],
+                )
+            if batch.run_updates:
+                cur.executemany(
+                    "UPDATE runs SET status = %s, stop_reason = %s, verified = %s, summary = %s, updated_ns = %s, "
+                    "ended_ns = %s, last_seq = GREATEST(last_seq, %s), trace_id = %s WHERE run_id = %s",
+                    [
+                        (
+                            u.status.value,
+                            u.stop_reason.value if u.stop_reason else None,
+                            int(u.verified),
+                            u.summary,
+                            u.updated_ns,
+                            u.ended_ns,
+                            u.last_seq,
+                            u.trace_id,
+                            u.run_id,
+                        )
+                        for u in batch.run_updates.values()
+                    ],
+                )
+            # Each run's last seq moves on with its events, in the same transaction.
+            newest_event: dict[str, Event] = {}
+            for event in batch.events:
+                newest_event[event.run_id] = event
+            if newest_event:
+                cur.executemany(
+                    "UPDATE runs SET last_seq = GREATEST(last_seq, %s), updated_ns = GREATEST(updated_ns, %s), "
+                    "trace_id = CASE WHEN %s = '' THEN trace_id ELSE %s END WHERE run_id = %s",
+                    [(e.seq, e.timestamp_ns, e.trace_id, e.trace_id, e.run_id) for e in newest_event.values()],
+                )
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        rows = self._read(f"SELECT {RUN_COLUMNS} FROM runs WHERE run_id = %s", (run_id,))
+        return run_from_row(rows[0]) if rows else None
+
+    def list_runs(self, run_filter: RunFilter, limit: int, after: RunCursor | None = None) -> list[RunRecord]:
+        clauses: list[str] = []
+        params: list[object] = []
+        if run_filter.statuses:
+            clauses.append("status = ANY(%s)")
+            params.append([s.value for s in run_filter.statuses])
+        if run_filter.recipe_name:
+            clauses.append("recipe_name = %s")
+            params.append(run_filter.recipe_name)
+        if after is not None:
+            clauses.append("(created_ns, run_id) < (%s, %s)")
+            params.extend((after.created_ns, after.run_id))
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self._read(
+            f"SELECT {RUN_COLUMNS} FROM runs {where} ORDER BY created_ns DESC, run_id DESC LIMIT %s", (*params, limit)
+        )
+        return [run_from_row(row) for row in rows]
+
+    def read_events(self, run_id: str, after_seq: int = 0, limit: int | None = None) -> list[Event]:
+        rows = self._read(
+            "SELECT seq, timestamp_ns, trace_id, kind, payload_json FROM events "
+            "WHERE run_id = %s AND seq > %s ORDER BY seq LIMIT %s",
+            (run_id, after_seq, limit),
+        )
+        return [
+            Event(
+                seq=seq,
+                run_id=run_id,
+                timestamp_ns=timestamp_ns,
+                trace_id=trace_id,
+                payload=payload_from_dict(kind, json.loads(payload)),
+            )
+            for seq, timestamp_ns, trace_id, kind, payload in rows
+        ]
+
+    def list_artifacts(self, run_id: str) -> list[ArtifactRecord]:
+        rows = self._read(
+            "SELECT run_id, artifact_id, artifact_kind, path, media_type, size, sha256, seq "
+            "FROM artifacts WHERE run_id = %s ORDER BY seq, artifact_id",
+            (run_id,),
+        )
+        return [ArtifactRecord(*row) for row in rows]
+
+    def trim_events(self, run_id: str, keep_from_seq: int) -> int:
+        with self._pool.connection() as conn, conn.transaction():
+            deleted = conn.execute("DELETE FROM events WHERE run_id = %s AND seq < %s", (run_id, keep_from_seq)).rowcount
+            conn.execute(
+                "UPDATE runs SET earliest_seq = GREATEST(earliest_seq, %s) WHERE run_id = %s", (keep_from_seq, run_id)
+            )
+        return deleted
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def _read(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
+        with self._pool.connection() as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def _scrub(self, message: str) -> str:
+        """`message` without the URL's password, should a driver ever quote it."""
+        return _scrubbed(message, self.location.url)
+
+
+def _scrubbed(message: str, url: str) -> str:
+    password = urlsplit(url).password
+    message = message.replace(url, redact_url(url))
+    if password:
+        for form in {password, unquote(password)}:
+            message = message.replace(form, "***")
+    return message
+

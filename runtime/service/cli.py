@@ -59,6 +59,12 @@ def _register_serve(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--subscriber-buffer", type=int, metavar="EVENTS", help="events a watcher may lag before it is cut off")
     serve.add_argument("--retain-events-per-run", type=int, metavar="N", help="keep only the newest N events of ended runs")
     serve.add_argument("--grace-seconds", type=float, metavar="S", help="how long running runs may finish at shutdown")
+    serve.add_argument(
+        "--lease-seconds",
+        type=float,
+        metavar="S",
+        help="replicas on one PostgreSQL store: a replica silent this long has its runs interrupted by another (default 15)",
+    )
     serve.add_argument("--browser-ws", metavar="URL", help="attach to a running Chromium's DevTools websocket instead of launching one")
     serve.add_argument("--tls-cert", type=Path, metavar="FILE", help="PEM certificate (chain) to serve TLS with")
     serve.add_argument("--tls-key", type=Path, metavar="FILE", help="PEM private key of --tls-cert")
@@ -109,6 +115,7 @@ def server_config_from_args(args: argparse.Namespace) -> Any:
         "subscriber_buffer": args.subscriber_buffer,
         "retain_events_per_run": args.retain_events_per_run,
         "shutdown_grace_seconds": args.grace_seconds,
+        "lease_seconds": args.lease_seconds,
         "browser_ws_endpoint": args.browser_ws,
         "tls_cert": args.tls_cert,
         "tls_key": args.tls_key,

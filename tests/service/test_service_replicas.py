@@ -25,7 +25,6 @@ from runtime.outcomes import StopReason
 from runtime.service.client import VerityClient
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
-from runtime.service.server import ServerConfig
 from runtime.store.location import PostgresUrl
 
 REPLICAS = ("A", "B", "C")

@@ -31,3 +31,10 @@ Feature: Several verity serve replicas share one PostgreSQL run store
     When the first server shuts down gracefully with a run in flight
     Then the run ends interrupted and the first server has left the replicas
     And the second server serves the ended run
+
+  @SERVICE-053
+  Scenario: A replica taken for dead cannot reopen what the others closed
+    Given two in-process servers on one PostgreSQL store
+    When a run on the first server is running and the first server's lease row disappears, as when its lease expired
+    Then the run is closed as interrupted, streamed from the second server with one final verdict and no gap
+    And an update of the ended run written later by the first server leaves its stored verdict as it was

@@ -128,15 +128,16 @@ class ReplicaSupervisor(RunSupervisor):
 
     def stop_accepting(self) -> None:
         super().stop_accepting()
-        if self._claimer is not None:
-            self._claimer.cancel()
+        self._claim_wake.set()  # the claimer ends; a claim it has in hand is hosted and drained
 
     async def drain(self, grace_seconds: float, interrupt_wait_seconds: float = 5.0) -> None:
         self.stop_accepting()
+        if self._claimer is not None:
+            await asyncio.gather(self._claimer, return_exceptions=True)
         await super().drain(grace_seconds, interrupt_wait_seconds)
-        for task in [*self._tasks, *([self._claimer] if self._claimer else [])]:
+        for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, *([self._claimer] if self._claimer else []), return_exceptions=True)
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tails.close()
         try:
             if not await self.database.leave():
@@ -398,8 +399,11 @@ class ReplicaSupervisor(RunSupervisor):
             await asyncio.sleep(self.timings.lease_seconds / 3)
             try:
                 if not await self.database.renew():
-                    # Taken for dead (a pause longer than the lease): its runs were closed by others.
+                    # Taken for dead (a pause longer than the lease): others closed its runs, whose
+                    # stored verdicts nothing changes now; their engines stop here too.
                     _log.error("replica %s: its lease had expired and its runs were interrupted; joining again", self.replica_id)
+                    for run_id in list(self._live):
+                        self._request_stop(self._live[run_id], StopReason.INTERRUPTED, "this replica's lease expired")
                     await self.database.register()
             except Exception:  # noqa: BLE001 - retried at the next renewal, well within the lease
                 _log.warning("replica %s: renewing the lease failed", self.replica_id, exc_info=True)

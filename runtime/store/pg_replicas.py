@@ -11,6 +11,9 @@ Tables (beside the store's runs, events and artifacts; migrated by this module, 
 - `run_commands`: StopRun / ConfirmAction for a run another replica runs. The owner handles each
   and writes its outcome; the asking replica waits for that outcome.
 
+A run's verdict, once stored, is final (a trigger keeps its row as it ended): a replica that was
+taken for dead while it was only paused cannot reopen a run another replica has closed.
+
 Wake-ups travel as NOTIFY, sent when their transaction commits: a run's progress ("run_id seq",
 from a trigger on the run row's last_seq, whoever writes it), a queued run, a command for a
 replica, a command answered. A notification only says "look": the rows are the truth, so a missed
@@ -80,6 +83,19 @@ REPLICA_MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         END $$;
         CREATE TRIGGER runs_notify_progress AFTER UPDATE OF last_seq ON runs FOR EACH ROW
             WHEN (NEW.last_seq > OLD.last_seq) EXECUTE FUNCTION verity_notify_run_progress();
+        CREATE FUNCTION verity_keep_run_verdict() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            NEW.status := OLD.status;
+            NEW.stop_reason := OLD.stop_reason;
+            NEW.verified := OLD.verified;
+            NEW.summary := OLD.summary;
+            NEW.ended_ns := OLD.ended_ns;
+            NEW.last_seq := OLD.last_seq;
+            NEW.updated_ns := OLD.updated_ns;
+            RETURN NEW;
+        END $$;
+        CREATE TRIGGER runs_keep_verdict BEFORE UPDATE ON runs FOR EACH ROW
+            WHEN (OLD.ended_ns IS NOT NULL) EXECUTE FUNCTION verity_keep_run_verdict();
         """,
     ),
 )

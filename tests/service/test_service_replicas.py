@@ -6,6 +6,7 @@ has already seen), so a duplicate the servers send would show.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable
@@ -21,10 +22,11 @@ from tests.service.run_steps import *  # noqa: F403 - pytest-bdd step fixtures
 from tests.service.run_steps import run_inputs
 from tests.service.service_harness import ServedServer, chat_deltas, running
 
-from runtime.outcomes import StopReason
+from runtime.outcomes import StopReason, TaskState
 from runtime.service.client import VerityClient
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
+from runtime.store import RunUpdate
 from runtime.store.location import PostgresUrl
 
 REPLICAS = ("A", "B", "C")
@@ -309,3 +311,40 @@ def _serves_ended(pair: tuple[ServedServer, ServedServer], context: dict[str, An
     assert stream.seqs == list(range(1, len(stream.seqs) + 1))
     assert stream.events[-1].final_verdict.stop_reason == stop_reason(StopReason.INTERRUPTED.value)
 
+
+
+@when("a run on the first server is running and the first server's lease row disappears, as when its lease expired")
+def _lease_row_gone(pair: tuple[ServedServer, ServedServer], context: dict[str, Any]) -> None:
+    first, _ = pair
+    live = context["live"] = first.open_run("paused")
+    first.emit(live, [running(), *chat_deltas(5)])
+    first.call(first.server.supervisor._store.flush())  # type: ignore[union-attr]
+    with psycopg.connect(first.config.store_path.url, autocommit=True) as conn:  # type: ignore[union-attr]
+        conn.execute("DELETE FROM replicas WHERE replica_id = %s", (first.server.supervisor.replica_id,))  # type: ignore[union-attr]
+
+
+@then("the run is closed as interrupted, streamed from the second server with one final verdict and no gap")
+def _interrupted_once(pair: tuple[ServedServer, ServedServer], context: dict[str, Any]) -> None:
+    _, second = pair
+    stream = RawStream(second.client(), context["live"].run_id).join()
+    assert stream.error is None, stream.error
+    assert stream.seqs == list(range(1, len(stream.seqs) + 1)), stream.seqs
+    finals = [e for e in stream.events if e.HasField("final_verdict")]
+    assert len(finals) == 1 and finals[0] is stream.events[-1], finals
+    assert finals[0].final_verdict.stop_reason == stop_reason("interrupted")
+    context["final_seq"] = finals[0].seq
+
+
+@then("an update of the ended run written later by the first server leaves its stored verdict as it was")
+def _verdict_kept(pair: tuple[ServedServer, ServedServer], context: dict[str, Any]) -> None:
+    first, second = pair
+    store = first.server.supervisor._store  # type: ignore[union-attr]
+    ended = first.call(store.get_run(context["live"].run_id))
+    reopened = dataclasses.replace(
+        ended, status=TaskState.RUNNING, stop_reason=None, ended_ns=None, summary="", last_seq=ended.last_seq + 7
+    )
+    store.update_run(RunUpdate.of(reopened))
+    first.call(store.flush())
+    run = second.client().get_run(context["live"].run_id).run
+    assert run.status == task_state("stopped") and run.stop_reason == stop_reason("interrupted"), run
+    assert run.last_seq == context["final_seq"]

@@ -259,6 +259,16 @@ async def run_benchmarks(args: argparse.Namespace, new_database: Any) -> dict[st
             report["throughput_events_per_s"] = round(result["count"] / (result["last_received"] - begin))
             report["throughput_all_in_order"] = result["in_order"] and result["count"] == args.events + 1
 
+            # The same from A itself (the hosting replica: no NOTIFY, no read back), for comparison.
+            live = await supervisor.open_run("bench", "1", {}, {})
+            process, pipe = await _spawn(_client_count, server.target, live.run_id)
+            await _let_subscribers_arrive()
+            begin = time.time()
+            await _emit_burst(live, args.events, args.text)
+            result = await _receive(pipe)
+            await asyncio.to_thread(process.join)
+            report["throughput_on_hosting_replica_events_per_s"] = round(result["count"] / (result["last_received"] - begin))
+
             # 2. fan-out over A, B, C
             live = await supervisor.open_run("bench", "1", {}, {})
             targets = [server.target, *(o.target for o in others)]

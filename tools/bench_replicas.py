@@ -269,6 +269,9 @@ async def run_benchmarks(args: argparse.Namespace, new_database: Any) -> dict[st
             await asyncio.to_thread(process.join)
             report["throughput_on_hosting_replica_events_per_s"] = round(result["count"] / (result["last_received"] - begin))
 
+            if args.throughput_only:
+                return report
+
             # 2. fan-out over A, B, C
             live = await supervisor.open_run("bench", "1", {}, {})
             targets = [server.target, *(o.target for o in others)]
@@ -313,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--claims", type=int, default=200)
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--text", default="x" * 64)
+    parser.add_argument("--throughput-only", action="store_true", help="only the two events/s figures")
     args = parser.parse_args(argv)
     from tests.fixtures.postgres import PostgresServer, _server_binaries
 

@@ -1,6 +1,7 @@
 Feature: Runs are durable and can be looked up
-  The server keeps runs, their events and the artifact index in SQLite, so a restart or a crash
-  loses nothing that was recorded, and other services can find runs again later.
+  The server keeps runs, their events and the artifact index in its store (SQLite, or PostgreSQL),
+  so a restart or a crash loses nothing that was recorded, and other services can find runs again
+  later. The lookups run against both stores.
 
   @SERVICE-006
   Scenario: Runs a crashed server left in flight are interrupted by the next server, events intact
@@ -12,20 +13,30 @@ Feature: Runs are durable and can be looked up
     And streaming it replays the same events, then the interruption
 
   @SERVICE-017
-  Scenario: ListRuns filters by status and recipe and pages newest first
-    Given a server
+  Scenario Outline: ListRuns filters by status and recipe and pages newest first
+    Given a server on a <store> store
     And 5 ended runs of "alpha" and "beta" with different outcomes
     Then listing runs with status completed returns only the completed ones, newest first
     And listing runs of recipe "beta" returns only its runs
     And paging through all runs 2 at a time returns every run once, newest first
     And a made-up page token is INVALID_ARGUMENT on field "page_token"
 
+    Examples:
+      | store      |
+      | sqlite     |
+      | postgresql |
+
   @SERVICE-017
-  Scenario: GetRun shows the artifact index and unknown runs are NOT_FOUND
-    Given a server
+  Scenario Outline: GetRun shows the artifact index and unknown runs are NOT_FOUND
+    Given a server on a <store> store
     And a served run that has emitted a status change, a step with agent notes and an artifact
     Then GetRun lists the artifact with its path, size and seq
     And GetRun of "run-does-not-exist" fails with NOT_FOUND naming the run
+
+    Examples:
+      | store      |
+      | sqlite     |
+      | postgresql |
 
   @SERVICE-021
   Scenario: While another process locks the store, no event is lost or shown before it is stored

@@ -3,6 +3,7 @@
     uv run python tools/bench_service.py                 # all four measurements
     uv run python tools/bench_service.py --events 50000 --subscribers 100
     uv run python tools/bench_service.py --synchronous full   # fsync the store on every commit
+    uv run python tools/bench_service.py --postgres           # the PostgreSQL store instead of SQLite
 
 The server runs in this process (a real VerityServer on a loopback port, SQLite store in a temp
 dir); events are emitted into a run the supervisor serves, so they take the production path:
@@ -151,7 +152,7 @@ async def run_benchmarks(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         config = ServerConfig(
             port=0,
-            store_path=Path(tmp) / "bench.db",
+            store_path=args.store_location or Path(tmp) / "bench.db",
             runs_dir=Path(tmp) / "runs",
             recipes_dir=None,
             # Large enough that the throughput figure measures delivery, not cut-offs.
@@ -169,6 +170,7 @@ async def run_benchmarks(args: argparse.Namespace) -> dict[str, Any]:
             "subscribers": args.subscribers,
             "event_text_bytes": len(args.text),
             "store_synchronous": args.synchronous,
+            "store": "postgresql" if args.store_location else "sqlite",
         }
         store = server._store
         assert store is not None
@@ -243,8 +245,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--text", default="x" * 64, help="chat delta text of each event")
     parser.add_argument("--synchronous", choices=("normal", "full"), default="normal", help="the store's SQLite synchronous mode")
     parser.add_argument("--throughput-only", action="store_true", help="measure only the throughput to one subscriber")
+    parser.add_argument(
+        "--postgres", action="store_true",
+        help="store in a throwaway PostgreSQL server (fsync on; Debian's postgresql) instead of SQLite",
+    )
     args = parser.parse_args(argv)
-    report = asyncio.run(run_benchmarks(args))
+    args.store_location = None
+    if not args.postgres:
+        report = asyncio.run(run_benchmarks(args))
+    else:
+        from runtime.store.location import PostgresUrl
+        from tests.fixtures.postgres import PostgresServer, _server_binaries
+
+        postgres = PostgresServer(_server_binaries(), durable=True)
+        postgres.start()
+        try:
+            args.store_location = PostgresUrl(postgres.new_database())
+            report = asyncio.run(run_benchmarks(args))
+        finally:
+            postgres.stop()
     print(json.dumps(report, indent=2))
     return 0
 

@@ -105,10 +105,10 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
     ) -> AsyncIterator[agent_pb.GetArtifactResponse]:
         _require("run_id", request.run_id)
         _require("artifact_id", request.artifact_id)
-        record, path = await self._supervisor.artifact(request.run_id, request.artifact_id)
+        record, source = await self._supervisor.artifact(request.run_id, request.artifact_id)
         size = chunk_size(request.chunk_bytes, self._max_response_bytes)
         first = True
-        async for offset, data in read_chunks(path, record, size):
+        async for offset, data in read_chunks(source, record, size):
             message = agent_pb.GetArtifactResponse(offset=offset, data=data)
             if first:
                 message.artifact.CopyFrom(artifact_to_proto(record))

@@ -1,9 +1,10 @@
 """GetArtifact: the bytes of an artifact GetRun lists, read from the run's own directory only.
 
 An artifact is served only when the store lists it for that run, and only from a file that
-resolves (symlinks followed) inside that run's directory. The bytes are hashed as they are sent;
-bytes that do not match the recorded sha256 end the stream with DATA_LOSS, so a client never
-mistakes a changed file for the artifact the run recorded.
+resolves (symlinks followed) inside that run's directory, or, when that file is not on this
+server (another server ran the run), from the copy a PostgreSQL store keeps by sha256. The bytes
+are hashed as they are sent; bytes that do not match the recorded sha256 end the stream with
+DATA_LOSS, so a client never mistakes a changed file for the artifact the run recorded.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ def artifact_not_found(run_id: str, artifact_id: str) -> ServiceError:
     )
 
 
-def artifact_file(runs_dir: Path, record: ArtifactRecord) -> Path:
-    """The file of a listed artifact, refused unless it lies inside the run's own directory."""
+def artifact_path(runs_dir: Path, record: ArtifactRecord) -> Path:
+    """Where a listed artifact's file is, refused unless it lies inside the run's own directory."""
     run_dir = (runs_dir / record.run_id).resolve()
     path = (run_dir / record.path).resolve()
     if not path.is_relative_to(run_dir):
@@ -41,13 +42,15 @@ def artifact_file(runs_dir: Path, record: ArtifactRecord) -> Path:
             f"artifact {record.artifact_id!r} of run {record.run_id!r} points outside the run's directory; it is not served",
             reason="ARTIFACT_OUTSIDE_RUN",
         )
-    if not path.is_file():
-        raise ServiceError(
-            grpc.StatusCode.DATA_LOSS,
-            f"artifact {record.artifact_id!r} of run {record.run_id!r} is listed but its bytes are gone from the run directory",
-            reason="ARTIFACT_MISSING",
-        )
     return path
+
+
+def artifact_missing(record: ArtifactRecord) -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.DATA_LOSS,
+        f"artifact {record.artifact_id!r} of run {record.run_id!r} is listed but its bytes are gone from the run directory",
+        reason="ARTIFACT_MISSING",
+    )
 
 
 def chunk_size(requested: int, max_message_bytes: int) -> int:
@@ -55,15 +58,15 @@ def chunk_size(requested: int, max_message_bytes: int) -> int:
     return min(requested if requested > 0 else DEFAULT_CHUNK_BYTES, ceiling)
 
 
-async def read_chunks(path: Path, record: ArtifactRecord, size: int) -> AsyncIterator[tuple[int, bytes]]:
-    """(offset, bytes) in order; DATA_LOSS at the end when the bytes are not the recorded ones."""
+async def read_chunks(source: Path | bytes, record: ArtifactRecord, size: int) -> AsyncIterator[tuple[int, bytes]]:
+    """(offset, bytes) in order, from the run directory's file or the store's copy of its bytes;
+    DATA_LOSS at the end when the bytes are not the recorded ones."""
     digest = hashlib.sha256()
     offset = 0
-    with path.open("rb") as handle:
-        while chunk := await asyncio.to_thread(handle.read, size):
-            digest.update(chunk)
-            yield offset, chunk
-            offset += len(chunk)
+    async for chunk in _chunks(source, size):
+        digest.update(chunk)
+        yield offset, chunk
+        offset += len(chunk)
     if digest.hexdigest() != record.sha256 or offset != record.size:
         raise ServiceError(
             grpc.StatusCode.DATA_LOSS,
@@ -71,3 +74,13 @@ async def read_chunks(path: Path, record: ArtifactRecord, size: int) -> AsyncIte
             f"(sha256 {digest.hexdigest()[:12]}…, {offset} bytes; recorded {record.sha256[:12]}…, {record.size} bytes)",
             reason="ARTIFACT_CHANGED",
         )
+
+
+async def _chunks(source: Path | bytes, size: int) -> AsyncIterator[bytes]:
+    if isinstance(source, bytes):
+        for start in range(0, len(source), size):
+            yield source[start : start + size]
+        return
+    with source.open("rb") as handle:
+        while chunk := await asyncio.to_thread(handle.read, size):
+            yield chunk

@@ -159,6 +159,7 @@ class VerityServer:
             config.store_path,
             busy_timeout_seconds=config.store_busy_timeout_seconds,
             synchronous=config.store_synchronous,
+            runs_dir=config.runs_dir,
         )
         self._store = BufferedRunStore(run_store, flush_interval=config.store_flush_interval_seconds)
         catalog = RecipeCatalog(config.recipes_dir, registry_root=config.tool_registry_root)

@@ -29,7 +29,7 @@ from runtime.execute import start_run
 from runtime.recipe import Recipe
 from runtime.outcomes import StopReason, TaskState
 from runtime.secrets import marker
-from runtime.service.artifact_reader import artifact_file, artifact_not_found
+from runtime.service.artifact_reader import artifact_missing, artifact_not_found, artifact_path
 from runtime.service.event_bounds import EventBounder, EventLimits
 from runtime.service.fanout import RunBroadcast
 from runtime.service.live_run import LiveRun
@@ -371,13 +371,20 @@ class RunSupervisor:
             raise run_not_found(run_id)
         return record, await self._store.list_artifacts(run_id), []
 
-    async def artifact(self, run_id: str, artifact_id: str) -> tuple[ArtifactRecord, Path]:
-        """A listed artifact of the run and its file in the run's own directory."""
+    async def artifact(self, run_id: str, artifact_id: str) -> tuple[ArtifactRecord, Path | bytes]:
+        """A listed artifact of the run and its bytes: its file in the run's own directory or, when
+        that is not on this server, the store's copy (a PostgreSQL store keeps one by sha256)."""
         _, artifacts, _ = await self.get(run_id)
         record = next((a for a in artifacts if a.artifact_id == artifact_id), None)
         if record is None:
             raise artifact_not_found(run_id, artifact_id)
-        return record, artifact_file(self._runs_dir, record)
+        path = artifact_path(self._runs_dir, record)
+        if path.is_file():
+            return record, path
+        stored = await self._store.read_blob(record.sha256)
+        if stored is None:
+            raise artifact_missing(record)
+        return record, stored
 
     async def list(self, run_filter: RunFilter, limit: int, after: RunCursor | None) -> list[RunRecord]:
         return await self._store.list_runs(run_filter, limit, after)

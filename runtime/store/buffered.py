@@ -109,6 +109,10 @@ class BufferedRunStore:
         await self.flush()
         return await self._on_thread(self._store.trim_events, run_id, keep_from_seq)
 
+    async def read_blob(self, sha256: str) -> bytes | None:
+        await self.flush()
+        return await self._on_thread(self._store.read_blob, sha256)
+
     async def close(self) -> None:
         """Flush what is buffered, stop the writer and close the store.
 

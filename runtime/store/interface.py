@@ -44,4 +44,8 @@ class RunStore(Protocol):
     def trim_events(self, run_id: str, keep_from_seq: int) -> int:
         """Delete a run's events with seq < keep_from_seq; returns how many were deleted."""
 
+    def read_blob(self, sha256: str) -> bytes | None:
+        """The artifact bytes stored under this sha256, or None when the store keeps no copy of
+        them (SQLite: the run directory is their only home)."""
+
     def close(self) -> None: ...

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 # "postgresql://h/db" read as a path becomes "postgresql:/h/db": a scheme followed by ":/".
 _URL_LIKE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:/")
@@ -37,14 +37,24 @@ class PostgresUrl:
 StoreLocation = Path | PostgresUrl
 
 
+# libpq also takes the password as a query parameter: postgresql://u@h/db?password=...
+_QUERY_PASSWORD = re.compile(r"(?i)(?<![^&])(password=)[^&#]*")
+
+
 def redact_url(url: str) -> str:
-    """`url` with any password replaced by ***, for errors and logs."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    user_info, _, host = parts.netloc.rpartition("@")
-    user = user_info.split(":", 1)[0]
-    return parts._replace(netloc=f"{user}:***@{host}").geturl()
+    """`url` with any password (in its user part or its query) replaced by ***, for errors and logs."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:  # not even a URL: hide everything after the scheme's user
+        return re.sub(r"(?<=://)[^@/]*@", "***@", url)
+    if password is not None:
+        user_info, _, host = parts.netloc.rpartition("@")
+        user = user_info.split(":", 1)[0]
+        parts = parts._replace(netloc=f"{user}:***@{host}")
+    if parts.query:
+        parts = parts._replace(query=_QUERY_PASSWORD.sub(r"\1***", parts.query))
+    return parts.geturl()
 
 
 def store_location_problem(location: str | StoreLocation) -> str | None:
@@ -63,6 +73,17 @@ def store_location_problem(location: str | StoreLocation) -> str | None:
     if Path(text).is_dir():
         return f"store {text!r} is a directory: give the SQLite file's path, e.g. {text.rstrip('/')}/verity.db"
     return None
+
+
+def url_passwords(url: str) -> set[str]:
+    """The password(s) a URL carries, as written and decoded, so messages can be scrubbed of them."""
+    try:
+        parts = urlsplit(url)
+        found = {parts.password} if parts.password else set()
+    except ValueError:
+        return set()
+    found |= {value for name, value in parse_qsl(parts.query) if name.lower() == "password" and value}
+    return found | {unquote(value) for value in found}
 
 
 def parse_store_location(text: str) -> StoreLocation:

@@ -17,9 +17,11 @@ identically on both stores.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
+from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
@@ -27,10 +29,12 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from runtime.events import Event
 from runtime.events.model import payload_from_dict
 from runtime.store.interface import StoreError
-from runtime.store.location import PostgresUrl, redact_url
+from runtime.store.location import PostgresUrl, redact_url, url_passwords
 from runtime.store.payload_json import payload_json
 from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, WriteBatch
 from runtime.store.run_rows import RUN_COLUMNS, run_from_row, run_row
+
+_log = logging.getLogger(__name__)
 
 # (version, what it does, its SQL). Append only: a released migration never changes.
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
@@ -80,6 +84,19 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         """,
     ),
 )
+MIGRATIONS += (
+    (
+        2,
+        "artifact bytes, content-addressed and shared by every server on the database",
+        """
+        CREATE TABLE blobs (
+            sha256 TEXT COLLATE "C" PRIMARY KEY,
+            size   BIGINT NOT NULL,
+            data   BYTEA NOT NULL
+        );
+        """,
+    ),
+)
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 # pg_advisory_xact_lock key: servers migrating one database at the same moment take turns.
 _MIGRATION_LOCK = 0x76657269  # "veri"
@@ -93,21 +110,37 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 """
 
 
+# Per session, emptied at every commit (and by a rollback, which also undoes its creation).
+_EVENTS_STAGING = """
+CREATE TEMP TABLE IF NOT EXISTS events_staging (LIKE events INCLUDING DEFAULTS) ON COMMIT DELETE ROWS
+"""
+
+
 class PostgresRunStore:
     """`RunStore` on PostgreSQL. Opening it connects and migrates; a failure is a StoreError."""
 
     def __init__(
-        self, location: PostgresUrl, *, lock_timeout_seconds: float = 5.0, connect_timeout_seconds: float = 10.0
+        self,
+        location: PostgresUrl,
+        *,
+        lock_timeout_seconds: float = 5.0,
+        connect_timeout_seconds: float = 10.0,
+        artifact_root: Path | None = None,
     ) -> None:
         self.location = location
+        # The runs directory: a committed artifact row's bytes are copied from its run's directory
+        # into `blobs`, so any server on this database can serve them once this one is gone.
+        self._artifact_root = artifact_root
         lock_timeout_ms = max(1, round(lock_timeout_seconds * 1000))
         self._pool = ConnectionPool(
             location.url,
+            # One thread uses the store, one statement at a time: one connection, replaced when it breaks.
             min_size=1,
-            max_size=2,
+            max_size=1,
             open=False,
             name="verity-store",
-            kwargs={"autocommit": True, "options": f"-c lock_timeout={lock_timeout_ms}"},
+            # client_min_messages: no "already exists, skipping" notice for every batch (_EVENTS_STAGING).
+            kwargs={"autocommit": True, "options": f"-c lock_timeout={lock_timeout_ms} -c client_min_messages=warning"},
             # How long a write waits for a connection (the database down or restarting) before it fails and is retried.
             timeout=connect_timeout_seconds,
         )
@@ -157,14 +190,20 @@ class PostgresRunStore:
             if batch.new_runs:
                 cur.executemany(
                     f"INSERT INTO runs ({RUN_COLUMNS}) VALUES ({', '.join(['%s'] * 15)})",
-                    [run_row(run) for run in batch.new_runs],
+                    [_without_nul(run_row(run)) for run in batch.new_runs],
                 )
             if batch.events:
-                cur.executemany(
-                    "INSERT INTO events (run_id, seq, timestamp_ns, trace_id, kind, payload_json) "
-                    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (run_id, seq) DO NOTHING",
-                    [(e.run_id, e.seq, e.timestamp_ns, e.trace_id, e.kind, payload_json(e)) for e in batch.events],
-                )
+                # COPY into a session-local staging table, then one INSERT that skips a seq already
+                # stored (a batch retried after a commit whose answer was lost): a group commit
+                # carries thousands of events, and COPY moves them several times faster than
+                # row-by-row INSERTs.
+                cur.execute(_EVENTS_STAGING)
+                with cur.copy(
+                    "COPY events_staging (run_id, seq, timestamp_ns, trace_id, kind, payload_json) FROM STDIN"
+                ) as copy:
+                    for e in batch.events:
+                        copy.write_row((e.run_id, e.seq, e.timestamp_ns, e.trace_id, e.kind, payload_json(e)))
+                cur.execute("INSERT INTO events SELECT * FROM events_staging ON CONFLICT (run_id, seq) DO NOTHING")
             if batch.artifacts:
                 # The newest row of an artifact wins, as SQLite's INSERT OR REPLACE; one statement
                 # may not touch a row twice, so repeats within the batch are folded first.
@@ -175,16 +214,18 @@ class PostgresRunStore:
                     "artifact_kind = EXCLUDED.artifact_kind, path = EXCLUDED.path, media_type = EXCLUDED.media_type, "
                     "size = EXCLUDED.size, sha256 = EXCLUDED.sha256, seq = EXCLUDED.seq",
                     [
-                        (a.run_id, a.artifact_id, a.artifact_kind, a.path, a.media_type, a.size, a.sha256, a.seq)
+                        _without_nul((a.run_id, a.artifact_id, a.artifact_kind, a.path, a.media_type, a.size, a.sha256, a.seq))
                         for a in newest.values()
                     ],
                 )
+                if self._artifact_root is not None:
+                    self._store_blobs(cur, list(newest.values()))
             if batch.run_updates:
                 cur.executemany(
                     "UPDATE runs SET status = %s, stop_reason = %s, verified = %s, summary = %s, updated_ns = %s, "
                     "ended_ns = %s, last_seq = GREATEST(last_seq, %s), trace_id = %s WHERE run_id = %s",
                     [
-                        (
+                        _without_nul((
                             u.status.value,
                             u.stop_reason.value if u.stop_reason else None,
                             int(u.verified),
@@ -194,7 +235,7 @@ class PostgresRunStore:
                             u.last_seq,
                             u.trace_id,
                             u.run_id,
-                        )
+                        ))
                         for u in batch.run_updates.values()
                     ],
                 )
@@ -264,6 +305,46 @@ class PostgresRunStore:
             )
         return deleted
 
+    def read_blob(self, sha256: str) -> bytes | None:
+        rows = self._read("SELECT data FROM blobs WHERE sha256 = %s", (sha256,))
+        return bytes(rows[0][0]) if rows else None
+
+    def _store_blobs(self, cur: psycopg.Cursor[Any], artifacts: list[ArtifactRecord]) -> None:
+        """Copy the bytes of these artifacts into `blobs`, once per content: a file already stored
+        (the same screenshot twice, the same report in another run) is not even read again."""
+        wanted = {a.sha256: a for a in artifacts}
+        cur.execute("SELECT sha256 FROM blobs WHERE sha256 = ANY(%s)", (list(wanted),))
+        for (stored,) in cur.fetchall():
+            wanted.pop(stored, None)
+        for sha256, artifact in wanted.items():
+            data = self._artifact_bytes(artifact)
+            if data is not None:
+                cur.execute(
+                    "INSERT INTO blobs (sha256, size, data) VALUES (%s, %s, %s) ON CONFLICT (sha256) DO NOTHING",
+                    (sha256, len(data), data),
+                )
+
+    def _artifact_bytes(self, artifact: ArtifactRecord) -> bytes | None:
+        """The artifact's file when it lies inside its run's directory and still holds the recorded
+        bytes; otherwise None (it is then served from the run directory or not at all, as on SQLite)."""
+        assert self._artifact_root is not None
+        run_dir = (self._artifact_root / artifact.run_id).resolve()
+        path = (run_dir / artifact.path).resolve()
+        if not path.is_relative_to(run_dir):
+            return None
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            _log.warning("run store: artifact %s of run %s not copied to the database: %s", artifact.artifact_id, artifact.run_id, error)
+            return None
+        if len(data) != artifact.size or hashlib.sha256(data).hexdigest() != artifact.sha256:
+            _log.warning(
+                "run store: artifact %s of run %s not copied to the database: its file no longer holds the recorded bytes",
+                artifact.artifact_id, artifact.run_id,
+            )
+            return None
+        return data
+
     def close(self) -> None:
         self._pool.close()
 
@@ -276,11 +357,16 @@ class PostgresRunStore:
         return _scrubbed(message, self.location.url)
 
 
-def _scrubbed(message: str, url: str) -> str:
-    password = urlsplit(url).password
-    message = message.replace(url, redact_url(url))
-    if password:
-        for form in {password, unquote(password)}:
-            message = message.replace(form, "***")
-    return message
+def _without_nul(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """`row` with NUL characters in its text replaced by U+FFFD. PostgreSQL text cannot hold NUL
+    (SQLite's can); a run summary quoting a page could carry one, and a batch the database refuses
+    would be retried forever, holding every later event. Event payloads need nothing: their JSON
+    writes NUL as \\u0000."""
+    return tuple(value.replace("\x00", "\ufffd") if isinstance(value, str) and "\x00" in value else value for value in row)
 
+
+def _scrubbed(message: str, url: str) -> str:
+    message = message.replace(url, redact_url(url))
+    for password in url_passwords(url):
+        message = message.replace(password, "***")
+    return message

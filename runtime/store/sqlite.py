@@ -219,6 +219,9 @@ class SqliteRunStore:
             raise
         return deleted
 
+    def read_blob(self, sha256: str) -> bytes | None:
+        return None  # artifact bytes stay in the run directories; this store keeps no copy
+
     def close(self) -> None:
         self._db.close()
 

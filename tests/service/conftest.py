@@ -11,6 +11,7 @@ from pytest_bdd import given, parsers, when
 from tests.service.service_harness import DroppingProxy, ServedServer, StoreLockHolder, Watcher, running
 
 from runtime.service.server import ServerConfig
+from runtime.store.location import PostgresUrl
 
 
 @pytest.fixture
@@ -37,6 +38,20 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., ServedServer]]:
     yield start
     for server in reversed(servers):
         server.close()
+
+
+@pytest.fixture
+def store_location(tmp_path: Path, postgres_dsn: Callable[[], str]) -> Callable[[str], Any]:
+    """The location of a new, empty run store of a kind ("sqlite" or "postgresql"): the store
+    conformance scenarios run one test body against each."""
+
+    def location(kind: str) -> Any:
+        if kind == "sqlite":
+            return tmp_path / "store" / "verity.db"
+        assert kind == "postgresql", f"unknown store kind {kind!r}"
+        return PostgresUrl(postgres_dsn())
+
+    return location
 
 
 @pytest.fixture

@@ -28,6 +28,11 @@ def _server(serve: Any) -> ServedServer:
     return serve()
 
 
+@given(parsers.parse("a server on a {kind} store"), target_fixture="server")
+def _server_on(serve: Any, store_location: Any, kind: str) -> ServedServer:
+    return serve(store_path=store_location(kind))
+
+
 @given("a served run that has emitted a status change, a step with agent notes and an artifact")
 def _served_run(server: ServedServer, context: dict[str, Any]) -> None:
     context["run"] = live = server.open_run(recipe_name="durable", inputs={"metal": "gold"})
@@ -235,9 +240,10 @@ def _lost_named(shutdown_failure: StoreWriteError, context: dict[str, Any], coun
     ), str(shutdown_failure)
 
 
-def test_free_form_values_are_stored_as_the_stream_sends_them(serve: Any) -> None:
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_free_form_values_are_stored_as_the_stream_sends_them(serve: Any, store_location: Any, kind: str) -> None:
     """Evidence may hold values JSON cannot (a Path); the store keeps the text the live stream sent."""
-    server = serve()
+    server = serve(store_path=store_location(kind))
     live = server.open_run(recipe_name="evidence")
     watcher = Watcher(server.client(), live.run_id).start()
     server.emit(

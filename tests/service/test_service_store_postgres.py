@@ -7,9 +7,13 @@ The PostgreSQL server is real (tests/fixtures/postgres.py): each test gets fresh
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import io
+import logging
 import os
 import random
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -19,15 +23,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+import grpc
 import psycopg
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 from tests.service.service_harness import ServedServer, ServeProcess, StoreLockHolder, chat_deltas, running
 from tests.service.test_service_durability import WatchedRun, _watch_then_kill
 
-from runtime.events import ChatDelta, Event, StatusChanged
+from runtime.events import ArtifactStored, ChatDelta, Event, StatusChanged
 from runtime.outcomes import StopReason, TaskState
-from runtime.service.client import VerityClient
+from runtime.service.client import VerityClient, VerityRpcError
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 from runtime.store import BufferedRunStore, RunStore, StoreError, StoreWriteError
 from runtime.store.location import PostgresUrl
@@ -66,19 +71,12 @@ def opened() -> Iterator[list[Callable[[], None]]]:
         close()
 
 
-def _store_location(kind: str, tmp_path: Path, postgres_dsn: Callable[[], str]) -> Path | PostgresUrl:
-    if kind == "sqlite":
-        return tmp_path / "store" / "verity.db"
-    assert kind == "postgresql", kind
-    return PostgresUrl(postgres_dsn())
-
-
 # --- one store, two implementations (SERVICE-038) ------------------------------------------------
 
 
 @given(parsers.parse("an empty {kind} run store"), target_fixture="store")
-def _empty_store(kind: str, tmp_path: Path, postgres_dsn: Callable[[], str], opened: list[Any]) -> RunStore:
-    store = open_run_store(_store_location(kind, tmp_path, postgres_dsn))
+def _empty_store(kind: str, store_location: Callable[[str], Any], opened: list[Any]) -> RunStore:
+    store = open_run_store(store_location(kind))
     opened.append(store.close)
     return store
 
@@ -231,6 +229,24 @@ def _earliest(store: RunStore, context: dict[str, Any], seq: int) -> None:
     assert run is not None and (run.earliest_seq, run.last_seq) == (seq, len(context["events"]))
 
 
+@when(parsers.parse('the run is updated with the summary "{summary}" and an event in one batch'))
+def _update_with_nul(store: RunStore, context: dict[str, Any], summary: str) -> None:
+    run_id = context["run_id"]
+    seq = len(context["events"]) + 1
+    event = _event(run_id, seq, ChatDelta(text="after the summary"))
+    update = RunUpdate(run_id, TaskState.COMPLETED, event.timestamp_ns, seq, "trace-a", summary=summary.replace("<NUL>", "\x00"))
+    store.write_batch(WriteBatch(events=[event], run_updates={run_id: update}))
+    context["events"].append(event)
+
+
+@then(parsers.parse('the run\'s summary reads back as "{summary}" and the event is stored'))
+def _summary_read_back(store: RunStore, context: dict[str, Any], summary: str) -> None:
+    run = store.get_run(context["run_id"])
+    expected = summary.encode().decode("unicode_escape")  # the Examples write \x00 and \ufffd escaped
+    assert run is not None and run.summary == expected and run.status is TaskState.COMPLETED, run
+    assert store.read_events(context["run_id"]) == context["events"]
+
+
 # --- held writes (SERVICE-039) ---------------------------------------------------------------------
 
 
@@ -252,9 +268,9 @@ class _PostgresLockHolder:
     target_fixture="buffered",
 )
 def _buffered_store(
-    kind: str, seconds: float, tmp_path: Path, postgres_dsn: Callable[[], str], opened: list[Any], context: dict[str, Any]
+    kind: str, seconds: float, store_location: Callable[[str], Any], opened: list[Any], context: dict[str, Any]
 ) -> BufferedRunStore:
-    context["location"] = location = _store_location(kind, tmp_path, postgres_dsn)
+    context["location"] = location = store_location(kind)
     context["loop"] = loop = _Loop()
     opened.append(loop.stop)
     store = open_run_store(location, busy_timeout_seconds=seconds)
@@ -324,8 +340,9 @@ def _release(context: dict[str, Any]) -> None:
 @then(parsers.parse("the writer commits the held events and the run has events {first:d} to {last:d} with no gap"))
 def _committed_after_release(buffered: BufferedRunStore, context: dict[str, Any], first: int, last: int) -> None:
     async def writer_recovered() -> None:
-        # The writer retries on its own; nothing here flushes until it has committed.
-        while buffered.write_failure is not None:
+        # The writer retries on its own; nothing here flushes (a read would) until it has
+        # committed every event this buffer was given.
+        while buffered.committed_events < last - first + 1 or buffered.write_failure is not None:
             await asyncio.sleep(0.01)
 
     loop: _Loop = context["loop"]
@@ -335,6 +352,39 @@ def _committed_after_release(buffered: BufferedRunStore, context: dict[str, Any]
     assert stored[-len(context["appended"]) :] == context["appended"]
     run = loop.run(buffered.get_run(context["run_id"]))
     assert run is not None and run.last_seq == last
+
+
+def _store_backends(url: str) -> set[int]:
+    """Process ids of the sessions other than this one connected to the database of `url`."""
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchall()
+    return {pid for (pid,) in rows}
+
+
+@when("the database server cuts every connection of the store")
+def _cut(context: dict[str, Any]) -> None:
+    url = context["location"].url
+    context["cut"] = cut = _store_backends(url)
+    assert cut, "the store holds no connection to cut"
+    with psycopg.connect(url) as conn:
+        conn.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", (list(cut),))
+
+
+@then("the store now writes through a connection opened after the cut")
+def _new_connection(context: dict[str, Any]) -> None:
+    now = _store_backends(context["location"].url)
+    assert now and not now & context["cut"], (now, context["cut"])
+
+
+@then("the outage was reported once, naming the cut, and then that writing works again")
+def _outage_reported(caplog: pytest.LogCaptureFixture) -> None:
+    # A pool hands out a pooled connection without a round trip first, so the first write meets the cut.
+    messages = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "runtime.store.buffered"]
+    errors = [m for level, m in messages if level == logging.ERROR]
+    assert len(errors) == 1 and "AdminShutdown" in errors[0] and "held in memory and retried" in errors[0], messages
+    assert messages[-1][1].startswith("run store: writing works again; committed"), messages
 
 
 # --- PostgreSQL as the server's store (SERVICE-036) ------------------------------------------------
@@ -381,11 +431,15 @@ def _closed_loopback_port() -> int:
 
 
 @given(
-    parsers.parse('a PostgreSQL URL with the password "{password}" for a port nothing listens on'), target_fixture="database_url"
+    parsers.parse('a PostgreSQL URL with the password "{password}" {where} for a port nothing listens on'),
+    target_fixture="database_url",
 )
-def _unreachable_url(password: str, context: dict[str, Any]) -> str:
+def _unreachable_url(password: str, where: str, context: dict[str, Any]) -> str:
     port = _closed_loopback_port()
-    context["password"] = password
+    if where == "as a query parameter":
+        context["shown"] = f"postgresql://verity@127.0.0.1:{port}/verity?connect_timeout=5&password=***"
+        return f"postgresql://verity@127.0.0.1:{port}/verity?connect_timeout=5&password={password}"
+    assert where == "in its user part", where
     context["shown"] = f"postgresql://verity:***@127.0.0.1:{port}/verity"
     return f"postgresql://verity:{password}@127.0.0.1:{port}/verity"
 
@@ -418,6 +472,106 @@ def _never_shown(served: dict[str, Any], secret: str) -> None:
     assert secret not in served["output"], served["output"]
 
 
+# --- artifact bytes shared through the database (SERVICE-041) ---------------------------------------
+
+SCREENSHOT = b"\x89PNG\r\n\x1a\n" + b"shared screenshot " * 400
+REPORT = b"<!doctype html><html><body>" + b"report line<br>" * 300 + b"</body></html>"
+
+
+def _record_artifact(server: ServedServer, live: Any, kind: str, name: str, data: bytes, *, recorded: bytes | None = None) -> None:
+    """Write `data` into the run's directory and emit its ArtifactStored, as the engine does, listed as `recorded`."""
+    listed = data if recorded is None else recorded
+    relative = f"artifacts/{kind}/{name}"
+    file = server.config.runs_dir / live.run_id / relative
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_bytes(data)
+    server.emit(
+        live,
+        [ArtifactStored(artifact_id=f"{kind}-{name}", artifact_kind=kind, path=relative, media_type="application/octet-stream",
+                        size=len(listed), sha256=hashlib.sha256(listed).hexdigest())],
+    )
+
+
+@given(
+    "a server on that database whose run recorded a screenshot and a report, and whose second run recorded the same screenshot",
+    target_fixture="first_server",
+)
+def _server_with_artifacts(serve: Any, database_url: str, tmp_path: Path, context: dict[str, Any]) -> ServedServer:
+    server = serve(store_path=PostgresUrl(database_url), runs_dir=tmp_path / "first-runs")
+    first, second = server.open_run(recipe_name="first"), server.open_run(recipe_name="second")
+    _record_artifact(server, first, "screenshot", "page.png", SCREENSHOT)
+    _record_artifact(server, first, "report", "report.html", REPORT)
+    _record_artifact(server, second, "screenshot", "again.png", SCREENSHOT)
+    server.finish(first)
+    server.finish(second)
+    context["runs"] = [first.run_id, second.run_id]
+    context["contents"] = {hashlib.sha256(SCREENSHOT).hexdigest(): SCREENSHOT, hashlib.sha256(REPORT).hexdigest(): REPORT}
+    return server
+
+
+@given("a server on that database whose run recorded a screenshot whose file holds other bytes than recorded", target_fixture="first_server")
+def _server_with_changed_artifact(serve: Any, database_url: str, tmp_path: Path, context: dict[str, Any]) -> ServedServer:
+    server = serve(store_path=PostgresUrl(database_url), runs_dir=tmp_path / "first-runs")
+    live = server.open_run(recipe_name="changed")
+    _record_artifact(server, live, "screenshot", "page.png", b"bytes written later " * 50, recorded=SCREENSHOT)
+    server.finish(live)
+    context["runs"] = [live.run_id]
+    context["artifact_id"] = "screenshot-page.png"
+    return server
+
+
+@when("that server is stopped and its run directories are deleted")
+def _first_gone(first_server: ServedServer) -> None:
+    first_server.stop()
+    shutil.rmtree(first_server.config.runs_dir)
+
+
+@when("another server with run directories of its own is started on that database", target_fixture="server")
+def _other_server(serve: Any, database_url: str, tmp_path: Path) -> ServedServer:
+    return serve(store_path=PostgresUrl(database_url), runs_dir=tmp_path / "other-runs")
+
+
+@then("GetArtifact on the other server returns every listed artifact's bytes, matching its sha256 and size")
+def _served_from_database(server: ServedServer, context: dict[str, Any], tmp_path: Path) -> None:
+    client = server.client()
+    fetched = 0
+    for run_id in context["runs"]:
+        for artifact in client.get_run(run_id).artifacts:
+            destination = io.BytesIO()
+            info = client.download_artifact(run_id, artifact.artifact_id, destination, chunk_bytes=1024)
+            assert destination.getvalue() == context["contents"][info.sha256]
+            fetched += 1
+    assert fetched == 3
+    assert not (tmp_path / "first-runs").exists()  # the bytes can only have come from the database
+
+
+def _blobs(database_url: str) -> list[tuple[str, int]]:
+    with psycopg.connect(database_url) as conn:
+        return conn.execute("SELECT sha256, size FROM blobs ORDER BY sha256").fetchall()
+
+
+@then(parsers.parse("the database keeps one copy of each content: {blobs:d} blobs for {rows:d} artifact rows"))
+def _deduplicated(database_url: str, context: dict[str, Any], blobs: int, rows: int) -> None:
+    assert _blobs(database_url) == sorted((sha, len(data)) for sha, data in context["contents"].items())
+    assert len(context["contents"]) == blobs
+    with psycopg.connect(database_url) as conn:
+        assert conn.execute("SELECT count(*) FROM artifacts").fetchone() == (rows,)
+
+
+@then("GetArtifact of that screenshot on the other server fails with DATA_LOSS ARTIFACT_MISSING")
+def _not_served(server: ServedServer, context: dict[str, Any]) -> None:
+    destination = io.BytesIO()
+    with pytest.raises(VerityRpcError) as failure:
+        server.client().download_artifact(context["runs"][0], context["artifact_id"], destination)
+    assert (failure.value.code, failure.value.reason) == (grpc.StatusCode.DATA_LOSS, "ARTIFACT_MISSING")
+    assert destination.getvalue() == b""
+
+
+@then("the database keeps no blob")
+def _no_blob(database_url: str) -> None:
+    assert _blobs(database_url) == []
+
+
 # --- migrations (SERVICE-037) ------------------------------------------------------------------------
 
 
@@ -447,6 +601,38 @@ def _tables(database_url: str) -> None:
             "SELECT to_regclass('runs') IS NOT NULL, to_regclass('events') IS NOT NULL, to_regclass('artifacts') IS NOT NULL"
         ).fetchone()
     assert found == (True, True, True)
+
+
+@when(parsers.parse("the PostgreSQL store is opened on it by {count:d} threads at the same moment"))
+def _open_together(database_url: str, context: dict[str, Any], count: int) -> None:
+    start = threading.Barrier(count)
+    outcomes: list[str] = []
+
+    def open_store() -> None:
+        start.wait()  # released together: their migrations contend for the same fresh database
+        try:
+            PostgresRunStore(PostgresUrl(database_url)).close()
+            outcomes.append("opened")
+        except StoreError as error:
+            outcomes.append(str(error))
+
+    threads = [threading.Thread(target=open_store) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    context["outcomes"] = outcomes
+    context["openers"] = count
+
+
+@then("every opening succeeded")
+def _all_opened(context: dict[str, Any]) -> None:
+    assert context["outcomes"] == ["opened"] * context["openers"], context["outcomes"]
+
+
+@then("schema_migrations lists every migration once")
+def _each_once(database_url: str) -> None:
+    assert [(version, name) for version, name, _ in _migrations(database_url)] == [(v, n) for v, n, _ in MIGRATIONS]
 
 
 @given(parsers.parse("its schema_migrations records version {version:d}"))

@@ -38,3 +38,12 @@ Feature: Several verity serve replicas share one PostgreSQL run store
     When a run on the first server is running and the first server's lease row disappears, as when its lease expired
     Then the run is closed as interrupted, streamed from the second server with one final verdict and no gap
     And an update of the ended run written later by the first server leaves its stored verdict as it was
+
+  @SERVICE-046 @SERVICE-048
+  Scenario: A run started while every replica is full waits queued, and stopping it ends it unstarted
+    Given two in-process servers on one PostgreSQL store, each running at most one run, both busy
+    When a client starts a run on the first server
+    Then the run is listed created on both servers, and no replica has claimed it
+    And confirming anything for it is refused as not pending, since it is queued
+    When a client stops the run on the second server
+    Then the run is stopped with stop reason manual_stop, its stream a status change and a final verdict

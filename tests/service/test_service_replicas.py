@@ -23,7 +23,7 @@ from tests.service.run_steps import run_inputs
 from tests.service.service_harness import ServedServer, chat_deltas, running
 
 from runtime.outcomes import StopReason, TaskState
-from runtime.service.client import VerityClient
+from runtime.service.client import VerityClient, VerityRpcError
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 from runtime.store import RunUpdate
@@ -348,3 +348,66 @@ def _verdict_kept(pair: tuple[ServedServer, ServedServer], context: dict[str, An
     run = second.client().get_run(context["live"].run_id).run
     assert run.status == task_state("stopped") and run.stop_reason == stop_reason("interrupted"), run
     assert run.last_seq == context["final_seq"]
+
+
+QUEUED_RECIPE = """\
+name: queued-run
+version: "1"
+goal: open one page
+target:
+  start_url: "http://127.0.0.1:9/"
+  allowed_domains: ["127.0.0.1"]
+plan:
+  - id: open
+    navigate: "{start_url}"
+"""
+
+
+@given("two in-process servers on one PostgreSQL store, each running at most one run, both busy", target_fixture="pair")
+def _two_busy_servers(serve: Callable[..., ServedServer], postgres_dsn: Any, tmp_path: Path) -> tuple[ServedServer, ServedServer]:
+    url = PostgresUrl(postgres_dsn())
+    pair = tuple(
+        serve(store_path=url, runs_dir=tmp_path / name / "runs", lease_seconds=2, replica_poll_seconds=0.5, max_concurrent_runs=1)
+        for name in ("first", "second")
+    )
+    for server in pair:
+        server.emit(server.open_run("busy"), [running()])  # its one slot is taken
+    return pair  # type: ignore[return-value]
+
+
+@when("a client starts a run on the first server")
+def _start_queued(pair: tuple[ServedServer, ServedServer], context: dict[str, Any]) -> None:
+    context["run_id"] = pair[0].client().start_run(recipe_yaml=QUEUED_RECIPE).run_id
+
+
+@then("the run is listed created on both servers, and no replica has claimed it")
+def _listed_created(pair: tuple[ServedServer, ServedServer], context: dict[str, Any]) -> None:
+    for server in pair:
+        listed = server.client().list_runs(statuses=[task_state("created")]).runs
+        assert [run.run_id for run in listed] == [context["run_id"]], listed
+    with psycopg.connect(pair[0].config.store_path.url, autocommit=True) as conn:  # type: ignore[union-attr]
+        placed = conn.execute("SELECT replica_id FROM run_placements WHERE run_id = %s", (context["run_id"],)).fetchone()
+    assert placed == (None,)
+
+
+@then("confirming anything for it is refused as not pending, since it is queued")
+def _confirm_queued(pair: tuple[ServedServer, ServedServer], context: dict[str, Any]) -> None:
+    with pytest.raises(VerityRpcError) as refused:
+        pair[1].client().confirm_action(context["run_id"], "request-1", approve=True)
+    assert refused.value.code == grpc.StatusCode.FAILED_PRECONDITION and refused.value.reason == "CONFIRMATION_NOT_PENDING"
+    assert "queued" in refused.value.message
+
+
+@when("a client stops the run on the second server")
+def _stop_queued(pair: tuple[ServedServer, ServedServer], context: dict[str, Any]) -> None:
+    context["stopped"] = pair[1].client().stop_run(context["run_id"])
+
+
+@then("the run is stopped with stop reason manual_stop, its stream a status change and a final verdict")
+def _stopped_unstarted(pair: tuple[ServedServer, ServedServer], context: dict[str, Any]) -> None:
+    assert context["stopped"].status == task_state("stopped") and context["stopped"].stop_reason == stop_reason("manual_stop")
+    stream = RawStream(pair[0].client(), context["run_id"]).join()
+    assert stream.error is None, stream.error
+    assert [e.WhichOneof("payload") for e in stream.events] == ["status_changed", "final_verdict"]
+    assert stream.seqs == [1, 2]
+    assert stream.events[-1].final_verdict.stop_reason == stop_reason("manual_stop")

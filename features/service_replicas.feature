@@ -7,14 +7,14 @@ Feature: Several verity serve replicas share one PostgreSQL run store
   @SERVICE-046 @SERVICE-047 @SERVICE-048 @SERVICE-049 @SERVICE-050
   Scenario: Three replicas share the runs; killing one interrupts its runs and the others keep serving
     Given the fixture site and the article recipes
-    And three verity serve replicas on one PostgreSQL store, each running at most one run, with a 3 second lease
-    When a client starts 3 runs of "service-hang" on replica A
+    And three verity serve replicas on one PostgreSQL store, each running at most one run, with a 5 second lease
+    When a client starts 3 runs of "replica-hang" on replica A
     Then each replica runs one of them
     When a client streams replica A's run from replica B and stops it from replica C
     Then the stream from replica B ends stopped with stop reason manual_stop, every event once in order
     When a client starts "service-approval" on replica B and approves its confirmation on replica C
-    Then the run ends completed, as streamed from replica B
-    When a client starts "service-hang" on replica C, watches it on replica A, and replica A is killed with SIGKILL
+    Then the run ends completed, as streamed from replica B, in the trace StartRun answered with
+    When a client starts "replica-hang" on replica C, watches it on replica A, and replica A is killed with SIGKILL
     Then the run is interrupted once replica A's lease has expired
     And resuming the stream on replica B after the last seq it saw yields every other event exactly once, ending interrupted
     And replicas B and C still serve: their runs are listed running from either, and stop on request
@@ -43,7 +43,7 @@ Feature: Several verity serve replicas share one PostgreSQL run store
   Scenario: A run started while every replica is full waits queued, and stopping it ends it unstarted
     Given two in-process servers on one PostgreSQL store, each running at most one run, both busy
     When a client starts a run on the first server
-    Then the run is listed created on both servers, and no replica has claimed it
+    Then the run is listed created on both servers with the trace id StartRun answered, and no replica has claimed it
     And confirming anything for it is refused as not pending, since it is queued
     When a client stops the run on the second server
     Then the run is stopped with stop reason manual_stop, its stream a status change and a final verdict

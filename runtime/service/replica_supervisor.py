@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import random
 import socket
 import time
 import uuid
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+from opentelemetry import trace
 
 from runtime.events import ConfirmationRequested, Event, StatusChanged
 from runtime.outcomes import StopReason, TaskState
@@ -169,12 +171,16 @@ class ReplicaSupervisor(RunSupervisor):
             raise ServiceError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down and accepts no new runs")
         recipe = loaded.recipe
         now = time.time_ns()
+        # The run's trace is chosen now, so StartRun can answer with it: the caller's when it sent
+        # traceparent, else a new one. The engine joins it by its id on whichever replica claims the run.
+        caller = trace.get_current_span().get_span_context()
+        trace_id = caller.trace_id if caller.is_valid else random.getrandbits(128) or 1
         record = RunRecord(
             run_id=f"run-{uuid.uuid4().hex[:16]}",
             recipe_name=recipe.name,
             recipe_version=recipe.version,
             status=TaskState.CREATED,
-            trace_id="",
+            trace_id=format(trace_id, "032x"),
             created_ns=now,
             updated_ns=now,
             inputs=recorded_inputs(recipe, raw_inputs),
@@ -328,6 +334,14 @@ class ReplicaSupervisor(RunSupervisor):
                 if placement.replica_id != self.replica_id:
                     request = {"request_id": request_id, "approve": approve, "reason": reason}
                     outcome = await self._ask(run_id, placement.replica_id, "confirm", request)
+                    if outcome is None:
+                        raise ServiceError(
+                            grpc.StatusCode.UNAVAILABLE,
+                            f"the replica running run {run_id!r} did not answer; the confirmation was not delivered. "
+                            "Try again (a replica that died has its runs interrupted once its lease expires)",
+                            reason="REPLICA_UNAVAILABLE",
+                            metadata={"request_id": request_id},
+                        )
                     return await self._record_after(run_id, outcome)
         return await super().confirm(run_id, request_id, approve, reason)
 

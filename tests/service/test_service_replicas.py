@@ -92,6 +92,23 @@ def task_state(name: str) -> int:
     return events_pb.TaskState.Value(f"TASK_STATE_{name.upper()}")
 
 
+REPLICA_HANG_RECIPE = """\
+name: replica-hang
+version: "1"
+goal: 用浏览器 open a page that never answers, for as long as a test needs
+inputs:
+  site:
+    type: string
+target:
+  start_url: "{site}/hang"
+  allowed_domains: ["127.0.0.1"]
+plan:
+  - id: open
+    navigate: "{start_url}"
+    timeout_ms: 600000
+"""
+
+
 # --- three verity serve replicas -------------------------------------------------------------------
 
 
@@ -106,6 +123,9 @@ def replicas(context: dict[str, Any]) -> dict[str, Any]:
 def _three_replicas(
     serve_processes: Any, postgres_dsn: Any, tmp_path: Path, recipes_dir: Path, context: dict[str, Any], replicas: dict[str, Any], lease: int
 ) -> None:
+    # Its step waits as long as the test may take (the fixture site's service-hang gives up after
+    # the default step timeout, which a loaded machine can outlast).
+    (recipes_dir / "replica-hang.yaml").write_text(REPLICA_HANG_RECIPE)
     context["url"] = url = postgres_dsn()
     for name in REPLICAS:
         # Each replica has a directory of its own, as on separate machines; the database is shared.
@@ -176,7 +196,8 @@ def _stream_ended_stopped(context: dict[str, Any]) -> None:
 
 @when(parsers.parse('a client starts "{name}" on replica B and approves its confirmation on replica C'))
 def _approve_elsewhere(client_for: Any, site: FixtureSite, context: dict[str, Any], name: str) -> None:
-    run_id = context["approval_run"] = client_of(context, client_for, "B").start_run(recipe_name=name, inputs=run_inputs(site)).run_id
+    started = client_of(context, client_for, "B").start_run(recipe_name=name, inputs=run_inputs(site))
+    run_id, context["approval_trace"] = started.run_id, started.trace_id
     stream = context["stream"] = RawStream(client_of(context, client_for, "B"), run_id)
     asked = wait_until(
         lambda: next((e for e in stream.events if e.HasField("confirmation_requested")), None), "the run asked for confirmation"
@@ -187,13 +208,15 @@ def _approve_elsewhere(client_for: Any, site: FixtureSite, context: dict[str, An
     client_of(context, client_for, "C").confirm_action(run_id, asked.confirmation_requested.request_id, approve=True)
 
 
-@then("the run ends completed, as streamed from replica B")
+@then("the run ends completed, as streamed from replica B, in the trace StartRun answered with")
 def _completed_from_b(context: dict[str, Any]) -> None:
     stream = context["stream"].join()
     assert stream.error is None, stream.error
     assert stream.seqs == list(range(1, len(stream.seqs) + 1)), stream.seqs
     final = stream.events[-1]
     assert final.HasField("final_verdict") and final.final_verdict.stop_reason == stop_reason("completed"), final
+    # The replica that claimed it ran it in the trace StartRun answered with on another replica.
+    assert {e.trace_id for e in stream.events} == {context["approval_trace"]}
 
 
 @when(parsers.parse('a client starts "{name}" on replica C, watches it on replica A, and replica A is killed with SIGKILL'))
@@ -249,7 +272,7 @@ def _others_serve(client_for: Any, context: dict[str, Any]) -> None:
 def _two_servers(serve: Callable[..., ServedServer], postgres_dsn: Any, tmp_path: Path) -> tuple[ServedServer, ServedServer]:
     url = PostgresUrl(postgres_dsn())
     return tuple(  # type: ignore[return-value]
-        serve(store_path=url, runs_dir=tmp_path / name / "runs", lease_seconds=2, replica_poll_seconds=0.5) for name in ("first", "second")
+        serve(store_path=url, runs_dir=tmp_path / name / "runs", lease_seconds=30, replica_poll_seconds=0.5) for name in ("first", "second")
     )
 
 
@@ -367,7 +390,7 @@ plan:
 def _two_busy_servers(serve: Callable[..., ServedServer], postgres_dsn: Any, tmp_path: Path) -> tuple[ServedServer, ServedServer]:
     url = PostgresUrl(postgres_dsn())
     pair = tuple(
-        serve(store_path=url, runs_dir=tmp_path / name / "runs", lease_seconds=2, replica_poll_seconds=0.5, max_concurrent_runs=1)
+        serve(store_path=url, runs_dir=tmp_path / name / "runs", lease_seconds=30, replica_poll_seconds=0.5, max_concurrent_runs=1)
         for name in ("first", "second")
     )
     for server in pair:
@@ -377,14 +400,17 @@ def _two_busy_servers(serve: Callable[..., ServedServer], postgres_dsn: Any, tmp
 
 @when("a client starts a run on the first server")
 def _start_queued(pair: tuple[ServedServer, ServedServer], context: dict[str, Any]) -> None:
-    context["run_id"] = pair[0].client().start_run(recipe_yaml=QUEUED_RECIPE).run_id
+    started = pair[0].client().start_run(recipe_yaml=QUEUED_RECIPE)
+    context["run_id"], context["trace_id"] = started.run_id, started.trace_id
 
 
-@then("the run is listed created on both servers, and no replica has claimed it")
+@then("the run is listed created on both servers with the trace id StartRun answered, and no replica has claimed it")
 def _listed_created(pair: tuple[ServedServer, ServedServer], context: dict[str, Any]) -> None:
     for server in pair:
         listed = server.client().list_runs(statuses=[task_state("created")]).runs
         assert [run.run_id for run in listed] == [context["run_id"]], listed
+        # StartRun answered with the trace the run will have, though no replica has started it.
+        assert listed[0].trace_id == context["trace_id"] and len(context["trace_id"]) == 32 and int(context["trace_id"], 16)
     with psycopg.connect(pair[0].config.store_path.url, autocommit=True) as conn:  # type: ignore[union-attr]
         placed = conn.execute("SELECT replica_id FROM run_placements WHERE run_id = %s", (context["run_id"],)).fetchone()
     assert placed == (None,)

@@ -25,7 +25,7 @@ from runtime.service.proto_mapping import (
     event_to_proto,
     run_info_to_proto,
 )
-from runtime.service.recipe_catalog import RecipeCatalog, load_or_report
+from runtime.service.recipe_catalog import RecipeCatalog, RecipeRequest, load_or_report
 from runtime.service.rich_errors import invalid_argument, recipe_invalid, reports_errors
 from runtime.service.supervisor import LiveRun, RunSupervisor
 from runtime.store import RunCursor, RunFilter
@@ -165,6 +165,7 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
             secret_inputs=secret_input_names(loaded.recipe, raw_inputs),
             labels=dict(request.options.labels),
             timeout_seconds=timeout_seconds,
+            source=RecipeRequest(request.WhichOneof("recipe"), request.recipe_yaml, request.recipe_name),
         )
 
     def _split_by_size(self, batch: Iterable[Event]) -> Iterable[list[events_pb.Event]]:

@@ -60,6 +60,12 @@ def _register_serve(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--retain-events-per-run", type=int, metavar="N", help="keep only the newest N events of ended runs")
     serve.add_argument("--grace-seconds", type=float, metavar="S", help="how long running runs may finish at shutdown")
     serve.add_argument(
+        "--lease-seconds",
+        type=float,
+        metavar="S",
+        help="replicas on one PostgreSQL store: a replica silent this long has its runs interrupted by another (default 15)",
+    )
+    serve.add_argument(
         "--browser-ws", action="append", metavar="URL",
         help="attach to a running Chromium's DevTools websocket instead of launching one; repeat it for a pool of browsers",
     )
@@ -116,6 +122,7 @@ def server_config_from_args(args: argparse.Namespace) -> Any:
         "subscriber_buffer": args.subscriber_buffer,
         "retain_events_per_run": args.retain_events_per_run,
         "shutdown_grace_seconds": args.grace_seconds,
+        "lease_seconds": args.lease_seconds,
         "browser_ws_endpoints": browser_endpoints.endpoints_from_flags(args.browser_ws, args.browser_ws_file),
         "tls_cert": args.tls_cert,
         "tls_key": args.tls_key,

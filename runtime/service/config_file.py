@@ -24,6 +24,8 @@ CONFIG_KEYS: dict[str, tuple[str, type]] = {
     "subscriber_buffer": ("subscriber_buffer", int),
     "retain_events_per_run": ("retain_events_per_run", int),
     "shutdown_grace_seconds": ("shutdown_grace_seconds", float),
+    "lease_seconds": ("lease_seconds", float),
+    "replica_poll_seconds": ("replica_poll_seconds", float),
     "store_busy_timeout_seconds": ("store_busy_timeout_seconds", float),
     "store_synchronous": ("store_synchronous", str),
     "allow_private_network": ("allow_private_network", bool),

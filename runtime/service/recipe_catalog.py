@@ -26,6 +26,16 @@ class LoadedRecipe:
 
 
 @dataclass(frozen=True)
+class RecipeRequest:
+    """The recipe as a request gave it (`which` is its `recipe` oneof field): what a replica that
+    claims a queued run loads the recipe from again."""
+
+    which: str | None
+    recipe_yaml: str = ""
+    recipe_name: str = ""
+
+
+@dataclass(frozen=True)
 class CatalogEntry:
     """One recipe file. `loaded` is None when the file is invalid; `problems` then says why."""
 

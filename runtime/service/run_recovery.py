@@ -82,6 +82,11 @@ async def close_runs_left_in_flight(
     return closed
 
 
+async def close_run_left_in_flight(store: BufferedRunStore, runs_dir: Path, limits: EventLimits, record: RunRecord) -> None:
+    """Close one stored run its dead server left in flight (a replica's, once its lease expired)."""
+    await _close(store, runs_dir / record.run_id, limits, record)
+
+
 async def _close(store: BufferedRunStore, run_dir: Path, limits: EventLimits, record: RunRecord) -> None:
     run_id = record.run_id
     stored_beyond = await store.read_events(run_id, record.last_seq)  # committed with the row; checked anyway

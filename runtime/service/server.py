@@ -27,8 +27,8 @@ from runtime.service.recipe_service import RecipeServicer
 from runtime.service.supervisor import RunSupervisor, SupervisorLimits
 from runtime.service.tracing import RunTracer
 from runtime.service.transport_security import check_server_tls_files, server_credentials
-from runtime.store import BufferedRunStore, StoreWriteError
-from runtime.store.location import StoreLocation, store_location_problem
+from runtime.store import BufferedRunStore, StoreError, StoreWriteError
+from runtime.store.location import PostgresUrl, StoreLocation, store_location_problem
 from runtime.store.opening import open_run_store
 
 _log = logging.getLogger(__name__)
@@ -72,6 +72,11 @@ class ServerConfig:
     tls_key: Path | None = None
     # Allow a token over plain text beyond loopback (a TLS-terminating proxy in front).
     insecure: bool = False
+    # Replicas on one PostgreSQL store: how long a replica that stopped renewing its lease keeps
+    # its runs before another interrupts them, and how often each looks for work it was not
+    # notified of (NOTIFY wakes it at once otherwise).
+    lease_seconds: float = 15.0
+    replica_poll_seconds: float = 2.0
 
     @property
     def uses_tls(self) -> bool:
@@ -102,6 +107,10 @@ class ServerConfig:
             raise ServiceConfigError(f"tool_registry_root {self.tool_registry_root} is not a directory")
         if self.store_synchronous not in STORE_SYNCHRONOUS_MODES:
             raise ServiceConfigError(f"store_synchronous must be one of {', '.join(STORE_SYNCHRONOUS_MODES)}, got {self.store_synchronous!r}")
+        if self.lease_seconds < 1:
+            raise ServiceConfigError(f"lease_seconds must be at least 1, got {self.lease_seconds}")
+        if not 0 < self.replica_poll_seconds <= self.lease_seconds:
+            raise ServiceConfigError(f"replica_poll_seconds must be more than 0 and at most lease_seconds, got {self.replica_poll_seconds}")
         if self.shutdown_grace_seconds < 0:
             raise ServiceConfigError(f"shutdown_grace_seconds must be 0 or more, got {self.shutdown_grace_seconds}")
         for endpoint in self.browser_ws_endpoints:
@@ -162,19 +171,8 @@ class VerityServer:
             runs_dir=config.runs_dir,
         )
         self._store = BufferedRunStore(run_store, flush_interval=config.store_flush_interval_seconds)
-        self.supervisor = RunSupervisor(
-            self._store,
-            self._tracer,
-            runs_dir=config.runs_dir,
-            limits=SupervisorLimits(
-                max_concurrent_runs=config.max_concurrent_runs,
-                subscriber_buffer=config.subscriber_buffer,
-                retain_events_per_run=config.retain_events_per_run,
-                max_message_bytes=config.max_message_bytes,
-                allow_private_network=config.allow_private_network,
-            ),
-            browser=self._browser,
-        )
+        catalog = RecipeCatalog(config.recipes_dir, registry_root=config.tool_registry_root)
+        self.supervisor = await self._open_supervisor(self._store, self._tracer, catalog)
         await self.supervisor.interrupt_stored_in_flight()
 
         # The trace context interceptor first: a refused call is traced too.
@@ -189,7 +187,6 @@ class VerityServer:
                 ("grpc.so_reuseport", 0),
             ],
         )
-        catalog = RecipeCatalog(config.recipes_dir, registry_root=config.tool_registry_root)
         agent_service_pb2_grpc.add_AgentServiceServicer_to_server(
             AgentServicer(self.supervisor, catalog, max_response_bytes=config.max_message_bytes), server
         )
@@ -213,6 +210,7 @@ class VerityServer:
             raise ServiceConfigError(f"cannot listen on {bind_host}:{config.port}: {error}") from None
         await server.start()
         self._server = server
+        await self.supervisor.serving(self.target)
         for service in ("", AGENT_SERVICE, RECIPE_SERVICE):
             await self._health.set(service, health_pb2.HealthCheckResponse.SERVING)
         if isinstance(self._browser, (BrowserProvider, BrowserPool)):
@@ -226,6 +224,38 @@ class VerityServer:
             "TLS" if config.uses_tls else "plain text",
         )
         return self.port
+
+    async def _open_supervisor(self, store: BufferedRunStore, tracer: RunTracer, catalog: RecipeCatalog) -> RunSupervisor:
+        """The runs' supervisor: on a PostgreSQL store, one replica of those sharing it."""
+        config = self.config
+        limits = SupervisorLimits(
+            max_concurrent_runs=config.max_concurrent_runs,
+            subscriber_buffer=config.subscriber_buffer,
+            retain_events_per_run=config.retain_events_per_run,
+            max_message_bytes=config.max_message_bytes,
+            allow_private_network=config.allow_private_network,
+        )
+        if not isinstance(config.store_path, PostgresUrl):
+            return RunSupervisor(store, tracer, runs_dir=config.runs_dir, limits=limits, browser=self._browser)
+        from runtime.service.replica_supervisor import ReplicaSupervisor, ReplicaTimings, new_replica_id
+        from runtime.store.pg_replicas import ReplicaDatabase
+
+        database = ReplicaDatabase(config.store_path.url, new_replica_id(), lease_seconds=config.lease_seconds)
+        try:
+            await database.open()
+        except Exception as error:
+            await store.close()
+            raise StoreError(f"{config.store_path.shown}: cannot open the replica tables: {error}") from None
+        return ReplicaSupervisor(
+            store,
+            tracer,
+            database=database,
+            catalog=catalog,
+            runs_dir=config.runs_dir,
+            limits=limits,
+            timings=ReplicaTimings(lease_seconds=config.lease_seconds, poll_seconds=config.replica_poll_seconds),
+            browser=self._browser,
+        )
 
     async def _refuse_unfenced_browser(self) -> None:
         """A server attached with --browser-ws does not start on a browser whose pages can send

@@ -22,16 +22,18 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+from opentelemetry.trace import Span
 
 from runtime.events import ConfirmationRequested, Event, EventLog, FinalVerdict, StatusChanged
 from runtime.execute import start_run
+from runtime.recipe import Recipe
 from runtime.outcomes import StopReason, TaskState
 from runtime.secrets import marker
 from runtime.service.artifact_reader import artifact_missing, artifact_not_found, artifact_path
 from runtime.service.event_bounds import EventBounder, EventLimits
 from runtime.service.fanout import RunBroadcast
 from runtime.service.live_run import LiveRun
-from runtime.service.recipe_catalog import LoadedRecipe
+from runtime.service.recipe_catalog import LoadedRecipe, RecipeRequest
 from runtime.service.rich_errors import ServiceError, invalid_argument, run_not_found
 from runtime.service.run_follow import follow_live, follow_stored
 from runtime.service.run_ledger import write_event
@@ -57,6 +59,12 @@ class SupervisorLimits:
     max_message_bytes: int = 4 * 1024 * 1024
     # Whether recipes from clients may reach private networks (the network policy reads it).
     allow_private_network: bool = False
+
+
+def recorded_inputs(recipe: Recipe, raw_inputs: dict[str, str]) -> dict[str, str]:
+    """The inputs as a run's record keeps them: each one the recipe marks secret as its marker."""
+    marked = {name for name, spec in recipe.inputs.items() if spec.secret}
+    return {name: marker(name) if name in marked else value for name, value in raw_inputs.items()}
 
 
 class RunSupervisor:
@@ -100,14 +108,16 @@ class RunSupervisor:
         secret_inputs: set[str] | frozenset[str] = frozenset(),
         labels: dict[str, str] | None = None,
         timeout_seconds: float | None = None,
+        source: RecipeRequest | None = None,
+        existing: RunRecord | None = None,
     ) -> LiveRun:
         """Record a new run and hand it to the run engine, which emits into the run's EventLog.
         The record keeps the raw inputs with each secret one (marked in the recipe, or sent as
-        `@env:NAME`, which stays as written) shown as its marker."""
+        `@env:NAME`, which stays as written) shown as its marker. `existing`: the run is recorded
+        already (queued by a replica, see replica_supervisor.py, which also uses `source`)."""
         recipe = loaded.recipe
-        marked = {name for name, spec in recipe.inputs.items() if spec.secret}
-        recorded = {name: marker(name) if name in marked else value for name, value in raw_inputs.items()}
-        live = await self.open_run(recipe.name, recipe.version, recorded, labels or {}, traced=False)
+        recorded = recorded_inputs(recipe, raw_inputs)
+        live = await self.open_run(recipe.name, recipe.version, recorded, labels or {}, traced=False, existing=existing)
         run_dir = self._runs_dir / live.run_id
         # The run's spans: exported, and written to its trace.jsonl until its engine is done.
         tracing = self._tracer.for_run(run_dir)
@@ -148,13 +158,17 @@ class RunSupervisor:
         labels: dict[str, str],
         *,
         traced: bool = True,
+        existing: RunRecord | None = None,
     ) -> LiveRun:
         """Record a run and its event log; whoever emits into `live.events` drives it.
 
         This is the path every run's events take (the engine emits into this log). It is public so
         the benchmark and tests can drive a served run without a browser; `traced` gives such a
-        run a root span of its own (an engine opens its own).
+        run a root span of its own (an engine opens its own). `existing`: a run already recorded
+        (and counted against the limit) by whoever claimed it.
         """
+        if existing is not None:
+            return self._host(existing, span=None)
         if not self._accepting:
             raise ServiceError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down and accepts no new runs")
         if len(self._live) >= self.limits.max_concurrent_runs:
@@ -180,24 +194,32 @@ class RunSupervisor:
             inputs=dict(inputs),
             labels=dict(labels),
         )
-        live = LiveRun(
-            base=record,
-            events=EventLog(run_id, trace_id),
-            broadcast=RunBroadcast(self.limits.subscriber_buffer),
-            bounds=EventBounder(self.event_limits, self._runs_dir / run_id),
-            span=span,
-        )
         # Reserve the slot before the first await so concurrent starts cannot overshoot the limit.
-        self._live[run_id] = live
+        live = self._host(record, span)
         try:
-            await self._store.create_run(record)
+            await self._record_new_run(record)
         except BaseException:
             del self._live[run_id]
             if span is not None:
                 span.end()
             raise
+        return live
+
+    def _host(self, record: RunRecord, span: Span | None) -> LiveRun:
+        """Make `record` a live run of this server, fed by its event log."""
+        live = LiveRun(
+            base=record,
+            events=EventLog(record.run_id, record.trace_id),
+            broadcast=RunBroadcast(self.limits.subscriber_buffer),
+            bounds=EventBounder(self.event_limits, self._runs_dir / record.run_id),
+            span=span,
+        )
+        self._live[record.run_id] = live
         live.events.add_listener(lambda event: self._on_event(live, event))
         return live
+
+    async def _record_new_run(self, record: RunRecord) -> None:
+        await self._store.create_run(record)
 
     # --- recorded, then durable, then visible ---------------------------------------------------
 
@@ -372,6 +394,9 @@ class RunSupervisor:
     async def interrupt_stored_in_flight(self) -> list[str]:
         """At startup: close the runs a previous server left in flight (run_recovery.py)."""
         return await close_runs_left_in_flight(self._store, self._runs_dir, self.event_limits, skip=frozenset(self._live))
+
+    async def serving(self, target: str) -> None:
+        """The server listens on `target` now (a replica announces it and starts claiming runs)."""
 
     def stop_accepting(self) -> None:
         self._accepting = False

@@ -39,10 +39,22 @@ def _run_command(args: argparse.Namespace) -> int:
     try:
         from runtime.execute.cli import run_file_command
 
+        _import_in_background("trafilatura")
         return run_file_command(args, starting)
     finally:
         if starting is not None:
             starting.abandon()  # nothing when the run took it
+
+
+def _import_in_background(module: str) -> None:
+    """Import `module` on a daemon thread while the run waits for its browser: the first page's
+    readable text needs it (about 0.4 s of import), and the run spends longer than that waiting
+    on Chromium before it gets there. An import the run reaches first simply waits for this one
+    (Python's import lock), so nothing is imported twice."""
+    import importlib
+    import threading
+
+    threading.Thread(target=importlib.import_module, args=(module,), name=f"import {module}", daemon=True).start()
 
 
 def _demo_command(args: argparse.Namespace) -> int:

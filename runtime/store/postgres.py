@@ -32,7 +32,7 @@ from runtime.store.interface import StoreError
 from runtime.store.location import PostgresUrl, redact_url, url_passwords
 from runtime.store.payload_json import payload_json
 from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, WriteBatch
-from runtime.store.run_rows import RUN_COLUMNS, run_from_row, run_row
+from runtime.store.run_rows import RUN_COLUMNS, artifact_row, newest_event_rows, run_from_row, run_row, run_update_row
 
 _log = logging.getLogger(__name__)
 
@@ -214,8 +214,7 @@ class PostgresRunStore:
                     "artifact_kind = EXCLUDED.artifact_kind, path = EXCLUDED.path, media_type = EXCLUDED.media_type, "
                     "size = EXCLUDED.size, sha256 = EXCLUDED.sha256, seq = EXCLUDED.seq",
                     [
-                        _without_nul((a.run_id, a.artifact_id, a.artifact_kind, a.path, a.media_type, a.size, a.sha256, a.seq))
-                        for a in newest.values()
+                        _without_nul(artifact_row(a)) for a in newest.values()
                     ],
                 )
                 if self._artifact_root is not None:
@@ -224,30 +223,13 @@ class PostgresRunStore:
                 cur.executemany(
                     "UPDATE runs SET status = %s, stop_reason = %s, verified = %s, summary = %s, updated_ns = %s, "
                     "ended_ns = %s, last_seq = GREATEST(last_seq, %s), trace_id = %s WHERE run_id = %s",
-                    [
-                        _without_nul((
-                            u.status.value,
-                            u.stop_reason.value if u.stop_reason else None,
-                            int(u.verified),
-                            u.summary,
-                            u.updated_ns,
-                            u.ended_ns,
-                            u.last_seq,
-                            u.trace_id,
-                            u.run_id,
-                        ))
-                        for u in batch.run_updates.values()
-                    ],
+                    [_without_nul(run_update_row(u)) for u in batch.run_updates.values()],
                 )
-            # Each run's last seq moves on with its events, in the same transaction.
-            newest_event: dict[str, Event] = {}
-            for event in batch.events:
-                newest_event[event.run_id] = event
-            if newest_event:
+            if newest_events := newest_event_rows(batch.events):
                 cur.executemany(
                     "UPDATE runs SET last_seq = GREATEST(last_seq, %s), updated_ns = GREATEST(updated_ns, %s), "
                     "trace_id = CASE WHEN %s = '' THEN trace_id ELSE %s END WHERE run_id = %s",
-                    [(e.seq, e.timestamp_ns, e.trace_id, e.trace_id, e.run_id) for e in newest_event.values()],
+                    newest_events,
                 )
 
     def get_run(self, run_id: str) -> RunRecord | None:

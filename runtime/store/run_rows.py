@@ -1,11 +1,14 @@
-"""A run as a table row, the same on every store: the columns of `runs` in order, both ways."""
+"""A run as a table row, the same on every store: the columns of `runs` in order, both ways, and
+the parameter rows every store's batch writes with (its SQL differs only in placeholders)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
+from runtime.events import Event
 from runtime.outcomes import StopReason, TaskState
-from runtime.store.records import RunRecord
+from runtime.store.records import ArtifactRecord, RunRecord, RunUpdate
 
 RUN_COLUMNS = (
     "run_id, recipe_name, recipe_version, status, stop_reason, verified, summary, trace_id, "
@@ -68,3 +71,26 @@ def run_from_row(row: tuple[object, ...]) -> RunRecord:
         last_seq=int(last_seq),  # type: ignore[arg-type]
         earliest_seq=int(earliest_seq),  # type: ignore[arg-type]
     )
+
+
+def artifact_row(artifact: ArtifactRecord) -> tuple[object, ...]:
+    """(run_id, artifact_id, artifact_kind, path, media_type, size, sha256, seq)"""
+    a = artifact
+    return (a.run_id, a.artifact_id, a.artifact_kind, a.path, a.media_type, a.size, a.sha256, a.seq)
+
+
+def run_update_row(update: RunUpdate) -> tuple[object, ...]:
+    """(status, stop_reason, verified, summary, updated_ns, ended_ns, last_seq, trace_id, run_id)"""
+    u = update
+    stop_reason = u.stop_reason.value if u.stop_reason else None
+    return (u.status.value, stop_reason, int(u.verified), u.summary, u.updated_ns, u.ended_ns, u.last_seq, u.trace_id, u.run_id)
+
+
+def newest_event_rows(events: Iterable[Event]) -> list[tuple[object, ...]]:
+    """For each run of `events`, its newest: (seq, timestamp_ns, trace_id, trace_id, run_id), so a
+    run's last seq moves on with its events in the batch's own transaction (a stored last_seq is
+    never behind a stored event, nor ahead of one)."""
+    newest: dict[str, Event] = {}
+    for event in events:
+        newest[event.run_id] = event
+    return [(e.seq, e.timestamp_ns, e.trace_id, e.trace_id, e.run_id) for e in newest.values()]

@@ -11,7 +11,7 @@ from runtime.events.model import payload_from_dict
 from runtime.store.interface import StoreError
 from runtime.store.payload_json import payload_json
 from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, WriteBatch
-from runtime.store.run_rows import RUN_COLUMNS, run_from_row, run_row
+from runtime.store.run_rows import RUN_COLUMNS, artifact_row, newest_event_rows, run_from_row, run_row, run_update_row
 
 SCHEMA_VERSION = 1
 
@@ -119,38 +119,17 @@ class SqliteRunStore:
                 "INSERT OR REPLACE INTO artifacts "
                 "(run_id, artifact_id, artifact_kind, path, media_type, size, sha256, seq) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (a.run_id, a.artifact_id, a.artifact_kind, a.path, a.media_type, a.size, a.sha256, a.seq)
-                    for a in batch.artifacts
-                ],
+                [artifact_row(a) for a in batch.artifacts],
             )
             db.executemany(
                 "UPDATE runs SET status = ?, stop_reason = ?, verified = ?, summary = ?, updated_ns = ?, "
                 "ended_ns = ?, last_seq = MAX(last_seq, ?), trace_id = ? WHERE run_id = ?",
-                [
-                    (
-                        u.status.value,
-                        u.stop_reason.value if u.stop_reason else None,
-                        int(u.verified),
-                        u.summary,
-                        u.updated_ns,
-                        u.ended_ns,
-                        u.last_seq,
-                        u.trace_id,
-                        u.run_id,
-                    )
-                    for u in batch.run_updates.values()
-                ],
+                [run_update_row(u) for u in batch.run_updates.values()],
             )
-            # Each run's last seq moves on with its events, in the same transaction: a stored
-            # last_seq is never behind a stored event, nor ahead of one.
-            newest: dict[str, Event] = {}
-            for event in batch.events:
-                newest[event.run_id] = event
             db.executemany(
                 "UPDATE runs SET last_seq = MAX(last_seq, ?), updated_ns = MAX(updated_ns, ?), "
                 "trace_id = CASE WHEN ? = '' THEN trace_id ELSE ? END WHERE run_id = ?",
-                [(e.seq, e.timestamp_ns, e.trace_id, e.trace_id, e.run_id) for e in newest.values()],
+                newest_event_rows(batch.events),
             )
             db.execute("COMMIT")
         except BaseException:

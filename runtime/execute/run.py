@@ -27,7 +27,7 @@ from runtime.execute.approvals import ApprovalDesk
 from runtime.execute.context import RunContext
 from runtime.execute.provider import BrowserProvider
 from runtime.execute.run_files import RunFiles
-from runtime.execute.run_report import write_run_report
+from runtime.execute.run_report import ScreenshotThumbnails, write_run_report
 from runtime.execute.session_state import SessionFiles, SessionKeeper, SessionStateError, read_storage_state, write_storage_state
 from runtime.execute.spans import RunSpans
 from runtime.execute.step_outcome import RunStopped
@@ -154,11 +154,13 @@ def start_run(
     events.add_listener(spans.on_event)
     files = RunFiles(run_dir, secrets)
     events.add_listener(files.on_event)
+    thumbnails = ScreenshotThumbnails()
+    events.add_listener(thumbnails.on_event)
     approvals = ApprovalDesk(loop)
     handle = RunHandle(run_id, run_dir, approvals)
     events.emit(StatusChanged(status=TaskState.CREATED, detail=f"recipe {recipe.name} {recipe.version}"))
     handle.task = loop.create_task(
-        _run(handle, recipe, inputs, run_dir, events, browser, registry, files, spans, approvals, allow_private_network),
+        _run(handle, recipe, inputs, run_dir, events, browser, registry, files, thumbnails, spans, approvals, allow_private_network),
         name=f"verity-run-{run_id}",
     )
     return handle
@@ -173,6 +175,7 @@ async def _run(
     provider: BrowserProvider | None,
     registry: ToolRegistry | None,
     files: RunFiles,
+    thumbnails: ScreenshotThumbnails,
     spans: RunSpans,
     approvals: ApprovalDesk,
     allow_private_network: bool | None,
@@ -262,7 +265,7 @@ async def _run(
         )
     if keeper is not None and keeper.files.save is not None and walk is not None:
         end = await _save_session_state(end, session, keeper.files.save, keeper, walk.context)
-    verdict = await _finish(end, walk, events, files, spans, session, own_provider, started, keeper.record if keeper else None)
+    verdict = await _finish(end, walk, events, files, thumbnails, spans, session, own_provider, started, keeper.record if keeper else None)
     if cancelled_from_outside:
         raise asyncio.CancelledError()
     return verdict
@@ -273,6 +276,7 @@ async def _finish(
     walk: PlanWalk | None,
     events: EventLog,
     files: RunFiles,
+    thumbnails: ScreenshotThumbnails,
     spans: RunSpans,
     session: BrowserSession | None,
     own_provider: BrowserProvider | None,
@@ -321,7 +325,11 @@ async def _finish(
             status=TaskState.ERROR, stop_reason=StopReason.EXECUTE_ERROR, verified=False,
             summary=f"{end.summary}; and the run directory could not be written: {error}", blocker_kind=end.blocker_kind, evidence=end.evidence,
         )
-    report = await write_run_report(files.run_dir)
+    events.remove_listener(thumbnails.on_event)
+    try:
+        report = await write_run_report(files.run_dir, thumbnails.thumbnails)
+    finally:
+        thumbnails.thumbnails.close()
     if report is not None:
         events.emit(report)
     events.emit(StatusChanged(status=final_state, detail=end.stop_reason.value))

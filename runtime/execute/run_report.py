@@ -8,18 +8,34 @@ import hashlib
 import logging
 from pathlib import Path
 
-from runtime.events import ArtifactStored
+from runtime.events import ArtifactStored, Event
 from runtime.report import NotARunDirectory, write_report
+from runtime.report.thumbnails import Thumbnails
 
 REPORT_ARTIFACT_KIND = "report"
+SCREENSHOT_KIND = "screenshot"
 
 log = logging.getLogger("verity.report")
 
 
-async def write_run_report(run_dir: Path) -> ArtifactStored | None:
+class ScreenshotThumbnails:
+    """An EventLog listener: each screenshot the run stores gets its report thumbnail made on a
+    worker thread while the run goes on (the run mostly waits on the browser), instead of all of
+    them at the end, where the run's caller waits for the report."""
+
+    def __init__(self) -> None:
+        self.thumbnails = Thumbnails()
+
+    def on_event(self, event: Event) -> None:
+        payload = event.payload
+        if isinstance(payload, ArtifactStored) and payload.artifact_kind == SCREENSHOT_KIND and payload.path:
+            self.thumbnails.prefetch(Path(payload.path))
+
+
+async def write_run_report(run_dir: Path, thumbnails: Thumbnails | None = None) -> ArtifactStored | None:
     """Write `run_dir/report.html` off the event loop; the ArtifactStored event to emit, or None."""
     try:
-        path = await asyncio.to_thread(write_report, run_dir)
+        path = await asyncio.to_thread(write_report, run_dir, thumbnails)
         data = await asyncio.to_thread(path.read_bytes)
     except (OSError, NotARunDirectory) as error:
         log.warning("the run report for %s was not written: %s", run_dir, error)

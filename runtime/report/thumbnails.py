@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import base64
 import io
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from PIL import Image, UnidentifiedImageError
@@ -19,28 +21,65 @@ MAX_SOURCE_PIXELS = 40_000_000
 
 
 class Thumbnails:
-    """Thumbnail data: URIs by screenshot path; None for a file that is not a readable image."""
+    """Thumbnail data: URIs by screenshot path; None for a file that is not a readable image.
+
+    `prefetch` starts a screenshot's thumbnail on a worker thread as soon as the file exists (a run
+    does it while it waits on the browser), so writing the report at the run's end only collects
+    them; `data_uri` makes any thumbnail nobody prefetched itself. Paths are compared resolved."""
 
     def __init__(self, width: int = THUMBNAIL_WIDTH) -> None:
         self.width = width
         self._made: dict[Path, str | None] = {}
         self._sizes: dict[Path, tuple[int, int]] = {}
+        self._pending: dict[Path, Future[tuple[str | None, tuple[int, int] | None]]] = {}
+        self._lock = threading.Lock()
+        self._worker: ThreadPoolExecutor | None = None
+
+    def prefetch(self, path: Path) -> None:
+        """Start making `path`'s thumbnail on the worker thread (one thread: the run's own work
+        and the browser keep the other cores)."""
+        path = path.resolve()
+        with self._lock:
+            if path in self._made or path in self._pending:
+                return
+            if self._worker is None:
+                self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="verity-thumbnails")
+            self._pending[path] = self._worker.submit(self._make, path)
+
+    def close(self) -> None:
+        """Stop the worker (thumbnails not yet started are dropped; `data_uri` makes them)."""
+        with self._lock:
+            worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.shutdown(wait=False, cancel_futures=True)
 
     def data_uri(self, path: Path) -> str | None:
+        path = path.resolve()
+        with self._lock:
+            pending = self._pending.pop(path, None)
+        if pending is not None and not pending.cancelled():
+            self._keep(path, *pending.result())
         if path not in self._made:
-            self._made[path] = self._make(path)
+            self._keep(path, *self._make(path))
         return self._made[path]
 
     def size(self, path: Path) -> tuple[int, int] | None:
         """The full-size screenshot's width and height, once `data_uri` read it."""
-        return self._sizes.get(path)
+        return self._sizes.get(path.resolve())
 
-    def _make(self, path: Path) -> str | None:
+    def _keep(self, path: Path, uri: str | None, size: tuple[int, int] | None) -> None:
+        self._made[path] = uri
+        if size is not None:
+            self._sizes[path] = size
+
+    def _make(self, path: Path) -> tuple[str | None, tuple[int, int] | None]:
+        """(data: URI or None, full size or None); runs on any thread and touches no state."""
+        size: tuple[int, int] | None = None
         try:
             with Image.open(path) as image:
-                self._sizes[path] = image.size
+                size = image.size
                 if image.width * image.height > MAX_SOURCE_PIXELS:
-                    return None
+                    return None, size
                 image.draft("RGB", (self.width, self.width))  # JPEG sources decode at a reduced size
                 small = image.convert("RGB")
                 if small.width > self.width:
@@ -49,5 +88,5 @@ class Thumbnails:
                 buffer = io.BytesIO()
                 small.save(buffer, format="JPEG", quality=JPEG_QUALITY, optimize=True)
         except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
-            return None
-        return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+            return None, size
+        return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode("ascii"), size

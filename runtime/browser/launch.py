@@ -85,6 +85,33 @@ def _tolerate_abandoned_commands() -> None:
 
 _tolerate_abandoned_commands()
 
+
+def _uncompressed_devtools_socket() -> None:
+    """Open the DevTools websocket without permessage-deflate.
+
+    The socket only ever runs over loopback (or to a pool's attached browser on the host's
+    network), where compressing every CDP message costs CPU on both ends and saves nothing worth
+    it: screenshots travel base64-encoded, HTML and texts in full. pyppeteer's Connection builds
+    its (lazy) connect in __init__ and opens it from a task that runs after, so the connect is
+    replaced before it is used.
+    """
+    connection_class = pyppeteer.connection.Connection
+    if getattr(connection_class, "_verity_uncompressed", False):
+        return
+    initialise = connection_class.__init__
+
+    def connection_init(self: Any, url: str, loop: asyncio.AbstractEventLoop, delay: int = 0) -> None:
+        initialise(self, url, loop, delay)
+        self._ws = pyppeteer.connection.ws_connect(
+            self._url, max_size=None, loop=self._loop, ping_interval=None, ping_timeout=None, compression=None
+        )
+
+    connection_class.__init__ = connection_init
+    connection_class._verity_uncompressed = True
+
+
+_uncompressed_devtools_socket()
+
 CHROMIUM_ENV_VAR = "VERITY_CHROME"
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
 

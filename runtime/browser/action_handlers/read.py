@@ -187,17 +187,41 @@ def _document_went_away(exc: Exception) -> bool:
 
 
 async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
-    await wait_until_loaded(tab)
-    document = tab.document()
-    # The page is loaded and nothing acts on it meanwhile, so the capture, the HTML, the URL and
-    # the title are read in one round of concurrent CDP calls, and trafilatura (in a worker
-    # thread) overlaps the screenshot's encoding.
-    html_read = tab.evaluate("document.documentElement ? document.documentElement.outerHTML : ''")
-    signs_read = tab.evaluate(f"{_PAGE_SIGNS}({VISIBLE_TEXT_CHARS})")
-    html, url, title, signs, fingerprint = await asyncio.gather(html_read, tab.current_url(), tab.page.title(), signs_read, fingerprint_of(tab))
+    secrets = scope.secret_values()
+    while True:
+        document = tab.document()
+        # A loaded page is the rule here (a navigation waited for its load), so the load check,
+        # the HTML, the URL, the title, the signs and the fingerprint go in one round of
+        # concurrent CDP calls on the tab's session, which the renderer answers in order: when
+        # the first says the document is complete, the others read it complete too. With no
+        # secret to cover, the capture overlaps them as well; a secret's mask changes the DOM,
+        # so the capture then waits for the reads. trafilatura (a worker thread) overlaps it.
+        capture = asyncio.ensure_future(_capture_png(tab, False)) if not secrets else None
+        try:
+            ready, html, url, title, signs, fingerprint = await asyncio.gather(
+                tab.evaluate("document.readyState"),
+                tab.evaluate("document.documentElement ? document.documentElement.outerHTML : ''"),
+                tab.current_url(),
+                tab.evaluate("document.title"),
+                tab.evaluate(f"{_PAGE_SIGNS}({VISIBLE_TEXT_CHARS})"),
+                fingerprint_of(tab),
+            )
+        except BaseException:
+            if capture is not None:
+                capture.cancel()
+                await asyncio.gather(capture, return_exceptions=True)
+            raise
+        if ready == "complete":
+            break
+        # Still loading: what was read is dropped; read again once it is loaded.
+        if capture is not None:
+            await asyncio.gather(capture, return_exceptions=True)
+        await wait_until_loaded(tab)
     html = str(html or "")
     limit = scope.policy.readable_html_limit_bytes
-    (png, _, _), (text, source, note) = await asyncio.gather(_capture_png(tab, False, scope.secret_values()), _readable_text(tab, html, url, limit))
+    (png, _, _), (text, source, note) = await asyncio.gather(
+        capture if capture is not None else _capture_png(tab, False, secrets), _readable_text(tab, html, url, limit)
+    )
     shot = scope.artifacts.put("screenshot", png, "image/png")
     inline, text_ref = _inline_or_artifact(scope, text)
     html_bytes = html.encode("utf-8")
@@ -210,7 +234,7 @@ async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
         tab_id=tab.tab_id,
         url=url,
         status=document.status if document.status is not None else tab.last_status,
-        title=title,
+        title=str(title or ""),
         text=inline,
         text_source=source,
         text_note=note,

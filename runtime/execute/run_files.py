@@ -67,9 +67,22 @@ def json_default(value: Any) -> Any:
 
 
 def write_json_atomically(path: Path, data: Any) -> None:
+    write_text_atomically(path, json.dumps(data, indent=2, ensure_ascii=False, default=json_default) + "\n")
+
+
+def write_text_atomically(path: Path, text: str) -> None:
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=json_default) + "\n", encoding="utf-8")
+    partial.write_text(text, encoding="utf-8")
     os.replace(partial, path)
+
+
+def indented_list(items: list[str]) -> str:
+    """What `json.dumps(values, indent=2)` writes for a list, from each value's own
+    `json.dumps(value, indent=2)`: a value's lines move in one level (JSON escapes every newline
+    inside a string, so each newline in an encoded value is a line break of the layout)."""
+    if not items:
+        return "[]"
+    return "[\n  " + ",\n  ".join(item.replace("\n", "\n  ") for item in items) + "\n]"
 
 
 class RunFiles:
@@ -85,6 +98,10 @@ class RunFiles:
         self.executions: list[ExecutionRecord] = []
         self.plan_data: dict[str, Any] = {}
         self._serialized: dict[int, dict[str, Any]] = {}
+        # Each record's JSON text, and the secrets it was redacted with: executions.json is
+        # rewritten as the run goes, and encoding only the records that changed keeps that cheap
+        # (json.dumps with indent runs in pure Python).
+        self._encoded: dict[int, tuple[tuple[str, ...], str]] = {}
         self._dirty = False
         self._written_at = 0.0
 
@@ -109,15 +126,32 @@ class RunFiles:
         if not self.executions or self.executions[-1] is not record:
             self.executions.append(record)
         self._serialized[id(record)] = self.secrets.redact(asdict(record))
+        self._encoded.pop(id(record), None)
         self._dirty = True
         if time.monotonic() - self._written_at >= EXECUTIONS_WRITE_INTERVAL_S:
             self.flush()
 
     def flush(self) -> None:
         if self._dirty:
-            self._write(self.run_dir / "executions.json", [self._serialized[id(r)] for r in self.executions if id(r) in self._serialized])
+            write_text_atomically(self.run_dir / "executions.json", self._executions_text() + "\n")
             self._dirty = False
             self._written_at = time.monotonic()
+
+    def _executions_text(self) -> str:
+        """executions.json as `_write` would write it, re-encoding only records changed (or
+        whose redaction changed: a secret learned since) since the last write."""
+        known = tuple(self.secrets.names)
+        texts = []
+        for record in self.executions:
+            key = id(record)
+            if key not in self._serialized:
+                continue
+            encoded = self._encoded.get(key)
+            if encoded is None or encoded[0] != known:
+                text = json.dumps(self.secrets.redact(self._serialized[key]), indent=2, ensure_ascii=False, default=json_default)
+                encoded = self._encoded[key] = (known, text)
+            texts.append(encoded[1])
+        return indented_list(texts)
 
     def write_output(self, data: dict[str, Any], valid: bool, errors: list[str]) -> None:
         self._write(self.run_dir / "output.json", {"data": data, "valid": valid, "errors": errors})

@@ -535,6 +535,15 @@ async def connect_browser(ws_endpoint: str, *, timeout_ms: int = 10_000) -> Brow
     shown = redact_endpoint(ws_endpoint)
     if problem := endpoint_problem(ws_endpoint):
         raise BrowserLaunchError(LaunchErrorCode.CONNECT_FAILED, f"--browser-ws {shown}: {problem}")
+    # pyppeteer.connect does not fail on a refused connection (its reader task only logs it), so it
+    # would wait out the whole timeout; a port nothing listens on is told at once instead.
+    parts = urlsplit(ws_endpoint)
+    try:
+        _, probe = await asyncio.wait_for(asyncio.open_connection(parts.hostname, parts.port or 80), timeout_ms / 1000)
+    except (OSError, asyncio.TimeoutError) as exc:
+        reason = "no answer" if isinstance(exc, asyncio.TimeoutError) else (exc.strerror or str(exc))
+        raise BrowserLaunchError(LaunchErrorCode.CONNECT_FAILED, f"could not connect to {shown}: {reason}") from None
+    probe.close()
     try:
         raw = await asyncio.wait_for(
             pyppeteer.connect(browserWSEndpoint=ws_endpoint), timeout_ms / 1000

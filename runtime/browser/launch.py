@@ -539,7 +539,7 @@ async def connect_browser(ws_endpoint: str, *, timeout_ms: int = 10_000) -> Brow
     # would wait out the whole timeout; a port nothing listens on is told at once instead.
     parts = urlsplit(ws_endpoint)
     try:
-        _, probe = await asyncio.wait_for(asyncio.open_connection(parts.hostname, parts.port or 80), timeout_ms / 1000)
+        _, probe = await asyncio.wait_for(asyncio.open_connection(parts.hostname, parts.port or (443 if parts.scheme == "wss" else 80)), timeout_ms / 1000)
     except (OSError, asyncio.TimeoutError) as exc:
         reason = "no answer" if isinstance(exc, asyncio.TimeoutError) else (exc.strerror or str(exc))
         raise BrowserLaunchError(LaunchErrorCode.CONNECT_FAILED, f"could not connect to {shown}: {reason}") from None

@@ -5,17 +5,15 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.request import urlopen
 
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
-from tests.fixtures.external_chromium import NO_MDNS_FLAG, WEBRTC_UDP_FLAG
+from tests.fixtures.external_chromium import RestartableChromium
 from tests.service.run_steps import *  # noqa: F403 - the shared real-run steps
 from tests.service.run_steps import serve_args, start_and_watch
 
@@ -117,52 +115,15 @@ def _switch_on(context: dict[str, Any]) -> None:
 # --- a Chromium the server attaches to -----------------------------------------------------------
 
 
-class ExternalChromium:
-    """Chromium started by hand with a DevTools port, as an operator does for --browser-ws."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-        self.process: subprocess.Popen[bytes] | None = None
-        self.starts = 0
-
-    def start(self) -> str:
-        self.starts += 1
-        profile = self.root / f"external-profile-{self.starts}"
-        profile.mkdir(parents=True)
-        self.process = subprocess.Popen(
-            [find_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-             "--remote-debugging-address=127.0.0.1", f"--remote-debugging-port={self.port}", f"--user-data-dir={profile}",
-             WEBRTC_UDP_FLAG, NO_MDNS_FLAG, "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        )
-        # With a fixed port Chromium writes no DevToolsActivePort: ask the port, as operators do.
-        deadline = time.monotonic() + CHROMIUM_START_CEILING
-        while True:
-            try:
-                with urlopen(f"http://127.0.0.1:{self.port}/json/version", timeout=5) as reply:
-                    return str(json.loads(reply.read())["webSocketDebuggerUrl"])
-            except OSError:
-                assert self.process.poll() is None and time.monotonic() < deadline, "the external Chromium did not start"
-                time.sleep(0.05)  # nothing to wait on but the port
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(30)
-
-
 @pytest.fixture
-def external_chromium(tmp_path: Path) -> Iterator[ExternalChromium]:
-    chromium = ExternalChromium(tmp_path / "external")
+def external_chromium(tmp_path: Path) -> Iterator[RestartableChromium]:
+    chromium = RestartableChromium(tmp_path / "external")
     yield chromium
     chromium.kill()
 
 
 @given("a Chromium listening for DevTools on a fixed loopback port")
-def _external(external_chromium: ExternalChromium, context: dict[str, Any]) -> None:
+def _external(external_chromium: RestartableChromium, context: dict[str, Any]) -> None:
     context["ws_endpoint"] = external_chromium.start()
 
 
@@ -173,12 +134,12 @@ def _attached_server(serve_processes: Any, tmp_path: Path, recipes_dir: Path, co
 
 
 @when("that Chromium is killed")
-def _kill_external(external_chromium: ExternalChromium) -> None:
+def _kill_external(external_chromium: RestartableChromium) -> None:
     external_chromium.kill()
 
 
 @when("a Chromium listens on that port again")
-def _restart_external(external_chromium: ExternalChromium, context: dict[str, Any]) -> None:
+def _restart_external(external_chromium: RestartableChromium, context: dict[str, Any]) -> None:
     assert external_chromium.start() != context["ws_endpoint"]  # a new browser id at the same address
 
 

@@ -3,10 +3,7 @@ Chromiums over their DevTools websockets (never more than two Chromiums in one t
 
 from __future__ import annotations
 
-import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,68 +12,28 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
-from urllib.request import urlopen
 
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
-from tests.fixtures.external_chromium import NO_MDNS_FLAG, WEBRTC_UDP_FLAG, external_chromium
+from tests.fixtures.external_chromium import WEBRTC_UDP_FLAG, RestartableChromium, external_chromium
 from tests.service.run_steps import *  # noqa: F403 - the shared real-run steps
 from tests.service.run_steps import SERVING, run_inputs, serve_args, start_and_watch
 
-from runtime.browser import find_chromium
 from runtime.service.cli import EXIT_CONFIG_ERROR
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 
 scenarios("service_browser_pool.feature")
 
 # Ceilings for a loaded machine, never expected durations.
-CHROMIUM_START_CEILING = 30.0
 # Reconnection waits out the endpoint's backoff (0.5 s doubling to 15 s between attempts).
 BACK_IN_POOL_CEILING = 120.0
 ENDPOINT_PREFIX = "browser endpoint "
 URL_PASSWORD = "pool-secret-7f3a9c"
 
 
-class PoolChromium:
-    """A Chromium started by hand on a fixed loopback DevTools port, as an operator starts one per
-    endpoint; it can be killed and started again on the same port (a new browser id)."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-        self.process: subprocess.Popen[bytes] | None = None
-        self.starts = 0
-
-    def start(self) -> str:
-        self.starts += 1
-        profile = self.root / f"profile-{self.starts}"
-        profile.mkdir(parents=True)
-        self.process = subprocess.Popen(
-            [find_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-             "--remote-debugging-address=127.0.0.1", f"--remote-debugging-port={self.port}", f"--user-data-dir={profile}",
-             WEBRTC_UDP_FLAG, NO_MDNS_FLAG, "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        )
-        deadline = time.monotonic() + CHROMIUM_START_CEILING
-        while True:
-            try:
-                with urlopen(f"http://127.0.0.1:{self.port}/json/version", timeout=5) as reply:
-                    return str(json.loads(reply.read())["webSocketDebuggerUrl"])
-            except OSError:
-                assert self.process.poll() is None and time.monotonic() < deadline, "the Chromium did not start"
-                time.sleep(0.05)  # nothing to wait on but the port
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(30)
-
-
 @pytest.fixture
-def pool_chromiums(tmp_path: Path) -> Iterator[list[PoolChromium]]:
-    chromiums = [PoolChromium(tmp_path / f"chromium-{n}") for n in (1, 2)]
+def pool_chromiums(tmp_path: Path) -> Iterator[list[RestartableChromium]]:
+    chromiums = [RestartableChromium(tmp_path / f"chromium-{n}") for n in (1, 2)]
     yield chromiums
     for chromium in chromiums:
         chromium.kill()
@@ -105,7 +62,7 @@ def with_password(url: str) -> str:
 
 @given("two Chromiums listening for DevTools on loopback")
 @given("two Chromiums listening for DevTools on fixed loopback ports")
-def _two_chromiums(pool_chromiums: list[PoolChromium], context: dict[str, Any]) -> None:
+def _two_chromiums(pool_chromiums: list[RestartableChromium], context: dict[str, Any]) -> None:
     context["endpoints"] = [chromium.start() for chromium in pool_chromiums]
 
 
@@ -164,18 +121,18 @@ def _redacted(context: dict[str, Any]) -> None:
 
 
 @when("the Chromium of the first endpoint is killed")
-def _kill_first(pool_chromiums: list[PoolChromium]) -> None:
+def _kill_first(pool_chromiums: list[RestartableChromium]) -> None:
     pool_chromiums[0].kill()
 
 
 @when("the Chromiums of both endpoints are killed")
-def _kill_both(pool_chromiums: list[PoolChromium]) -> None:
+def _kill_both(pool_chromiums: list[RestartableChromium]) -> None:
     for chromium in pool_chromiums:
         chromium.kill()
 
 
 @when("a Chromium listens on the first endpoint's port again")
-def _restart_first(pool_chromiums: list[PoolChromium], context: dict[str, Any]) -> None:
+def _restart_first(pool_chromiums: list[RestartableChromium], context: dict[str, Any]) -> None:
     assert pool_chromiums[0].start() != context["endpoints"][0]  # a new browser id at the same address
 
 

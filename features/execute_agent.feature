@@ -60,11 +60,11 @@ Feature: Agent steps let Gemini choose browser actions inside the recipe's guard
 
   @EXEC-020
   Scenario: A manual stop while the model is answering ends the run at once
-    Given the model will first take 4 seconds to answer
+    Given the model will first take 600 seconds to answer
     When I start "agent-quote" against the demo site
     And the model is answering
     And I stop the run
-    Then the run ends "stopped" with stop reason "manual_stop" within 2 seconds
+    Then the run ends "stopped" with stop reason "manual_stop" before the model answers
     And the agent step "find" ended "cancelled"
 
   @EXEC-021

@@ -128,17 +128,21 @@ def runner(loop_thread: LoopThread, shared_browser: Browser, tmp_path: Path) -> 
 
 
 
-@when("I stop the run", target_fixture="stopped_at")
-def stop_run(runner: ExecRunner) -> float:
+@when("I stop the run")
+def stop_run(runner: ExecRunner) -> None:
     runner.call(runner.last.handle.stop)
-    return time.monotonic()
 
 
-@then(parsers.parse('the run ends "{status}" with stop reason "{reason}" within {seconds:d} seconds'))
-def ends_within(runner: ExecRunner, stopped_at: float, status: str, reason: str, seconds: int) -> None:
-    record = runner.wait(runner.last, timeout=seconds)
-    assert time.monotonic() - stopped_at < seconds
-    assert (record.verdict.status.value, record.verdict.stop_reason.value) == (status, reason)
+# A ceiling for a stopped run to end on a loaded machine. The scenarios that use it make what the
+# run waits on last longer than this (or end with another stop reason), so a run that ends within
+# it, stopped, was ended by the stop and not by the thing it was waiting for.
+STOPPED_RUN_CEILING_SECONDS = 120.0
+
+
+@then(parsers.parse('the run ends "{status}" with stop reason "{reason}" before {awaited}'))
+def ends_before(runner: ExecRunner, status: str, reason: str, awaited: str) -> None:
+    record = runner.wait(runner.last, timeout=STOPPED_RUN_CEILING_SECONDS)
+    assert (record.verdict.status.value, record.verdict.stop_reason.value) == (status, reason), (awaited, record.verdict)
 
 
 @given("a Gemini server on loopback and an API key in the environment")
@@ -170,8 +174,6 @@ def span_tree(run_dir: Path) -> list[FlatSpan]:
 
 
 def wait_until(predicate: Any, timeout: float = 10.0, interval: float = 0.05) -> bool:
-    import time
-
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():

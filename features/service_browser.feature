@@ -28,7 +28,7 @@ Feature: The server always has a browser, and no browser outlives the server or 
   @SERVICE-030
   Scenario: A dropped --browser-ws connection is reconnected once that Chromium is back
     Given a Chromium listening for DevTools on a fixed loopback port
-    And a verity serve process attached to it with --browser-ws
+    And a verity serve process attached to it with --browser-ws, retrying a lost one at most every 1 second
     And a client running "service-article" gets a completed, verified verdict
     And a health watcher is watching the server
     When that Chromium is killed

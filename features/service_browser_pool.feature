@@ -21,7 +21,7 @@ Feature: verity serve spreads runs over a pool of attached browsers
   @SERVICE-063
   Scenario: A killed endpoint's run ends browser_crashed, new runs go to the other, and it is used again once it is back
     Given two Chromiums listening for DevTools on fixed loopback ports
-    And a verity serve process attached to both with --browser-ws given twice
+    And a verity serve process attached to both with --browser-ws given twice, retrying a lost one at most every 1 second
     And a health watcher is watching the server
     When a client starts "service-hang" and waits until it names its browser endpoint
     And the Chromium of the first endpoint is killed
@@ -31,10 +31,10 @@ Feature: verity serve spreads runs over a pool of attached browsers
     When a Chromium listens on the first endpoint's port again
     Then a run of "service-article" completes on the first endpoint again after its backoff
 
-  @SERVICE-063
+  @SERVICE-063 @SERVICE-066
   Scenario: With every endpoint down, health is NOT_SERVING and a run ends browser_crashed
     Given two Chromiums listening for DevTools on fixed loopback ports
-    And a verity serve process attached to both with --browser-ws given twice
+    And a verity serve process attached to both with --browser-ws given twice, retrying a lost one at most every 1 second
     And a health watcher is watching the server
     When the Chromiums of both endpoints are killed
     Then the health watcher sees NOT_SERVING
@@ -42,6 +42,7 @@ Feature: verity serve spreads runs over a pool of attached browsers
     When a Chromium listens on the first endpoint's port again
     Then the health watcher sees SERVING again
     And a client running "service-article" gets a completed, verified verdict from the first endpoint
+    And the server's log shows it tried again, waiting at most 1 second between attempts
 
   @SERVICE-064
   Scenario: A pool with an endpoint whose pages can send UDP around the fence does not start
@@ -60,3 +61,13 @@ Feature: verity serve spreads runs over a pool of attached browsers
       | an endpoints file            | an http URL                      | ws://          |
       | an endpoints file            | the URL already listed on line 2 | already listed |
       | a config file's browser_ws list | an http URL                   | ws://          |
+
+  @SERVICE-066
+  Scenario Outline: A retry cap outside 0.5 to 3600 seconds stops the server at start
+    When verity serve starts with browser_retry_max_seconds <value> given <how>
+    Then it exits with the configuration error code saying "browser_retry_max_seconds must be 0.5 to 3600, got <value>", without a traceback
+
+    Examples:
+      | value  | how                |
+      | 0.1    | in its config file |
+      | 7200.0 | as a flag          |

@@ -43,7 +43,21 @@ from runtime.policy import NetworkPolicy, OnBlocked
 _log = logging.getLogger(__name__)
 
 # Seconds between attempts to replace a browser; the first attempt is immediate, the last delay repeats.
-RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
+FIRST_RETRY_DELAY = 0.5
+DEFAULT_RETRY_MAX_SECONDS = 15.0
+
+
+def retry_delays_up_to(max_seconds: float) -> tuple[float, ...]:
+    """Delays doubling from half a second, capped at `max_seconds` (which then repeats)."""
+    delays: list[float] = []
+    delay = FIRST_RETRY_DELAY
+    while delay < max_seconds:
+        delays.append(delay)
+        delay *= 2
+    return (*delays, max_seconds)
+
+
+RETRY_DELAYS = retry_delays_up_to(DEFAULT_RETRY_MAX_SECONDS)
 
 
 class BrowserProvider:

@@ -72,6 +72,12 @@ def _register_serve(commands: argparse._SubParsersAction) -> None:
     serve.add_argument(
         "--browser-ws-file", type=Path, metavar="FILE", help="DevTools websockets to attach to, one URL per line (# comments)"
     )
+    serve.add_argument(
+        "--browser-retry-max-seconds",
+        type=float,
+        metavar="S",
+        help="the longest wait between attempts to get back a lost browser or endpoint (waits double from 0.5 s; default 15)",
+    )
     serve.add_argument("--tls-cert", type=Path, metavar="FILE", help="PEM certificate (chain) to serve TLS with")
     serve.add_argument("--tls-key", type=Path, metavar="FILE", help="PEM private key of --tls-cert")
     serve.add_argument(
@@ -124,6 +130,7 @@ def server_config_from_args(args: argparse.Namespace) -> Any:
         "shutdown_grace_seconds": args.grace_seconds,
         "lease_seconds": args.lease_seconds,
         "browser_ws_endpoints": browser_endpoints.endpoints_from_flags(args.browser_ws, args.browser_ws_file),
+        "browser_retry_max_seconds": args.browser_retry_max_seconds,
         "tls_cert": args.tls_cert,
         "tls_key": args.tls_key,
         "insecure": args.insecure,

@@ -18,6 +18,7 @@ from runtime.browser import LaunchErrorCode, LaunchOptions
 from runtime.browser.chromium_process import reap_stale_profiles
 from runtime.execute import BrowserProvider
 from runtime.execute.browser_pool import BrowserPool
+from runtime.execute.provider import DEFAULT_RETRY_MAX_SECONDS, retry_delays_up_to
 from runtime.browser.launch import endpoint_problem, redact_endpoint
 from runtime.service.agent_service import AgentServicer
 from runtime.service.auth import BearerTokenInterceptor, ServiceConfigError, check_bind_is_safe
@@ -36,6 +37,12 @@ _log = logging.getLogger(__name__)
 AGENT_SERVICE = agent_service_pb2.DESCRIPTOR.services_by_name["AgentService"].full_name
 RECIPE_SERVICE = recipe_service_pb2.DESCRIPTOR.services_by_name["RecipeService"].full_name
 STORE_SYNCHRONOUS_MODES = ("normal", "full")
+
+
+# Bounds of browser_retry_max_seconds: below the first wait it would hammer a dead endpoint; an
+# hour is the most anyone means.
+MIN_BROWSER_RETRY_SECONDS = 0.5
+MAX_BROWSER_RETRY_SECONDS = 3600.0
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,9 @@ class ServerConfig:
     # notified of (NOTIFY wakes it at once otherwise).
     lease_seconds: float = 15.0
     replica_poll_seconds: float = 2.0
+    # The longest wait between attempts to get back a browser that died or an endpoint that
+    # dropped (the waits double from 0.5 s up to it): how soon a recovered browser serves again.
+    browser_retry_max_seconds: float = DEFAULT_RETRY_MAX_SECONDS
 
     @property
     def uses_tls(self) -> bool:
@@ -111,6 +121,10 @@ class ServerConfig:
             raise ServiceConfigError(f"lease_seconds must be at least 1, got {self.lease_seconds}")
         if not 0 < self.replica_poll_seconds <= self.lease_seconds:
             raise ServiceConfigError(f"replica_poll_seconds must be more than 0 and at most lease_seconds, got {self.replica_poll_seconds}")
+        if not MIN_BROWSER_RETRY_SECONDS <= self.browser_retry_max_seconds <= MAX_BROWSER_RETRY_SECONDS:
+            raise ServiceConfigError(
+                f"browser_retry_max_seconds must be {MIN_BROWSER_RETRY_SECONDS:g} to {MAX_BROWSER_RETRY_SECONDS:g}, got {self.browser_retry_max_seconds}"
+            )
         if self.shutdown_grace_seconds < 0:
             raise ServiceConfigError(f"shutdown_grace_seconds must be 0 or more, got {self.shutdown_grace_seconds}")
         for endpoint in self.browser_ws_endpoints:
@@ -137,9 +151,13 @@ class VerityServer:
         if browser is not None:
             self._browser = browser
         elif config.browser_ws_endpoints:
-            self._browser = BrowserPool(config.browser_ws_endpoints)
+            self._browser = BrowserPool(config.browser_ws_endpoints, retry_delays=retry_delays_up_to(config.browser_retry_max_seconds))
         else:
-            self._browser = BrowserProvider(launch_options=LaunchOptions(profiles_dir=self.browser_profiles), supervise=True)
+            self._browser = BrowserProvider(
+                launch_options=LaunchOptions(profiles_dir=self.browser_profiles),
+                supervise=True,
+                retry_delays=retry_delays_up_to(config.browser_retry_max_seconds),
+            )
         self._owns_browser = browser is None
         self.port: int | None = None
         self.supervisor: RunSupervisor | None = None

@@ -127,9 +127,13 @@ def _external(external_chromium: RestartableChromium, context: dict[str, Any]) -
     context["ws_endpoint"] = external_chromium.start()
 
 
-@given("a verity serve process attached to it with --browser-ws", target_fixture="target")
-def _attached_server(serve_processes: Any, tmp_path: Path, recipes_dir: Path, context: dict[str, Any]) -> str:
-    context["process"] = process = serve_processes(*serve_args(tmp_path, recipes_dir, "--browser-ws", context["ws_endpoint"]))
+@given(
+    parsers.parse("a verity serve process attached to it with --browser-ws, retrying a lost one at most every {seconds:d} second"),
+    target_fixture="target",
+)
+def _attached_server(serve_processes: Any, tmp_path: Path, recipes_dir: Path, context: dict[str, Any], seconds: int) -> str:
+    retry = ("--browser-retry-max-seconds", str(seconds))
+    context["process"] = process = serve_processes(*serve_args(tmp_path, recipes_dir, "--browser-ws", context["ws_endpoint"], *retry))
     return process.target
 
 

@@ -4,6 +4,7 @@ Chromiums over their DevTools websockets (never more than two Chromiums in one t
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -81,11 +82,24 @@ def _serve_with_file(serve_processes: Any, tmp_path: Path, recipes_dir: Path, co
     return process.target
 
 
-@given("a verity serve process attached to both with --browser-ws given twice", target_fixture="target")
-def _serve_with_flags(serve_processes: Any, tmp_path: Path, recipes_dir: Path, context: dict[str, Any]) -> str:
+@given(
+    parsers.parse("a verity serve process attached to both with --browser-ws given twice, retrying a lost one at most every {seconds:d} second"),
+    target_fixture="target",
+)
+def _serve_with_flags(serve_processes: Any, tmp_path: Path, recipes_dir: Path, context: dict[str, Any], seconds: int) -> str:
     first, second = context["endpoints"]
-    context["process"] = process = serve_processes(*serve_args(tmp_path, recipes_dir, "--browser-ws", first, "--browser-ws", second))
+    retry = ("--browser-retry-max-seconds", str(seconds))
+    context["process"] = process = serve_processes(*serve_args(tmp_path, recipes_dir, "--browser-ws", first, "--browser-ws", second, *retry))
     return process.target
+
+
+RETRY_WAIT = re.compile(r"trying again in ([0-9.]+) s")
+
+
+@then(parsers.parse("the server's log shows it tried again, waiting at most {seconds:d} second between attempts"))
+def _retry_waits(context: dict[str, Any], seconds: int) -> None:
+    waits = [float(found) for found in RETRY_WAIT.findall(context["process"].text)]
+    assert waits and max(waits) <= seconds, waits
 
 
 # --- runs and their endpoints ----------------------------------------------------------------------
@@ -256,3 +270,22 @@ def _refused_list(context: dict[str, Any], says: str) -> None:
     assert done.returncode == EXIT_CONFIG_ERROR, shown
     assert f"{context['list_file']}:3" in done.stderr and says in done.stderr, shown
     assert "Traceback" not in shown and "listening on" not in shown and "bad-line-secret" not in shown, shown
+
+
+@when(parsers.parse("verity serve starts with browser_retry_max_seconds {value} given {how}"))
+def _serve_with_retry_cap(tmp_path: Path, context: dict[str, Any], value: str, how: str) -> None:
+    if how == "in its config file":
+        path = tmp_path / "serve.yaml"
+        path.write_text(f"browser_retry_max_seconds: {value}\n")
+        context["command"] = _verity_serve(tmp_path, "--config", str(path))
+    else:
+        assert how == "as a flag", how
+        context["command"] = _verity_serve(tmp_path, "--browser-retry-max-seconds", value)
+
+
+@then(parsers.parse('it exits with the configuration error code saying "{says}", without a traceback'))
+def _refused_saying(context: dict[str, Any], says: str) -> None:
+    done: subprocess.CompletedProcess[str] = context["command"]
+    shown = done.stdout + done.stderr
+    assert done.returncode == EXIT_CONFIG_ERROR and says in done.stderr, shown
+    assert "Traceback" not in shown and "listening on" not in shown, shown

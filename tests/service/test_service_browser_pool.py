@@ -78,7 +78,9 @@ def _endpoints_file(tmp_path: Path, context: dict[str, Any]) -> None:
 
 @given("a verity serve process attached with --browser-ws-file", target_fixture="target")
 def _serve_with_file(serve_processes: Any, tmp_path: Path, recipes_dir: Path, context: dict[str, Any]) -> str:
-    context["process"] = process = serve_processes(*serve_args(tmp_path, recipes_dir, "--browser-ws-file", str(context["endpoints_file"])))
+    # Its runs hang until the test ends: no grace period for them when the server is stopped then.
+    args = serve_args(tmp_path, recipes_dir, "--browser-ws-file", str(context["endpoints_file"]), "--grace-seconds", "0")
+    context["process"] = process = serve_processes(*args)
     return process.target
 
 

@@ -25,3 +25,16 @@ Feature: What a page changes by itself, however slowly, is never an act's effect
     When a run waits for "count 0" and clicks {"css": "#add"} 3 times with no expectation
     Then every run ends "completed"
     And every run's evidence says "count 3"
+
+  @VERDICT-018
+  Scenario: A click that only re-renders what was shown changes nothing
+    Given the churn page "rerender.html"
+    When 1 runs each wait for "Status: ready" and click {"css": "#rerender"} with no expectation
+    Then every run ends "verification_failed"
+
+  @VERDICT-018
+  Scenario: A click that re-renders the same way with new text completes
+    Given the churn page "rerender.html"
+    When 1 runs each wait for "Status: ready" and click {"css": "#update"} with no expectation
+    Then every run ends "completed"
+    And every run's evidence says "Status: updated"

@@ -14,6 +14,9 @@ moments each of its aspects changed: its content (text, child nodes) or an attri
   a carousel): the same change after the act is not the act's. A page's one-off update (a
   "loading..." shown once) is a single moment, so an act that later writes there still counts.
 
+- A write that leaves a node as it was (textContent, innerHTML, setAttribute or a text node's data
+  set to what it held, as frameworks re-render) is no change, here and for an act's effect.
+
 Memory stays bounded: KEEP moments per aspect, ASPECTS aspects per element, RECURRING elements.
 """
 
@@ -29,6 +32,19 @@ KEEP = 8
 ASPECTS = 16
 RECURRING = 500
 
+# Whether a MutationRecord left its node as it was: an attribute or text whose old value is the
+# current one, or children replaced by equal ones in the same places. The observer must be asked for
+# old values (OBSERVE_OPTIONS).
+UNCHANGED_JS = """(r) => {
+  if (r.type === 'attributes') return r.oldValue === r.target.getAttribute(r.attributeName);
+  if (r.type === 'characterData') return r.oldValue === r.target.data;
+  const gone = r.removedNodes, came = r.addedNodes;
+  if (!gone.length || gone.length !== came.length) return false;
+  for (let i = 0; i < gone.length; i++) if (!gone[i].isEqualNode(came[i])) return false;
+  return true;
+}"""
+OBSERVE_OPTIONS = "{subtree: true, childList: true, characterData: true, attributes: true, attributeOldValue: true, characterDataOldValue: true}"
+
 # Installs the ledger on globalThis of the world it runs in, once per document. `ledger.churn(now)`
 # lists [element, aspect, times] changed at 2+ idle moments in the RECENT_MS before `now`;
 # `ledger.beginAct()` / `ledger.endAct()` mark an act's own window.
@@ -37,12 +53,13 @@ _SOURCE = """(function (distinctMs, recentMs, keep, aspects, most) {
   const moments = new WeakMap();
   const recurring = new Map();
   const ledger = {doc: document, actingUntil: -1};
+  const unchanged = /*UNCHANGED*/;
   const note = (records) => {
     const now = performance.now();
     if (now < ledger.actingUntil || document.readyState === 'loading') return;
     for (const r of records) {
       const e = r.target.nodeType === 1 ? r.target : r.target.parentElement;
-      if (!e) continue;
+      if (!e || unchanged(r)) continue;
       const a = r.type === 'attributes' ? '@' + r.attributeName : 'content';
       let byAspect = moments.get(e);
       if (!byAspect) { byAspect = new Map(); moments.set(e, byAspect); }
@@ -63,7 +80,7 @@ _SOURCE = """(function (distinctMs, recentMs, keep, aspects, most) {
     }
   };
   ledger.observer = new MutationObserver(note);
-  ledger.observer.observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
+  ledger.observer.observe(document, /*OPTIONS*/);
   ledger.flush = () => note(ledger.observer.takeRecords());
   ledger.churn = (now) => {
     ledger.flush();
@@ -90,4 +107,5 @@ _SOURCE = """(function (distinctMs, recentMs, keep, aspects, most) {
 def ledger_script() -> str:
     """The ledger's installer as a statement (for Page.addScriptToEvaluateOnNewDocument and for a
     document that began before the tab was followed)."""
-    return f"{_SOURCE}({json.dumps(DISTINCT_MS)}, {json.dumps(RECENT_MS)}, {KEEP}, {ASPECTS}, {RECURRING});"
+    source = _SOURCE.replace("/*UNCHANGED*/", UNCHANGED_JS).replace("/*OPTIONS*/", OBSERVE_OPTIONS)
+    return f"{source}({json.dumps(DISTINCT_MS)}, {json.dumps(RECENT_MS)}, {KEEP}, {ASPECTS}, {RECURRING});"

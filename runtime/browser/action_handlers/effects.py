@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runtime.browser.action_handlers.kept_forms import judge_typed
-from runtime.browser.churn_ledger import RECENT_MS, ledger_script
+from runtime.browser.churn_ledger import OBSERVE_OPTIONS, RECENT_MS, UNCHANGED_JS, ledger_script
 from runtime.browser.document import DocumentIdentity
 from runtime.browser.tab import ResolvedElement, Tab
 
@@ -103,10 +103,12 @@ _INSTALL = """async function(kind, landmarks, baselineMs, recentMs, longestMs) {
     return null;
   };
   const inScope = (e) => watch.scopes.some((s) => s === e || s.contains(e));
+  // A write that leaves the node as it was (a framework re-rendering what is shown) is no change.
+  const unchanged = /*UNCHANGED*/;
   const handle = (records) => {
     for (const r of records) {
       const e = elementOf(r.target);
-      if (!e) continue;
+      if (!e || unchanged(r)) continue;
       const a = aspect(r);
       if (watch.phase === 'baseline') {
         if (!watch.churn.has(e)) watch.churn.set(e, new Set());
@@ -124,7 +126,7 @@ _INSTALL = """async function(kind, landmarks, baselineMs, recentMs, longestMs) {
   };
   watch.flush = () => handle(watch.observer.takeRecords());
   watch.observer = new MutationObserver(handle);
-  const options = {subtree: true, childList: true, characterData: true, attributes: true};
+  const options = /*OPTIONS*/;
   watch.observer.observe(doc, options);
   if (root !== doc && root.nodeType === 11) watch.observer.observe(root, options);
   globalThis.__verityEffect = watch;
@@ -154,7 +156,7 @@ _INSTALL = """async function(kind, landmarks, baselineMs, recentMs, longestMs) {
   watch.scroll = [scrollX, scrollY];
   return {scopes: scopes.slice(1).map(describe), baseline_churn: Array.from(watch.churn.keys()).slice(0, 10).map(describe),
           recurring_churn: recurring.slice(0, 10).map((e) => describe(e) + ' (' + watch.why.get(e) + ')')};
-}""".replace("/*LEDGER*/", ledger_script())
+}""".replace("/*LEDGER*/", ledger_script()).replace("/*UNCHANGED*/", UNCHANGED_JS).replace("/*OPTIONS*/", OBSERVE_OPTIONS)
 
 # Waits until nothing but baseline churn has changed for `quietMs` (or `maxMs` passed), then closes
 # the window in which a change anywhere in the document counts.

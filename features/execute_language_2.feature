@@ -21,7 +21,13 @@ Feature: The recipe language a newcomer reaches for: expressions, waits for what
   Scenario: A condition the page never meets ends the wait with timeout
     When I run "language2/until-never" against the fixture site
     Then the run ends "error" with stop reason "timeout"
-    And the state "forever" timed out saying "wait until {not: {text_includes: Language two}} timed out"
+    And the state "forever" timed out after its 800 ms saying "wait until {not: {text_includes: Language two}} timed out"
+
+  @VERDICT-019
+  Scenario: A page that cannot be read is never taken for one whose text went away
+    When I run "language2/gone-frozen" against the fixture site
+    Then the run ends "error" with stop reason "timeout"
+    And the state "gone" timed out after its 6000 ms saying "could not judge"
 
   @EXEC-055
   Scenario: Keys, a templated press, hover and person-written dates and times land

@@ -50,9 +50,15 @@ class ConditionCheck:
     document: dict[str, Any] | None = None
     # The condition as the recipe wrote it (before filling), for messages: `{not: {text_includes: x}}`.
     written: str = ""
+    # False when the page could not be asked (a read that timed out, a dead tab): the condition is
+    # then unknown, which fails it and also fails its `not`.
+    judged: bool = True
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        shown = asdict(self)
+        if self.judged:
+            del shown["judged"]
+        return shown
 
 
 @dataclass(frozen=True)
@@ -84,6 +90,9 @@ async def _judge(probe: ConditionProbe, condition: dict[str, Any], action_id: st
     values = probe.values
     if "not" in condition:
         inner = await _judge(probe, condition["not"], action_id)
+        if not inner.judged:
+            # What could not be read is not known to be false: its `not` does not hold either.
+            return ConditionCheck("not", False, {"not": inner.expected}, inner.observed, f"could not judge: {inner.message}", judged=False)
         message = f"{'not ' if inner.passed else ''}{inner.message}" if inner.message else ("it holds" if inner.passed else "it does not hold")
         return ConditionCheck("not", not inner.passed, {"not": inner.expected}, inner.observed, message)
     for check in VALUE_CHECKS:
@@ -116,7 +125,10 @@ async def _judge(probe: ConditionProbe, condition: dict[str, Any], action_id: st
         return await _ask_page(probe, "own_effect", "a change the act caused", action_id, "own_effect")
     if "page_changed" in condition:
         result = await probe.session.fingerprint(action_id=action_id, timeout_ms=probe.timeout_ms)
-        after = str(result.data.get("digest", "")) if result.ok else ""
+        if not result.ok:
+            error = f"{result.error_code.value if result.error_code else 'error'}: {result.error.message if result.error else ''}"
+            return ConditionCheck("page_changed", False, "a different page fingerprint", error, error, judged=False)
+        after = str(result.data.get("digest", ""))
         changed = bool(after) and after != probe.before
         return ConditionCheck("page_changed", changed, "a different page fingerprint", after[:16], "the page changed" if changed else "the page did not change")
     if "field_present" in condition:
@@ -138,9 +150,10 @@ async def _ask_page(probe: ConditionProbe, check: str, expected: Any, action_id:
     `expected` among them, hence the positional-only parameters)."""
     result = await probe.session.verify(driver_check, action_id=action_id, timeout_ms=probe.timeout_ms, **params)
     if not result.ok:
-        # The driver could not look (no such element, a dead tab): the condition does not hold.
+        # The driver could not look (a read that timed out, a dead tab; an absent element is an
+        # answer, not this): the condition is unknown, so it does not hold and neither does its `not`.
         error = f"{result.error_code.value if result.error_code else 'error'}: {result.error.message if result.error else ''}"
-        return ConditionCheck(check, False, expected, error, error)
+        return ConditionCheck(check, False, expected, error, error, judged=False)
     return ConditionCheck(
         check, bool(result.data.get("passed")), expected, result.data.get("observed"), str(result.data.get("message", "")), result.data.get("document")
     )

@@ -19,6 +19,10 @@ NESTED_RUN_TIMEOUT_SECONDS = 120
 PYTEST_INI = """\
 [pytest]
 bdd_features_base_dir = features/
+# The sample uses pytest-bdd, and pytest-xdist for the `-n` scenarios; nothing else installed in this
+# environment. Importing every installed plugin (hypothesis alone costs ~2 s) would dominate each nested run.
+# A project opts out of autoloading in its own ini; the gate passes its plugin with -p either way.
+addopts = --disable-plugin-autoload -p pytest-bdd -p xdist
 # pytest-bdd turns every tag into a mark; contract ids are not registered marks.
 filterwarnings =
     ignore::pytest.PytestUnknownMarkWarning

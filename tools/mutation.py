@@ -8,8 +8,9 @@ change (`<` for `<=`, another constant, a dropped argument...) and runs the TEST
 function against every variant. A variant the tests still pass on "survived": a bug they would
 miss. The score is (killed + timed out) / (all mutants - skipped).
 
-It then names the Then steps that killed no mutant of the code they cover: the steps of pytest-bdd
-scenarios whose every covering mutant survived (`tools/mutation_then_steps.py` says how).
+It then names the Then steps that killed no mutant of the code they cover: a second pass reruns
+each pytest-bdd scenario under the mutants of the functions it runs that some test detected, and
+notes which Then step failed; a step no mutant made fail is listed (`tools/mutation_then_steps.py`).
 
 mutmut works in the current directory (it writes `mutants/` and reads `setup.cfg`), so the script
 copies the project into a scratch directory first and the working tree stays untouched. This is a
@@ -33,7 +34,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tools.mutation_then_steps import CollectionFailed, ThenStepVerdicts, collect_then_steps, then_steps_that_killed_nothing  # noqa: E402
+from tools.mutation_then_steps import (  # noqa: E402
+    DETECTED,
+    CollectionFailed,
+    ThenStepVerdicts,
+    collect_then_steps,
+    covering_mutants,
+    find_kills,
+    kill_candidates,
+    then_steps_that_killed_nothing,
+)
 
 # What is mutated (globs relative to the repository) and which tests judge it. Edit these when the
 # modules move; the tests are the fast, Chromium-free ones that exercise the modules directly.
@@ -44,7 +54,7 @@ TESTS = ("tests/guard", "tests/execute/test_execute_units.py", "tests/verdict/te
 COPIED = ("runtime", "tests", "features", "contracts", "recipes", "proto", "pyproject.toml", "uv.lock")
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
 _RESULT_LINE = re.compile(r"^\s*(?P<mutant>\S+): (?P<status>.+)$")
-_DETECTED = ("killed", "timeout", "caught by type check")
+_DETECTED = (*DETECTED, "caught by type check")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,6 +89,7 @@ class MutationRun:
     statuses: dict[str, str]  # mutant name -> status, as `mutmut results` prints it
     seconds: float
     then_steps: ThenStepVerdicts
+    then_step_seconds: float  # the second pass, which finds the Then steps each mutant made fail
 
 
 class MutationRunFailed(Exception):
@@ -111,8 +122,12 @@ def run_mutants(workdir: Path, target: MutationTarget, max_children: int) -> Mut
     statuses = _statuses(workdir, mutmut)
     if not statuses:
         raise MutationRunFailed("mutmut reported no mutants; check MUTATED_MODULES")
-    then_steps = then_steps_that_killed_nothing(collect_then_steps(workdir, target.tests), _tests_by_function(workdir), statuses)
-    return MutationRun(statuses, round(seconds, 1), then_steps)
+    then_steps = collect_then_steps(workdir, target.tests)
+    covering = covering_mutants(then_steps, _tests_by_function(workdir), statuses)
+    started = time.monotonic()
+    kills = find_kills(workdir / "mutants", target.tests, kill_candidates(then_steps, covering, statuses))
+    verdicts = then_steps_that_killed_nothing(then_steps, covering, kills)
+    return MutationRun(statuses, round(seconds, 1), verdicts, round(time.monotonic() - started, 1))
 
 
 def _measure(workdir: Path, args: argparse.Namespace) -> int:
@@ -184,6 +199,7 @@ def _figures(run: MutationRun, max_children: int) -> dict[str, object]:
         "statuses": dict(counts.most_common()),
         "modules": {module: {"score": _score(module_counts), **module_counts} for module, module_counts in sorted(by_module.items())},
         "seconds": run.seconds,
+        "then_step_seconds": run.then_step_seconds,
         "max_children": max_children,
         "mutated": list(MUTATED_MODULES),
         "tests": list(TESTS),

@@ -219,7 +219,10 @@ def _module_of(mutant: str) -> str:
 
 
 def _print_figures(figures: dict[str, object]) -> None:
-    print(f"mutation score: {figures['score']}% of {figures['mutants']} mutants detected ({figures['seconds']} s)")
+    print(
+        f"mutation score: {figures['score']}% of {figures['mutants']} mutants detected"
+        f" ({figures['seconds']} s; Then-step pass {figures['then_step_seconds']} s)"
+    )
     print("  " + ", ".join(f"{count} {status}" for status, count in figures["statuses"].items()))
     for module, module_figures in figures["modules"].items():
         detail = ", ".join(f"{count} {status}" for status, count in module_figures.items() if status != "score")

@@ -369,7 +369,8 @@ class Browser:
                     os.killpg(process.pid, signal.SIGKILL)
                 await _exited(process, seconds=10)
         if self._profile is not None:
-            self._profile.remove()
+            # Hundreds of files: removed on a worker thread, so the loop goes on meanwhile.
+            await asyncio.to_thread(self._profile.remove)
 
 
 class StartingChromium:

@@ -264,6 +264,12 @@ class Browser:
         return self._process.pid if self._process is not None else None
 
     @property
+    def exit_code(self) -> int | None:
+        """The launched Chromium's exit status once it has exited (negative: the signal that ended
+        it); None while it runs, and when connected."""
+        return self._process.poll() if self._process is not None else None
+
+    @property
     def crashed(self) -> bool:
         """True when the connection dropped (or the process died) before `close()` was asked for."""
         return self._lost or (self.disconnected.is_set() and not self._closing)

@@ -3,10 +3,12 @@ on the event stream (`--json`), read from a real subprocess driving Chromium on 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -18,7 +20,9 @@ from typing import Any
 import pytest
 from pytest_bdd import scenarios, then, when
 
+from runtime.browser.launch import LaunchOptions, launch_browser
 from runtime.demo import DEMO_RECIPE, DemoSite
+from tests.fixtures.site_server import FixtureSite
 
 scenarios("execute_run_end.feature")
 
@@ -106,3 +110,61 @@ def profile_removed(seen: AtVerdict) -> None:
 def run_files_written(seen: AtVerdict) -> None:
     missing = {"report.html", "verdict.json"} - seen.run_files
     assert not missing, f"not yet written when the verdict was announced: {sorted(missing)} (there: {sorted(seen.run_files)})"
+
+
+@dataclass
+class Closed:
+    exit_code: int | None
+    profile: Path  # the named profile, or the directory the launch made its own profile in
+
+
+def _launch_open_close(options: LaunchOptions, url: str) -> int | None:
+    """Launch, open `url` in a context of its own, close; the Chromium's exit status."""
+
+    async def go() -> int | None:
+        browser = await launch_browser(options)
+        try:
+            context = await browser.create_context()
+            page = await context.newPage()
+            await page.goto(url)
+        finally:
+            await browser.close()
+        return browser.exit_code
+
+    return asyncio.run(go())
+
+
+@when("a Chromium launched in a profile of its own opens a page and is closed", target_fixture="closed")
+def own_profile_closed(site: FixtureSite, own_tmpdir: Path) -> Closed:
+    profiles = own_tmpdir / "profiles"
+    code = _launch_open_close(LaunchOptions(profiles_dir=profiles), site.url("/article.html"))
+    return Closed(code, profiles)
+
+
+@when("a Chromium launched in a named profile directory opens a page and is closed", target_fixture="closed")
+def named_profile_closed(site: FixtureSite, own_tmpdir: Path) -> Closed:
+    named = own_tmpdir / "named-profile"
+    named.mkdir()
+    return Closed(_launch_open_close(LaunchOptions(user_data_dir=str(named)), site.url("/article.html")), named)
+
+
+@then("its process was ended by SIGKILL")
+def killed(closed: Closed) -> None:
+    assert closed.exit_code == -signal.SIGKILL, f"exit status {closed.exit_code}"
+
+
+@then("its profile directory is gone")
+def own_profile_gone(closed: Closed) -> None:
+    assert closed.profile.is_dir(), "the launch made no profiles directory: nothing was checked"
+    left = sorted(p.name for p in closed.profile.iterdir())
+    assert left == [], f"profiles left behind: {left}"
+
+
+@then("its process exited with status 0")
+def exited_cleanly(closed: Closed) -> None:
+    assert closed.exit_code == 0, f"exit status {closed.exit_code}"
+
+
+@then("the named profile directory holds Chromium's \"Local State\"")
+def profile_kept(closed: Closed) -> None:
+    assert (closed.profile / "Local State").is_file(), sorted(p.name for p in closed.profile.iterdir())

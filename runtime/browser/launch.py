@@ -264,6 +264,12 @@ class Browser:
         return self._process.pid if self._process is not None else None
 
     @property
+    def exit_code(self) -> int | None:
+        """The launched Chromium's exit status once it has exited (negative: the signal that ended
+        it); None while it runs, and when connected."""
+        return self._process.poll() if self._process is not None else None
+
+    @property
     def crashed(self) -> bool:
         """True when the connection dropped (or the process died) before `close()` was asked for."""
         return self._lost or (self.disconnected.is_set() and not self._closing)
@@ -342,7 +348,9 @@ class Browser:
         self._stop_on_close.pop(key, None)
 
     async def close(self) -> None:
-        """Stop what registered `on_close`, then close (launched) or disconnect from (connected) Chromium."""
+        """Stop what registered `on_close`, then end Chromium: one we launched in a profile of our own
+        is killed with its process group and the profile removed, one in a named profile is closed,
+        one we connected to is disconnected from and left running."""
         if self._closed:
             return
         if self.disconnected.is_set() or self.process_died:
@@ -354,14 +362,22 @@ class Browser:
                 await asyncio.wait_for(stop(), timeout=5)
             except Exception:  # noqa: BLE001 - closing must proceed even if one stop is wedged
                 pass
+        # A Chromium in a profile of our own is killed, not asked to close: on a close it writes
+        # its profile out (history, preferences, caches), which is removed right after, and that
+        # took most of the run's end (BENCHMARKS.md, "Run start"). A profile the caller named is
+        # theirs to keep: that Chromium closes the ordinary way.
+        throwaway = self._launched and self._profile is not None
         try:
-            if self._launched:
+            if self._launched and not throwaway:
                 await asyncio.wait_for(self._raw.close(), timeout=10)
             else:
                 await asyncio.wait_for(self._raw.disconnect(), timeout=10)
         except Exception:  # noqa: BLE001 - the process may already be gone; kill below
             pass
         process = self._process
+        if process is not None and throwaway:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)  # the browser leads its own process group
         if process is not None:
             if not await _exited(process, seconds=10):
                 # The browser leads its own process group: take its helpers with it.
@@ -369,7 +385,8 @@ class Browser:
                     os.killpg(process.pid, signal.SIGKILL)
                 await _exited(process, seconds=10)
         if self._profile is not None:
-            self._profile.remove()
+            # Hundreds of files: removed on a worker thread, so the loop goes on meanwhile.
+            await asyncio.to_thread(self._profile.remove)
 
 
 class StartingChromium:

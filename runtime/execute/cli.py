@@ -151,6 +151,7 @@ async def _execute(
         handle = start_run(
             recipe, inputs, run_id=run_id, run_dir=run_dir, events=events, browser=provider, registry=registry,
             tracer_provider=tracing.provider, labels=labels, secret_inputs=secret_inputs,
+            close_browser=True,  # one run: its end closes Chromium while the report is written
         )
         # Ctrl-C stops the run cleanly (manual_stop) instead of killing it mid-write.
         loop.add_signal_handler(signal.SIGINT, handle.stop)

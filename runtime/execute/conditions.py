@@ -16,8 +16,6 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-import yaml
-
 from runtime.browser import BrowserSession
 from runtime.execute.value_conditions import VALUE_CHECKS, judge_value
 from runtime.execute.values import RunValues, locator_of
@@ -83,6 +81,9 @@ async def check_condition(probe: ConditionProbe, condition: dict[str, Any], acti
 
 def condition_as_written(condition: dict[str, Any]) -> str:
     """A condition in the recipe's own words, as one line of YAML: `{not: {value_equals: {value: '{vars.x}', to: '0'}}}`."""
+    # Imported here: a run without conditions (most one-page reads) never pays PyYAML's import.
+    import yaml
+
     return yaml.safe_dump(condition, default_flow_style=True, sort_keys=False, allow_unicode=True, width=10_000).strip()
 
 

@@ -130,6 +130,7 @@ def start_run(
     labels: dict[str, str] | None = None,
     allow_private_network: bool | None = None,
     secret_inputs: set[str] | frozenset[str] = frozenset(),
+    close_browser: bool = False,
 ) -> RunHandle:
     """Start a run in the running event loop and return at once.
 
@@ -143,6 +144,8 @@ def start_run(
     (it replaces the recipe's own `target.allow_private_network` and listed private hosts); None
     for a recipe run by its author. `secret_inputs` names inputs that are secret besides those
     the recipe marks `secret: true` (those given as `@env:NAME`); see `run_secrets`.
+    `close_browser` hands `browser` to the run (one run per provider, as `verity run` has): the run
+    closes it as it finishes, as it does a Chromium it launched itself.
     """
     loop = asyncio.get_running_loop()
     run_dir = Path(run_dir)
@@ -160,7 +163,7 @@ def start_run(
     handle = RunHandle(run_id, run_dir, approvals)
     events.emit(StatusChanged(status=TaskState.CREATED, detail=f"recipe {recipe.name} {recipe.version}"))
     handle.task = loop.create_task(
-        _run(handle, recipe, inputs, run_dir, events, browser, registry, files, thumbnails, spans, approvals, allow_private_network),
+        _run(handle, recipe, inputs, run_dir, events, browser, registry, files, thumbnails, spans, approvals, allow_private_network, close_browser),
         name=f"verity-run-{run_id}",
     )
     return handle
@@ -179,9 +182,10 @@ async def _run(
     spans: RunSpans,
     approvals: ApprovalDesk,
     allow_private_network: bool | None,
+    close_browser: bool = False,
 ) -> FinalVerdict:
     started = time.perf_counter()
-    own_provider: BrowserProvider | None = None
+    own_provider: BrowserProvider | None = provider if close_browser else None
     session: BrowserSession | None = None
     walk: PlanWalk | None = None
     end: RunEnd
@@ -289,47 +293,53 @@ async def _finish(
             await asyncio.wait_for(session.stop(), timeout=5)
         except (Exception, asyncio.CancelledError):  # noqa: BLE001 - a dead browser cannot be stopped; the verdict matters more
             pass
-    if own_provider is not None:
-        try:
-            await asyncio.wait_for(own_provider.close(), timeout=15)
-        except (Exception, asyncio.CancelledError):  # noqa: BLE001
-            pass
-    final_state = end.stop_reason.final_state
-    verified = end.stop_reason is StopReason.COMPLETED
-    verdict = FinalVerdict(
-        status=final_state,
-        stop_reason=end.stop_reason,
-        verified=verified,
-        summary=end.summary,
-        blocker_kind=end.blocker_kind,
-        evidence=end.evidence,
-    )
-    extra: dict[str, Any] = {"duration_ms": round((time.perf_counter() - started) * 1000, 1), "run_id": events.run_id, "trace_id": events.trace_id}
+    # Chromium takes a while to exit and its profile to be removed; the run directory and the
+    # report do not need it, so they are written meanwhile. The verdict still waits for it: a run
+    # that announced its end has no browser left.
+    closing = asyncio.ensure_future(asyncio.wait_for(own_provider.close(), timeout=15)) if own_provider is not None else None
     try:
-        if walk is not None:
-            ctx = walk.context
-            # The session is stopped: every request its context sent has been judged.
-            ctx.network.finish()
-            extra["blocked_requests"] = ctx.network.summary()
-            extra["executed_states"] = ctx.budget.executed
-            extra["replans_used"] = ctx.recovery.replans_used
-            extra["intent_guard"] = ctx.guard.metadata()
-            if session_record:
-                extra["session"] = session_record
-            if ctx.findings.output_valid is None:
-                files.write_output(ctx.findings.data, False, [f"the run ended ({end.stop_reason.value}) before output validation"])
-        files.flush()
-        files.write_verdict(verdict, extra)
-    except OSError as error:
+        final_state = end.stop_reason.final_state
+        verified = end.stop_reason is StopReason.COMPLETED
         verdict = FinalVerdict(
-            status=TaskState.ERROR, stop_reason=StopReason.EXECUTE_ERROR, verified=False,
-            summary=f"{end.summary}; and the run directory could not be written: {error}", blocker_kind=end.blocker_kind, evidence=end.evidence,
+            status=final_state,
+            stop_reason=end.stop_reason,
+            verified=verified,
+            summary=end.summary,
+            blocker_kind=end.blocker_kind,
+            evidence=end.evidence,
         )
-    events.remove_listener(thumbnails.on_event)
-    try:
-        report = await write_run_report(files.run_dir, thumbnails.thumbnails)
+        extra: dict[str, Any] = {"duration_ms": round((time.perf_counter() - started) * 1000, 1), "run_id": events.run_id, "trace_id": events.trace_id}
+        try:
+            if walk is not None:
+                ctx = walk.context
+                # The session is stopped: every request its context sent has been judged.
+                ctx.network.finish()
+                extra["blocked_requests"] = ctx.network.summary()
+                extra["executed_states"] = ctx.budget.executed
+                extra["replans_used"] = ctx.recovery.replans_used
+                extra["intent_guard"] = ctx.guard.metadata()
+                if session_record:
+                    extra["session"] = session_record
+                if ctx.findings.output_valid is None:
+                    files.write_output(ctx.findings.data, False, [f"the run ended ({end.stop_reason.value}) before output validation"])
+            files.flush()
+            files.write_verdict(verdict, extra)
+        except OSError as error:
+            verdict = FinalVerdict(
+                status=TaskState.ERROR, stop_reason=StopReason.EXECUTE_ERROR, verified=False,
+                summary=f"{end.summary}; and the run directory could not be written: {error}", blocker_kind=end.blocker_kind, evidence=end.evidence,
+            )
+        events.remove_listener(thumbnails.on_event)
+        try:
+            report = await write_run_report(files.run_dir, thumbnails.thumbnails)
+        finally:
+            thumbnails.thumbnails.close()
     finally:
-        thumbnails.thumbnails.close()
+        if closing is not None:
+            try:
+                await closing
+            except (Exception, asyncio.CancelledError):  # noqa: BLE001 - a browser that will not close does not change the verdict
+                pass
     if report is not None:
         events.emit(report)
     events.emit(StatusChanged(status=final_state, detail=end.stop_reason.value))

@@ -12,8 +12,6 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from PIL import Image, UnidentifiedImageError
-
 THUMBNAIL_WIDTH = 360
 JPEG_QUALITY = 72
 # A run's screenshots are viewport-sized; anything far larger is not one of ours.
@@ -74,6 +72,10 @@ class Thumbnails:
 
     def _make(self, path: Path) -> tuple[str | None, tuple[int, int] | None]:
         """(data: URI or None, full size or None); runs on any thread and touches no state."""
+        # Imported here, so on the worker thread of a run's first screenshot rather than with
+        # the executor, before the run starts.
+        from PIL import Image, UnidentifiedImageError
+
         size: tuple[int, int] | None = None
         try:
             with Image.open(path) as image:

@@ -190,6 +190,15 @@ class BrowserProvider:
         `on_blocked` hears each refusal."""
         browser = await self.start()
         policy = SessionPolicy(network=network)
+        try:
+            return await open_session(browser, session_id, artifacts=ArtifactStore(run_dir), policy=policy, on_blocked=on_blocked)
+        except Exception:
+            # The browser died while the session opened (its death not yet seen when start()
+            # handed it out): a browser of our own is replaced and the session opened once more
+            # there. Anything else, or a browser that is still alive, is the caller's error.
+            if not (self._owns_browser and await _died(browser)):
+                raise
+        browser = await self.start()
         return await open_session(browser, session_id, artifacts=ArtifactStore(run_dir), policy=policy, on_blocked=on_blocked)
 
     async def close(self) -> None:
@@ -210,3 +219,18 @@ class BrowserProvider:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.close()
+
+
+# How long a session that failed to open waits to see its browser's connection drop, when that is
+# why it failed (a ceiling: a killed Chromium's websocket closes at once).
+DEATH_NOTICE_SECONDS = 5.0
+
+
+async def _died(browser: Browser) -> bool:
+    if browser.crashed or browser.process_died:
+        return True
+    try:
+        await asyncio.wait_for(browser.disconnected.wait(), DEATH_NOTICE_SECONDS)
+    except asyncio.TimeoutError:
+        return False
+    return browser.crashed or browser.process_died

@@ -10,9 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from tools.mutation import MutationRun, MutationTarget, run_mutants
+
+# A ceiling of its own, not an expected duration: real mutmut and a pytest per mutant, about a
+# minute on an idle machine with four workers.
+pytestmark = pytest.mark.timeout(900)
 
 scenarios("gate_mutation_then_steps.feature")
 

@@ -19,6 +19,9 @@ from tests.verdict.honesty_runs import CaseOutcome, Tally, run_corpus
 
 scenarios("verdict_honesty_runs.feature")
 
+# A ceiling of its own, not an expected duration: every corpus case is a real run: about 50 s on an idle machine with four workers, several minutes on a loaded one.
+pytestmark = pytest.mark.timeout(900)
+
 
 @pytest.fixture
 def corpus() -> dict[str, Any]:

@@ -194,13 +194,24 @@ class _JsonLines:
         self.stream.flush()
 
 
+PRINTED_CHARS = 2_000
+"""The most of the summary and of the output the final lines print; the files hold the rest."""
+
+
+def _folded(text: str, whole_in: str) -> str:
+    """`text`, or its first PRINTED_CHARS characters and a line naming how much was left out and where it is."""
+    if len(text) <= PRINTED_CHARS:
+        return text
+    return f"{text[:PRINTED_CHARS]}\n… {len(text) - PRINTED_CHARS:,} more characters not printed; the whole is in {whole_in}"
+
+
 def _print_verdict(verdict: FinalVerdict, run_dir: Path) -> None:
     data = payload_to_dict(verdict)
     print(f"\nverdict: {data['status']} ({data['stop_reason']}, exit {verdict.stop_reason.exit_code})" + (f", blocker {data['blocker_kind']}" if data["blocker_kind"] else ""))
-    print(f"summary: {verdict.summary}")
     output = run_dir / "output.json"
+    print(f"summary: {_folded(verdict.summary, str(run_dir / 'verdict.json'))}".replace("\n", "\n         "))
     if output.exists():
-        print(f"output:  {output.read_text(encoding='utf-8').strip()}".replace("\n", "\n         "))
+        print(f"output:  {_folded(output.read_text(encoding='utf-8').strip(), str(output))}".replace("\n", "\n         "))
     print(f"run dir: {run_dir}")
     report = run_dir / REPORT_FILE
     if report.exists():

@@ -8,11 +8,13 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 from pytest_bdd import parsers, scenarios, then, when
 
 from runtime.demo import DEMO_RECIPE, DemoSite
+from runtime.demo.loopback import LoopbackSite
 from tests.execute.conftest import RECIPES, span_tree
 from tests.fixtures.site_server import FixtureSite
 
@@ -149,3 +151,84 @@ def demo_trace(command: Command) -> None:
     executed = json.loads((command.run_dir / "verdict.json").read_text(encoding="utf-8"))["executed_states"]
     assert len(states) == executed and all(s.name.startswith("verity.state ") for s in states)
     assert {s.attributes["verity.state.kind"] for s in states} >= {"navigate", "replan.search", "extract", "verify"}
+
+
+LONG_TEXT_RECIPE = """\
+name: long-text
+version: "1"
+goal: read the long text
+inputs:
+  site: {type: string}
+target:
+  start_url: "{site}/long.html"
+  allowed_domains: ["127.0.0.1"]
+plan:
+  - id: open
+    navigate: "{start_url}"
+  - id: read
+    extract:
+      fields:
+        text: {css: "#long"}
+  - id: check
+    verify:
+      - field_present: text
+  - id: done
+    close: {summary: read the long text}
+"""
+
+
+class LongTextSite(LoopbackSite):
+    """Serves /long.html: one element holding `text`."""
+
+    text = ""
+
+    class handler(BaseHTTPRequestHandler):  # noqa: N801 - LoopbackSite's attribute name
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+            pass
+
+        def do_GET(self) -> None:  # noqa: N802 - stdlib name
+            payload = f'<!doctype html><title>Long</title><p id="long">{LongTextSite.text}</p>'.encode()
+            self.send_response(200 if self.path == "/long.html" else 404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+
+@when(parsers.parse('I run "verity run" on a recipe that extracts a {size:d} character text from a loopback page'), target_fixture="command")
+def run_long_text(tmp_path: Path, size: int) -> Command:
+    words = " ".join(f"w{n:06d}" for n in range(size // 8))
+    LongTextSite.text = words + "x" * (size - len(words))
+    (tmp_path / "long-text.yaml").write_text(LONG_TEXT_RECIPE, encoding="utf-8")
+    out = tmp_path / "run"
+    with LongTextSite() as site:
+        return verity(["run", str(tmp_path / "long-text.yaml"), "-i", f"site=http://127.0.0.1:{site.port}", "--out", str(out)], out, timeout=180)
+
+
+def _printed(stdout: str, label: str) -> str:
+    """What the closing line `label` printed, its continuation lines unindented."""
+    lines = stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(label))
+    block = [lines[start][len(label):]]
+    for line in lines[start + 1:]:
+        if not line.startswith(" " * len(label)):
+            break
+        block.append(line[len(label):])
+    return "\n".join(block)
+
+
+@then("the summary and the output lines each print 2000 characters of it, then how many were left out and the file that holds the whole")
+def long_values_folded(command: Command) -> None:
+    summary = json.loads((command.run_dir / "verdict.json").read_text(encoding="utf-8"))["summary"]
+    output = (command.run_dir / "output.json").read_text(encoding="utf-8").strip()
+    assert len(summary) > 200_000 and len(output) > 200_000
+    for label, whole, holder in (("summary: ", summary, "verdict.json"), ("output:  ", output, "output.json")):
+        notice = f"… {len(whole) - 2000:,} more characters not printed; the whole is in {command.run_dir / holder}"
+        assert _printed(command.stdout, label).endswith(whole[:2000] + "\n" + notice), command.stdout[-3000:]
+    assert len(command.stdout) < 8_000, len(command.stdout)
+
+
+@then("output.json holds the whole text")
+def output_whole(command: Command) -> None:
+    data = json.loads((command.run_dir / "output.json").read_text(encoding="utf-8"))["data"]
+    assert data["text"] == LongTextSite.text

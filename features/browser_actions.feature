@@ -21,6 +21,13 @@ Feature: Browser actions do what they say on real pages
     When I open a URL on a port nobody listens on
     Then the action fails with "navigation_failed"
 
+  @BROWSER-036
+  Scenario: A page that replaces its document while Verity reads it is reported as the page it moved to
+    Given a browser session
+    When I open "/moves_on.html"
+    Then the action succeeds
+    And the reported page is "/target.html" titled "Popup target"
+
   @BROWSER-012
   Scenario: A user fills in and submits a form with every kind of target
     Given a browser session showing "/form.html"

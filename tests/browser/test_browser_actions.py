@@ -20,6 +20,12 @@ def _status(harness: SessionHarness, status: int) -> None:
     assert last(harness).data["status"] == status
 
 
+@then(parsers.parse('the reported page is "{path}" titled "{title}"'))
+def _reported_page(harness: SessionHarness, site: FixtureSite, path: str, title: str) -> None:
+    data = last(harness).data
+    assert (data["url"], data["title"]) == (site.url(path), title), data
+
+
 @when("I open a URL on a port nobody listens on")
 def _refused(harness: SessionHarness) -> None:
     with socket.socket() as probe:  # a port that was free a moment ago and has no listener

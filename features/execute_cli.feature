@@ -37,7 +37,7 @@ Feature: Running recipes from the command line
 
   @EXEC-073
   Scenario: A run whose output is long prints its beginning and names the files that hold the whole
-    When I run "verity run" on a recipe that extracts a 200000 character text from a loopback page
+    When I run "verity run" on a recipe that extracts a 20000 character text from a loopback page
     Then the command exits 0
     And the summary and the output lines each print 2000 characters of it, then how many were left out and the file that holds the whole
     And output.json holds the whole text

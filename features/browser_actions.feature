@@ -28,6 +28,13 @@ Feature: Browser actions do what they say on real pages
     Then the action succeeds
     And the reported page is "/target.html" titled "Popup target"
 
+  @BROWSER-036
+  Scenario: Preparing a page that replaces its document while it is read prepares the page it moved to
+    Given a browser session showing "/moves_on.html?reads=1"
+    When I prepare the page
+    Then the action succeeds
+    And the prepared page is "/target.html" titled "Popup target", its screenshot and text from that page
+
   @BROWSER-012
   Scenario: A user fills in and submits a form with every kind of target
     Given a browser session showing "/form.html"

@@ -52,6 +52,26 @@ class BrowserActionError(Exception):
         self.error = ActionError(code=code, message=message, details=details)
 
 
+# How Chromium words a CDP call whose document was replaced under it (a page's own late
+# navigation), by the moment the document went. Measured on 156: a title read during a navigation
+# the read itself started fails "Inspected target navigated or closed", the next read "Execution
+# context was destroyed"; a screenshot taken while the new document commits fails "Not attached
+# to an active page".
+_DOCUMENT_REPLACED = (
+    "execution context was destroyed",
+    "cannot find context with specified id",
+    "inspected target navigated or closed",
+    "not attached to an active page",
+)
+
+
+def document_replaced(exc: BaseException) -> bool:
+    """Whether `exc` says only that the page's document was replaced while it was read: reading
+    the next document may succeed."""
+    text = str(exc).lower()
+    return any(phrase in text for phrase in _DOCUMENT_REPLACED)
+
+
 class LaunchErrorCode(str, Enum):
     CHROMIUM_NOT_FOUND = "chromium_not_found"
     LAUNCH_FAILED = "launch_failed"

@@ -18,7 +18,7 @@ from runtime.browser.actions import Target
 from runtime.browser.churn_ledger import ledger_script
 from runtime.browser.document import DocumentIdentity
 from runtime.browser.document_tracking import DocumentTracker
-from runtime.browser.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.errors import ActionErrorCode, BrowserActionError, document_replaced
 from runtime.browser.observation import Snapshot, SnapshotElement
 from runtime.browser.locate import locate
 from runtime.browser.snapshot_capture import (
@@ -166,7 +166,7 @@ class Tab:
                     if await self.evaluate("document.readyState") == "complete":
                         break
                 except Exception as exc:  # noqa: BLE001 - the context went with the old document
-                    if "context" not in str(exc).lower() and "destroyed" not in str(exc).lower():
+                    if not document_replaced(exc):
                         raise
             await asyncio.sleep(0.05)
         return {"navigated": True, "url": self.documents.url, "loaded": not self.documents.loading}

@@ -191,6 +191,14 @@ def _prepare(harness: SessionHarness) -> None:
     remember(harness, harness.run(harness.session.prepare_page()))
 
 
+@then(parsers.parse('the prepared page is "{path}" titled "{title}", its screenshot and text from that page'))
+def _prepared_moved(harness: SessionHarness, site: FixtureSite, path: str, title: str) -> None:
+    prepared = last(harness).value
+    assert (prepared.url, prepared.title) == (site.url(path), title), prepared
+    assert "This page was opened in another tab." in prepared.text and "moves on" not in prepared.text, prepared.text
+    assert harness.artifacts.read(prepared.screenshot)[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 @then("the prepared page has a PNG screenshot artifact")
 def _prepared_screenshot(harness: SessionHarness) -> None:
     prepared = last(harness).value

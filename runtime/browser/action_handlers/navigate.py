@@ -8,7 +8,7 @@ from typing import Any
 from runtime.browser.action_handlers.params import required_str, str_param
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.actions import Action
-from runtime.browser.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.errors import ActionErrorCode, BrowserActionError, document_replaced
 from runtime.browser.policy import SessionPolicy
 from runtime.browser.tab import Tab
 
@@ -44,14 +44,7 @@ async def navigate(tab: Tab, policy: SessionPolicy, url: str) -> dict[str, Any]:
 
 
 # Reading the title runs a script in the document; a page that moves on by itself right after its
-# load (a timer setting location.href) can replace the document during that read. Chromium words
-# that three ways, by the moment the document went: measured on 156 with a title getter that
-# navigates, "Inspected target navigated or closed" first, then "Execution context was destroyed".
-_DOCUMENT_REPLACED = (
-    "Execution context was destroyed",
-    "Cannot find context with specified id",
-    "Inspected target navigated or closed",
-)
+# load (a timer setting location.href) can replace the document during that read.
 _REREAD_PAUSE_S = 0.05
 
 
@@ -63,7 +56,7 @@ async def _title(tab: Tab) -> str:
         try:
             return await tab.page.title()
         except Exception as exc:
-            if not any(text in str(exc) for text in _DOCUMENT_REPLACED) or tab.remaining_ms() <= _REREAD_PAUSE_S * 1000:
+            if not document_replaced(exc) or tab.remaining_ms() <= _REREAD_PAUSE_S * 1000:
                 raise
         await asyncio.sleep(_REREAD_PAUSE_S)
 

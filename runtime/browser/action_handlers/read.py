@@ -15,6 +15,7 @@ from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.action_handlers.verify import fingerprint_of
 from runtime.browser.action_handlers.wait import wait_until_loaded
 from runtime.browser.actions import Action, Target
+from runtime.browser.errors import document_replaced
 from runtime.browser.observation import Observation, PageSigns, PreparedPage, Snapshot
 from runtime.browser.snapshot_pages import SnapshotQuery
 from runtime.browser.tab import Tab
@@ -173,17 +174,12 @@ async def prepare_page(scope: ActionScope, action: Action) -> Result:
         try:
             prepared = await _prepare_once(scope, tab)
         except Exception as exc:  # noqa: BLE001 - only a context lost to a new document is retried
-            if attempt == PREPARE_ATTEMPTS or not _document_went_away(exc):
+            if attempt == PREPARE_ATTEMPTS or not document_replaced(exc):
                 raise
             continue
         if prepared.document is not None and prepared.document.same_document(tab.document()):
             break
     return prepared.to_dict(), prepared
-
-
-def _document_went_away(exc: Exception) -> bool:
-    text = str(exc).lower()
-    return "context" in text and ("destroyed" in text or "find" in text)
 
 
 async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:

@@ -21,6 +21,13 @@ Feature: Browser actions do what they say on real pages
     When I open a URL on a port nobody listens on
     Then the action fails with "navigation_failed"
 
+  @BROWSER-037
+  Scenario: A page that redefines the DOM for its own scripts cannot change what extract reads
+    Given a browser session showing "/cloaked.html"
+    When I extract every ".price" and the one ".price:first-child"
+    Then the action succeeds
+    And extract read "$2,000.00" and "$2,100.00" for every price, and "$2,000.00" for the first
+
   @BROWSER-036
   Scenario: A page that replaces its document while Verity reads it is reported as the page it moved to
     Given a browser session

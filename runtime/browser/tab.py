@@ -127,6 +127,23 @@ class Tab:
             raise BrowserActionError(ActionErrorCode.SCRIPT_FAILED, _exception_text(reply["exceptionDetails"]))
         return reply["result"].get("value")
 
+    async def evaluate_isolated(self, expression: str) -> Any:
+        """Evaluate in the top document's isolated world (the DOM, without the page's own
+        scripts: a page that redefines `querySelectorAll` or `innerText` does not reach it) and
+        return the JSON value."""
+        for attempt in (1, 2):
+            try:
+                context_id = await self.worlds.context_for((await self.worlds.frames())[0])
+                reply = await self.worlds.evaluate(context_id, expression)
+                break
+            except Exception as exc:  # noqa: BLE001 - the world went with a document replaced in place
+                if attempt == 2 or "context" not in str(exc).lower():
+                    raise
+                self.worlds.reset()
+        if "exceptionDetails" in reply:
+            raise BrowserActionError(ActionErrorCode.SCRIPT_FAILED, _exception_text(reply["exceptionDetails"]))
+        return reply["result"].get("value")
+
     async def call_on(self, element: ResolvedElement, function: str, *args: Any) -> Any:
         """Call `function` with `this` = the element; args are JSON values; returns JSON."""
         reply = await self.cdp.send(

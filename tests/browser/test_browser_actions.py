@@ -118,6 +118,16 @@ def _extract_by_targets(harness: SessionHarness, label: str, role: str, name: st
     assert result.ok, result.error
 
 
+@when(parsers.parse('I extract every "{selector}" and the one "{single}"'))
+def _extract_all_and_first(harness: SessionHarness, selector: str, single: str) -> None:
+    remember(harness, harness.run(harness.session.extract({"all": {"selector": selector, "all": True}, "first": single})))
+
+
+@then(parsers.parse('extract read "{first}" and "{second}" for every price, and "{one}" for the first'))
+def _extracted_all_and_first(harness: SessionHarness, first: str, second: str, one: str) -> None:
+    assert last(harness).data["fields"] == {"all": [first, second], "first": one}, last(harness).data
+
+
 @when(parsers.parse('I extract the field "{field}" by ref "{label}"'))
 def _extract_by_ref(harness: SessionHarness, field: str, label: str) -> None:
     remember(harness, harness.run(harness.session.extract({field: {"target": {"ref": harness.results[f"ref:{label}"]}}})))

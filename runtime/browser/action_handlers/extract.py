@@ -124,7 +124,9 @@ async def extract(scope: ActionScope, action: Action) -> Result:
     values: dict[str, Any] = {}
     if batch:
         try:
-            values = await tab.evaluate(f"{_EXTRACT_FIELDS}({json.dumps(batch)})")
+            # In the isolated world, as every other read: the page's own scripts cannot stand in
+            # for the DOM they show.
+            values = await tab.evaluate_isolated(f"{_EXTRACT_FIELDS}({json.dumps(batch)})")
         except BrowserActionError as exc:
             raise invalid(f"bad selector in params.fields: {exc.error.message}") from None
     found: dict[str, Any] = {}

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from runtime.browser.actions import Target
 from runtime.browser.churn_ledger import ledger_script
@@ -34,6 +34,8 @@ from runtime.browser.snapshot_pages import PAGE_FRAME_CHARS, REF_PATTERN, Snapsh
 
 if TYPE_CHECKING:
     from pyppeteer.page import Page
+
+T = TypeVar("T")
 
 # How long (x 10 ms) a gesture's navigation request may take to be reported.
 NAVIGATION_NOTICE_POLLS = 5
@@ -123,26 +125,30 @@ class Tab:
             "Runtime.evaluate",
             {"expression": expression, "returnByValue": True, "awaitPromise": True},
         )
-        if "exceptionDetails" in reply:
-            raise BrowserActionError(ActionErrorCode.SCRIPT_FAILED, _exception_text(reply["exceptionDetails"]))
-        return reply["result"].get("value")
+        return _script_value(reply)
 
     async def evaluate_isolated(self, expression: str) -> Any:
         """Evaluate in the top document's isolated world (the DOM, without the page's own
         scripts: a page that redefines `querySelectorAll` or `innerText` does not reach it) and
         return the JSON value."""
-        for attempt in (1, 2):
-            try:
-                context_id = await self.worlds.context_for((await self.worlds.frames())[0])
-                reply = await self.worlds.evaluate(context_id, expression)
-                break
-            except Exception as exc:  # noqa: BLE001 - the world went with a document replaced in place
-                if attempt == 2 or "context" not in str(exc).lower():
-                    raise
-                self.worlds.reset()
-        if "exceptionDetails" in reply:
-            raise BrowserActionError(ActionErrorCode.SCRIPT_FAILED, _exception_text(reply["exceptionDetails"]))
-        return reply["result"].get("value")
+        async def in_top_world() -> dict[str, Any]:
+            context_id = await self.worlds.context_for((await self.worlds.frames())[0])
+            return await self.worlds.evaluate(context_id, expression)
+
+        return _script_value(await self._in_live_worlds(in_top_world))
+
+    async def _in_live_worlds(self, operation: Callable[[], Awaitable[T]]) -> T:
+        """`operation`, run once more on fresh isolated worlds when a world it used went with a
+        document replaced in place (a javascript: URL keeps the loader id the worlds are keyed by)."""
+        try:
+            return await operation()
+        except BrowserActionError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the frame's world went with its document
+            if "context" not in str(exc).lower():
+                raise
+        self.worlds.reset()
+        return await operation()
 
     async def call_on(self, element: ResolvedElement, function: str, *args: Any) -> Any:
         """Call `function` with `this` = the element; args are JSON values; returns JSON."""
@@ -156,9 +162,7 @@ class Tab:
                 "awaitPromise": True,
             },
         )
-        if "exceptionDetails" in reply:
-            raise BrowserActionError(ActionErrorCode.SCRIPT_FAILED, _exception_text(reply["exceptionDetails"]))
-        return reply["result"].get("value")
+        return _script_value(reply)
 
     async def settle_navigation(self, started_before: int, before: DocumentIdentity) -> dict[str, Any]:
         """After a gesture: when it started a navigation of the top frame, wait (within the
@@ -326,17 +330,8 @@ class Tab:
         `not_found` / `ambiguous_target` / `invalid_params`."""
         if target.ref:
             return await self._resolve_ref(target.ref)
-        for attempt in range(2):
-            try:
-                found = await locate(self.worlds, self.cdp, target)
-                return ResolvedElement(found.object_id, found.how)
-            except BrowserActionError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - the frame's world went with its document
-                if attempt == 1 or "context" not in str(exc).lower():
-                    raise
-                self.worlds.reset()
-        raise AssertionError("unreachable")
+        found = await self._in_live_worlds(lambda: locate(self.worlds, self.cdp, target))
+        return ResolvedElement(found.object_id, found.how)
 
     async def _resolve_ref(self, ref: str) -> ResolvedElement:
         match = REF_PATTERN.match(ref)
@@ -381,6 +376,14 @@ class Tab:
 
 def _ref_number(ref: str) -> int:
     return int(ref.rsplit(":e", 1)[1])
+
+
+def _script_value(reply: dict[str, Any]) -> Any:
+    """The JSON value a Runtime.evaluate / callFunctionOn reply returned, or its exception as
+    script_failed."""
+    if "exceptionDetails" in reply:
+        raise BrowserActionError(ActionErrorCode.SCRIPT_FAILED, _exception_text(reply["exceptionDetails"]))
+    return reply["result"].get("value")
 
 
 def _exception_text(details: dict[str, Any]) -> str:

@@ -198,20 +198,21 @@ PRINTED_CHARS = 2_000
 """The most of the summary and of the output the final lines print; the files hold the rest."""
 
 
-def _folded(text: str, whole_in: str) -> str:
-    """`text`, or its first PRINTED_CHARS characters and a line naming how much was left out and where it is."""
-    if len(text) <= PRINTED_CHARS:
-        return text
-    return f"{text[:PRINTED_CHARS]}\n… {len(text) - PRINTED_CHARS:,} more characters not printed; the whole is in {whole_in}"
+def _closing_line(label: str, text: str, whole_in: str) -> str:
+    """`label` and `text`, its continuation lines under the text; past PRINTED_CHARS characters,
+    a last line says how much was left out and that `whole_in` holds the whole."""
+    if len(text) > PRINTED_CHARS:
+        text = f"{text[:PRINTED_CHARS]}\n… {len(text) - PRINTED_CHARS:,} more characters not printed; the whole is in {whole_in}"
+    return label + text.replace("\n", "\n" + " " * len(label))
 
 
 def _print_verdict(verdict: FinalVerdict, run_dir: Path) -> None:
     data = payload_to_dict(verdict)
     print(f"\nverdict: {data['status']} ({data['stop_reason']}, exit {verdict.stop_reason.exit_code})" + (f", blocker {data['blocker_kind']}" if data["blocker_kind"] else ""))
+    print(_closing_line("summary: ", verdict.summary, str(run_dir / "verdict.json")))
     output = run_dir / "output.json"
-    print(f"summary: {_folded(verdict.summary, str(run_dir / 'verdict.json'))}".replace("\n", "\n         "))
     if output.exists():
-        print(f"output:  {_folded(output.read_text(encoding='utf-8').strip(), str(output))}".replace("\n", "\n         "))
+        print(_closing_line("output:  ", output.read_text(encoding="utf-8").strip(), str(output)))
     print(f"run dir: {run_dir}")
     report = run_dir / REPORT_FILE
     if report.exists():

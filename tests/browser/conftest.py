@@ -21,7 +21,7 @@ from tests.fixtures.site_server import FixtureSite
 @pytest.fixture
 def harness(loop_thread: LoopThread, shared_browser: Browser, tmp_path: Path) -> Iterator[SessionHarness]:
     if shared_browser.crashed:
-        pytest.fail("the shared browser crashed in an earlier test")
+        pytest.fail(f"the shared browser crashed in an earlier test (Chromium pid {shared_browser.pid}, exit status {shared_browser.exit_code})")
     artifacts = ArtifactStore(tmp_path / "run")
     events: list[TabEvent] = []
     session = loop_thread.run(open_session(shared_browser, artifacts=artifacts, on_tab_event=events.append))

@@ -7,15 +7,16 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
+import pytest
 from pytest_bdd import parsers, scenarios, then, when
 
 from runtime.demo import DEMO_RECIPE, DemoSite
-from runtime.demo.loopback import LoopbackSite
 from tests.execute.conftest import RECIPES, span_tree
+from tests.fixtures.one_page_site import OnePageSite
 from tests.fixtures.site_server import FixtureSite
 
 scenarios("execute_cli.feature")
@@ -177,32 +178,22 @@ plan:
 """
 
 
-class LongTextSite(LoopbackSite):
-    """Serves /long.html: one element holding `text`."""
+LONG_PAGE = '<!doctype html><title>Long</title><p id="long">{}</p>'
 
-    text = ""
 
-    class handler(BaseHTTPRequestHandler):  # noqa: N801 - LoopbackSite's attribute name
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
-            pass
-
-        def do_GET(self) -> None:  # noqa: N802 - stdlib name
-            payload = f'<!doctype html><title>Long</title><p id="long">{LongTextSite.text}</p>'.encode()
-            self.send_response(200 if self.path == "/long.html" else 404)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+@pytest.fixture
+def long_page() -> Iterator[OnePageSite]:
+    with OnePageSite("/long.html") as site:
+        yield site
 
 
 @when(parsers.parse('I run "verity run" on a recipe that extracts a {size:d} character text from a loopback page'), target_fixture="command")
-def run_long_text(tmp_path: Path, size: int) -> Command:
+def run_long_text(tmp_path: Path, long_page: OnePageSite, size: int) -> Command:
     words = " ".join(f"w{n:06d}" for n in range(size // 8))
-    LongTextSite.text = words + "x" * (size - len(words))
+    long_page.html = LONG_PAGE.format(words + "x" * (size - len(words)))
     (tmp_path / "long-text.yaml").write_text(LONG_TEXT_RECIPE, encoding="utf-8")
     out = tmp_path / "run"
-    with LongTextSite() as site:
-        return verity(["run", str(tmp_path / "long-text.yaml"), "-i", f"site=http://127.0.0.1:{site.port}", "--out", str(out)], out, timeout=180)
+    return verity(["run", str(tmp_path / "long-text.yaml"), "-i", f"site=http://127.0.0.1:{long_page.port}", "--out", str(out)], out, timeout=180)
 
 
 def _printed(stdout: str, label: str) -> str:
@@ -229,6 +220,6 @@ def long_values_folded(command: Command) -> None:
 
 
 @then("output.json holds the whole text")
-def output_whole(command: Command) -> None:
+def output_whole(command: Command, long_page: OnePageSite) -> None:
     data = json.loads((command.run_dir / "output.json").read_text(encoding="utf-8"))["data"]
-    assert data["text"] == LongTextSite.text
+    assert LONG_PAGE.format(data["text"]) == long_page.html

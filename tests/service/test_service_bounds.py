@@ -6,7 +6,6 @@ import json
 import re
 from collections.abc import Iterator
 from html import escape
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +13,9 @@ import pytest
 
 from google.protobuf.json_format import MessageToDict
 from pytest_bdd import given, parsers, scenarios, then, when
+from tests.fixtures.one_page_site import OnePageSite
 from tests.service.service_harness import ServedServer, running
 
-from runtime.demo.loopback import LoopbackSite
 from runtime.events import AgentState, FinalVerdict, GuardrailTripped, StatusChanged, StepFinished, StructuredOutput, ToolUsed
 from runtime.outcomes import BlockerKind, StopReason, TaskState
 from runtime.service.client import VerityClient
@@ -232,28 +231,9 @@ plan:
 """
 
 
-class BigPageSite(LoopbackSite):
-    """Serves /big.html: a page whose one element holds `text`."""
-
-    text = ""
-
-    class handler(BaseHTTPRequestHandler):  # noqa: N801 - LoopbackSite's attribute name
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
-            pass
-
-        def do_GET(self) -> None:  # noqa: N802 - stdlib name
-            body = f'<!doctype html><html><head><meta charset="utf-8"><title>Long text</title></head><body><h1>Long text</h1><pre id="big">{escape(BigPageSite.text)}</pre></body></html>'
-            payload = body.encode("utf-8")
-            self.send_response(200 if self.path == "/big.html" else 404)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-
 @pytest.fixture
-def big_page() -> Iterator[BigPageSite]:
-    with BigPageSite() as site:
+def big_page() -> Iterator[OnePageSite]:
+    with OnePageSite("/big.html") as site:
         yield site
 
 
@@ -261,8 +241,9 @@ def big_page() -> Iterator[BigPageSite]:
     parsers.parse("a verity serve process with the default message limit, and a loopback page holding a {size:d} byte text"),
     target_fixture="target",
 )
-def _served_big_page(serve_processes: Any, tmp_path: Path, big_page: BigPageSite, context: dict[str, Any], size: int) -> str:
-    BigPageSite.text = context["text"] = large_text(size, "page").replace("\n", " ")
+def _served_big_page(serve_processes: Any, tmp_path: Path, big_page: OnePageSite, context: dict[str, Any], size: int) -> str:
+    context["text"] = text = large_text(size, "page").replace("\n", " ")
+    big_page.html = f'<!doctype html><html><head><meta charset="utf-8"><title>Long text</title></head><body><h1>Long text</h1><pre id="big">{escape(text)}</pre></body></html>'
     process = serve_processes(
         "--store", str(tmp_path / "proc" / "verity.db"), "--runs-dir", str(tmp_path / "proc" / "runs"), "--recipes-dir", str(tmp_path),
         "--allow-private-network",
@@ -272,7 +253,7 @@ def _served_big_page(serve_processes: Any, tmp_path: Path, big_page: BigPageSite
 
 
 @when("a client runs a recipe that extracts that text with Run")
-def _run_big(target: str, big_page: BigPageSite, context: dict[str, Any]) -> None:
+def _run_big(target: str, big_page: OnePageSite, context: dict[str, Any]) -> None:
     with VerityClient(target) as client:
         context["events"] = list(client.run(recipe_yaml=BIG_FIELD_RECIPE, inputs={"site": f"http://127.0.0.1:{big_page.port}"}))
 

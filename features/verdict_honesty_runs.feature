@@ -12,3 +12,10 @@ Feature: Every honesty corpus case ends as its label says when it really runs
     And no case ends completed against its label
     And no benign case fails
     And every case ends with its labelled stop reason, blocker kind, evidence and values
+
+  @BROWSER-038
+  Scenario: A page that tells its own scripts another title, text or markup than it shows cannot make a run pass
+    Given the honesty corpus's cloaking cases
+    When every case runs in Chromium against the corpus site
+    Then no case ends completed against its label
+    And every case ends with its labelled stop reason, blocker kind, evidence and values

@@ -555,10 +555,10 @@ class FrameWorlds:
     def forget(self, frame: dict[str, Any]) -> None:
         self._contexts.pop((frame["id"], frame.get("loaderId", "")), None)
 
-    async def evaluate(self, context_id: int, expression: str, *, by_value: bool = True) -> dict[str, Any]:
+    async def evaluate(self, context_id: int, expression: str, *, by_value: bool = True, await_promise: bool = False) -> dict[str, Any]:
         return await self._cdp.send(
             "Runtime.evaluate",
-            {"expression": expression, "contextId": context_id, "returnByValue": by_value},
+            {"expression": expression, "contextId": context_id, "returnByValue": by_value, "awaitPromise": await_promise},
         )
 
 

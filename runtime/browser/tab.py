@@ -120,22 +120,26 @@ class Tab:
     # ----------------------------------------------------------------- scripting
 
     async def evaluate(self, expression: str) -> Any:
-        """Evaluate in the top document's main world and return the JSON value."""
-        reply = await self.cdp.send(
-            "Runtime.evaluate",
-            {"expression": expression, "returnByValue": True, "awaitPromise": True},
-        )
-        return _script_value(reply)
-
-    async def evaluate_isolated(self, expression: str) -> Any:
-        """Evaluate in the top document's isolated world (the DOM, without the page's own
-        scripts: a page that redefines `querySelectorAll` or `innerText` does not reach it) and
-        return the JSON value."""
+        """Evaluate in the top document's isolated world and return the JSON value (a promise is
+        awaited). The isolated world has the DOM without the page's own scripts: a page that
+        redefines `document.title`, `innerText` or `querySelectorAll` for its scripts cannot
+        change what Verity reads, checks and reports (features/verdict_honesty_runs.feature)."""
         async def in_top_world() -> dict[str, Any]:
             context_id = await self.worlds.context_for((await self.worlds.frames())[0])
-            return await self.worlds.evaluate(context_id, expression)
+            return await self.worlds.evaluate(context_id, expression, await_promise=True)
 
         return _script_value(await self._in_live_worlds(in_top_world))
+
+    async def ready_state(self) -> str:
+        """`document.readyState`, read in the page's own world: the one read that is not
+        evidence. A page that lies about it only makes Verity wait, or read a document whose
+        reads are then tied to their document anyway; and it is the read through which a page's
+        own script can replace the document mid-read (tests/fixtures/site/moves_on.html)."""
+        reply = await self.cdp.send(
+            "Runtime.evaluate",
+            {"expression": "document.readyState", "returnByValue": True, "awaitPromise": True},
+        )
+        return str(_script_value(reply))
 
     async def _in_live_worlds(self, operation: Callable[[], Awaitable[T]]) -> T:
         """`operation`, run once more on fresh isolated worlds when a world it used went with a
@@ -184,7 +188,7 @@ class Tab:
                 return {"navigated": False, "navigation_requested": True}
             if committed and not self.documents.loading:
                 try:
-                    if await self.evaluate("document.readyState") == "complete":
+                    if await self.ready_state() == "complete":
                         break
                 except Exception as exc:  # noqa: BLE001 - the context went with the old document
                     if not document_replaced(exc):

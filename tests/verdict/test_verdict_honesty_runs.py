@@ -33,6 +33,14 @@ def the_corpus(corpus: dict[str, Any]) -> None:
     corpus["labels"] = load_labels()
 
 
+@given("the honesty corpus's cloaking cases")
+def the_cloaking_cases(corpus: dict[str, Any]) -> None:
+    # A keyword wall, a login wall, a verify on text and one on the title: each page redefines
+    # what its own scripts read (tests/fixtures/honesty/pages/cloak).
+    corpus["labels"] = [label for label in load_labels() if label.id.startswith("cloak-")]
+    assert len(corpus["labels"]) >= 4
+
+
 @pytest.fixture(scope="module")
 def honesty_site() -> Iterator[HonestySite]:
     with HonestySite() as site:

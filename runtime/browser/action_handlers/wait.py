@@ -27,7 +27,7 @@ _SELECTOR_VISIBLE = """((css) => {
 
 async def wait_until_loaded(tab: Tab) -> None:
     while True:
-        if await tab.evaluate("document.readyState") == "complete":
+        if await tab.ready_state() == "complete":
             return
         if tab.remaining_ms() < 100:
             raise BrowserActionError(

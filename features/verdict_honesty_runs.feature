@@ -15,7 +15,21 @@ Feature: Every honesty corpus case ends as its label says when it really runs
 
   @BROWSER-038
   Scenario: A page that tells its own scripts another title, text or markup than it shows cannot make a run pass
-    Given the honesty corpus's cloaking cases
+    Given the honesty corpus's "cloak-" cases
     When every case runs in Chromium against the corpus site
     Then no case ends completed against its label
+    And every case ends with its labelled stop reason, blocker kind, evidence and values
+
+  @BROWSER-039
+  Scenario: A verify passes on a text or an element a person can see, not on one drawn invisibly
+    Given the honesty corpus's "unseen-" cases
+    When every case runs in Chromium against the corpus site
+    Then no case ends completed against its label
+    And every case ends with its labelled stop reason, blocker kind, evidence and values
+
+  @BROWSER-039
+  Scenario: Text below the fold or further down a scrolling box is text the page shows
+    Given the honesty corpus's "seen-" cases
+    When every case runs in Chromium against the corpus site
+    Then no benign case fails
     And every case ends with its labelled stop reason, blocker kind, evidence and values

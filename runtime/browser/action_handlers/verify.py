@@ -11,6 +11,7 @@ from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.actions import Action
 from runtime.browser.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.observation import PageFingerprint, VerifyOutcome
+from runtime.browser.shown import SHOWN_HELPERS, SHOWN_TEXT_SCRIPT
 from runtime.browser.tab import Tab
 
 _FINGERPRINT_SCRIPT = """(() => {
@@ -44,12 +45,11 @@ async def page_fingerprint(scope: ActionScope, action: Action) -> Result:
     return fingerprint.to_dict(), fingerprint
 
 
-_ELEMENT_STATE = """function() {
-  const r = this.getBoundingClientRect();
-  const style = getComputedStyle(this);
+# `visible` is "shown" (runtime/browser/shown.py): a person could see it, scrolling if need be.
+_ELEMENT_STATE = """function() {""" + SHOWN_HELPERS + """
   return {
     exists: this.isConnected,
-    visible: this.isConnected && r.width > 0 && r.height > 0 && style.visibility !== 'hidden' && style.display !== 'none',
+    visible: this.isConnected && shownElement(this) && shownRects(this.getClientRects()),
     enabled: !this.disabled,
     // An <option> is checked when it is chosen, as Playwright's checked state has it.
     checked: this.tagName === 'OPTION' ? this.selected : !!this.checked,
@@ -70,7 +70,7 @@ async def verify(scope: ActionScope, action: Action) -> Result:
         outcome = VerifyOutcome(check, passed, value, url, f"url {url} {'matches' if passed else 'does not match'} {value!r}")
     elif check == "text_present":
         value = required_str(params, "value")
-        body = " ".join(str(await tab.evaluate("document.body ? document.body.innerText : ''") or "").split())
+        body = " ".join(str(await tab.evaluate(SHOWN_TEXT_SCRIPT) or "").split())
         passed = " ".join(value.split()) in body
         outcome = VerifyOutcome(check, passed, value, body[:300],
                                 f"text {value!r} {'is' if passed else 'is not'} on the page")

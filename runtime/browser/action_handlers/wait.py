@@ -10,6 +10,7 @@ from runtime.browser.action_handlers.params import enum_param, int_param, invali
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.actions import Action, WaitKind
 from runtime.browser.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.shown import SHOWN_TEXT_SCRIPT
 from runtime.browser.tab import Tab
 
 POLL_SECONDS = 0.05
@@ -90,8 +91,8 @@ async def wait(scope: ActionScope, action: Action) -> Result:
         pattern = re.compile(value) if (kind is WaitKind.URL and params.get("regex")) else None
         while True:
             if kind is WaitKind.TEXT_INCLUDES:
-                body = await tab.evaluate("document.body ? document.body.innerText : ''")
-                satisfied = value in str(body or "")
+                shown = " ".join(str(await tab.evaluate(SHOWN_TEXT_SCRIPT) or "").split())
+                satisfied = " ".join(value.split()) in shown
             else:
                 url = await tab.current_url()
                 satisfied = bool(pattern.search(url)) if pattern else value in url

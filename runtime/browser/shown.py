@@ -1,0 +1,101 @@
+"""What a person can see on a page: the scripts that judge whether an element, or a text, is shown.
+
+`innerText` and a non-empty bounding box are not enough for a check that a page *shows* something:
+text at opacity 0, in a transparent colour, at font size 0, clipped into a 1 px box or placed
+where no scrolling reaches is in both, and a page that wants a check to pass can put any claim
+there. An element or a text counts as shown here when:
+
+- it and its ancestors are rendered, visible and not fully transparent (`checkVisibility` with
+  opacity and visibility);
+- for a text, its glyphs are painted in a colour that is not fully transparent
+  (`-webkit-text-fill-color`, which follows `color` unless a page sets it);
+- it has a box of at least 1 x 1 px that starts inside the page, right of and below its origin
+  (text below the fold, or further down a scrolling box, is shown: a person scrolls to it);
+- no ancestor clips it away: a box under 2 px wide or high that hides its overflow, or a `clip`
+  rectangle of no area.
+
+Everything runs in the driver's isolated world (`Tab.evaluate`), so a page's own scripts cannot
+redefine what these read. Playwright's `isVisible` counts opacity 0 as visible; a verification
+here is stricter on purpose: it is evidence that a person would see the claim.
+"""
+
+from __future__ import annotations
+
+# Defines `shownElement(el)`, `shownRects(rects)` and `opaque(colour)` in the script it opens.
+SHOWN_HELPERS = """
+  const clipCache = new Map();
+  const noArea = (value) => {
+    const parts = (value.match(/-?[\\d.]+/g) || []).map(Number);
+    return parts.length === 4 && (parts[1] - parts[3] <= 0 || parts[2] - parts[0] <= 0);
+  };
+  const clipsAway = (el) => {
+    // The root's and the body's overflow apply to the viewport, which scrolls.
+    if (el === document.documentElement || el === document.body) return false;
+    const style = getComputedStyle(el);
+    if (style.display === 'contents') return false;
+    if (style.clip && style.clip !== 'auto' && noArea(style.clip)) return true;
+    if (style.overflowX === 'visible' && style.overflowY === 'visible') return false;
+    const box = el.getBoundingClientRect();
+    return box.width < 2 || box.height < 2;
+  };
+  const clipped = (el) => {
+    if (!el || el.nodeType !== 1) return false;
+    if (clipCache.has(el)) return clipCache.get(el);
+    const found = clipsAway(el) || clipped(el.parentElement);
+    clipCache.set(el, found);
+    return found;
+  };
+  const opaque = (colour) => {
+    const values = (colour || '').match(/[\\d.]+%?/g) || [];
+    if (values.length < 4) return true;
+    const alpha = values[3].endsWith('%') ? parseFloat(values[3]) / 100 : parseFloat(values[3]);
+    return alpha > 0;
+  };
+  const inPage = (r) => r.width >= 1 && r.height >= 1 && r.right + scrollX > 0 && r.bottom + scrollY > 0;
+  const shownRects = (rects) => Array.from(rects).some(inPage);
+  const boxed = (el) => {
+    while (el.parentElement && getComputedStyle(el).display === 'contents') el = el.parentElement;
+    return el;
+  };
+  const shownElement = (el) => boxed(el).checkVisibility({opacityProperty: true, visibilityProperty: true}) && !clipped(el);
+"""
+
+# The page's shown text: the text nodes under <body> that a person can see, a block's text on a
+# line of its own (enough for a "the page shows this text" check, whitespace being collapsed).
+SHOWN_TEXT_SCRIPT = f"""(() => {{
+  {SHOWN_HELPERS}
+  if (!document.body) return '';
+  const shownCache = new Map();
+  const elementShown = (el) => {{
+    if (!shownCache.has(el)) shownCache.set(el, shownElement(el));
+    return shownCache.get(el);
+  }};
+  const blockOf = (el) => {{
+    while (el && el !== document.body && getComputedStyle(el).display.startsWith('inline')) el = el.parentElement;
+    return el;
+  }};
+  const parts = [];
+  let lastBlock = null;
+  const range = document.createRange();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {{
+    if (node.nodeType === 1) {{
+      if (node.tagName === 'BR') parts.push('\\n');
+      continue;
+    }}
+    const parent = node.parentElement;
+    if (!node.data.trim()) {{
+      parts.push(' ');  // the space between two inline elements
+      continue;
+    }}
+    if (!parent || !elementShown(parent)) continue;
+    if (!opaque(getComputedStyle(parent).webkitTextFillColor)) continue;
+    range.selectNodeContents(node);
+    if (!shownRects(range.getClientRects())) continue;
+    const block = blockOf(parent);
+    if (block !== lastBlock) parts.push('\\n');
+    lastBlock = block;
+    parts.push(node.data);
+  }}
+  return parts.join('');
+}})()"""

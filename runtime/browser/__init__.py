@@ -2,7 +2,8 @@
 
 Layers, each importing only the ones below it:
 
-- vocabulary: `actions` (Action, ActionResult, Target), `errors`, `observation`, `policy`.
+- vocabulary: `actions` (Action, ActionResult, Target), `errors`, `observation`, `policy`, and
+  `shown`: the scripts that judge what a person can see.
 - `launch`: `launch_browser()` / `connect_browser(ws)` -> `Browser` (one Chromium, many runs;
   knows nothing of sessions).
 - `tab`: one page: refs, snapshots, evaluation (`snapshot_capture` collects the elements);

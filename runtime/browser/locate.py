@@ -8,7 +8,8 @@ shadow roots, in document order; CSS selectors pierce open shadow roots too. Rol
 names are the snapshot's (snapshot_capture.ELEMENT_VOCABULARY: accname 1.2 and HTML-AAM as Chromium
 computes them), whole however long; role and name locators skip aria-hidden subtrees.
 
-Strictness: only visible elements count. When several match, the locator must say which (`nth`,
+Strictness: only visible elements count, and among them the ones a person can see first (not at
+opacity 0, off the page or clipped away; runtime/browser/shown.py). When several match, the locator must say which (`nth`,
 or `first`), else the action fails with `ambiguous_target` and lists them: the driver never picks
 "the first one" on its own. An exact name or text (`exact`) is compared case-sensitively, whole;
 otherwise case-insensitively, and whole matches win over partial ones. CSS, XPath and test-id
@@ -24,6 +25,7 @@ from typing import Any
 
 from runtime.browser.actions import Target
 from runtime.browser.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.shown import SHOWN_HELPERS
 from runtime.browser.snapshot_capture import ELEMENT_VOCABULARY, FrameWorlds
 
 # Candidates an ambiguous_target error lists (the count is always given in full).
@@ -33,7 +35,7 @@ STRUCTURAL_KINDS = frozenset({"css", "xpath", "test_id"})
 
 _LOCATE = r"""
 (function (spec) {
-""" + ELEMENT_VOCABULARY + r"""
+""" + ELEMENT_VOCABULARY + SHOWN_HELPERS + r"""
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
   const shown = (el) => {
     if (!el.isConnected || (el.checkVisibility && !el.checkVisibility({visibilityProperty: true}))) return false;
@@ -178,7 +180,12 @@ _LOCATE = r"""
     }
     if (s.has_text) scored = scored.filter(([el]) => score(el.textContent, s.has_text, false) > 0);
     const visible = scored.filter(([el]) => shown(el));
-    let pool = visible;
+    // Among those, the ones a person can see (not at opacity 0, not off the page, not clipped
+    // away: runtime/browser/shown.py) count first, so a decoy drawn invisibly before the element
+    // shown is neither read nor clicked; with none seen, the rendered ones count (a checkbox
+    // styled at opacity 0 under its label is still the one to click).
+    const seen = visible.filter(([el]) => shownElement(el) && shownRects(el.getClientRects()));
+    let pool = seen.length ? seen : visible;
     if (!visible.length && ['css', 'xpath', 'test_id'].includes(s.kind)) pool = scored;
     if (pool.some(p => p[1] === 2)) pool = pool.filter(p => p[1] === 2);
     return pool.map(p => p[0]);

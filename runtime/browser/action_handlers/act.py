@@ -99,9 +99,11 @@ _CONTAINS = "function(hit) { let node = hit; while (node) { if (node === this) r
 
 async def _lands_on(tab: Tab, element: ResolvedElement, x: float, y: float) -> bool:
     """Is the node at page point (x, y) the element or inside it? When the browser cannot say
-    (a point in another process's frame), the earlier hit test stands."""
+    (a point in another process's frame), the earlier hit test stands. The hit test is a mouse
+    press's: an element with `pointer-events: none` (the box a styled checkbox's label draws over
+    its input) is passed through, as `elementFromPoint` in the first hit test passes it."""
     try:
-        located = await tab.cdp.send("DOM.getNodeForLocation", {"x": round(x), "y": round(y), "ignorePointerEventsNone": True})
+        located = await tab.cdp.send("DOM.getNodeForLocation", {"x": round(x), "y": round(y), "ignorePointerEventsNone": False})
         hit = await tab.cdp.send("DOM.resolveNode", {"backendNodeId": located["backendNodeId"]})
         # Both nodes in the page's own world (the element may have been found in an isolated one).
         ours = await tab.cdp.send("DOM.describeNode", {"objectId": element.object_id})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 
 from runtime.browser.action_handlers.effects import own_effects
@@ -11,7 +12,7 @@ from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.actions import Action
 from runtime.browser.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.observation import PageFingerprint, VerifyOutcome
-from runtime.browser.shown import SHOWN_HELPERS, SHOWN_TEXT_SCRIPT
+from runtime.browser.shown import SHOWN_HELPERS, TEXT_SHOWN_FUNCTION
 from runtime.browser.tab import Tab
 
 _FINGERPRINT_SCRIPT = """(() => {
@@ -70,9 +71,9 @@ async def verify(scope: ActionScope, action: Action) -> Result:
         outcome = VerifyOutcome(check, passed, value, url, f"url {url} {'matches' if passed else 'does not match'} {value!r}")
     elif check == "text_present":
         value = required_str(params, "value")
-        body = " ".join(str(await tab.evaluate(SHOWN_TEXT_SCRIPT) or "").split())
-        passed = " ".join(value.split()) in body
-        outcome = VerifyOutcome(check, passed, value, body[:300],
+        read = await tab.evaluate(f"{TEXT_SHOWN_FUNCTION}({json.dumps(value)})")
+        passed = bool(read["shown"])
+        outcome = VerifyOutcome(check, passed, value, read["text"],
                                 f"text {value!r} {'is' if passed else 'is not'} on the page")
     elif check == "element_state":
         target = target_param(params)

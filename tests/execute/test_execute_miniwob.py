@@ -10,14 +10,14 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from tests.execute.conftest import ExecRunner
 from tests.execute.miniwob_runs import Judged, judge
-from tests.fixtures.miniwob_server import MiniwobSite
+from tests.fixtures.miniwob_server import MiniwobSite, SUITE_EPISODE_MS
 
 scenarios("execute_miniwob.feature")
 
 
 @pytest.fixture(scope="module")
 def miniwob_site() -> Iterator[MiniwobSite]:
-    with MiniwobSite() as served:
+    with MiniwobSite(episode_ms=SUITE_EPISODE_MS) as served:
         yield served
 
 

@@ -14,7 +14,7 @@ from runtime.execute import BrowserProvider
 from tests.execute.conftest import ExecRunner
 from tests.fixtures.browser_loop import LoopThread
 from tests.fixtures.gemini_fixtures import FIXTURE_API_KEY
-from tests.fixtures.miniwob_server import MiniwobSite
+from tests.fixtures.miniwob_server import MiniwobSite, SUITE_EPISODE_MS
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def runner(loop_thread: LoopThread, shared_browser: Browser, tmp_path: Path) -> 
 
 @pytest.fixture(scope="module")
 def miniwob_site() -> Iterator[MiniwobSite]:
-    with MiniwobSite() as served:
+    with MiniwobSite(episode_ms=SUITE_EPISODE_MS) as served:
         yield served
 
 

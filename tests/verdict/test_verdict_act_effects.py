@@ -17,7 +17,7 @@ from runtime.execute import BrowserProvider
 from tests.execute.conftest import ExecRunner, RunRecord
 from tests.execute.miniwob_runs import Judged, judge
 from tests.fixtures.browser_loop import LoopThread
-from tests.fixtures.miniwob_server import MiniwobSite
+from tests.fixtures.miniwob_server import MiniwobSite, SUITE_EPISODE_MS
 from tests.fixtures.site_server import FixtureSite
 
 scenarios("verdict_act_effects.feature")
@@ -32,7 +32,7 @@ def runner(loop_thread: LoopThread, shared_browser: Browser, tmp_path: Path) -> 
 
 @pytest.fixture(scope="module")
 def miniwob_site() -> Iterator[MiniwobSite]:
-    with MiniwobSite() as served:
+    with MiniwobSite(episode_ms=SUITE_EPISODE_MS) as served:
         yield served
 
 

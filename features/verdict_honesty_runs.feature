@@ -33,3 +33,10 @@ Feature: Every honesty corpus case ends as its label says when it really runs
     When every case runs in Chromium against the corpus site
     Then no benign case fails
     And every case ends with its labelled stop reason, blocker kind, evidence and values
+
+  @EXEC-074
+  Scenario: A keyword a page hides does not make it the target
+    Given the honesty corpus's "unseen-keywords-" cases
+    When every case runs in Chromium against the corpus site
+    Then no case ends completed against its label
+    And every case ends with its labelled stop reason, blocker kind, evidence and values

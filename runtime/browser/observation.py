@@ -241,11 +241,15 @@ class PageSigns:
     has_password_field: bool = False
     has_captcha_widget: bool = False
     headers: dict[str, str] = field(default_factory=dict)
+    # How visible_text was read: "shown" (what a person can see, runtime/browser/shown.py) or,
+    # on a page with more text than read.SHOWN_TEXT_LIMIT_CHARS, "inner_text".
+    visible_text_source: str = "shown"
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "headings": list(self.headings),
             "visible_text_chars": len(self.visible_text),
+            "visible_text_source": self.visible_text_source,
             "has_password_field": self.has_password_field,
             "has_captcha_widget": self.has_captcha_widget,
             "headers": dict(self.headers),

@@ -63,7 +63,7 @@ SHOWN_HELPERS = """
 # `shownText()`: the text nodes under <body> that a person can see, each block's text on a line of
 # its own and cased as `text-transform` draws it (enough for a "the page shows this text" check,
 # whitespace being collapsed).
-_SHOWN_TEXT_FUNCTION = f"""const shownText = () => {{
+SHOWN_TEXT_FUNCTION = f"""const shownText = () => {{
   {SHOWN_HELPERS}
   if (!document.body) return '';
   const blockOf = (el) => {{
@@ -113,7 +113,7 @@ _SHOWN_TEXT_FUNCTION = f"""const shownText = () => {{
 # first: a text it lacks is not shown, and that answer costs a fraction of walking every text
 # node (0.03 s against 0.6 s on a page of 88,000 nodes), which a wait that polls asks many times.
 TEXT_SHOWN_FUNCTION = f"""((value) => {{
-  {_SHOWN_TEXT_FUNCTION}
+  {SHOWN_TEXT_FUNCTION}
   const squash = (text) => (text || '').replace(/\\s+/g, ' ').trim();
   const wanted = squash(value);
   const all = squash(document.body ? document.body.innerText : '');

@@ -154,7 +154,11 @@ def validate_target(
         return blocked(finding.kind, finding.reason, **{k: v for k, v in finding.evidence.items() if k not in ("url", "status")})
     if observation.error_code:
         return blocked(BlockerKind.NAVIGATION_FAILED, observation.error_message or f"could not load {url}: {observation.error_code}")
-    haystack = f"{observation.title}\n{observation.text}\n{observation.visible_text}".casefold()
+    # The keywords must be in what the page shows: its title or its visible text. The readable
+    # text (trafilatura, from the HTML) also holds text the page hides, which a page could fill
+    # with any keyword; it counts only when the page gave no visible text at all.
+    shown = observation.visible_text if observation.visible_text.strip() else observation.text
+    haystack = f"{observation.title}\n{shown}".casefold()
     missing = [k for k in keywords if k.casefold() not in haystack]
     evidence["keywords_found"] = [k for k in keywords if k not in missing]
     if missing:

@@ -17,16 +17,24 @@ from runtime.browser.action_handlers.wait import wait_until_loaded
 from runtime.browser.actions import Action, Target
 from runtime.browser.errors import document_replaced
 from runtime.browser.observation import Observation, PageSigns, PreparedPage, Snapshot
+from runtime.browser.shown import SHOWN_TEXT_FUNCTION
 from runtime.browser.snapshot_pages import SnapshotQuery
 from runtime.browser.tab import Tab
 
 # A page read while its document is being replaced is read again, at most this many times.
 PREPARE_ATTEMPTS = 3
-VISIBLE_TEXT_CHARS = 20_000
+# The visible text kept for blocker detection and the keyword check: enough for a long article.
+VISIBLE_TEXT_CHARS = 200_000
+# Up to this much innerText, the visible text is the shown text (runtime/browser/shown.py), which
+# leaves out text no one can see (opacity 0, clipped, off the page); a longer page is read as its
+# innerText, because walking every text node of a page that size costs most of a second
+# (BENCHMARKS.md, "Observe"). PageSigns.visible_text_source says which.
+SHOWN_TEXT_LIMIT_CHARS = 100_000
 
 # What blocker detection needs that the readable text loses: headings, the visible text, a
 # password field, a captcha widget (the common providers' frames and containers).
-_PAGE_SIGNS = """((limit) => {
+_PAGE_SIGNS = """((limit, shownLimit) => {
+""" + SHOWN_TEXT_FUNCTION + """
   const shown = (el) => !el.checkVisibility || el.checkVisibility({visibilityProperty: true});
   const squash = (s) => (s || '').replace(/\\s+/g, ' ').trim();
   const headings = Array.from(document.querySelectorAll('h1,h2,h3')).filter(shown)
@@ -35,8 +43,10 @@ _PAGE_SIGNS = """((limit) => {
   const captcha = !!document.querySelector('iframe[src*="recaptcha"],iframe[src*="hcaptcha"],' +
     'iframe[src*="challenges.cloudflare.com"],.g-recaptcha,.h-captcha,.cf-turnstile,[data-sitekey],' +
     '#captcha,.captcha,[id*="geetest"],[class*="geetest"],[class*="nc_wrapper"]');
-  const text = document.body ? document.body.innerText : '';
-  return {headings, password, captcha, text: text.slice(0, limit)};
+  const inner = document.body ? document.body.innerText : '';
+  const source = inner.length <= shownLimit ? 'shown' : 'inner_text';
+  const text = source === 'shown' ? shownText() : inner;
+  return {headings, password, captcha, text: text.slice(0, limit), source};
 })"""
 
 
@@ -199,7 +209,7 @@ async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
                 tab.evaluate("document.documentElement ? document.documentElement.outerHTML : ''"),
                 tab.current_url(),
                 tab.evaluate("document.title"),
-                tab.evaluate(f"{_PAGE_SIGNS}({VISIBLE_TEXT_CHARS})"),
+                tab.evaluate(f"{_PAGE_SIGNS}({VISIBLE_TEXT_CHARS}, {SHOWN_TEXT_LIMIT_CHARS})"),
                 fingerprint_of(tab),
             )
         except BaseException:
@@ -240,6 +250,7 @@ async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
         signals=PageSigns(
             headings=tuple(signs["headings"]),
             visible_text=str(signs["text"]),
+            visible_text_source=str(signs["source"]),
             has_password_field=bool(signs["password"]),
             has_captcha_widget=bool(signs["captcha"]),
             headers=document.headers,

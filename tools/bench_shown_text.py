@@ -14,7 +14,6 @@ import argparse
 import asyncio
 import functools
 import http.server
-import json
 import shutil
 import statistics
 import sys
@@ -27,7 +26,7 @@ sys.path.insert(0, str(REPO))
 
 from runtime.artifacts import ArtifactStore  # noqa: E402
 from runtime.browser import launch_browser, open_session  # noqa: E402
-from runtime.browser.shown import SHOWN_TEXT_FUNCTION, TEXT_SHOWN_FUNCTION  # noqa: E402
+from runtime.browser.shown import SHOWN_TEXT_FUNCTION, text_shown_expression  # noqa: E402
 from runtime.demo.loopback import LoopbackSite  # noqa: E402
 
 
@@ -42,8 +41,8 @@ async def measure(url: str, present: str, rounds: int) -> None:
         expressions = {
             "innerText": "document.body.innerText.length",
             "shown-text walk": f"(() => {{ {SHOWN_TEXT_FUNCTION} return shownText().length; }})()",
-            f"check, text present ({present!r})": f"{TEXT_SHOWN_FUNCTION}({json.dumps(present)}).shown",
-            "check, text absent": f"{TEXT_SHOWN_FUNCTION}({json.dumps('no such words on this page')}).shown",
+            f"check, text present ({present!r})": f"{text_shown_expression(present)}.shown",
+            "check, text absent": f"{text_shown_expression('no such words on this page')}.shown",
         }
         for label, expression in expressions.items():
             seconds, value = [], None

@@ -21,6 +21,8 @@ here is stricter on purpose: it is evidence that a person would see the claim.
 
 from __future__ import annotations
 
+import json
+
 # Defines `shownElement(el)`, `shownRects(rects)` and `opaque(colour)` in the script it opens.
 SHOWN_HELPERS = """
   const clipCache = new Map();
@@ -120,3 +122,8 @@ TEXT_SHOWN_FUNCTION = f"""((value) => {{
   const shown = all.includes(wanted) && squash(shownText()).includes(wanted);
   return {{shown, text: all.slice(0, 300)}};
 }})"""
+
+
+def text_shown_expression(text: str) -> str:
+    """The expression that asks the page whether it shows `text` (TEXT_SHOWN_FUNCTION applied)."""
+    return f"{TEXT_SHOWN_FUNCTION}({json.dumps(text)})"

@@ -206,6 +206,10 @@ class Tab:
     async def current_url(self) -> str:
         return str(await self.evaluate("location.href"))
 
+    async def title(self) -> str:
+        """The document's title as the page shows it (the isolated world's `document.title`)."""
+        return str(await self.evaluate("document.title") or "")
+
     # ----------------------------------------------------------------- snapshots
 
     async def take_snapshot(self, max_elements: int, query: SnapshotQuery | None = None, max_chars: int | None = None) -> Snapshot:

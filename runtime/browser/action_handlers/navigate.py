@@ -53,15 +53,15 @@ async def _title(tab: Tab) -> str:
     page's own replaced the document while it was read, it is the next document's (the URL
     returned is read after it, so they agree). A page that keeps moving, or never says it has
     loaded, is read again until the action's budget is spent; then the title is read as it is."""
-    while tab.remaining_ms() > _REREAD_PAUSE_S * 1000:
+    while True:
+        out_of_time = tab.remaining_ms() <= _REREAD_PAUSE_S * 1000
         try:
-            if await tab.ready_state() == "complete":
-                return str(await tab.evaluate("document.title") or "")
+            if out_of_time or await tab.ready_state() == "complete":
+                return await tab.title()
         except Exception as exc:
-            if not document_replaced(exc):
+            if not document_replaced(exc) or out_of_time:
                 raise
         await asyncio.sleep(_REREAD_PAUSE_S)
-    return str(await tab.evaluate("document.title") or "")
 
 
 async def session_start(scope: ActionScope, action: Action) -> Result:
@@ -71,7 +71,7 @@ async def session_start(scope: ActionScope, action: Action) -> Result:
     if url:
         data.update(await navigate(primary, scope.policy, url))
     else:
-        data.update({"url": primary.page.url, "title": await primary.evaluate("document.title"), "status": primary.last_status})
+        data.update({"url": primary.page.url, "title": await primary.title(), "status": primary.last_status})
     return data, None
 
 

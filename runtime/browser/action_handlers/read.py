@@ -158,7 +158,7 @@ async def readability_extract(scope: ActionScope, action: Action) -> Result:
     url = await tab.current_url()
     text, source, _ = await _readable_text(tab, str(html or ""), url)
     inline, ref = _inline_or_artifact(scope, text)
-    data = {"text": inline, "title": await tab.evaluate("document.title"), "url": url, "source": source,
+    data = {"text": inline, "title": await tab.title(), "url": url, "source": source,
             "artifact": ref.to_dict() if ref else None}
     return data, None
 
@@ -208,7 +208,7 @@ async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
                 tab.ready_state(),
                 tab.evaluate("document.documentElement ? document.documentElement.outerHTML : ''"),
                 tab.current_url(),
-                tab.evaluate("document.title"),
+                tab.title(),
                 tab.evaluate(f"{_PAGE_SIGNS}({VISIBLE_TEXT_CHARS}, {SHOWN_TEXT_LIMIT_CHARS})"),
                 fingerprint_of(tab),
             )

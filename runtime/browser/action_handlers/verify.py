@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 
 from runtime.browser.action_handlers.effects import own_effects
@@ -12,7 +11,7 @@ from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.actions import Action
 from runtime.browser.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.observation import PageFingerprint, VerifyOutcome
-from runtime.browser.shown import SHOWN_HELPERS, TEXT_SHOWN_FUNCTION
+from runtime.browser.shown import SHOWN_HELPERS, text_shown_expression
 from runtime.browser.tab import Tab
 
 _FINGERPRINT_SCRIPT = """(() => {
@@ -71,7 +70,7 @@ async def verify(scope: ActionScope, action: Action) -> Result:
         outcome = VerifyOutcome(check, passed, value, url, f"url {url} {'matches' if passed else 'does not match'} {value!r}")
     elif check == "text_present":
         value = required_str(params, "value")
-        read = await tab.evaluate(f"{TEXT_SHOWN_FUNCTION}({json.dumps(value)})")
+        read = await tab.evaluate(text_shown_expression(value))
         passed = bool(read["shown"])
         outcome = VerifyOutcome(check, passed, value, read["text"],
                                 f"text {value!r} {'is' if passed else 'is not'} on the page")
@@ -96,7 +95,7 @@ async def verify(scope: ActionScope, action: Action) -> Result:
                                 f"{target.to_dict()} {state}={observed!r} (expected {expected!r})")
     elif check == "title_includes":
         value = required_str(params, "value")
-        title = str(await tab.evaluate("document.title") or "")
+        title = await tab.title()
         passed = " ".join(value.split()).casefold() in " ".join(title.split()).casefold()
         outcome = VerifyOutcome(check, passed, value, title,
                                 f"title {title!r} {'includes' if passed else 'does not include'} {value!r}")

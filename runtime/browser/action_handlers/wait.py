@@ -10,7 +10,7 @@ from runtime.browser.action_handlers.params import enum_param, int_param, invali
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.actions import Action, WaitKind
 from runtime.browser.errors import ActionErrorCode, BrowserActionError
-from runtime.browser.shown import TEXT_SHOWN_FUNCTION
+from runtime.browser.shown import text_shown_expression
 from runtime.browser.tab import Tab
 
 POLL_SECONDS = 0.05
@@ -91,7 +91,7 @@ async def wait(scope: ActionScope, action: Action) -> Result:
         pattern = re.compile(value) if (kind is WaitKind.URL and params.get("regex")) else None
         while True:
             if kind is WaitKind.TEXT_INCLUDES:
-                satisfied = bool((await tab.evaluate(f"{TEXT_SHOWN_FUNCTION}({json.dumps(value)})"))["shown"])
+                satisfied = bool((await tab.evaluate(text_shown_expression(value)))["shown"])
             else:
                 url = await tab.current_url()
                 satisfied = bool(pattern.search(url)) if pattern else value in url

@@ -156,9 +156,8 @@ def validate_target(
         return blocked(BlockerKind.NAVIGATION_FAILED, observation.error_message or f"could not load {url}: {observation.error_code}")
     # The keywords must be in what the page shows: its title or its visible text. The readable
     # text (trafilatura, from the HTML) also holds text the page hides, which a page could fill
-    # with any keyword; it counts only when the page gave no visible text at all.
-    shown = observation.visible_text if observation.visible_text.strip() else observation.text
-    haystack = f"{observation.title}\n{shown}".casefold()
+    # with any keyword, so it never counts, not even on a page that shows no text at all.
+    haystack = f"{observation.title}\n{observation.visible_text}".casefold()
     missing = [k for k in keywords if k.casefold() not in haystack]
     evidence["keywords_found"] = [k for k in keywords if k not in missing]
     if missing:

@@ -9,7 +9,7 @@ Feature: The server always has a browser, and no browser outlives the server or 
   @SERVICE-030
   Scenario: Chromium dies mid-run: the run ends browser_crashed and the next run completes
     Given a verity serve process
-    When a client starts "service-hang" and waits for its first step to start
+    When a client starts "service-hang" and waits until its first browser action is under way
     And the server's Chromium is killed
     Then the run ends error with stop reason browser_crashed
     And a client running "service-article" gets a completed, verified verdict

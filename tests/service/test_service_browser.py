@@ -202,11 +202,14 @@ def _scrubbed(tmp_path: Path) -> None:
 
 
 
-@when(parsers.parse('a client starts "{name}" and waits for its first step to start'))
-def _start_and_wait_for_step(target: str, client_for: Any, site: Any, context: dict[str, Any], name: str) -> None:
+@when(parsers.parse('a client starts "{name}" and waits until its first browser action is under way'))
+def _start_and_wait_for_action(target: str, client_for: Any, site: Any, context: dict[str, Any], name: str) -> None:
+    # A run opens its browser session on its first action, after its first step has started: a
+    # Chromium killed before that is replaced before the run ever uses it. An action's start event
+    # comes once the session is open on the one Chromium the server has, so the kill lands mid-run.
     start_and_watch(
         target, client_for, site, context, name,
-        lambda events: any(e.HasField("step_started") and e.step_started.state_id == "open" for e in events), "to its first step",
+        lambda events: any(e.HasField("tool_used") and e.tool_used.phase == "start" for e in events), "to its first browser action",
     )
 
 

@@ -82,3 +82,8 @@ Feature: A browser session is serial, idempotent, isolated and never hangs
     Given no Chromium on PATH and no VERITY_CHROME
     When I look for Chromium
     Then the launch error is "chromium_not_found" and mentions "apt-get install chromium" and "VERITY_CHROME"
+
+  @BROWSER-040
+  Scenario: A session's context holds its tab and no browser interface page
+    Given a browser session showing "/form.html"
+    Then the browser has no browser interface target, in the session's context or any other

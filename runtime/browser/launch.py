@@ -136,6 +136,11 @@ WEBRTC_UDP_FLAG = "--webrtc-ip-handling-policy=disable_non_proxied_udp"
 # Gathering host candidates otherwise multicasts mDNS (224.0.0.251), which leaves loopback.
 WEBRTC_FENCE_FEATURES = ("WebRtcHideLocalIpsWithMdns",)
 
+# Headless Chromium still builds each window's omnibox popup, a WebUI page in a renderer of its own,
+# for every tab opened in a new context: one such renderer per run's session, and 1.3 s of CPU at
+# each launch (BENCHMARKS.md, "Suite"). No page can reach it, and nothing shows it.
+BROWSER_UI_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
+
 _DISABLE_FEATURES = "--disable-features="
 _WEBRTC_POLICY_SWITCH = "--webrtc-ip-handling-policy="
 
@@ -148,7 +153,7 @@ def merge_disabled_features(args: Sequence[str]) -> list[str]:
     carry `--disable-features=site-per-process` after ours, which had silently dropped every
     feature Verity disabled, so none may stay apart.
     """
-    disabled = [*IN_PROCESS_FRAME_FEATURES, *WEBRTC_FENCE_FEATURES]
+    disabled = [*IN_PROCESS_FRAME_FEATURES, *WEBRTC_FENCE_FEATURES, *BROWSER_UI_FEATURES]
     others: list[str] = []
     for arg in args:
         if arg.startswith(_DISABLE_FEATURES):

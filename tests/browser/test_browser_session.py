@@ -272,6 +272,20 @@ def _kept(context: ObservationContext, limit: int) -> None:
     assert [entry.label for entry in context.render()] == ["o1", "s1", "s2", "o2", "s3"]
 
 
+# --- what Chromium builds for a session ------------------------------------------------------------------
+
+
+@then("the browser has no browser interface target, in the session's context or any other")
+def _no_browser_ui(harness: SessionHarness) -> None:
+    # Every kind of target, the hidden ones too (an empty filter entry matches all).
+    targets = harness.run(harness.session.browser.send("Target.getTargets", {"filter": [{}]}))["targetInfos"]
+    context_id = harness.session.tab().page.target._targetInfo["browserContextId"]
+    listed = "\n".join(f"{t['type']} {t.get('browserContextId', '')} {t['url']}" for t in targets)
+    assert not [t for t in targets if t["type"] == "browser_ui"], listed
+    mine = [t for t in targets if t.get("browserContextId") == context_id]
+    assert {t["type"] for t in mine} == {"tab", "page"} and len(mine) == 2, listed
+
+
 # --- launch errors ---------------------------------------------------------------------------------------
 
 

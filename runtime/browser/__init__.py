@@ -29,45 +29,78 @@ Usage::
     await session.click(snap.elements[0].ref)                 # or {"role": "button", "name": "Save"}
     (await session.verify("text_present", value="Saved")).data["passed"]
     await browser.close()
+
+The package imports nothing until one of its names is asked for, so `runtime.browser.chromium_start`
+can spawn Chromium before pyppeteer and the rest are imported (`verity run` does; BENCHMARKS.md,
+"Run start"). `from runtime.browser import Browser` loads the module that defines it.
 """
 
-from runtime.browser.actions import (
-    DEFAULT_ACTION_TIMEOUT_MS,
-    Action,
-    ActionName,
-    ActionResult,
-    ActKind,
-    Target,
-    WaitKind,
-)
-from runtime.browser.errors import (
-    ActionError,
-    ActionErrorCode,
-    BrowserActionError,
-    BrowserLaunchError,
-    LaunchErrorCode,
-)
-from runtime.browser.launch import (
-    Browser,
-    LaunchOptions,
-    connect_browser,
-    find_chromium,
-    launch_browser,
-)
-from runtime.browser.observation import (
-    BoundingBox,
-    Observation,
-    PageFingerprint,
-    PreparedPage,
-    Snapshot,
-    SnapshotElement,
-    TabEvent,
-    VerifyOutcome,
-)
-from runtime.browser.observation_context import ContextEntry, ObservationContext
-from runtime.browser.policy import SessionPolicy
-from runtime.browser.session import BrowserSession, open_session
-from runtime.browser.tab_tracking import TabInfo
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from runtime.browser.actions import (
+        DEFAULT_ACTION_TIMEOUT_MS,
+        Action,
+        ActionName,
+        ActionResult,
+        ActKind,
+        Target,
+        WaitKind,
+    )
+    from runtime.browser.errors import (
+        ActionError,
+        ActionErrorCode,
+        BrowserActionError,
+        BrowserLaunchError,
+        LaunchErrorCode,
+    )
+    from runtime.browser.chromium_start import LaunchOptions, find_chromium
+    from runtime.browser.launch import Browser, connect_browser, launch_browser
+    from runtime.browser.observation import (
+        BoundingBox,
+        Observation,
+        PageFingerprint,
+        PreparedPage,
+        Snapshot,
+        SnapshotElement,
+        TabEvent,
+        VerifyOutcome,
+    )
+    from runtime.browser.observation_context import ContextEntry, ObservationContext
+    from runtime.browser.policy import SessionPolicy
+    from runtime.browser.session import BrowserSession, open_session
+    from runtime.browser.tab_tracking import TabInfo
+
+# Each exported name, by the module of runtime.browser that defines it.
+_EXPORTED_FROM = {
+    "actions": ("DEFAULT_ACTION_TIMEOUT_MS", "Action", "ActionName", "ActionResult", "ActKind", "Target", "WaitKind"),
+    "errors": ("ActionError", "ActionErrorCode", "BrowserActionError", "BrowserLaunchError", "LaunchErrorCode"),
+    "chromium_start": ("LaunchOptions", "find_chromium"),
+    "launch": ("Browser", "connect_browser", "launch_browser"),
+    "observation": ("BoundingBox", "Observation", "PageFingerprint", "PreparedPage", "Snapshot", "SnapshotElement", "TabEvent", "VerifyOutcome"),
+    "observation_context": ("ContextEntry", "ObservationContext"),
+    "policy": ("SessionPolicy",),
+    "session": ("BrowserSession", "open_session"),
+    "tab_tracking": ("TabInfo",),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTED_FROM.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'runtime.browser' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"runtime.browser.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_MODULE_OF})
+
 
 __all__ = [
     "DEFAULT_ACTION_TIMEOUT_MS",

@@ -1,6 +1,7 @@
-"""Finding, launching and connecting to Chromium; the `Browser` that owns the connection.
+"""Launching and connecting to Chromium; the `Browser` that owns the connection.
 
-pyppeteer carries the CDP transport and starts the process; everything above it is ours.
+Finding Chromium, its command line and the spawn are `chromium_start` (re-exported here);
+pyppeteer carries the CDP transport; everything above it is ours.
 """
 
 from __future__ import annotations
@@ -9,14 +10,10 @@ import asyncio
 import contextlib
 import http.client
 import json
-import logging
 import os
-import shutil
 import signal
 import subprocess
-import tempfile
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -27,15 +24,28 @@ os.environ.setdefault("PYPPETEER_SKIP_CHROMIUM_DOWNLOAD", "1")
 
 import pyppeteer  # noqa: E402
 import pyppeteer.browser  # noqa: E402
-import pyppeteer.launcher  # noqa: E402
 
 import pyppeteer.connection  # noqa: E402
 
-from runtime.browser.chromium_process import ChromiumProfile, reap_stale_profiles, spawn_chromium  # noqa: E402
+from runtime.browser.chromium_process import ChromiumProfile  # noqa: E402
+from runtime.browser.chromium_start import (  # noqa: E402, F401 - the names launch has always offered
+    BROWSER_UI_FEATURES,
+    CHROMIUM_CANDIDATES,
+    CHROMIUM_ENV_VAR,
+    IN_PROCESS_FRAME_FEATURES,
+    IN_PROCESS_FRAME_FLAGS,
+    OFFLINE_FLAGS,
+    WEBRTC_FENCE_FEATURES,
+    WEBRTC_UDP_FLAG,
+    LaunchOptions,
+    SpawnedChromium,
+    chromium_command,
+    find_chromium,
+    merge_disabled_features,
+    spawn,
+)
 from runtime.browser.errors import BrowserLaunchError, LaunchErrorCode  # noqa: E402
 
-
-_log = logging.getLogger(__name__)
 
 
 def _drop_settled_callbacks(callbacks: dict[int, asyncio.Future[Any]]) -> None:
@@ -112,108 +122,6 @@ def _uncompressed_devtools_socket() -> None:
 
 _uncompressed_devtools_socket()
 
-CHROMIUM_ENV_VAR = "VERITY_CHROME"
-CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
-
-OFFLINE_FLAGS = (
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-)
-
-# Cross-origin iframes normally live in other renderer processes (site isolation); keeping them
-# in-process lets one DOMSnapshot capture, and one CDP session act on, every frame of a tab.
-IN_PROCESS_FRAME_FLAGS = ("--disable-site-isolation-trials",)
-IN_PROCESS_FRAME_FEATURES = ("IsolateOrigins", "site-per-process")
-
-# The network fence (README "What the fence covers"). A context's proxy carries HTTP, but WebRTC
-# sends UDP straight to STUN/TURN servers and remote candidates; this policy keeps WebRTC to TCP
-# through the proxy (measured: 0 datagrams for STUN, TURN, a forged candidate and a late start).
-WEBRTC_UDP_FLAG = "--webrtc-ip-handling-policy=disable_non_proxied_udp"
-# Gathering host candidates otherwise multicasts mDNS (224.0.0.251), which leaves loopback.
-WEBRTC_FENCE_FEATURES = ("WebRtcHideLocalIpsWithMdns",)
-
-# Headless Chromium still builds each window's omnibox popup, a WebUI page in a renderer of its own,
-# for every tab opened in a new context: one such renderer per run's session, and 1.3 s of CPU at
-# each launch (BENCHMARKS.md, "Suite"). No page can reach it, and nothing shows it.
-BROWSER_UI_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
-
-_DISABLE_FEATURES = "--disable-features="
-_WEBRTC_POLICY_SWITCH = "--webrtc-ip-handling-policy="
-
-
-def merge_disabled_features(args: Sequence[str]) -> list[str]:
-    """`args` with every `--disable-features=` folded into one, placed last, ours included.
-
-    Chromium keeps one value per switch: measured on 156 (chrome://version, "Command-line
-    Variations"), of two `--disable-features=` only the last counts. pyppeteer's default arguments
-    carry `--disable-features=site-per-process` after ours, which had silently dropped every
-    feature Verity disabled, so none may stay apart.
-    """
-    disabled = [*IN_PROCESS_FRAME_FEATURES, *WEBRTC_FENCE_FEATURES, *BROWSER_UI_FEATURES]
-    others: list[str] = []
-    for arg in args:
-        if arg.startswith(_DISABLE_FEATURES):
-            disabled.extend(name for name in arg[len(_DISABLE_FEATURES) :].split(",") if name and name not in disabled)
-        else:
-            others.append(arg)
-    return [*others, _DISABLE_FEATURES + ",".join(disabled)]
-
-
-def chromium_command(executable: str, *, headless: bool, user_data_dir: str, extra_args: Sequence[str] = ()) -> list[str]:
-    """The whole command line Verity starts Chromium with: pyppeteer's defaults, the offline and
-    in-process-frame flags, `extra_args`, the WebRTC fence, one merged `--disable-features=`. A
-    caller's own `--webrtc-ip-handling-policy=` is dropped: the last one would win, and the fence
-    is not an option."""
-    kept = [arg for arg in extra_args if not arg.startswith(_WEBRTC_POLICY_SWITCH)]
-    args = [*OFFLINE_FLAGS, *IN_PROCESS_FRAME_FLAGS, *kept, WEBRTC_UDP_FLAG, "--remote-debugging-port=0"]
-    return [executable, *merge_disabled_features(pyppeteer.launcher.defaultArgs(headless=headless, args=args, userDataDir=user_data_dir))]
-
-
-def find_chromium() -> str:
-    """Path of the Chromium to use: $VERITY_CHROME, else chromium / chromium-browser /
-    google-chrome on PATH. Raises `BrowserLaunchError(chromium_not_found)` saying how to fix it."""
-    configured = os.environ.get(CHROMIUM_ENV_VAR)
-    if configured:
-        path = Path(configured)
-        if path.is_file() and os.access(path, os.X_OK):
-            return str(path)
-        resolved = shutil.which(configured)
-        if resolved:
-            return resolved
-        raise BrowserLaunchError(
-            LaunchErrorCode.CHROMIUM_NOT_FOUND,
-            f"{CHROMIUM_ENV_VAR}={configured!r} is not an executable file; point it at a Chromium "
-            "binary (e.g. /usr/bin/chromium) or unset it to search PATH",
-        )
-    for name in CHROMIUM_CANDIDATES:
-        resolved = shutil.which(name)
-        if resolved:
-            return resolved
-    raise BrowserLaunchError(
-        LaunchErrorCode.CHROMIUM_NOT_FOUND,
-        "no Chromium found: looked for $VERITY_CHROME, then "
-        + ", ".join(CHROMIUM_CANDIDATES)
-        + " on PATH. Install one (`apt-get install chromium`) or set VERITY_CHROME=/path/to/chrome",
-    )
-
-
-@dataclass(frozen=True)
-class LaunchOptions:
-    """How to start Chromium. `executable_path=None` means `find_chromium()`."""
-
-    executable_path: str | None = None
-    headless: bool = True
-    extra_args: Sequence[str] = field(default_factory=tuple)
-    # A profile directory to use as it is; by default a marked one is made and removed on close.
-    user_data_dir: str | None = None
-    # Where the marked profiles are made (default: the system's temporary directory); a server
-    # points this into its store directory and reaps what a killed predecessor left there.
-    profiles_dir: Path | None = None
-    launch_timeout_ms: int = 30_000
 
 
 # How long a browser that is asked whether it is still there may take to answer one command.
@@ -395,7 +303,7 @@ class Browser:
 
 
 class StartingChromium:
-    """A Chromium process started by `start_chromium`, not yet connected to.
+    """A spawned Chromium (`chromium_start.spawn`), not yet connected to.
 
     Starting is split from connecting so that `verity run` can start the browser first and load
     its recipe (and the rest of its code) while Chromium starts on another core. `connect()`
@@ -403,24 +311,20 @@ class StartingChromium:
     run will use it (a bad recipe). Exactly one of the two should be called.
     """
 
-    def __init__(self, process: subprocess.Popen[bytes], profile: ChromiumProfile | None, user_data_dir: str, executable: str, timeout_s: float) -> None:
-        self.process = process
-        self.profile = profile
-        self.user_data_dir = user_data_dir
-        self.executable = executable
-        self.timeout_s = timeout_s
-        self._claimed = False
+    def __init__(self, spawned: SpawnedChromium) -> None:
+        self.spawned = spawned
 
     async def connect(self) -> Browser:
         """The `Browser` on this process, once it listens for DevTools; on failure the process
         is killed, its profile removed, and `BrowserLaunchError` raised."""
-        self._claimed = True
-        process, profile, executable = self.process, self.profile, self.executable
+        spawned = self.spawned
+        spawned.claim()
+        process, profile, executable, timeout_s = spawned.process, spawned.profile, spawned.executable, spawned.timeout_s
         try:
-            ws_endpoint = await _devtools_endpoint(Path(self.user_data_dir), process, self.timeout_s, executable)
+            ws_endpoint = await _devtools_endpoint(Path(spawned.user_data_dir), process, timeout_s, executable)
             if profile is not None:
                 profile.record_browser(process)
-            raw = await asyncio.wait_for(pyppeteer.connect(browserWSEndpoint=ws_endpoint), self.timeout_s)
+            raw = await asyncio.wait_for(pyppeteer.connect(browserWSEndpoint=ws_endpoint), timeout_s)
         except BaseException as error:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
@@ -431,7 +335,7 @@ class StartingChromium:
                 raise
             if isinstance(error, asyncio.TimeoutError):
                 raise BrowserLaunchError(
-                    LaunchErrorCode.LAUNCH_FAILED, f"Chromium at {executable} did not answer within {self.timeout_s * 1000:.0f} ms"
+                    LaunchErrorCode.LAUNCH_FAILED, f"Chromium at {executable} did not answer within {timeout_s * 1000:.0f} ms"
                 ) from None
             if isinstance(error, Exception):
                 raise BrowserLaunchError(LaunchErrorCode.LAUNCH_FAILED, f"could not start Chromium at {executable}: {error}") from error
@@ -441,43 +345,12 @@ class StartingChromium:
     def abandon(self) -> None:
         """Kill the process (its whole group) and remove the profile we made for it; nothing
         once `connect()` took it (the `Browser` closes it then)."""
-        if self._claimed:
-            return
-        self._claimed = True
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=10)
-        if self.profile is not None:
-            self.profile.remove()
+        self.spawned.abandon()
 
 
 def start_chromium(options: LaunchOptions | None = None) -> StartingChromium:
-    """Start a headless Chromium with the offline flags and return at once, before it listens.
-    Never downloads a browser.
-
-    The process is ours, not pyppeteer's (chromium_process.py): an allowlisted environment, its
-    own process group, killed by the kernel if we die, in a marked profile directory that
-    `close()` removes. Profiles a dead predecessor left in the same directory are reaped first.
-    It listens for DevTools on a port it picks itself and names in the profile.
-    """
-    options = options or LaunchOptions()
-    executable = options.executable_path or find_chromium()
-    profile: ChromiumProfile | None = None
-    user_data_dir = options.user_data_dir
-    if user_data_dir is None:
-        reap_stale_profiles(options.profiles_dir or Path(tempfile.gettempdir()))
-        profile = ChromiumProfile.create(options.profiles_dir)
-        user_data_dir = str(profile.path)
-    command = chromium_command(executable, headless=options.headless, user_data_dir=user_data_dir, extra_args=options.extra_args)
-    try:
-        process = spawn_chromium(command)
-    except OSError as error:
-        if profile is not None:
-            profile.remove()
-        raise BrowserLaunchError(LaunchErrorCode.LAUNCH_FAILED, f"could not start Chromium at {executable}: {error}") from None
-    _log.debug("started Chromium: pid %d, profile %s", process.pid, user_data_dir)
-    return StartingChromium(process, profile, user_data_dir, executable, options.launch_timeout_ms / 1000)
+    """Spawn a headless Chromium (`chromium_start.spawn`) to connect to later."""
+    return StartingChromium(spawn(options))
 
 
 async def launch_browser(options: LaunchOptions | None = None) -> Browser:

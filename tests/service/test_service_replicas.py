@@ -394,7 +394,11 @@ def _two_busy_servers(serve: Callable[..., ServedServer], postgres_dsn: Any, tmp
         for name in ("first", "second")
     )
     for server in pair:
-        server.emit(server.open_run("busy"), [running()])  # its one slot is taken
+        busy = server.open_run("busy")
+        server.emit(busy, [running()])  # its one slot is taken
+        # A server commits its events in batches: its own listing commits what it holds first, so
+        # after this the store says running and the other server cannot list the busy run created.
+        assert busy.run_id in [run.run_id for run in server.client().list_runs(statuses=[task_state("running")]).runs]
     return pair  # type: ignore[return-value]
 
 

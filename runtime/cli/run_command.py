@@ -79,8 +79,10 @@ def _demo_command(args: argparse.Namespace) -> int:
 def _spawn_chromium():  # type: ignore[no-untyped-def] - its type lives in the module imported here
     """A Chromium starting for the run, or None when it cannot start now: the run then launches
     one itself as it always has, and a failure to start becomes its verdict (browser_crashed).
-    Only the spawn's own module is imported first (not pyppeteer, not the rest of the browser
-    package): that saved about a quarter of a second before Chromium's start."""
+    Only the spawn's own module is imported first, not pyppeteer and the rest of the browser
+    package, so Chromium is spawned about 0.03 s after the command starts instead of 0.3 s. On
+    an idle 2-core machine the run's first event comes no sooner: Chromium's own start then
+    takes the CPU the imports would have had (BENCHMARKS.md, "Run start")."""
     from runtime.browser.chromium_start import spawn
     from runtime.browser.errors import BrowserLaunchError
 

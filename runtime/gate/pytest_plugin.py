@@ -2,8 +2,9 @@
 
 It records, without changing how tests run or report:
 - every collected test and, for pytest-bdd tests, the feature file, scenario name and line it binds;
-- steps no visible step definition matches, using pytest-bdd's own lookup (so fixture scoping and
-  step-type rules are pytest-bdd's, not a re-implementation);
+- steps no visible step definition matches, by pytest-bdd's own rules: pytest decides which step
+  fixtures a test sees, pytest-bdd's step context its type and parser (pytest-bdd's own lookup asks
+  pytest about every fixture name for every step; here that is asked once per module or class);
 - collection errors (a module whose `scenario()` names a missing scenario, a broken feature file...);
 - each test's outcome as pytest's summary names it, and a short message when it did not pass;
 - step definitions bound to Then steps that check nothing (`runtime.gate.then_checks`).
@@ -28,7 +29,8 @@ from typing import Any
 import pytest
 from pytest_bdd.parser import ScenarioTemplate, Step
 from pytest_bdd.reporting import ReportContext, test_report_context_registry
-from pytest_bdd.scenario import find_fixturedefs_for_step, iterparentnodeids, scenario_wrapper_template_registry
+from pytest_bdd.compat import get_fixture_names, getfixturedefs
+from pytest_bdd.scenario import iterparentnodeids, scenario_wrapper_template_registry
 from pytest_bdd.steps import step_function_context_registry
 from pytest_bdd.utils import registry_get_safe
 
@@ -83,6 +85,8 @@ class GateRecorder:
         self._undefined_seen: set[tuple[str, int, str]] = set()
         self._then_judge = ThenStepJudge(rootpath)
         self._then_steps_seen: set[object] = set()  # code objects of step functions already judged
+        # The step definitions a module's (or class's) tests can see, by that node's id.
+        self._visible_steps: dict[str, list[Any]] = {}
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         # Under xdist every worker's failed collection reaches the controller: keep each once.
@@ -175,15 +179,32 @@ class GateRecorder:
         example = callspec.params.get(_EXAMPLE_PARAMETER, {}) if callspec is not None else {}
         # Outline steps are matched after <placeholders> are filled in, exactly as at run time.
         scenario = template.render(example)
-        fixture_manager = item.session._fixturemanager
+        visible = self._step_definitions_visible_to(item)
         for step in scenario.steps:
-            definitions = list(find_fixturedefs_for_step(step=step, fixturemanager=fixture_manager, node=item))
+            definitions = [definition for definition in visible if _defines(definition, step)]
             if not definitions:
                 self._record_undefined_step(item, step, feature_file)
             elif step.type == "then":
                 # pytest-bdd uses the last definition ordered by scope (the closest to the test); judge that one.
                 chosen = sorted(definitions, key=lambda definition: list(iterparentnodeids(definition.baseid)))[-1]
                 self._judge_then_step(chosen.func, step, feature_file)
+
+    def _step_definitions_visible_to(self, item: pytest.Item) -> list[Any]:
+        """Every step definition (a pytest-bdd step fixture) that `item` can use, in the order
+        pytest-bdd's own lookup finds them: pytest's visibility rules decide, asked once for all
+        the tests of the module or class that holds `item` (they see the same fixtures)."""
+        holder = item.parent.nodeid if item.parent is not None else item.nodeid
+        visible = self._visible_steps.get(holder)
+        if visible is None:
+            fixture_manager = item.session._fixturemanager
+            visible = [
+                definition
+                for name in get_fixture_names(fixturemanager=fixture_manager)
+                for definition in getfixturedefs(fixture_manager, name, item) or []
+                if step_function_context_registry.get(definition.func) is not None
+            ]
+            self._visible_steps[holder] = visible
+        return visible
 
     def _record_undefined_step(self, item: pytest.Item, step: Step, feature_file: str) -> None:
         key = (feature_file, step.line_number, step.name)
@@ -222,6 +243,14 @@ class GateRecorder:
                 step_line=step.line_number,
             )
         )
+
+
+def _defines(definition: Any, step: Step) -> bool:
+    """Does step fixture `definition` define `step` (pytest-bdd's type and parser rules)?"""
+    context = step_function_context_registry[definition.func]
+    if context.type is not None and context.type != step.type:
+        return False
+    return bool(context.parser.is_matching(step.name))
 
 
 def _phase_outcome(report: pytest.TestReport) -> str | None:

@@ -5,7 +5,8 @@ Layers, each importing only the ones below it:
 - vocabulary: `actions` (Action, ActionResult, Target), `errors`, `observation`, `policy`, and
   `shown`: the scripts that judge what a person can see.
 - `launch`: `launch_browser()` / `connect_browser(ws)` -> `Browser` (one Chromium, many runs;
-  knows nothing of sessions).
+  knows nothing of sessions); below it `chromium_process` (the process and its profile) and
+  `chromium_start` (finding Chromium, its command line, the spawn: importable without pyppeteer).
 - `tab`: one page: refs, snapshots, evaluation (`snapshot_capture` collects the elements);
   `top_frame`: which navigations of its top frame the network policy refused.
 - `action_handlers`: the catalog, one handler per action name, grouped by job, built on tab.

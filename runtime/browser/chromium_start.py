@@ -186,6 +186,11 @@ class SpawnedChromium:
         if self._claimed:
             return
         self._claimed = True
+        self.end()
+
+    def end(self) -> None:
+        """Kill the process with its group, reap it, and remove the profile made for it, whoever
+        holds it (a connect that failed ends the Chromium it claimed)."""
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):

@@ -1,6 +1,6 @@
 """Launching and connecting to Chromium; the `Browser` that owns the connection.
 
-Finding Chromium, its command line and the spawn are `chromium_start` (re-exported here);
+Finding Chromium, its command line and the spawn are `chromium_start`;
 pyppeteer carries the CDP transport; everything above it is ours.
 """
 
@@ -28,22 +28,7 @@ import pyppeteer.browser  # noqa: E402
 import pyppeteer.connection  # noqa: E402
 
 from runtime.browser.chromium_process import ChromiumProfile  # noqa: E402
-from runtime.browser.chromium_start import (  # noqa: E402, F401 - the names launch has always offered
-    BROWSER_UI_FEATURES,
-    CHROMIUM_CANDIDATES,
-    CHROMIUM_ENV_VAR,
-    IN_PROCESS_FRAME_FEATURES,
-    IN_PROCESS_FRAME_FLAGS,
-    OFFLINE_FLAGS,
-    WEBRTC_FENCE_FEATURES,
-    WEBRTC_UDP_FLAG,
-    LaunchOptions,
-    SpawnedChromium,
-    chromium_command,
-    find_chromium,
-    merge_disabled_features,
-    spawn,
-)
+from runtime.browser.chromium_start import LaunchOptions, SpawnedChromium, spawn  # noqa: E402
 from runtime.browser.errors import BrowserLaunchError, LaunchErrorCode  # noqa: E402
 
 
@@ -326,11 +311,7 @@ class StartingChromium:
                 profile.record_browser(process)
             raw = await asyncio.wait_for(pyppeteer.connect(browserWSEndpoint=ws_endpoint), timeout_s)
         except BaseException as error:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            await _exited(process, seconds=10)
-            if profile is not None:
-                profile.remove()
+            await asyncio.to_thread(spawned.end)
             if isinstance(error, BrowserLaunchError):
                 raise
             if isinstance(error, asyncio.TimeoutError):

@@ -28,7 +28,8 @@ import weakref
 from dataclasses import dataclass
 
 from runtime.browser.errors import BrowserLaunchError, LaunchErrorCode
-from runtime.browser.launch import WEBRTC_UDP_FLAG, Browser, redact_endpoint
+from runtime.browser.chromium_start import WEBRTC_UDP_FLAG
+from runtime.browser.launch import Browser, redact_endpoint
 from runtime.policy import PROXY_BYPASS_LIST, NetworkPolicy, PolicyProxy
 
 # A ceiling for a loaded machine, not an expected duration: a fenced browser completes gathering

@@ -297,9 +297,9 @@ def _raise_for_scope(found: dict[str, Any], how: dict[str, Any]) -> None:
 async def _context_for(worlds: FrameWorlds, cdp: Any, frame: Target | None) -> int:
     """The isolated world to search in: the top document's, or the document of the iframe
     `frame` names (found itself with strictness, in its own parent's document)."""
-    frames = await worlds.frames()
     if frame is None:
-        return await worlds.context_for(frames[0])
+        return await worlds.top_context()
+    frames = await worlds.frames()
     owner = await locate(worlds, cdp, frame)
     if owner.how["chosen"].get("tag") not in ("iframe", "frame"):
         raise BrowserActionError(ActionErrorCode.INVALID_PARAMS, f"frame {frame.to_dict()} names a {owner.how['chosen'].get('tag')}, not an iframe")

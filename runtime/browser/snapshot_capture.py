@@ -16,6 +16,7 @@ elements.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -521,11 +522,42 @@ class Capture:
 
 
 class FrameWorlds:
-    """Isolated-world execution contexts per frame, recreated when a frame loads a new document."""
+    """Isolated-world execution contexts per frame, recreated when a frame loads a new document.
 
-    def __init__(self, cdp: Any) -> None:
+    Chromium makes the driver's world in every new document itself (the tab's churn-ledger script
+    is added for that world) and says so in `Runtime.executionContextCreated`; those events are
+    followed, so a read needs no round trip to learn its world. `Page.createIsolatedWorld` on a
+    frame returns that same world, and is asked only for a document whose world was not
+    announced (one that existed before the tab was attached)."""
+
+    def __init__(self, cdp: Any, top_frame_id: Callable[[], str] = lambda: "") -> None:
         self._cdp = cdp
+        self._top_frame_id = top_frame_id
         self._contexts: dict[tuple[str, str], int] = {}
+        # The announced worlds, by frame id, as of the last CDP event received.
+        self._announced: dict[str, int] = {}
+        cdp.on("Runtime.executionContextCreated", self._on_created)
+        cdp.on("Runtime.executionContextDestroyed", self._on_destroyed)
+        cdp.on("Runtime.executionContextsCleared", lambda _params: self._announced.clear())
+
+    def _on_created(self, params: dict[str, Any]) -> None:
+        context = params.get("context") or {}
+        aux = context.get("auxData") or {}
+        if context.get("name") == WORLD_NAME and aux.get("type") == "isolated" and aux.get("frameId"):
+            self._announced[aux["frameId"]] = context["id"]
+
+    def _on_destroyed(self, params: dict[str, Any]) -> None:
+        gone = params.get("executionContextId")
+        for frame_id, context_id in list(self._announced.items()):
+            if context_id == gone:
+                del self._announced[frame_id]
+
+    async def top_context(self) -> int:
+        """The world of the document the top frame shows."""
+        announced = self._announced.get(self._top_frame_id())
+        if announced is not None:
+            return announced
+        return await self.context_for((await self.frames())[0])
 
     async def frames(self) -> list[dict[str, Any]]:
         """Frames of the tab in document (pre-)order, each with id, url, loaderId, parentId."""
@@ -539,6 +571,9 @@ class FrameWorlds:
         return ordered
 
     async def context_for(self, frame: dict[str, Any]) -> int:
+        announced = self._announced.get(frame["id"])
+        if announced is not None:
+            return announced
         key = (frame["id"], frame.get("loaderId", ""))
         if key not in self._contexts:
             reply = await self._cdp.send(
@@ -551,9 +586,11 @@ class FrameWorlds:
         """Forget every world: a document replaced without a new loader id (a javascript: URL)
         took its worlds with it."""
         self._contexts.clear()
+        self._announced.clear()
 
     def forget(self, frame: dict[str, Any]) -> None:
         self._contexts.pop((frame["id"], frame.get("loaderId", "")), None)
+        self._announced.pop(frame["id"], None)
 
     async def evaluate(self, context_id: int, expression: str, *, by_value: bool = True, await_promise: bool = False) -> dict[str, Any]:
         return await self._cdp.send(

@@ -75,7 +75,7 @@ class Tab:
         self.last_status: int | None = None
         self.deadline: float = 0.0
         self.latest_snapshot: Snapshot | None = None
-        self.worlds = FrameWorlds(cdp)
+        self.worlds = FrameWorlds(cdp, lambda: self.documents.frame_id)
         self.documents = DocumentTracker(tab_id, cdp)
         # What the latest act watches for its own effect (action_handlers/effects.py sets it).
         self.effect_watch: Any = None
@@ -125,7 +125,7 @@ class Tab:
         redefines `document.title`, `innerText` or `querySelectorAll` for its scripts cannot
         change what Verity reads, checks and reports (features/verdict_honesty_runs.feature)."""
         async def in_top_world() -> dict[str, Any]:
-            context_id = await self.worlds.context_for((await self.worlds.frames())[0])
+            context_id = await self.worlds.top_context()
             return await self.worlds.evaluate(context_id, expression, await_promise=True)
 
         return _script_value(await self._in_live_worlds(in_top_world))
@@ -199,7 +199,7 @@ class Tab:
     async def active_element(self) -> ResolvedElement:
         """The focused element of the top document (the body when nothing has focus), in the
         driver's isolated world."""
-        context_id = await self.worlds.context_for((await self.worlds.frames())[0])
+        context_id = await self.worlds.top_context()
         reply = await self.worlds.evaluate(context_id, "document.activeElement || document.body || document.documentElement", by_value=False)
         return ResolvedElement(reply["result"]["objectId"], {"focused": True})
 

@@ -55,13 +55,20 @@ async def _title(tab: Tab) -> str:
     loaded, is read again until the action's budget is spent; then the title is read as it is."""
     while True:
         out_of_time = tab.remaining_ms() <= _REREAD_PAUSE_S * 1000
-        try:
-            if out_of_time or await tab.ready_state() == "complete":
-                return await tab.title()
-        except Exception as exc:
-            if not document_replaced(exc) or out_of_time:
-                raise
+        # Both reads in one round on the tab's session, which the renderer answers in order: a
+        # title read with a "complete" is the loaded document's (or a later one's).
+        ready, title = await asyncio.gather(tab.ready_state(), tab.title(), return_exceptions=True)
+        if isinstance(title, BaseException) and (out_of_time or not _replaced(title)):
+            raise title
+        if out_of_time or ready == "complete" and not isinstance(title, BaseException):
+            return str(title)
+        if isinstance(ready, BaseException) and not _replaced(ready):
+            raise ready
         await asyncio.sleep(_REREAD_PAUSE_S)
+
+
+def _replaced(failure: BaseException) -> bool:
+    return isinstance(failure, Exception) and document_replaced(failure)
 
 
 async def session_start(scope: ActionScope, action: Action) -> Result:

@@ -91,7 +91,7 @@ async def _capture_png(tab: Tab, full_page: bool, secrets: tuple[str, ...] = ())
     capture (a password field the browser masks itself) and uncovered right after."""
     if not secrets:
         return await _capture_unmasked(tab, full_page)
-    context_id = await tab.worlds.context_for((await tab.worlds.frames())[0])
+    context_id = await tab.worlds.top_context()
     await tab.worlds.evaluate(context_id, f"{_MASK_SECRETS}({json.dumps(list(secrets))})")
     try:
         return await _capture_unmasked(tab, full_page)

@@ -12,7 +12,7 @@ from typing import Any
 from runtime.artifacts import ArtifactRef
 from runtime.browser.action_handlers.params import int_param, invalid, str_param
 from runtime.browser.action_handlers.scope import ActionScope, Result
-from runtime.browser.action_handlers.verify import fingerprint_of
+from runtime.browser.action_handlers.verify import FINGERPRINT_SCRIPT, fingerprint_from
 from runtime.browser.action_handlers.wait import wait_until_loaded
 from runtime.browser.actions import Action, Target
 from runtime.browser.errors import document_replaced
@@ -178,6 +178,16 @@ async def get_html(scope: ActionScope, action: Action) -> Result:
     return {"artifact": ref.to_dict(), "url": await tab.current_url(), "size": len(encoded)}, ref
 
 
+# Everything prepare_page reads in the isolated world, in one evaluation.
+_PAGE_READS = f"""({{
+  html: document.documentElement ? document.documentElement.outerHTML : '',
+  url: location.href,
+  title: document.title,
+  signs: {_PAGE_SIGNS}({VISIBLE_TEXT_CHARS}, {SHOWN_TEXT_LIMIT_CHARS}),
+  fingerprint: {FINGERPRINT_SCRIPT},
+}})"""
+
+
 async def prepare_page(scope: ActionScope, action: Action) -> Result:
     tab = scope.tab
     for attempt in range(1, PREPARE_ATTEMPTS + 1):
@@ -198,22 +208,15 @@ async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
     secrets = scope.secret_values()
     while True:
         document = tab.document()
-        # A loaded page is the rule here (a navigation waited for its load), so the load check,
-        # the HTML, the URL, the title, the signs and the fingerprint go in one round of
-        # concurrent CDP calls on the tab's session, which the renderer answers in order: when
-        # the first says the document is complete, the others read it complete too. With no
+        # A loaded page is the rule here (a navigation waited for its load), so the load check
+        # and the reads (HTML, URL, title, signs and fingerprint, one evaluation) go in one round
+        # of concurrent CDP calls on the tab's session, which the renderer answers in order: when
+        # the first says the document is complete, the reads see it complete too. With no
         # secret to cover, the capture overlaps them as well; a secret's mask changes the DOM,
         # so the capture then waits for the reads. trafilatura (a worker thread) overlaps it.
         capture = asyncio.ensure_future(_capture_png(tab, False)) if not secrets else None
         try:
-            ready, html, url, title, signs, fingerprint = await asyncio.gather(
-                tab.ready_state(),
-                tab.evaluate("document.documentElement ? document.documentElement.outerHTML : ''"),
-                tab.current_url(),
-                tab.title(),
-                tab.evaluate(f"{_PAGE_SIGNS}({VISIBLE_TEXT_CHARS}, {SHOWN_TEXT_LIMIT_CHARS})"),
-                fingerprint_of(tab),
-            )
+            ready, reads = await asyncio.gather(tab.ready_state(), tab.evaluate(_PAGE_READS))
         except BaseException:
             if capture is not None:
                 capture.cancel()
@@ -225,7 +228,8 @@ async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
         if capture is not None:
             await asyncio.gather(capture, return_exceptions=True)
         await wait_until_loaded(tab)
-    html = str(html or "")
+    html, url, title, signs = str(reads["html"] or ""), str(reads["url"]), reads["title"], reads["signs"]
+    fingerprint = fingerprint_from(reads["fingerprint"], tab)
     limit = scope.policy.readable_html_limit_bytes
     (png, _, _), (text, source, note) = await asyncio.gather(
         capture if capture is not None else _capture_png(tab, False, secrets), _readable_text(tab, html, url, limit)

@@ -14,7 +14,7 @@ from runtime.browser.observation import PageFingerprint, VerifyOutcome
 from runtime.browser.shown import SHOWN_HELPERS, text_shown_expression
 from runtime.browser.tab import Tab
 
-_FINGERPRINT_SCRIPT = """(() => {
+FINGERPRINT_SCRIPT = """(() => {
   const els = document.getElementsByTagName('*');
   const tags = new Array(els.length);
   for (let i = 0; i < els.length; i++) tags[i] = els[i].tagName;
@@ -27,7 +27,11 @@ _FINGERPRINT_SCRIPT = """(() => {
 
 async def fingerprint_of(tab: Tab) -> PageFingerprint:
     """URL, DOM structure, form values and visible text of the tab's document, hashed."""
-    raw = await tab.evaluate(_FINGERPRINT_SCRIPT)
+    return fingerprint_from(await tab.evaluate(FINGERPRINT_SCRIPT), tab)
+
+
+def fingerprint_from(raw: dict[str, str], tab: Tab) -> PageFingerprint:
+    """The fingerprint of what FINGERPRINT_SCRIPT read in `tab`, just read."""
     digest = hashlib.sha256(
         "\u0000".join((raw["url"], raw["structure"], raw["fields"], raw["text"])).encode("utf-8")
     ).hexdigest()

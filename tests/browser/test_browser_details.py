@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -85,3 +86,31 @@ def test_large_readable_text_goes_to_an_artifact(harness: SessionHarness, site: 
     assert prepared.text == "" and prepared.text_artifact is not None
     assert prepared.html_artifact is not None
     assert b"patient fishermen" in harness.artifacts.read(prepared.text_artifact)
+
+
+def test_reads_use_the_world_chromium_announced_for_the_document(harness: SessionHarness, site: FixtureSite) -> None:
+    """A loaded document's driver world is known from Chromium's own events: preparing the page,
+    extracting from it and fingerprinting it ask Chromium neither for the frame tree nor for a
+    world (each read used to cost a Page.getFrameTree round trip first)."""
+    session = harness.session
+    assert harness.run(session.open_url(site.url("/article.html"))).ok
+    tab = session.tab()
+    sent: list[str] = []
+    send = tab.cdp.send
+
+    def counting_send(method: str, params: dict[str, Any] | None = None) -> Any:
+        sent.append(method)
+        return send(method, params)
+
+    tab.cdp.send = counting_send
+    try:
+        prepared = harness.run(session.prepare_page())
+        extracted = harness.run(session.extract({"heading": {"target": {"css": "h1"}}}))
+        fingerprint = harness.run(session.fingerprint())
+    finally:
+        tab.cdp.send = send
+    assert prepared.ok and prepared.data["title"] == "The quiet harbour"
+    assert extracted.ok and extracted.data["fields"] == {"heading": "The quiet harbour"}
+    assert fingerprint.ok and fingerprint.data["url"] == site.url("/article.html")
+    assert "Runtime.evaluate" in sent
+    assert "Page.getFrameTree" not in sent and "Page.createIsolatedWorld" not in sent, sent

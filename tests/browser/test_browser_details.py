@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -114,3 +115,26 @@ def test_reads_use_the_world_chromium_announced_for_the_document(harness: Sessio
     assert fingerprint.ok and fingerprint.data["url"] == site.url("/article.html")
     assert "Runtime.evaluate" in sent
     assert "Page.getFrameTree" not in sent and "Page.createIsolatedWorld" not in sent, sent
+
+
+def test_a_read_after_going_back_sees_the_document_shown(harness: SessionHarness, site: FixtureSite) -> None:
+    """Going back may restore the earlier document from the back-forward cache, world and all;
+    the announced world follows it, so what is read is the document the tab shows."""
+    session = harness.session
+    assert harness.run(session.open_url(site.url("/article.html"))).ok
+    assert harness.run(session.open_url(site.url("/index.html"))).ok
+    tab = session.tab()
+
+    async def go_back() -> tuple[str, str]:
+        history = await tab.cdp.send("Page.getNavigationHistory")
+        earlier = history["entries"][history["currentIndex"] - 1]
+        await tab.cdp.send("Page.navigateToHistoryEntry", {"entryId": earlier["id"]})
+        while tab.documents.url != site.url("/article.html"):
+            await asyncio.sleep(0.02)
+        while await tab.ready_state() != "complete":
+            await asyncio.sleep(0.02)
+        return await tab.title(), await tab.current_url()
+
+    title, url = harness.run(go_back(), timeout=30)
+    assert (title, url) == ("The quiet harbour", site.url("/article.html"))
+    assert harness.run(session.prepare_page()).data["title"] == "The quiet harbour"

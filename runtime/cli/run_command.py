@@ -10,8 +10,11 @@ returns. The run itself is `runtime.execute.cli`.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import logging
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -37,37 +40,36 @@ def _run_command(args: argparse.Namespace) -> int:
         logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     spawned = None if args.browser_ws else _spawn_chromium()
     try:
-        from runtime.browser.launch import StartingChromium
-        from runtime.execute.cli import run_file_command
+        with _imports_left_out_of_collections():
+            from runtime.browser.launch import StartingChromium
+            from runtime.browser.readable_text import warm_up_in_background
+            from runtime.execute.cli import run_file_command
 
-        _import_in_background("trafilatura")
-        _freeze_imported_objects()
+        # The first page's readable text needs trafilatura imported and set up (about 0.3 s of
+        # CPU); the run waits longer than that on Chromium before it gets there.
+        warm_up_in_background()
         return run_file_command(args, StartingChromium(spawned) if spawned is not None else None)
     finally:
         if spawned is not None:
             spawned.abandon()  # nothing when the run took it
 
 
-def _import_in_background(module: str) -> None:
-    """Import `module` on a daemon thread while the run waits for its browser: the first page's
-    readable text needs it (about 0.4 s of import), and the run spends longer than that waiting
-    on Chromium before it gets there. An import the run reaches first simply waits for this one
-    (Python's import lock), so nothing is imported twice."""
-    import importlib
-    import threading
+@contextlib.contextmanager
+def _imports_left_out_of_collections() -> Iterator[None]:
+    """Import the run's modules with the garbage collector off, then freeze what they built.
 
-    threading.Thread(target=importlib.import_module, args=(module,), name=f"import {module}", daemon=True).start()
-
-
-def _freeze_imported_objects() -> None:
-    """Leave what the imports built (classes, functions, compiled patterns: most of the heap,
-    alive until exit) out of every later garbage collection. Each full collection of the run, and
-    the one at interpreter exit, otherwise walks all of it: measured about 0.1 s of CPU per
-    `verity run` (BENCHMARKS.md, "Run start"). What the run itself allocates is collected as
-    always."""
-    import gc
-
-    gc.freeze()
+    The imports build most of the heap (classes, functions, compiled patterns: about 100,000
+    objects, alive until exit). While they run, the collector would walk that growing heap about
+    150 times, about 0.05 s of CPU; afterwards every full collection of the run, and the one at
+    interpreter exit, would walk all of it again, about 0.1 s (BENCHMARKS.md, "Run start"). What
+    the run itself allocates is collected as always.
+    """
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 def _demo_command(args: argparse.Namespace) -> int:

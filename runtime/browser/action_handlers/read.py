@@ -17,6 +17,7 @@ from runtime.browser.action_handlers.wait import wait_until_loaded
 from runtime.browser.actions import Action, Target
 from runtime.browser.errors import document_replaced
 from runtime.browser.observation import Observation, PageSigns, PreparedPage, Snapshot
+from runtime.browser.readable_text import readable_text
 from runtime.browser.shown import SHOWN_TEXT_FUNCTION
 from runtime.browser.snapshot_pages import SnapshotQuery
 from runtime.browser.tab import Tab
@@ -136,11 +137,9 @@ async def _readable_text(tab: Tab, html: str, url: str, limit_bytes: int | None 
 
 
 async def _extracted_text(tab: Tab, html: str, url: str) -> tuple[str, str]:
-    extracted = await asyncio.to_thread(
-        _trafilatura().extract, html, url=url, include_comments=False, include_tables=True
-    )
-    if extracted and extracted.strip():
-        return extracted.strip(), "trafilatura"
+    extracted = await asyncio.to_thread(readable_text, html, url)
+    if extracted:
+        return extracted, "trafilatura"
     # trafilatura looks for an article-like main block and returns nothing on small pages
     # (forms, one-line pages); the visible text is then the honest reduction.
     inner = await tab.evaluate("document.body ? document.body.innerText : ''")
@@ -338,11 +337,3 @@ async def observe(scope: ActionScope, action: Action) -> Result:
     excerpt = str(excerpt or "")
     observation = Observation(tab_id=tab.tab_id, url=taken.url, title=taken.title, text_excerpt=excerpt, snapshot=taken)
     return {**observation.to_dict(), "rendered": observation.render(max_chars)}, observation
-
-
-def _trafilatura() -> Any:
-    # Imported on first use: trafilatura takes most of a second to import, and a run reads
-    # readable text only once it has a page.
-    import trafilatura
-
-    return trafilatura

@@ -63,7 +63,9 @@ ENVIRONMENT = {key: value for key, value in os.environ.items() if key != "PYTHON
 
 def other_checkout_command(checkout: Path, recipe: Path, site: str, out: Path) -> list[str]:
     """`verity run` of the runtime/ package under `checkout` (e.g. `git archive REF runtime`)."""
-    main = f"import sys; sys.path.insert(0, {str(checkout)!r}); from runtime.cli.main import main; sys.exit(main())"
+    # As its own `verity` program starts it: `entry` where the checkout has one, else `main`.
+    main = (f"import sys; sys.path.insert(0, {str(checkout)!r}); import runtime.cli.main as cli; "
+            "sys.exit(cli.entry() if hasattr(cli, 'entry') else cli.main())")
     return [sys.executable, "-c", main, *verity_command(recipe, site, out)[1:]]
 
 

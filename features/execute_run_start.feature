@@ -1,8 +1,8 @@
 Feature: Starting a run from the command line
   `verity run` starts its Chromium first, so the browser comes up while the recipe and the
-  executor load, and loads nothing heavy that the run may not need (the LLM client, gRPC, the
-  readable-text extractor) before the run asks for it. A browser no run takes leaves nothing
-  behind.
+  executor load, reserves its first session's context meanwhile, and loads nothing heavy that
+  the run may not need (the LLM client, gRPC, the readable-text extractor, which works in a
+  process of its own) before the run asks for it. A browser no run takes leaves nothing behind.
 
   @EXEC-060
   Scenario: A completed run uses the one Chromium the command started
@@ -24,3 +24,20 @@ Feature: Starting a run from the command line
     When a fresh interpreter imports what "verity run" loads before its run starts
     Then none of "google.genai", "grpc", "trafilatura" is among its modules
     And "runtime.execute.run" is among its modules
+
+  @EXEC-075
+  Scenario: The run's session takes the context reserved while the executor loaded, and its fence holds
+    Given a loopback page that shows a quote and asks for an image from a host the recipe does not allow
+    When I run "verity run" on a recipe for that page with debug logging and a temporary directory of its own
+    Then the command exits 0
+    And the debug log says the run's session took the context reserved at start
+    And verdict.json counts 1 blocked request, to the host the recipe does not allow
+    And the command started exactly one Chromium
+    And no Chromium profile is left in the temporary directory
+
+  @EXEC-076
+  Scenario: A page's readable text comes from a worker process, which is replaced when it dies
+    When a fresh interpreter reads an article page's readable text, kills the worker, and reads it again
+    Then both readings are trafilatura's own reading of that page
+    And trafilatura is not among that interpreter's modules
+    And the second reading came from another worker process

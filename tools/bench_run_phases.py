@@ -22,7 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tools.bench_run_start import ENVIRONMENT, RECIPE, other_checkout_command, verity_command  # noqa: E402
+from tools.bench_run_start import ENVIRONMENT, RECIPE, adopt_orphans, other_checkout_command, reap_all, verity_command  # noqa: E402
 from tools.bench_runtime import _pages_handler, write_pages  # noqa: E402
 
 from runtime.demo.loopback import LoopbackSite  # noqa: E402
@@ -43,6 +43,7 @@ def phases_of(command: list[str], run_dir: Path) -> dict[str, float]:
     started = time.time_ns()
     done = subprocess.run(command, capture_output=True, text=True, env=ENVIRONMENT)
     ended = time.time_ns()
+    reap_all()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{command[:2]} exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
@@ -65,6 +66,7 @@ def phases_of(command: list[str], run_dir: Path) -> dict[str, float]:
 
 
 def main(rounds: int, also: Path) -> None:
+    adopt_orphans()
     with tempfile.TemporaryDirectory(prefix="verity-bench-phases-") as tmp:
         root = Path(tmp) / "site"
         root.mkdir()

@@ -12,6 +12,8 @@ screenshot and readable text) and extracts one field; the raw script reads the t
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ctypes
 import os
 import resource
 import shutil
@@ -70,15 +72,32 @@ def other_checkout_command(checkout: Path, recipe: Path, site: str, out: Path) -
 
 
 CPU_SECONDS: dict[int, float] = {}
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def adopt_orphans() -> None:
+    """Make this process the reaper of its descendants' orphans: a Chromium helper whose browser
+    was killed, or `verity run`'s readable-text worker, which exits just after it. Reaped here,
+    their CPU counts in RUSAGE_CHILDREN with the command's own."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def reap_all() -> None:
+    """Wait for every process left of the last command (each exits on its own, soon)."""
+    with contextlib.suppress(ChildProcessError):
+        while True:
+            os.waitpid(-1, 0)
 
 
 def timed(command: list[str]) -> float:
-    """Wall-clock seconds of `command`; its CPU seconds (user + system, the browser's processes
-    included: each is waited for by its parent) go to CPU_SECONDS under the same key."""
+    """Wall-clock seconds of `command`, start to its exit; its CPU seconds (user + system, every
+    process it started included, also those that end after it: `adopt_orphans`) go to
+    CPU_SECONDS under the same key."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=ENVIRONMENT)
     elapsed = time.perf_counter() - started
+    reap_all()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{command[:2]} exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
@@ -93,6 +112,7 @@ def timed_cpu(command: list[str], cpu: list[float]) -> float:
 
 
 def main(rounds: int, also: Path | None) -> None:
+    adopt_orphans()
     with tempfile.TemporaryDirectory(prefix="verity-bench-start-") as tmp:
         root = Path(tmp) / "site"
         root.mkdir()

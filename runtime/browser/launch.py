@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import http.client
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -30,6 +31,8 @@ import pyppeteer.connection  # noqa: E402
 from runtime.browser.chromium_process import ChromiumProfile  # noqa: E402
 from runtime.browser.chromium_start import LaunchOptions, SpawnedChromium, spawn  # noqa: E402
 from runtime.browser.errors import BrowserLaunchError, LaunchErrorCode  # noqa: E402
+
+_log = logging.getLogger(__name__)
 
 
 
@@ -288,20 +291,35 @@ class Browser:
 
 
 class StartingChromium:
-    """A spawned Chromium (`chromium_start.spawn`), not yet connected to.
+    """A spawned Chromium (`chromium_start.spawn`), not yet taken by anyone.
 
     Starting is split from connecting so that `verity run` can start the browser first and load
     its recipe (and the rest of its code) while Chromium starts on another core. `connect()`
-    hands the process over to a `Browser`; `abandon()` kills it and removes its profile when no
-    run will use it (a bad recipe). Exactly one of the two should be called.
+    hands the process over to a `Browser` whose taker owns it; `discard()` (or, when nothing was
+    begun, `abandon()`) ends it when no run will use it (a bad recipe). `begin_head_start()`
+    connects early and prepares the browser for its taker (`verity run` reserves the first
+    session's context while its executor is imported); the taker collects that with `prepared()`.
     """
 
     def __init__(self, spawned: SpawnedChromium) -> None:
         self.spawned = spawned
+        self._connecting: asyncio.Future[Browser] | None = None
+        self._head_start: asyncio.Future[Any] | None = None
+        self._taken = False
 
     async def connect(self) -> Browser:
-        """The `Browser` on this process, once it listens for DevTools; on failure the process
-        is killed, its profile removed, and `BrowserLaunchError` raised."""
+        """The `Browser` on this process, once it listens for DevTools; the caller owns it from
+        then on. On failure the process is killed, its profile removed, and `BrowserLaunchError`
+        raised."""
+        self._taken = True
+        return await self._connected()
+
+    def _connected(self) -> asyncio.Future[Browser]:
+        if self._connecting is None:
+            self._connecting = asyncio.ensure_future(self._connect())
+        return self._connecting
+
+    async def _connect(self) -> Browser:
         spawned = self.spawned
         spawned.claim()
         process, profile, executable, timeout_s = spawned.process, spawned.profile, spawned.executable, spawned.timeout_s
@@ -323,9 +341,47 @@ class StartingChromium:
             raise
         return Browser(raw, launched=True, ws_endpoint=ws_endpoint, process=process, profile=profile)
 
+    def begin_head_start(self, prepare: Callable[[Browser], Awaitable[Any]]) -> None:
+        """Connect now, in the background, and then run `prepare` on the browser; its result
+        waits for the taker (`prepared()`)."""
+
+        async def head_start() -> Any:
+            return await prepare(await self._connected())
+
+        self._head_start = asyncio.ensure_future(head_start())
+
+    async def prepared(self) -> Any:
+        """What the head start prepared, handed over once; None when nothing was begun or the
+        preparing failed (the browser is then used as it is, and a failed connect is raised by
+        `connect()` itself)."""
+        head_start, self._head_start = self._head_start, None
+        if head_start is None:
+            return None
+        try:
+            return await head_start
+        except Exception as error:  # noqa: BLE001 - a head start is an optimisation; the run goes on without it
+            _log.debug("the browser's head start failed: %s", error)
+            return None
+
+    async def discard(self) -> None:
+        """End this Chromium if nobody took it: one connected early is closed (killed, its
+        profile removed), one never connected is abandoned. Nothing once it was taken."""
+        if self._taken:
+            return
+        self._taken = True
+        if self._head_start is not None:
+            self._head_start.cancel()
+            await asyncio.gather(self._head_start, return_exceptions=True)
+        if self._connecting is None:
+            await asyncio.to_thread(self.spawned.abandon)
+            return
+        connected = (await asyncio.gather(self._connecting, return_exceptions=True))[0]
+        if isinstance(connected, Browser):
+            await connected.close()
+
     def abandon(self) -> None:
         """Kill the process (its whole group) and remove the profile we made for it; nothing
-        once `connect()` took it (the `Browser` closes it then)."""
+        once it was connected to (whoever connected closes it then)."""
         self.spawned.abandon()
 
 

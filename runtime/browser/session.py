@@ -18,6 +18,7 @@ an `Action` and call `perform`, so they share those guarantees.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 import uuid
 from collections.abc import Callable
@@ -32,12 +33,15 @@ from runtime.browser.errors import ActionError, ActionErrorCode, BrowserActionEr
 from runtime.browser.launch import Browser
 from runtime.browser.observation import TabEvent
 from runtime.browser.policy import SessionPolicy
+from runtime.browser.reservation import ContextReservation
 from runtime.browser.storage import SessionStorage
 from runtime.browser.tab import Tab
 from runtime.browser.tab_tracking import ACTIONS_THAT_MAY_OPEN_TABS, NetworkWatch, TabInfo, TabTracker
 from runtime.browser.top_frame import TopFrameBlock
 from runtime.browser.verbs import SessionVerbs
 from runtime.policy import PROXY_BYPASS_LIST, OnBlocked, PolicyProxy, judge_url
+
+_log = logging.getLogger(__name__)
 
 # Actions that move a tab to a URL: a refused top-frame navigation during one is its failure.
 NAVIGATION_ACTIONS = frozenset({ActionName.OPEN_URL.value, ActionName.SESSION_START.value})
@@ -51,6 +55,7 @@ async def open_session(
     on_tab_event: Callable[[TabEvent], None] | None = None,
     policy: SessionPolicy | None = None,
     on_blocked: OnBlocked | None = None,
+    reservation: ContextReservation | None = None,
 ) -> BrowserSession:
     """Open a session on `browser`: a fresh incognito context with one primary tab (about:blank).
 
@@ -59,15 +64,27 @@ async def open_session(
     `on_blocked` hears each request it refuses before the browser gets the refusal. The browser
     stops the session when it closes. Raises `BrowserActionError(browser_crashed)` if the
     browser is gone.
+
+    `reservation` is a context made ahead for this session (`reservation.py`): the session takes
+    it, its proxy serving the address the context was made with. One this session cannot take
+    (another browser's, or no network policy to serve it with) is released.
     """
     if browser.crashed:
         raise BrowserActionError(ActionErrorCode.BROWSER_CRASHED, "the browser connection is gone")
     policy = policy or SessionPolicy()
-    proxy = await PolicyProxy(policy.network, on_blocked=on_blocked).start() if policy.network is not None else None
+    if reservation is not None and (reservation.browser is not browser or policy.network is None):
+        await reservation.release()
+        reservation = None
+    listener = reservation.listener if reservation is not None else None
+    proxy = await PolicyProxy(policy.network, on_blocked=on_blocked).start(listener) if policy.network is not None else None
     try:
-        context = await browser.create_context(
-            proxy_server=proxy.proxy_server if proxy else None, proxy_bypass_list=PROXY_BYPASS_LIST
-        )
+        if reservation is not None:
+            context = reservation.context
+            _log.debug("session %s takes the browser context reserved ahead; its proxy serves %s", session_id, proxy.proxy_server if proxy else "")
+        else:
+            context = await browser.create_context(
+                proxy_server=proxy.proxy_server if proxy else None, proxy_bypass_list=PROXY_BYPASS_LIST
+            )
         session = BrowserSession(
             browser,
             session_id=session_id or f"session-{uuid.uuid4().hex[:12]}",
@@ -77,7 +94,7 @@ async def open_session(
             policy=policy,
             proxy=proxy,
         )
-        await session._tabs.open_primary(context)
+        await session._tabs.open_primary(context, reservation.page if reservation is not None else None)
     except BaseException:
         if proxy is not None:
             await proxy.stop()

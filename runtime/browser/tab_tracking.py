@@ -85,9 +85,11 @@ class TabTracker:
         self._watching = True
         self._hooks = TabHooks(next_snapshot_id=self._next_snapshot_id, url_changed=self._update_url)
 
-    async def open_primary(self, context: Any) -> Tab:
-        """Open the context's first page as the primary tab, then watch the context for more."""
-        page = await context.newPage()
+    async def open_primary(self, context: Any, page: Any = None) -> Tab:
+        """Open the context's first page (or take `page`, one it has already opened) as the
+        primary tab, then watch the context for more."""
+        if page is None:
+            page = await context.newPage()
         primary = await self._attach(page, opener_tab_id=None)
         self._register(primary, announce=False)
         self._primary_tab_id = primary.tab_id

@@ -10,12 +10,21 @@ returns. The run itself is `runtime.execute.cli`.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import gc
+import importlib
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from runtime.browser.launch import StartingChromium
+
+# See _run_command.
+RUN_SWITCH_INTERVAL_S = 0.0005
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -38,20 +47,53 @@ def register(commands: argparse._SubParsersAction) -> None:
 def _run_command(args: argparse.Namespace) -> int:
     if args.log_level:
         logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    # The run's event loop mostly waits on Chromium while threads beside it import and wait
+    # (the executor's import, the readable-text worker's answers, file writes). At Python's
+    # usual 5 ms switch interval, every CDP reply reaching the loop meanwhile waited up to 5 ms
+    # for the GIL; at 0.5 ms the loop is answered almost at once.
+    sys.setswitchinterval(RUN_SWITCH_INTERVAL_S)
     spawned = None if args.browser_ws else _spawn_chromium()
+    # The readable-text worker warms up on a core of its own while this process imports: the
+    # first page prepared needs it (about 0.3 s of CPU, none of it in this process).
+    from runtime.browser.readable_text import start_worker
+
+    start_worker()
+    if spawned is None:
+        with _imports_left_out_of_collections():
+            from runtime.execute.cli import run_file_command
+        return run_file_command(args)
     try:
         with _imports_left_out_of_collections():
             from runtime.browser.launch import StartingChromium
-            from runtime.browser.readable_text import warm_up_in_background
-            from runtime.execute.cli import run_file_command
+            from runtime.browser.reservation import reserve_context
 
-        # The first page's readable text needs trafilatura imported and set up (about 0.3 s of
-        # CPU); the run waits longer than that on Chromium before it gets there.
-        warm_up_in_background()
-        return run_file_command(args, StartingChromium(spawned) if spawned is not None else None)
+        starting = StartingChromium(spawned)
+        try:
+            return asyncio.run(_run_with_head_start(args, starting, reserve_context))
+        except KeyboardInterrupt:
+            # Once the run starts, Ctrl-C stops it (manual_stop); this is before.
+            from runtime.outcomes import StopReason
+
+            print("verity: interrupted before the run started", file=sys.stderr)
+            return StopReason.MANUAL_STOP.exit_code
     finally:
-        if spawned is not None:
-            spawned.abandon()  # nothing when the run took it
+        spawned.abandon()  # nothing once something connected to it
+
+
+async def _run_with_head_start(args: argparse.Namespace, starting: StartingChromium, reserve_context: Callable[..., Awaitable[Any]]) -> int:
+    """Import the executor on a thread while this loop connects to Chromium and reserves the
+    first session's context (runtime/browser/reservation.py): the browser's part of opening a
+    session, about 0.15 s of waiting, is done by the time the run asks for it (BENCHMARKS.md,
+    "Run start"). Whatever the run did not take is ended before this returns."""
+    starting.begin_head_start(reserve_context)
+    try:
+        with _imports_left_out_of_collections():
+            await asyncio.to_thread(importlib.import_module, "runtime.execute.cli")
+        from runtime.execute.cli import run_file
+
+        return await run_file(args, starting)
+    finally:
+        await starting.discard()
 
 
 @contextlib.contextmanager

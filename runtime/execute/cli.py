@@ -35,6 +35,16 @@ def run_file_command(args: argparse.Namespace, starting: StartingChromium | None
     return _guarded(lambda: _run_file(args, starting))
 
 
+async def run_file(args: argparse.Namespace, starting: StartingChromium) -> int:
+    """`run_file_command` inside the event loop the command already runs (the one its
+    Chromium's head start connected in)."""
+    try:
+        prepared = _prepared_run(args)
+        return prepared if isinstance(prepared, int) else await _execute(**prepared, starting=starting)
+    except Exception as error:  # noqa: BLE001 - the top-level handler the CLI promises
+        return _internal_error(error)
+
+
 def demo_command(args: argparse.Namespace) -> int:
     return _guarded(lambda: _run_demo(args))
 
@@ -47,11 +57,22 @@ def _guarded(body: Any) -> int:
         print("verity: interrupted before the run started", file=sys.stderr)
         return StopReason.MANUAL_STOP.exit_code
     except Exception as error:  # noqa: BLE001 - the top-level handler the CLI promises
-        print(f"verity: error: {type(error).__name__}: {error}", file=sys.stderr)
-        return StopReason.EXECUTE_ERROR.exit_code
+        return _internal_error(error)
+
+
+def _internal_error(error: Exception) -> int:
+    print(f"verity: error: {type(error).__name__}: {error}", file=sys.stderr)
+    return StopReason.EXECUTE_ERROR.exit_code
 
 
 def _run_file(args: argparse.Namespace, starting: StartingChromium | None) -> int:
+    prepared = _prepared_run(args)
+    return prepared if isinstance(prepared, int) else asyncio.run(_execute(**prepared, starting=starting))
+
+
+def _prepared_run(args: argparse.Namespace) -> int | dict[str, Any]:
+    """The recipe, its registry and inputs for `_execute`, read from the command line; or the exit
+    code after printing why there is nothing to run."""
     path: Path = args.recipe
     try:
         text = path.read_text(encoding="utf-8")
@@ -72,12 +93,10 @@ def _run_file(args: argparse.Namespace, starting: StartingChromium | None) -> in
         inputs = resolve_inputs(recipe, raw, source="--input", environ=os.environ)
     except RecipeInvalid as invalid:
         return _print_problems(invalid.problems)
-    return asyncio.run(
-        _execute(
-            recipe, registry, inputs, out=args.out, json_mode=args.json, ws_endpoint=args.browser_ws, labels=labels,
-            secret_inputs=secret_input_names(recipe, raw), starting=starting,
-        )
-    )
+    return {
+        "recipe": recipe, "registry": registry, "inputs": inputs, "out": args.out, "json_mode": args.json,
+        "ws_endpoint": args.browser_ws, "labels": labels, "secret_inputs": secret_input_names(recipe, raw),
+    }
 
 
 def _key_values(items: list[str], flag: str, problems: list[Problem]) -> dict[str, str]:

@@ -37,6 +37,7 @@ from runtime.browser import (
     open_session,
 )
 from runtime.browser.launch import StartingChromium, discover_ws_endpoint
+from runtime.browser.reservation import ContextReservation
 from runtime.browser.udp_fence import require_udp_fence
 from runtime.policy import NetworkPolicy, OnBlocked
 
@@ -74,7 +75,8 @@ class BrowserProvider:
         """Launch (default), connect to `ws_endpoint`, or wrap an already started `browser`
         (which the provider then neither closes nor replaces). `starting` is a Chromium already
         started for this provider (`start_chromium`), used for its first browser instead of a
-        launch; the provider owns it from then on (closes it, or abandons it unused)."""
+        launch; the provider owns it from then on (closes it, or discards it unused). A context
+        its head start reserved (`verity run`'s) becomes the first session's."""
         self._ws_endpoint = ws_endpoint
         self._launch_options = launch_options
         self._browser = browser
@@ -87,6 +89,7 @@ class BrowserProvider:
         self._available: bool | None = None
         self._availability_listeners: list[Callable[[bool], None]] = []
         self._starting = starting
+        self._reservation: ContextReservation | None = None
 
     @property
     def browser(self) -> Browser | None:
@@ -125,7 +128,9 @@ class BrowserProvider:
     async def _open(self) -> Browser:
         if self._starting is not None:
             starting, self._starting = self._starting, None
-            return await starting.connect()
+            browser = await starting.connect()
+            self._reservation = await starting.prepared()
+            return browser
         if not self._ws_endpoint:
             return await launch_browser(self._launch_options)
         try:
@@ -190,8 +195,11 @@ class BrowserProvider:
         `on_blocked` hears each refusal."""
         browser = await self.start()
         policy = SessionPolicy(network=network)
+        reservation, self._reservation = self._reservation, None
         try:
-            return await open_session(browser, session_id, artifacts=ArtifactStore(run_dir), policy=policy, on_blocked=on_blocked)
+            return await open_session(
+                browser, session_id, artifacts=ArtifactStore(run_dir), policy=policy, on_blocked=on_blocked, reservation=reservation
+            )
         except Exception:
             # The browser died while the session opened (its death not yet seen when start()
             # handed it out): a browser of our own is replaced and the session opened once more
@@ -205,7 +213,10 @@ class BrowserProvider:
         self._closed = True
         if self._starting is not None:
             starting, self._starting = self._starting, None
-            await asyncio.to_thread(starting.abandon)
+            await starting.discard()
+        if self._reservation is not None:
+            reservation, self._reservation = self._reservation, None
+            await reservation.release()
         if self._replacing is not None:
             self._replacing.cancel()
         if self._browser is not None and self._owns_browser:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
@@ -95,8 +96,14 @@ class PolicyProxy:
 
     # ------------------------------------------------------------------ lifecycle
 
-    async def start(self) -> Self:
-        self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0, limit=MAX_HEAD_BYTES)
+    async def start(self, listener: socket.socket | None = None) -> Self:
+        """Serve on a loopback port of its own, or on `listener`: a loopback socket already bound
+        and listening, which a browser context may have been given before this proxy existed
+        (connections wait in its backlog until they are served here, never anywhere else)."""
+        if listener is None:
+            self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0, limit=MAX_HEAD_BYTES)
+        else:
+            self._server = await asyncio.start_server(self._accept, sock=listener, limit=MAX_HEAD_BYTES)
         return self
 
     async def stop(self) -> None:

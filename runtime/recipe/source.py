@@ -31,7 +31,9 @@ MAX_DEPTH = 64  # nesting levels; the deepest shipped recipe uses 7, an output s
 MAX_CHARACTER_PROBLEMS = 10
 
 # What YAML 1.2 forbids in a stream (section 5.1), the same set ruamel's reader refuses.
-_FORBIDDEN_CHARACTER = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Written as the forbidden ranges rather than the complement of the allowed ones: the same set
+# (checked over every code point), compiled in a tenth of the time (about 5 ms of each start).
+_FORBIDDEN_CHARACTER = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 Path = tuple[str | int, ...]

@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from pytest_bdd import parsers, scenarios, then, when
+from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.browser.chromium_process import PROFILE_PREFIX
 from runtime.demo import DEMO_RECIPE, DemoSite
 from tests.execute.conftest import RECIPES
+from tests.fixtures.one_page_site import OnePageSite
 
 scenarios("execute_run_start.feature")
 
@@ -32,6 +33,7 @@ class Command:
     code: int
     stderr: str
     temporary: Path
+    run_dir: Path
 
 
 @pytest.fixture
@@ -52,7 +54,7 @@ def _verity_run(args: list[str], tmp_path: Path, temporary: Path) -> Command:
         [*VERITY, "run", *args, "--out", str(tmp_path / "run"), "--log-level", "DEBUG"],
         capture_output=True, text=True, timeout=90, cwd=tmp_path, env=env,
     )
-    return Command(done.returncode, done.stderr, temporary)
+    return Command(done.returncode, done.stderr, temporary, tmp_path / "run")
 
 
 @when('I run "verity run" on the demo recipe with debug logging and a temporary directory of its own', target_fixture="command")
@@ -119,3 +121,110 @@ def none_imported(modules: set[str], names: str) -> None:
 @then(parsers.parse('"{name}" is among its modules'))
 def imported(modules: set[str], name: str) -> None:
     assert name in modules, f"{name} was not imported: the check would pass for the wrong reason"
+
+
+# ----------------------------------------------------------------- the reserved context (EXEC-075)
+
+# A host the recipe below does not allow; it names this machine, so the request could not leave
+# loopback even if the fence failed.
+UNLISTED_HOST = "localhost"
+
+FENCED_RECIPE = """name: reserved-context-fence
+goal: read the quote page in the browser
+inputs:
+  site: {description: base URL}
+target:
+  start_url: "{site}/quote.html"
+  allowed_domains: ["127.0.0.1"]
+  validation_keywords: ["quote"]
+plan:
+  - id: open
+    navigate: "{start_url}"
+  - id: read
+    extract:
+      fields:
+        price: {css: "#price", type: number}
+"""
+
+
+@given("a loopback page that shows a quote and asks for an image from a host the recipe does not allow", target_fixture="fenced_page")
+def fenced_page() -> Iterator[OnePageSite]:
+    with OnePageSite("/quote.html") as site:
+        site.html = (
+            "<!doctype html><title>Gold quote</title><h1>Gold quote</h1><p>Price: <span id=price>2,041.50</span></p>"
+            f'<img src="http://{UNLISTED_HOST}:{site.port}/pixel.png" alt="">'
+        )
+        yield site
+
+
+@when('I run "verity run" on a recipe for that page with debug logging and a temporary directory of its own', target_fixture="command")
+def run_fenced(fenced_page: OnePageSite, tmp_path: Path, temporary: Path) -> Command:
+    recipe = tmp_path / "fenced.yaml"
+    recipe.write_text(FENCED_RECIPE, encoding="utf-8")
+    return _verity_run([str(recipe), "-i", f"site=http://127.0.0.1:{fenced_page.port}"], tmp_path, temporary)
+
+
+@then("the debug log says the run's session took the context reserved at start")
+def took_reserved(command: Command) -> None:
+    assert "takes the browser context reserved ahead" in command.stderr, command.stderr[-3000:]
+
+
+@then("verdict.json counts 1 blocked request, to the host the recipe does not allow")
+def one_blocked(command: Command) -> None:
+    blocked = json.loads((command.run_dir / "verdict.json").read_text(encoding="utf-8"))["blocked_requests"]
+    assert blocked["count"] == 1, blocked
+    assert UNLISTED_HOST in json.dumps(blocked["samples"]), blocked
+
+
+# ----------------------------------------------------------------- the readable-text worker (EXEC-076)
+
+ARTICLE = (
+    "<!doctype html><html><head><title>Gold climbs</title></head><body><nav><a href=/>Home</a> <a href=/m>Markets</a></nav>"
+    "<article><h1>Gold climbs for a third day</h1>"
+    + "".join(f"<p>Paragraph {i}: gold rose again as buyers returned to the market after a quiet week, traders said.</p>" for i in range(8))
+    + "</article><footer>Contact us</footer></body></html>"
+)
+ARTICLE_URL = "http://127.0.0.1:1/gold.html"
+
+# Reads the article, kills the worker, reads it again; prints both readings, the two worker pids
+# and whether trafilatura was imported in this interpreter.
+WORKER_SCRIPT = """
+import json, sys
+from runtime.browser import readable_text as rt
+html, url = json.loads(sys.stdin.read())
+first = rt.readable_text(html, url)
+first_pid = rt._WORKER._process.pid
+rt._WORKER._process.kill()
+rt._WORKER._process.wait()
+second = rt.readable_text(html, url)
+print(json.dumps({"readings": [first, second], "pids": [first_pid, rt._WORKER._process.pid],
+                  "trafilatura_here": any(m == "trafilatura" or m.startswith("trafilatura.") for m in sys.modules)}))
+"""
+
+
+@when("a fresh interpreter reads an article page's readable text, kills the worker, and reads it again", target_fixture="worker_run")
+def worker_run() -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER_SCRIPT], input=json.dumps([ARTICLE, ARTICLE_URL]), capture_output=True, text=True, timeout=120, check=True,
+    )
+    return json.loads(done.stdout)
+
+
+@then("both readings are trafilatura's own reading of that page")
+def trafilatura_reading(worker_run: dict) -> None:
+    import trafilatura
+
+    expected = (trafilatura.extract(ARTICLE, url=ARTICLE_URL, include_comments=False, include_tables=True) or "").strip()
+    assert "Gold climbs for a third day" in expected and "Paragraph 7" in expected, expected
+    assert worker_run["readings"] == [expected, expected], worker_run["readings"]
+
+
+@then("trafilatura is not among that interpreter's modules")
+def trafilatura_elsewhere(worker_run: dict) -> None:
+    assert worker_run["trafilatura_here"] is False
+
+
+@then("the second reading came from another worker process")
+def another_worker(worker_run: dict) -> None:
+    first, second = worker_run["pids"]
+    assert first != second, worker_run["pids"]

@@ -6,7 +6,9 @@ Layers, each importing only the ones below it:
   `shown`: the scripts that judge what a person can see.
 - `launch`: `launch_browser()` / `connect_browser(ws)` -> `Browser` (one Chromium, many runs;
   knows nothing of sessions); below it `chromium_process` (the process and its profile) and
-  `chromium_start` (finding Chromium, its command line, the spawn: importable without pyppeteer).
+  `chromium_start` (finding Chromium, its command line, the spawn: importable without pyppeteer);
+  beside it `reservation` (a session's context made ahead of the session) and `readable_text`
+  (trafilatura's reading of a page, in a worker process).
 - `tab`: one page: refs, snapshots, evaluation (`snapshot_capture` collects the elements);
   `top_frame`: which navigations of its top frame the network policy refused.
 - `action_handlers`: the catalog, one handler per action name, grouped by job, built on tab.

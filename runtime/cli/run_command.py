@@ -1,10 +1,12 @@
-"""`verity run` and `verity demo`: their arguments, and the run's Chromium started first.
+"""`verity run` and `verity demo`: their arguments, and the run's head start.
 
 What a run's Chromium is started with does not depend on its recipe, so `verity run` starts it
 before it imports the executor and loads the recipe: the browser comes up on one core while
-Python imports and compiles on the other (BENCHMARKS.md, "Run start"). A browser that no run
-takes (a bad recipe, a bad input, Ctrl-C) is killed and its profile removed before the command
-returns. The run itself is `runtime.execute.cli`.
+Python imports and compiles on the other. The readable-text worker starts then too, and while
+the executor is imported on a thread the command connects to Chromium and reserves the first
+session's context (BENCHMARKS.md, "Run start"). A browser that no run takes (a bad recipe, a bad
+input, Ctrl-C) is killed and its profile removed before the command returns. The run itself is
+`runtime.execute.cli`.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 # runtime/browser bottom first, as its __init__ describes them. A new module must be placed here.
 BROWSER_LAYERS = (
     Layer("vocabulary", ("errors", "actions", "document", "observation", "observation_context", "policy", "shown")),
-    Layer("launch", ("chromium_process", "chromium_start", "launch")),
+    Layer("launch", ("chromium_process", "chromium_start", "launch", "reservation", "readable_text")),
     Layer("tab", ("document_tracking", "snapshot_capture", "snapshot_pages", "churn_ledger", "locate", "tab", "top_frame")),
     Layer("action handlers", ("action_handlers",)),
     Layer("session", ("tab_tracking", "verbs", "storage", "session", "udp_fence")),

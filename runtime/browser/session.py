@@ -80,7 +80,6 @@ async def open_session(
     try:
         if reservation is not None:
             context = reservation.context
-            _log.debug("session %s takes the browser context reserved ahead; its proxy serves %s", session_id, proxy.proxy_server if proxy else "")
         else:
             context = await browser.create_context(
                 proxy_server=proxy.proxy_server if proxy else None, proxy_bypass_list=PROXY_BYPASS_LIST
@@ -95,6 +94,8 @@ async def open_session(
             proxy=proxy,
         )
         await session._tabs.open_primary(context, reservation.page if reservation is not None else None)
+        if reservation is not None and proxy is not None:
+            _log.debug("session %s takes the browser context reserved ahead; its proxy serves %s", session.session_id, proxy.proxy_server)
     except BaseException:
         if proxy is not None:
             await proxy.stop()

@@ -16,6 +16,7 @@ Feature: Ending a run from the command line
     When a Chromium launched in a profile of its own opens a page and is closed
     Then its process was ended by SIGKILL
     And its profile directory is gone
+    And the temporary directory its singleton socket was in is gone
 
   @EXEC-072
   Scenario: A Chromium in a profile the caller named closes the ordinary way and keeps the profile

@@ -44,6 +44,8 @@ ENVIRONMENT_ALLOWLIST = frozenset(
 ENVIRONMENT_PREFIXES = ("LC_",)
 
 PROFILE_PREFIX = "verity-chromium-"
+# The prefix of the temporary directory Chromium makes for its singleton socket.
+SINGLETON_DIRECTORY_PREFIX = "org.chromium.Chromium."
 OWNER_FILE = "verity-owner.json"
 
 
@@ -146,7 +148,24 @@ class ChromiumProfile:
         self._write_owner({**owner, "chromium_pgid": process.pid, "chromium_executable": executable})
 
     def remove(self) -> None:
+        """Remove the profile, and the directory of the browser's singleton socket with it."""
+        singleton = self._singleton_directory()
+        if singleton is not None:
+            remove_tree(singleton)
         remove_tree(self.path)
+
+    def _singleton_directory(self) -> Path | None:
+        """Chromium keeps its singleton socket in a temporary directory of its own
+        (TMPDIR/org.chromium.Chromium.XXXXXX), linked from the profile's SingletonSocket, and
+        removes it only when it exits on its own: a killed one leaves it behind."""
+        try:
+            socket_path = Path(os.readlink(self.path / "SingletonSocket"))
+        except OSError:
+            return None
+        directory = socket_path.parent
+        if not directory.name.startswith(SINGLETON_DIRECTORY_PREFIX) or socket_path.name != "SingletonSocket":
+            return None
+        return directory
 
     def owner_alive(self) -> bool:
         owner = self._read_owner()

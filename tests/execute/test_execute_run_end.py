@@ -117,20 +117,27 @@ def run_files_written(seen: AtVerdict) -> None:
 class Closed:
     exit_code: int | None
     profile: Path  # the named profile, or the directory the launch made its own profile in
+    # Where the browser's singleton socket lived while it ran (a temporary directory of Chromium's).
+    singleton: Path | None = None
 
 
-def _launch_open_close(options: LaunchOptions, url: str) -> int | None:
-    """Launch, open `url` in a context of its own, close; the Chromium's exit status."""
+def _launch_open_close(options: LaunchOptions, url: str, profiles: Path) -> tuple[int | None, Path | None]:
+    """Launch, open `url` in a context of its own, close; the Chromium's exit status and the
+    directory its singleton socket was in (found through the SingletonSocket link of the one
+    profile under `profiles`)."""
 
-    async def go() -> int | None:
+    async def go() -> tuple[int | None, Path | None]:
         browser = await launch_browser(options)
+        singleton = None
         try:
             context = await browser.create_context()
             page = await context.newPage()
             await page.goto(url)
+            links = sorted(profiles.glob("**/SingletonSocket"))
+            singleton = Path(os.readlink(links[0])).parent if links else None
         finally:
             await browser.close()
-        return browser.exit_code
+        return browser.exit_code, singleton
 
     return asyncio.run(go())
 
@@ -138,15 +145,16 @@ def _launch_open_close(options: LaunchOptions, url: str) -> int | None:
 @when("a Chromium launched in a profile of its own opens a page and is closed", target_fixture="closed")
 def own_profile_closed(site: FixtureSite, own_tmpdir: Path) -> Closed:
     profiles = own_tmpdir / "profiles"
-    code = _launch_open_close(LaunchOptions(profiles_dir=profiles), site.url("/article.html"))
-    return Closed(code, profiles)
+    code, singleton = _launch_open_close(LaunchOptions(profiles_dir=profiles), site.url("/article.html"), profiles)
+    return Closed(code, profiles, singleton)
 
 
 @when("a Chromium launched in a named profile directory opens a page and is closed", target_fixture="closed")
 def named_profile_closed(site: FixtureSite, own_tmpdir: Path) -> Closed:
     named = own_tmpdir / "named-profile"
     named.mkdir()
-    return Closed(_launch_open_close(LaunchOptions(user_data_dir=str(named)), site.url("/article.html")), named)
+    code, _ = _launch_open_close(LaunchOptions(user_data_dir=str(named)), site.url("/article.html"), named)
+    return Closed(code, named)
 
 
 @then("its process was ended by SIGKILL")
@@ -159,6 +167,12 @@ def own_profile_gone(closed: Closed) -> None:
     assert closed.profile.is_dir(), "the launch made no profiles directory: nothing was checked"
     left = sorted(p.name for p in closed.profile.iterdir())
     assert left == [], f"profiles left behind: {left}"
+
+
+@then("the temporary directory its singleton socket was in is gone")
+def singleton_gone(closed: Closed) -> None:
+    assert closed.singleton is not None, "the profile had no SingletonSocket link while it ran: nothing was checked"
+    assert not closed.singleton.exists(), f"{closed.singleton} was left behind: {sorted(p.name for p in closed.singleton.iterdir())}"
 
 
 @then("its process exited with status 0")

@@ -12,8 +12,8 @@ start"); anyone else starts it on first use.
 The worker reads JSON lines {"html", "url"} on stdin and answers {"text"} (or {"error"}) on
 stdout; it exits when its stdin closes, so it never outlives the process that started it by
 more than the extraction it is busy with. Its environment is the allowlist Chromium gets (no API
-keys), plus Python's own variables. If it cannot be started or dies, the extraction runs in
-this process, as it always could.
+keys), plus Python's own variables. A worker that dies is replaced once; when it cannot be
+started, or its replacement fails too, the extraction runs in this process, as it always could.
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ class _Worker:
         self._lock = threading.Lock()
         self._process: subprocess.Popen[bytes] | None = None
         self._in_process: Any = None  # trafilatura here, once the worker failed
+        self._given_up = False  # a worker failed, and so did the one that replaced it
 
     def start(self) -> None:
         with self._lock:
@@ -67,15 +68,16 @@ class _Worker:
 
     def extract(self, html: str, url: str) -> str:
         with self._lock:
-            for _attempt in range(2):  # a worker that died is replaced once
+            for attempt in range(2):  # a worker that died is replaced once
                 process = self._ensure_started()
                 if process is None:
                     break
                 try:
                     done, text = _ask(process, html, url)
                 except (OSError, ValueError) as error:
-                    _log.warning("the readable-text worker failed (%s); starting another", error)
                     self._end(process)
+                    self._given_up = attempt == 1
+                    _log.warning("the readable-text worker failed (%s); %s", error, "extracting in this process from now on" if self._given_up else "starting another")
                     continue
                 if done:
                     return text
@@ -85,6 +87,8 @@ class _Worker:
             return self._extract_here(html, url)
 
     def _ensure_started(self) -> subprocess.Popen[bytes] | None:
+        if self._given_up:
+            return None
         if self._process is not None and self._process.poll() is None:
             return self._process
         environment = {

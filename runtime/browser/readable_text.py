@@ -1,13 +1,14 @@
-"""A page's readable text from its HTML: trafilatura's main-content extraction, in a worker process.
+"""A page's readable text from its HTML: trafilatura's main-content extraction, in worker processes.
 
 trafilatura is pure-Python parsing and scoring: about 0.15 s to import, as much again for its
 first extraction of a short page (its justext fallback builds one stoplist from the stopwords of
 all its 100 languages, once per process), and up to seconds on a large page. In the run's own
 process every bit of that held the GIL the run's event loop needs to answer Chromium, so the
-extraction runs in a worker process of its own (`python -m runtime.browser.readable_text`),
-started once per process and used one request at a time; it warms itself up as it starts.
-`verity run` starts it first thing, so it is ready by the first page (BENCHMARKS.md, "Run
-start"); anyone else starts it on first use.
+extraction runs in worker processes (`python -m runtime.browser.readable_text`). Each answers
+one request at a time and warms itself up as it starts; a request that finds them all busy
+starts another (up to MOST_WORKERS), so a page trafilatura takes long over never holds up the
+readings of other runs. `verity run` starts the first worker first thing, so it is ready by the
+first page (BENCHMARKS.md, "Run start"); anyone else starts it on first use.
 
 The worker reads JSON lines {"html", "url"} on stdin and answers {"text"} (or {"error"}) on
 stdout; it exits when its stdin closes, so it never outlives the process that started it by
@@ -46,76 +47,108 @@ def _extract(module: Any, html: str, url: str | None) -> str:
 def readable_text(html: str, url: str) -> str:
     """trafilatura's reading of `html` (its main content, tables included, comments not), or ""
     when it finds none: forms and one-line pages have no article-like block. Blocking (call it
-    from a thread); the work is done by the worker process."""
-    return _WORKER.extract(html, url)
+    from a thread); the work is done by a worker process."""
+    return _WORKERS.extract(html, url)
 
 
 def start_worker() -> None:
-    """Start the worker now (it warms up as it starts) rather than on the first extraction."""
-    _WORKER.start()
+    """Start a worker now (it warms up as it starts) rather than on the first extraction."""
+    _WORKERS.start()
 
 
-class _Worker:
-    def __init__(self) -> None:
+class _Workers:
+    """The worker processes: one answers one request at a time; a request finding them all busy
+    starts another, up to MOST_WORKERS, so a page that takes trafilatura long never holds up the
+    readings of other runs (as extraction on threads never did)."""
+
+    def __init__(self, most: int) -> None:
+        self._most = most
         self._lock = threading.Lock()
-        self._process: subprocess.Popen[bytes] | None = None
-        self._in_process: Any = None  # trafilatura here, once the worker failed
+        self._freed = threading.Condition(self._lock)
+        self._idle: list[subprocess.Popen[bytes]] = []
+        self._count = 0  # started and alive, idle or busy
+        self._in_process: Any = None  # trafilatura here, once the workers failed
         self._given_up = False  # a worker failed, and so did the one that replaced it
 
     def start(self) -> None:
         with self._lock:
-            self._ensure_started()
+            if self._count == 0 and not self._given_up:
+                self._spawn_idle()
 
     def extract(self, html: str, url: str) -> str:
-        with self._lock:
-            for attempt in range(2):  # a worker that died is replaced once
-                process = self._ensure_started()
-                if process is None:
-                    break
-                try:
-                    done, text = _ask(process, html, url)
-                except (OSError, ValueError) as error:
-                    self._end(process)
-                    self._given_up = attempt == 1
-                    _log.warning("the readable-text worker failed (%s); %s", error, "extracting in this process from now on" if self._given_up else "starting another")
-                    continue
-                if done:
-                    return text
-                # trafilatura itself failed on this page: fail here as the extraction fails.
-                _log.debug("trafilatura failed in the worker: %s", text)
+        for attempt in range(2):  # a worker that died is replaced once
+            process = self._take()
+            if process is None:
                 break
-            return self._extract_here(html, url)
+            try:
+                done, text = _ask(process, html, url)
+            except (OSError, ValueError) as error:
+                self._drop(process, give_up=attempt == 1)
+                _log.warning("the readable-text worker failed (%s); %s", error, "extracting in this process from now on" if attempt == 1 else "starting another")
+                continue
+            self._give_back(process)
+            if done:
+                return text
+            # trafilatura itself failed on this page: fail here as the extraction fails.
+            _log.debug("trafilatura failed in the worker: %s", text)
+            break
+        return self._extract_here(html, url)
 
-    def _ensure_started(self) -> subprocess.Popen[bytes] | None:
-        if self._given_up:
+    def _take(self) -> subprocess.Popen[bytes] | None:
+        """An idle worker, a new one while fewer than the most run, or the first one freed."""
+        with self._lock:
+            while not self._given_up:
+                while self._idle:
+                    process = self._idle.pop()
+                    if process.poll() is None:
+                        return process
+                    self._count -= 1  # it died idle
+                if self._count < self._most:
+                    if self._spawn_idle():
+                        return self._idle.pop()
+                    self._given_up = True
+                    break
+                self._freed.wait()
             return None
-        if self._process is not None and self._process.poll() is None:
-            return self._process
+
+    def _give_back(self, process: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            self._idle.append(process)
+            self._freed.notify()
+
+    def _drop(self, process: subprocess.Popen[bytes], *, give_up: bool) -> None:
+        process.kill()
+        process.wait()
+        with self._lock:
+            self._count -= 1
+            self._given_up = self._given_up or give_up
+            self._freed.notify_all()
+
+    def _spawn_idle(self) -> bool:
+        """Start a worker into the idle list (the lock held); False when none can be started."""
         environment = {
             **chromium_environment(),
             **{k: v for k, v in os.environ.items() if k.startswith("PYTHON")},
             "PYTHONPATH": os.pathsep.join(filter(None, (_CODE_ROOT, os.environ.get("PYTHONPATH")))),
         }
         try:
-            self._process = subprocess.Popen(
+            process = subprocess.Popen(
                 [sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL, env=environment,
             )
         except OSError as error:
-            _log.warning("cannot start the readable-text worker (%s); extracting in this process", error)
-            self._process = None
-        return self._process
-
-    def _end(self, process: subprocess.Popen[bytes]) -> None:
-        process.kill()
-        process.wait()
-        self._process = None
+            _log.warning("cannot start a readable-text worker (%s); extracting in this process", error)
+            return False
+        self._idle.append(process)
+        self._count += 1
+        return True
 
     def _extract_here(self, html: str, url: str) -> str:
-        if self._in_process is None:
-            import trafilatura
+        with self._lock:
+            if self._in_process is None:
+                import trafilatura
 
-            self._in_process = trafilatura
+                self._in_process = trafilatura
         return _extract(self._in_process, html, url)
 
 
@@ -132,7 +165,9 @@ def _ask(process: subprocess.Popen[bytes], html: str, url: str) -> tuple[bool, s
     return ("text" in reply), str(reply.get("text", reply.get("error")))
 
 
-_WORKER = _Worker()
+# Beyond this many pages read at once, a reading waits for a worker to be free.
+MOST_WORKERS = 4
+_WORKERS = _Workers(MOST_WORKERS)
 
 
 def _serve(requests: IO[bytes], replies: IO[bytes]) -> None:

@@ -4,6 +4,7 @@ nothing keeps starting workers that die (runtime/browser/readable_text.py)."""
 from __future__ import annotations
 
 import logging
+import threading
 
 import pytest
 import trafilatura
@@ -16,19 +17,41 @@ ARTICLE = (
     + "</article></body></html>"
 )
 URL = "http://127.0.0.1:1/silver.html"
+# Only a ceiling on a hang (a worker's start and warm-up take well under a second).
+HANG_CEILING_S = 60
 
 
 def test_a_worker_that_cannot_run_leaves_the_reading_to_this_process(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     # An interpreter that exits at once: every worker started with it dies before it answers.
     monkeypatch.setattr(readable_text.sys, "executable", "/bin/false")
-    worker = readable_text._Worker()
+    workers = readable_text._Workers(most=2)
     expected = (trafilatura.extract(ARTICLE, url=URL, include_comments=False, include_tables=True) or "").strip()
     assert "Silver slips" in expected and "Line 5" in expected, expected
     with caplog.at_level(logging.WARNING, logger=readable_text.__name__):
-        first = worker.extract(ARTICLE, URL)
-        second = worker.extract(ARTICLE, URL)
+        first = workers.extract(ARTICLE, URL)
+        second = workers.extract(ARTICLE, URL)
     assert first == second == expected
     failures = [r.getMessage() for r in caplog.records if "worker failed" in r.getMessage()]
     # The worker, and the one that replaced it, for the first reading; none for the second.
     assert len(failures) == 2, failures
     assert "from now on" in failures[-1], failures
+
+
+def test_a_reading_that_finds_every_worker_busy_gets_a_new_one() -> None:
+    # The only worker is taken, as a long reading would hold it: the next reading must not wait
+    # for it, but start a second worker and be answered.
+    workers = readable_text._Workers(most=2)
+    busy = workers._take()
+    assert busy is not None and workers._count == 1
+    answers: list[str] = []
+    reader = threading.Thread(target=lambda: answers.append(workers.extract(ARTICLE, URL)))
+    try:
+        reader.start()
+        reader.join(timeout=HANG_CEILING_S)
+        assert not reader.is_alive(), "the reading waited for the busy worker"
+        assert answers and answers[0].startswith("Silver slips"), answers
+        assert workers._count == 2
+    finally:
+        workers._give_back(busy)
+        for process in workers._idle:
+            process.kill()

@@ -193,11 +193,11 @@ import json, sys
 from runtime.browser import readable_text as rt
 html, url = json.loads(sys.stdin.read())
 first = rt.readable_text(html, url)
-first_pid = rt._WORKER._process.pid
-rt._WORKER._process.kill()
-rt._WORKER._process.wait()
+(worker,) = rt._WORKERS._idle
+worker.kill()
+worker.wait()
 second = rt.readable_text(html, url)
-print(json.dumps({"readings": [first, second], "pids": [first_pid, rt._WORKER._process.pid],
+print(json.dumps({"readings": [first, second], "pids": [worker.pid, rt._WORKERS._idle[0].pid],
                   "trafilatura_here": any(m == "trafilatura" or m.startswith("trafilatura.") for m in sys.modules)}))
 """
 

@@ -54,6 +54,12 @@ Feature: The server always has a browser, and no browser outlives the server or 
     Then the Chromium of the server that is gone is no longer running and its profile is removed
     And the Chromium of the live server still runs in its profile
 
+  @SERVICE-031
+  Scenario: A profile being made is never taken for one whose owner is gone
+    When a Chromium profile is made while another process reaps the same directory at the worst moment
+    Then the reaper did not take the new profile for a dead one
+    And the new profile is in place with its owner marked
+
   @SERVICE-032
   Scenario: Chromium starts without the server's token or API keys in its environment
     Given a verity serve process with a token, a Gemini key and a Google key in its environment

@@ -127,12 +127,19 @@ class ChromiumProfile:
 
     @classmethod
     def create(cls, parent: Path | None = None) -> ChromiumProfile:
+        """A new profile directory in `parent` (default: the temporary directory), marked as ours.
+
+        It is made and marked under a hidden name, then renamed into place: a profile name
+        without an owner marker means a dead owner (`reap_stale_profiles`), and another process
+        reaping the same directory in between would otherwise have removed a profile that was
+        only being born, and later killed the browser started in it."""
         if parent is not None:
             parent.mkdir(parents=True, exist_ok=True)
-        path = Path(tempfile.mkdtemp(prefix=f"{PROFILE_PREFIX}{os.getpid()}-", dir=parent))
-        profile = cls(path)
-        profile._write_owner({"owner_pid": os.getpid(), "owner_start": process_start_ticks(os.getpid())})
-        return profile
+        staging = cls(Path(tempfile.mkdtemp(prefix=f".{PROFILE_PREFIX}{os.getpid()}-", dir=parent)))
+        staging._write_owner({"owner_pid": os.getpid(), "owner_start": process_start_ticks(os.getpid())})
+        path = staging.path.with_name(staging.path.name.removeprefix("."))
+        staging.path.rename(path)
+        return cls(path)
 
     @property
     def flag(self) -> str:

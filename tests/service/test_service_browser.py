@@ -18,7 +18,7 @@ from tests.service.run_steps import *  # noqa: F403 - the shared real-run steps
 from tests.service.run_steps import serve_args, start_and_watch
 
 from runtime.browser import find_chromium
-from runtime.browser.chromium_process import ChromiumProfile, process_start_ticks
+from runtime.browser.chromium_process import PROFILE_PREFIX, ChromiumProfile, process_start_ticks, reap_stale_profiles
 
 scenarios("service_browser.feature")
 
@@ -280,3 +280,37 @@ def _orphan_reaped(context: dict[str, Any]) -> None:
 def _owned_untouched(context: dict[str, Any]) -> None:
     profile, process = context["owned"]
     assert process.poll() is None and profile.path.is_dir()
+
+
+# --- a profile being made, beside a reaper -----------------------------------------------------
+
+
+@when("a Chromium profile is made while another process reaps the same directory at the worst moment", target_fixture="made")
+def _made_beside_a_reaper(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    parent = tmp_path / "profiles"
+    reaped: list[list[Path]] = []
+    write_owner = ChromiumProfile._write_owner
+
+    def reap_first(profile: ChromiumProfile, data: dict[str, object]) -> None:
+        # The worst moment: the profile's directory exists and its owner is not marked yet.
+        reaped.append(reap_stale_profiles(parent))
+        write_owner(profile, data)
+
+    monkeypatch.setattr(ChromiumProfile, "_write_owner", reap_first)
+    profile = ChromiumProfile.create(parent)
+    monkeypatch.undo()
+    return {"profile": profile, "reaped": reaped, "parent": parent}
+
+
+@then("the reaper did not take the new profile for a dead one")
+def _not_reaped(made: dict[str, Any]) -> None:
+    assert len(made["reaped"]) == 1, "the reaper never ran: nothing was checked"
+    assert made["reaped"] == [[]], f"the reaper removed {made['reaped']}"
+
+
+@then("the new profile is in place with its owner marked")
+def _in_place(made: dict[str, Any]) -> None:
+    profile: ChromiumProfile = made["profile"]
+    assert profile.path.is_dir() and profile.path.name.startswith(PROFILE_PREFIX), profile.path
+    assert profile.owner_alive(), sorted(p.name for p in profile.path.iterdir())
+    assert [p.name for p in made["parent"].iterdir()] == [profile.path.name]

@@ -37,8 +37,7 @@ class ContextReservation:
 
     async def release(self) -> None:
         """Close the context and the socket: no session will take them."""
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.context.close(), RELEASE_CEILING_S)
+        await _close_quietly(self.context)
         self.listener.close()
 
 
@@ -52,10 +51,15 @@ async def reserve_context(browser: Browser) -> ContextReservation:
         try:
             page = await context.newPage()
         except BaseException:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(context.close(), RELEASE_CEILING_S)
+            await _close_quietly(context)
             raise
     except BaseException:
         listener.close()
         raise
     return ContextReservation(browser, context, page, listener)
+
+
+async def _close_quietly(context: Any) -> None:
+    """Close an unused context; a browser that is gone or slow to answer leaves nothing to do."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(context.close(), RELEASE_CEILING_S)

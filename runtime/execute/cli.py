@@ -32,15 +32,14 @@ from runtime.report import REPORT_FILE
 
 def run_file_command(args: argparse.Namespace, starting: StartingChromium | None = None) -> int:
     """`verity run RECIPE ...`; `starting` is the Chromium the command started for it, if any."""
-    return _guarded(lambda: _run_file(args, starting))
+    return _guarded(lambda: asyncio.run(_run_file(args, starting)))
 
 
 async def run_file(args: argparse.Namespace, starting: StartingChromium) -> int:
     """`run_file_command` inside the event loop the command already runs (the one its
     Chromium's head start connected in)."""
     try:
-        prepared = _prepared_run(args)
-        return prepared if isinstance(prepared, int) else await _execute(**prepared, starting=starting)
+        return await _run_file(args, starting)
     except Exception as error:  # noqa: BLE001 - the top-level handler the CLI promises
         return _internal_error(error)
 
@@ -65,9 +64,9 @@ def _internal_error(error: Exception) -> int:
     return StopReason.EXECUTE_ERROR.exit_code
 
 
-def _run_file(args: argparse.Namespace, starting: StartingChromium | None) -> int:
+async def _run_file(args: argparse.Namespace, starting: StartingChromium | None) -> int:
     prepared = _prepared_run(args)
-    return prepared if isinstance(prepared, int) else asyncio.run(_execute(**prepared, starting=starting))
+    return prepared if isinstance(prepared, int) else await _execute(**prepared, starting=starting)
 
 
 def _prepared_run(args: argparse.Namespace) -> int | dict[str, Any]:

@@ -22,6 +22,33 @@ Feature: Locators find exactly one element, in Playwright's vocabulary
       | {"xpath": "//form//button"}                                     | button |
       | {"role": "button", "name": "Inner button", "frame": "#inner"}   | button |
 
+  @BROWSER-023
+  Scenario Outline: Extract finds and reads in one evaluation the element each locator resolves
+    Given a browser session showing "/locators.html"
+    When I resolve the locator <locator>
+    And I extract the field "value" through the locator <locator>, with the page fingerprint
+    Then the extract found the element the locator resolved and read what it holds
+    And the extract carries the page fingerprint of the document it read
+
+    Examples:
+      | locator                                                         |
+      | {"label": "Email address", "exact": true}                       |
+      | {"placeholder": "you@example.com"}                              |
+      | {"title": "Troy ounce"}                                         |
+      | {"test_id": "save-signup"}                                      |
+      | {"role": "button", "name": "Save", "within": {"role": "region", "name": "Newsletter"}} |
+      | {"role": "button", "name": "Buy", "has_text": "Buy", "within": {"css": ".card", "has_text": "10 oz"}} |
+      | {"role": "button", "name": "Buy", "nth": -1}                    |
+      | {"xpath": "//form//button"}                                     |
+      | {"role": "button", "name": "Inner button", "frame": "#inner"}   |
+
+  @BROWSER-023
+  Scenario: An extract field that names several elements is ambiguous, and one naming only hidden ones is missing
+    Given a browser session showing "/locators.html"
+    When I extract the fields "buy" by {"role": "button", "name": "Buy"} and "hidden" by {"role": "button", "name": "Hidden only"}
+    Then the extract lists "buy" as ambiguous with 2 candidates
+    And the extract lists "hidden" as missing
+
   @BROWSER-025
   Scenario: An exact name is case-sensitive
     Given a browser session showing "/locators.html"

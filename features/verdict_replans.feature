@@ -20,9 +20,11 @@ Feature: Replans respect what a page asked for, and values say where they came f
     When the corpus case "script-replaced-on-click" runs
     Then the run completes with price 2399.9
     And the price came from the validated document, whose content changed since validation
+    And the read step read the page once, with the fingerprint of the document it read
 
   @VERDICT-009
   Scenario: A value read after a late navigation comes from the new, validated document
     When the corpus case "late-redirect-allowed-valid" runs
     Then the run completes with price 31.5
     And the price came from the validated document at "/late/target-valid.html"
+    And the read step dropped its first read, validated the new document and read it again

@@ -38,9 +38,11 @@ class ActionName(str, Enum):
                                                            -> {kind, target: {...}, opened_tabs, ...}
       - wait                {kind *required*: load|text_includes|url|timeout, value?, regex?}
                                                            -> {kind, satisfied: true, waited_ms}
-      - extract             {fields?: {name: {selector | target, attr?, all?}}, readable?: bool}
+      - extract             {fields?: {name: {selector | target, attr?, all?}}, readable?: bool,
+                             fingerprint?: bool}
                                                            -> {fields: {...}, missing} or {text, ...}
-                            (target: any Target form; `all` needs a CSS selector)
+                            (target: any Target form; `all` needs a CSS selector; with
+                             fingerprint, the read document's PageFingerprint, same evaluation)
       - close               {summary?}                     -> {closed: true, summary}
     Observe -> Act -> Verify (seed 004):
       - verify              {check *required*: url_matches|text_present|title_includes|element_state, ...}

@@ -33,7 +33,10 @@ LISTED_CANDIDATES = 10
 # Locator kinds that may find hidden elements when no visible one matches.
 STRUCTURAL_KINDS = frozenset({"css", "xpath", "test_id"})
 
-_LOCATE = r"""
+# The search, a function of one spec (`locate_spec`). It leaves its matches in
+# `globalThis.__verityLocated`, where the chosen one is taken from (by `locate`, or in the same
+# evaluation by a read that locates and reads at once: action_handlers/extract.py).
+LOCATE_FUNCTION = r"""
 (function (spec) {
 """ + ELEMENT_VOCABULARY + SHOWN_HELPERS + r"""
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
@@ -216,9 +219,10 @@ class Located:
     how: dict[str, Any]
 
 
-def _spec(target: Target) -> dict[str, Any]:
-    """The in-page search for one target (frame aside): kind and value, name, exact, has_text, the
-    chain of `within` containers outermost first, and which match to take."""
+def locate_spec(target: Target) -> dict[str, Any]:
+    """The in-page search for one target (`LOCATE_FUNCTION`'s argument; the frame aside, which
+    `locate` finds first): kind and value, name, exact, has_text, the chain of `within`
+    containers outermost first, and which match to take."""
     chain: list[dict[str, Any]] = []
     scope = target.within
     while scope is not None:
@@ -238,40 +242,53 @@ async def locate(worlds: FrameWorlds, cdp: Any, target: Target) -> Located:
     """The one element `target` names in a tab (its frame worlds and CDP session; see the module
     rules), or not_found / ambiguous_target."""
     context_id = await _context_for(worlds, cdp, target.frame)
-    spec = _spec(target)
-    reply = await worlds.evaluate(context_id, f"{_LOCATE}({json.dumps(spec)})")
+    spec = locate_spec(target)
+    reply = await worlds.evaluate(context_id, f"{LOCATE_FUNCTION}({json.dumps(spec)})")
     how = target.to_dict()
     if "exceptionDetails" in reply:
         details = reply["exceptionDetails"]
-        text = str((details.get("exception") or {}).get("description") or details.get("text") or "script error").splitlines()[0]
-        raise BrowserActionError(ActionErrorCode.INVALID_PARAMS, f"invalid locator {how}: {text}", target=how)
-    found = reply["result"]["value"]
-    if "scope_error" in found:
-        _raise_for_scope(found, how)
-    count = int(found["count"])
-    candidates = found["candidates"]
-    if spec["nth"] is None:
-        if count > 1:
-            listed = "; ".join(_describe(c) for c in candidates)
-            raise BrowserActionError(
-                ActionErrorCode.AMBIGUOUS_TARGET,
-                f"{count} visible elements match {how}: {listed}{' ...' if count > len(candidates) else ''}; "
-                "say which with nth (0-based, -1 for the last) or first: true, or narrow the locator",
-                target=how,
-                count=count,
-                candidates=candidates,
-            )
-        chosen_index = 0
-    else:
-        chosen_index = spec["nth"]
-    if count == 0 or found["chosen"] is None and spec["nth"] is not None or not (-count <= chosen_index < count):
-        raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"no visible element matches {how} ({count} match(es))", target=how, count=count)
+        raise invalid_locator(how, str((details.get("exception") or {}).get("description") or details.get("text") or "script error"))
+    chosen_index, chosen_how = choose_match(reply["result"]["value"], spec, how)
     element = await worlds.evaluate(context_id, f"globalThis.__verityLocated.at({int(chosen_index)})", by_value=False)
     result = element.get("result", {})
     if result.get("subtype") != "node":
         raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"the element matching {how} vanished", target=how)
+    return Located(result["objectId"], chosen_how)
+
+
+def chosen_index(spec: dict[str, Any]) -> int:
+    """Which match a search takes when it is unambiguous: its `nth`, else the only one. The
+    in-page read of a located element (runtime/browser/action_handlers/extract.py) takes the same."""
+    return 0 if spec["nth"] is None else int(spec["nth"])
+
+
+def choose_match(found: dict[str, Any], spec: dict[str, Any], how: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """Strictness, applied to what `LOCATE_FUNCTION` found for `spec`: the index of the match to
+    take and how it was chosen (for evidence), or not_found / ambiguous_target."""
+    if "scope_error" in found:
+        _raise_for_scope(found, how)
+    count = int(found["count"])
+    candidates = found["candidates"]
+    if spec["nth"] is None and count > 1:
+        listed = "; ".join(_describe(c) for c in candidates)
+        raise BrowserActionError(
+            ActionErrorCode.AMBIGUOUS_TARGET,
+            f"{count} visible elements match {how}: {listed}{' ...' if count > len(candidates) else ''}; "
+            "say which with nth (0-based, -1 for the last) or first: true, or narrow the locator",
+            target=how,
+            count=count,
+            candidates=candidates,
+        )
+    index = chosen_index(spec)
+    if count == 0 or found["chosen"] is None and spec["nth"] is not None or not (-count <= index < count):
+        raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"no visible element matches {how} ({count} match(es))", target=how, count=count)
     chosen = found["chosen"] if spec["nth"] is not None else candidates[0]
-    return Located(result["objectId"], {**how, "matches": count, "chosen": {"nth": chosen_index, **chosen}})
+    return index, {**how, "matches": count, "chosen": {"nth": index, **chosen}}
+
+
+def invalid_locator(how: dict[str, Any], description: str) -> BrowserActionError:
+    """A locator the browser could not run (a CSS or XPath it cannot parse), with its message."""
+    return BrowserActionError(ActionErrorCode.INVALID_PARAMS, f"invalid locator {how}: {description.splitlines()[0]}", target=how)
 
 
 def _describe(candidate: dict[str, Any]) -> str:

@@ -45,10 +45,10 @@ async def current_document(ctx: RunContext, state_id: str, timeout_ms: int) -> D
     """Make sure the document about to be read is a validated one (see the module rules)."""
     validated = ctx.page.validated
     document, digest = await _document_now(ctx, timeout_ms)
-    if document is None or (validated is None and not ctx.page.validation_required):
-        return DocumentCheck(_record(document, validated, digest, ctx.page.validated_digest))
-    if validated is not None and document.same_document(validated) and document.url == validated.url:
-        return DocumentCheck(_record(document, validated, digest, ctx.page.validated_digest))
+    unchecked = _needs_no_check(ctx, document, digest)
+    if unchecked is not None:
+        return DocumentCheck(unchecked)
+    assert document is not None
     # A new document since validation: judge it before anything is read from it.
     observation = await ctx.browser.prepare(state_id, timeout_ms)
     ctx.page.saw(observation)
@@ -72,6 +72,27 @@ async def current_document(ctx: RunContext, state_id: str, timeout_ms: int) -> D
         "blocked", False, summary=f"{summary}: {check.reason}", blocker_kind=check.blocker_kind, thinking="revalidate the new document before reading it", evidence=evidence
     )
     return DocumentCheck({}, blocked)
+
+
+def provenance_of_read(ctx: RunContext, fingerprint: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The provenance of a read that carries the fingerprint of the document it came from (an
+    extract with `fingerprint`, taken in the read's own evaluation) when that document needs no
+    check: it is the validated one, or nothing had to be validated. None: the read proves
+    nothing; the document is checked first (`current_document`) and read again."""
+    if not fingerprint or not fingerprint.get("document"):
+        return None
+    return _needs_no_check(ctx, DocumentIdentity.from_dict(fingerprint["document"]), str(fingerprint.get("digest", "")))
+
+
+def _needs_no_check(ctx: RunContext, document: DocumentIdentity | None, digest: str) -> dict[str, Any] | None:
+    """The provenance of a read from `document` when it may be read as it is (the validated
+    document, or none had to be validated); None when it must be judged first."""
+    validated = ctx.page.validated
+    if document is None or (validated is None and not ctx.page.validation_required):
+        return _record(document, validated, digest, ctx.page.validated_digest)
+    if validated is not None and document.same_document(validated) and document.url == validated.url:
+        return _record(document, validated, digest, ctx.page.validated_digest)
+    return None
 
 
 def target_verdict(ctx: RunContext, observation: PageObservation) -> TargetCheck:

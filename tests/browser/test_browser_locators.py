@@ -39,6 +39,47 @@ def found_nothing(harness: SessionHarness) -> None:
     assert isinstance(resolved, Exception) and resolved.error.code is ActionErrorCode.NOT_FOUND, resolved
 
 
+@when(parsers.parse('I extract the field "{field}" through the locator {locator}, with the page fingerprint'))
+def extract_through(harness: SessionHarness, field: str, locator: str) -> None:
+    remember(harness, harness.run(harness.session.extract({field: {"target": json.loads(locator)}}, fingerprint=True)))
+
+
+@then("the extract found the element the locator resolved and read what it holds")
+def extract_found_resolved(harness: SessionHarness) -> None:
+    result, resolved = last(harness), harness.results["resolved"]
+    assert result.ok and not isinstance(resolved, Exception), (result.error, resolved)
+    assert result.data["found"]["value"] == resolved.how
+    holds = "function() { return ['INPUT', 'TEXTAREA', 'SELECT'].includes(this.tagName) ? this.value : this.innerText.trim(); }"
+    assert result.data["fields"]["value"] == harness.run(harness.session.tab().call_on(resolved, holds))
+
+
+@then("the extract carries the page fingerprint of the document it read")
+def extract_fingerprint(harness: SessionHarness) -> None:
+    carried = last(harness).data["fingerprint"]
+    taken = harness.run(harness.session.fingerprint())
+    assert taken.ok and carried == taken.data, (carried, taken.data)
+
+
+@when(parsers.parse('I extract the fields "{first}" by {first_locator} and "{second}" by {second_locator}'))
+def extract_two(harness: SessionHarness, first: str, first_locator: str, second: str, second_locator: str) -> None:
+    fields = {first: {"target": json.loads(first_locator)}, second: {"target": json.loads(second_locator)}}
+    remember(harness, harness.run(harness.session.extract(fields)))
+
+
+@then(parsers.parse('the extract lists "{field}" as ambiguous with {count:d} candidates'))
+def extract_ambiguous(harness: SessionHarness, field: str, count: int) -> None:
+    result = last(harness)
+    assert result.ok, result.error
+    problem = result.data["ambiguous"][field]
+    assert result.data["fields"][field] is None and problem["count"] == count and len(problem["candidates"]) == count, problem
+
+
+@then(parsers.parse('the extract lists "{field}" as missing'))
+def extract_missing(harness: SessionHarness, field: str) -> None:
+    result = last(harness)
+    assert result.ok and field in result.data["missing"] and field not in result.data["ambiguous"], result.data
+
+
 @when(parsers.parse("I click the locator {locator}"))
 def click(harness: SessionHarness, locator: str) -> None:
     remember(harness, harness.run(harness.session.click(json.loads(locator))))

@@ -105,3 +105,26 @@ def came_from(run: dict[str, Any], path: str) -> None:
     record = _price_provenance(run)
     assert record["document_validated"] is True and urlsplit(record["document"]["url"]).path == path
     assert record["validated_document"]["loader_id"] == record["document"]["loader_id"]
+
+
+def _driver_calls(run: dict[str, Any], state_id: str) -> list[dict[str, Any]]:
+    executions = json.loads((run["dir"] / "executions.json").read_text(encoding="utf-8"))
+    return next(e for e in executions if e["state_id"] == state_id)["tool_results"]
+
+
+@then("the read step read the page once, with the fingerprint of the document it read")
+def read_once(run: dict[str, Any]) -> None:
+    calls = _driver_calls(run, "read")
+    assert [c["action"] for c in calls] == ["extract"], calls
+    # The fingerprint the read carried is the validated document's, taken after the click
+    # changed its content: the digest differs from the one taken at validation.
+    record = _price_provenance(run)
+    assert record["content_changed_since_validation"] is True and record["revalidated"] is False
+
+
+@then("the read step dropped its first read, validated the new document and read it again")
+def read_again(run: dict[str, Any]) -> None:
+    calls = _driver_calls(run, "read")
+    assert [c["action"] for c in calls] == ["extract", "page_fingerprint", "prepare_page", "extract"], calls
+    record = _price_provenance(run)
+    assert record["revalidated"] is True and record["document_changed_since_validation"] is True

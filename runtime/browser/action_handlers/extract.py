@@ -8,9 +8,12 @@ from typing import Any
 
 from runtime.browser.action_handlers.params import invalid
 from runtime.browser.action_handlers.read import readability_extract
+from runtime.browser.action_handlers.verify import FINGERPRINT_FUNCTION, fingerprint_from
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.actions import Action, Target
 from runtime.browser.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.locate import LOCATE_FUNCTION, choose_match, chosen_index, invalid_locator, locate_spec
+from runtime.browser.observation import PageFingerprint
 from runtime.browser.tab import Tab
 
 
@@ -29,17 +32,26 @@ _READ_ONE = """(el, how) => {
   return how.trim === false ? text : text.trim();
 }"""
 
-_EXTRACT_FIELDS = f"""((fields) => {{
+# Every field the top document's isolated world can answer, in one evaluation: a CSS `all`
+# field's matches, and each located field's search (`locate`, the strict locator's own function)
+# with the match it takes read at once; with `fingerprint`, the page fingerprint of the document
+# they were read from (one JavaScript task: nothing can change the document between them).
+_READ_FIELDS = f"""((fields, locate, fingerprint) => {{
   const read = {_READ_ONE};
-  const out = {{}};
-  for (const [name, spec] of Object.entries(fields)) {{
-    if (spec.all) out[name] = Array.from(document.querySelectorAll(spec.selector)).map((el) => read(el, spec));
-    else {{ const el = document.querySelector(spec.selector); out[name] = el ? read(el, spec) : null; }}
+  const values = {{}}, located = {{}};
+  for (const [name, field] of Object.entries(fields)) {{
+    if (field.all) {{ values[name] = Array.from(document.querySelectorAll(field.selector)).map((el) => read(el, field.how)); continue; }}
+    let found;
+    try {{ found = locate(field.spec); }} catch (e) {{ located[name] = {{error: String(e)}}; continue; }}
+    located[name] = found;
+    if (found.scope_error) continue;
+    const el = globalThis.__verityLocated.at(field.index);
+    values[name] = el ? read(el, field.how) : null;
   }}
-  return out;
+  return {{values, located, url: location.href, fingerprint: fingerprint ? fingerprint() : null}};
 }})"""
 
-# The same reading rule as _EXTRACT_FIELDS, for one element found through any Target.
+# The same reading rule as _READ_FIELDS, for an element found by a ref or in an iframe.
 _READ_ELEMENT = f"""function(how) {{ return ({_READ_ONE})(this, how); }}"""
 
 _FIELD_KEYS = {"selector", "target", "attr", "all", "value", "trim"}
@@ -116,43 +128,92 @@ async def extract(scope: ActionScope, action: Action) -> Result:
     fields = params.get("fields")
     if not isinstance(fields, dict) or not fields:
         raise invalid("extract needs params.fields ({name: {selector | target, attr?, value?, trim?, all?}}) or params.readable=true")
+    with_fingerprint = params.get("fingerprint", False)
+    if not isinstance(with_fingerprint, bool):
+        raise invalid("params.fingerprint must be true or false")
     requests = {name: _field_request(name, spec) for name, spec in fields.items()}
-    batch = {
-        name: {"selector": r.selector, "all": r.all, **r.how} for name, r in requests.items() if r.selector is not None
-    }
+    # Fields the top document answers are read in one evaluation; those by a ref (a handle the
+    # tab keeps) or inside an iframe (another world) are found and read one by one after it.
+    in_batch: dict[str, dict[str, Any]] = {}
+    for name, request in requests.items():
+        if request.selector is not None:
+            in_batch[name] = {"all": True, "selector": request.selector, "how": request.how}
+        elif request.target is not None and not request.target.ref and request.target.frame is None:
+            spec = locate_spec(request.target)
+            in_batch[name] = {"spec": spec, "index": chosen_index(spec), "how": request.how}
+    one_by_one = [name for name in requests if name not in in_batch]
     document = tab.document()
     values: dict[str, Any] = {}
-    if batch:
-        try:
-            # In the isolated world, as every other read: the page's own scripts cannot stand in
-            # for the DOM they show.
-            values = await tab.evaluate(f"{_EXTRACT_FIELDS}({json.dumps(batch)})")
-        except BrowserActionError as exc:
-            raise invalid(f"bad selector in params.fields: {exc.error.message}") from None
     found: dict[str, Any] = {}
     ambiguous: dict[str, Any] = {}
-    for name, request in requests.items():
-        if request.target is None:
-            continue
+    url: str | None = None
+    fingerprint: PageFingerprint | None = None
+    if in_batch or with_fingerprint:
+        reads = await _read_in_one(tab, in_batch, with_fingerprint)
+        url = str(reads["url"])
+        if with_fingerprint:
+            fingerprint = fingerprint_from(reads["fingerprint"], tab)
+        values.update(reads["values"])
+        for name, located in reads["located"].items():
+            how = requests[name].target.to_dict()  # type: ignore[union-attr] - located fields have targets
+            try:
+                if "error" in located:
+                    raise invalid_locator(how, str(located["error"]))
+                found[name] = choose_match(located, in_batch[name]["spec"], how)[1]
+            except BrowserActionError as exc:
+                values[name] = found[name] = None
+                _unless_field_problem(exc, ambiguous, name)
+    for name in one_by_one:
+        request = requests[name]
+        assert request.target is not None
         try:
             values[name], found[name] = await _read_target(tab, request.target, request.how)
         except BrowserActionError as exc:
-            if exc.error.code is not ActionErrorCode.AMBIGUOUS_TARGET:
-                raise
-            # One field naming several elements is that field's problem, not the whole read's.
             values[name] = None
-            ambiguous[name] = {"message": exc.error.message, **exc.error.details}
+            _unless_field_problem(exc, ambiguous, name)
+    if url is None or one_by_one:
+        url = await tab.current_url()
     ordered = {name: values.get(name) for name in requests}
     missing = [name for name, value in ordered.items() if value is None or value == []]
     read_from = tab.document()
-    return {
+    data: dict[str, Any] = {
         "fields": ordered,
         "missing": missing,
         "ambiguous": ambiguous,
         "found": found,
-        "url": await tab.current_url(),
+        "url": url,
         # The document the fields were read from; a different one after the read means it was
         # replaced meanwhile and the read proves nothing about either.
         "document": read_from.to_dict(),
         "document_changed_during_read": not document.same_document(read_from),
-    }, None
+    }
+    if fingerprint is not None:
+        # The fingerprint of the document the batch was read from, taken in the same evaluation:
+        # the run's provenance check needs no read of its own (runtime/execute/provenance.py).
+        data["fingerprint"] = fingerprint.to_dict()
+    return data, None
+
+
+async def _read_in_one(tab: Tab, in_batch: dict[str, dict[str, Any]], with_fingerprint: bool) -> dict[str, Any]:
+    locates = any("spec" in field for field in in_batch.values())
+    expression = (
+        f"{_READ_FIELDS}({json.dumps(in_batch)}, {LOCATE_FUNCTION if locates else 'null'}, "
+        f"{FINGERPRINT_FUNCTION if with_fingerprint else 'null'})"
+    )
+    try:
+        # In the isolated world, as every other read: the page's own scripts cannot stand in
+        # for the DOM they show.
+        return await tab.evaluate(expression)  # type: ignore[no-any-return]
+    except BrowserActionError as exc:
+        if exc.error.code is ActionErrorCode.SCRIPT_FAILED:  # a CSS `all` selector the browser cannot parse
+            raise invalid(f"bad selector in params.fields: {exc.error.message}") from None
+        raise
+
+
+def _unless_field_problem(exc: BrowserActionError, ambiguous: dict[str, Any], name: str) -> None:
+    """A field nothing matches is missing, and one naming several elements is that field's
+    problem (listed in `ambiguous`), not the whole read's; anything else fails the action."""
+    if exc.error.code is ActionErrorCode.AMBIGUOUS_TARGET:
+        ambiguous[name] = {"message": exc.error.message, **exc.error.details}
+    elif exc.error.code is not ActionErrorCode.NOT_FOUND:
+        raise exc

@@ -14,7 +14,9 @@ from runtime.browser.observation import PageFingerprint, VerifyOutcome
 from runtime.browser.shown import SHOWN_HELPERS, text_shown_expression
 from runtime.browser.tab import Tab
 
-FINGERPRINT_SCRIPT = """(() => {
+# What a page fingerprint hashes, read by a function of no arguments (so another read can take
+# it in the same evaluation: extract's), and by FINGERPRINT_SCRIPT on its own.
+FINGERPRINT_FUNCTION = """() => {
   const els = document.getElementsByTagName('*');
   const tags = new Array(els.length);
   for (let i = 0; i < els.length; i++) tags[i] = els[i].tagName;
@@ -22,7 +24,8 @@ FINGERPRINT_SCRIPT = """(() => {
     .map(e => e.type === 'checkbox' || e.type === 'radio' ? String(e.checked) : e.value);
   return {url: location.href, structure: tags.join(','), fields: fields.join('\\u0001'),
           text: document.body ? document.body.innerText : ''};
-})()"""
+}"""
+FINGERPRINT_SCRIPT = f"({FINGERPRINT_FUNCTION})()"
 
 
 async def fingerprint_of(tab: Tab) -> PageFingerprint:

@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from runtime.browser import ActionErrorCode, ActionResult
 from runtime.events import GuardrailTripped
 from runtime.execute.context import RunContext
 from runtime.execute.field_values import read_field
-from runtime.execute.provenance import READ_ATTEMPTS, current_document, read_from
+from runtime.execute.provenance import READ_ATTEMPTS, current_document, provenance_of_read, read_from
 from runtime.execute.recovery import Blocker
 from runtime.execute.refused_path import stop_refused_path
 from runtime.execute.step_outcome import StepResult
@@ -26,8 +27,21 @@ async def extract(ctx: RunContext, state: State) -> StepResult:
     data = ctx.findings.data
     raw: dict[str, str | None] = {}
     read: dict[str, Any] = {}
-    provenance: dict[str, Any] = {}
-    for _ in range(READ_ATTEMPTS):
+    provenance: dict[str, Any] | None = None
+    requested = {name: field_request(ctx.values, spec) for name, spec in field_specs.items()}
+    summary = f"extract {', '.join(requested)}"
+    if requested:
+        # The common case is one read: the fields and the fingerprint of the document they came
+        # from, in one evaluation. It is kept only when that document may be read as it is
+        # (provenance.py) and was not replaced meanwhile; otherwise what it read is dropped,
+        # and the document is checked before it is read again, below.
+        first = await ctx.browser.run_action("extract", summary, lambda s, a: s.extract(requested, fingerprint=True, action_id=a, timeout_ms=timeout))
+        if not first.ok and first.error_code is ActionErrorCode.TIMEOUT:
+            return _failed(first)
+        if first.ok and not first.data.get("document_changed_during_read"):
+            provenance = provenance_of_read(ctx, first.data.get("fingerprint"))
+            read = first.data if provenance is not None else {}
+    for _ in range(READ_ATTEMPTS if provenance is None else 0):
         # Only a validated document is read (provenance.py); a document replaced during the read
         # is checked and read again.
         document = await current_document(ctx, state.id, timeout)
@@ -36,14 +50,13 @@ async def extract(ctx: RunContext, state: State) -> StepResult:
         provenance = document.provenance
         if not field_specs:
             break
-        requested = {name: field_request(ctx.values, spec) for name, spec in field_specs.items()}
-        found = await ctx.browser.run_action("extract", f"extract {', '.join(requested)}", lambda s, a: s.extract(requested, action_id=a, timeout_ms=timeout))
+        found = await ctx.browser.run_action("extract", summary, lambda s, a: s.extract(requested, action_id=a, timeout_ms=timeout))
         if not found.ok:
-            assert found.error is not None
-            return StepResult("error", False, summary=f"extract failed: {found.error.message}", error=found.error.code.value)
+            return _failed(found)
         read = found.data
         if read_from(provenance, read.get("document")) and not read.get("document_changed_during_read"):
             break
+    provenance = provenance or {}
     for name, value in (read.get("fields") or {}).items():
         raw[name] = None if value is None else str(value)
     refused = stop_refused_path(ctx, state.id)
@@ -84,6 +97,11 @@ async def extract(ctx: RunContext, state: State) -> StepResult:
         ctx.findings.provenance[name] = {"state": state.id, **provenance}
     shown = ", ".join(f"{name}={r.value!r}" for name, r in readings.items())
     return StepResult("ok", True, verified=True, summary=f"extracted {shown}" if shown else "extracted the readable text", evidence=evidence)
+
+
+def _failed(found: ActionResult) -> StepResult:
+    assert found.error is not None
+    return StepResult("error", False, summary=f"extract failed: {found.error.message}", error=found.error.code.value)
 
 
 def field_request(values: RunValues, spec: dict[str, Any]) -> dict[str, Any]:

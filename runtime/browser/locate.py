@@ -19,7 +19,6 @@ a click then fails as not_interactable).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,8 +35,7 @@ STRUCTURAL_KINDS = frozenset({"css", "xpath", "test_id"})
 # The search, a function of one spec (`locate_spec`). It leaves its matches in
 # `globalThis.__verityLocated`, where the chosen one is taken from (by `locate`, or in the same
 # evaluation by a read that locates and reads at once: action_handlers/extract.py).
-LOCATE_FUNCTION = r"""
-(function (spec) {
+LOCATE_FUNCTION = r"""(function (spec) {
 """ + ELEMENT_VOCABULARY + SHOWN_HELPERS + r"""
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
   const shown = (el) => {
@@ -243,7 +241,7 @@ async def locate(worlds: FrameWorlds, cdp: Any, target: Target) -> Located:
     rules), or not_found / ambiguous_target."""
     context_id = await _context_for(worlds, cdp, target.frame)
     spec = locate_spec(target)
-    reply = await worlds.evaluate(context_id, f"{LOCATE_FUNCTION}({json.dumps(spec)})")
+    reply = await worlds.call(context_id, LOCATE_FUNCTION, spec)
     how = target.to_dict()
     if "exceptionDetails" in reply:
         details = reply["exceptionDetails"]

@@ -598,6 +598,17 @@ class FrameWorlds:
             {"expression": expression, "contextId": context_id, "returnByValue": by_value, "awaitPromise": await_promise},
         )
 
+    async def call(self, context_id: int, declaration: str, *args: Any) -> dict[str, Any]:
+        """The function `declaration` defines, called in a world with JSON `args`, its value
+        returned. A large search or read whose arguments vary is sent this way rather than
+        written into an expression with them: V8 keeps the compiled function for a source text it
+        has seen, and a text that differs with each call is compiled again each time (a few
+        milliseconds for the locator; BENCHMARKS.md, "Runtime overhead")."""
+        return await self._cdp.send(
+            "Runtime.callFunctionOn",
+            {"functionDeclaration": declaration, "executionContextId": context_id, "arguments": [{"value": arg} for arg in args], "returnByValue": True},
+        )
+
 
 async def capture_candidates(cdp: Any, worlds: FrameWorlds, *, snapshot_id: str) -> Capture:
     """Run the walker in every frame: every candidate gets a ref (registered in the frame's

@@ -130,6 +130,15 @@ class Tab:
 
         return _script_value(await self._in_live_worlds(in_top_world))
 
+    async def call(self, declaration: str, *args: Any) -> Any:
+        """`evaluate` for a function of JSON arguments (`FrameWorlds.call`): in the top
+        document's isolated world, its JSON value returned."""
+        async def in_top_world() -> dict[str, Any]:
+            context_id = await self.worlds.top_context()
+            return await self.worlds.call(context_id, declaration, *args)
+
+        return _script_value(await self._in_live_worlds(in_top_world))
+
     async def ready_state(self) -> str:
         """`document.readyState`, read in the page's own world: the one read that is not
         evidence. A page that lies about it only makes Verity wait, or read a document whose

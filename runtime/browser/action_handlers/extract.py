@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,12 +31,15 @@ _READ_ONE = """(el, how) => {
   return how.trim === false ? text : text.trim();
 }"""
 
-# Every field the top document's isolated world can answer, in one evaluation: a CSS `all`
-# field's matches, and each located field's search (`locate`, the strict locator's own function)
-# with the match it takes read at once; with `fingerprint`, the page fingerprint of the document
-# they were read from (one JavaScript task: nothing can change the document between them).
-_READ_FIELDS = f"""((fields, locate, fingerprint) => {{
+# Every field the top document's isolated world can answer, in one call: a CSS `all` field's
+# matches, and each located field's search (the strict locator's own function) with the match it
+# takes read at once; with `withFingerprint`, the page fingerprint of the document they were read
+# from (one JavaScript task: nothing can change the document between them). The same text every
+# time, called with the fields as its argument (FrameWorlds.call), so V8 compiles it once.
+_READ_FIELDS = f"""function (fields, withFingerprint) {{
   const read = {_READ_ONE};
+  const locate = {LOCATE_FUNCTION.strip()};
+  const fingerprint = {FINGERPRINT_FUNCTION};
   const values = {{}}, located = {{}};
   for (const [name, field] of Object.entries(fields)) {{
     if (field.all) {{ values[name] = Array.from(document.querySelectorAll(field.selector)).map((el) => read(el, field.how)); continue; }}
@@ -48,8 +50,8 @@ _READ_FIELDS = f"""((fields, locate, fingerprint) => {{
     const el = globalThis.__verityLocated.at(field.index);
     values[name] = el ? read(el, field.how) : null;
   }}
-  return {{values, located, url: location.href, fingerprint: fingerprint ? fingerprint() : null}};
-}})"""
+  return {{values, located, url: location.href, fingerprint: withFingerprint ? fingerprint() : null}};
+}}"""
 
 # The same reading rule as _READ_FIELDS, for an element found by a ref or in an iframe.
 _READ_ELEMENT = f"""function(how) {{ return ({_READ_ONE})(this, how); }}"""
@@ -195,15 +197,10 @@ async def extract(scope: ActionScope, action: Action) -> Result:
 
 
 async def _read_in_one(tab: Tab, in_batch: dict[str, dict[str, Any]], with_fingerprint: bool) -> dict[str, Any]:
-    locates = any("spec" in field for field in in_batch.values())
-    expression = (
-        f"{_READ_FIELDS}({json.dumps(in_batch)}, {LOCATE_FUNCTION if locates else 'null'}, "
-        f"{FINGERPRINT_FUNCTION if with_fingerprint else 'null'})"
-    )
     try:
         # In the isolated world, as every other read: the page's own scripts cannot stand in
         # for the DOM they show.
-        return await tab.evaluate(expression)  # type: ignore[no-any-return]
+        return await tab.call(_READ_FIELDS, in_batch, with_fingerprint)  # type: ignore[no-any-return]
     except BrowserActionError as exc:
         if exc.error.code is ActionErrorCode.SCRIPT_FAILED:  # a CSS `all` selector the browser cannot parse
             raise invalid(f"bad selector in params.fields: {exc.error.message}") from None

@@ -27,6 +27,8 @@ class StepRecorder:
         # The running state's span: agent turns are its children.
         self.span: Span | None = None
         self._began = 0.0
+        # How often each state has started: its attempt number, without counting the records.
+        self._attempts: dict[str, int] = {}
         events.add_listener(self._note_screenshot)
 
     def _note_screenshot(self, event: Event) -> None:
@@ -36,7 +38,7 @@ class StepRecorder:
             self.record.screenshot = os.path.relpath(payload.path, self.files.run_dir)
 
     def start(self, index: int, state: State) -> None:
-        attempt = 1 + sum(1 for r in self.files.executions if r.state_id == state.id)
+        attempt = self._attempts[state.id] = self._attempts.get(state.id, 0) + 1
         self.span = self.spans.start_state(state.id, state.kind, attempt)
         self._began = time.perf_counter()
         self.record = ExecutionRecord(index=index, state_id=state.id, kind=state.kind, tool=state.tool, started_at=time.time())

@@ -64,7 +64,7 @@ class PlanWalk:
 
     async def walk(self) -> RunEnd:
         ctx = self.context
-        ctx.files.write_plan(json.loads(self.plan.to_json()), ctx.recovery.plan_repairs, ctx.recovery.last_failure_summary)
+        ctx.files.write_plan(self.plan.to_data(), ctx.recovery.plan_repairs, ctx.recovery.last_failure_summary)
         state_id = self.plan.initial
         while True:
             state = self.plan.state(state_id)

@@ -124,6 +124,11 @@ class Plan(PlanModel):
         """Canonical JSON: the same recipe always gives byte-identical output."""
         return json.dumps(self.model_dump(mode="json"), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
 
+    def to_data(self) -> dict[str, Any]:
+        """What `to_json` writes, as JSON values with its key order (json's C encoder: `to_json`
+        lays the text out with the pure-Python one)."""
+        return json.loads(json.dumps(self.model_dump(mode="json"), ensure_ascii=False, sort_keys=True))  # type: ignore[no-any-return]
+
     @classmethod
     def from_json(cls, text: str) -> Plan:
         return cls.model_validate_json(text)

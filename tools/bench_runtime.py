@@ -4,6 +4,7 @@ hand-written pyppeteer script doing the same work, in the same process on the sa
     uv run python tools/bench_runtime.py [--pages 20] [--rounds 3]
     uv run python tools/bench_runtime.py --otlp [--rounds 5]   # the recipe with OTLP export on vs off
     uv run python tools/bench_runtime.py --policy [--rounds 5] # the recipe with the network policy on vs off
+    uv run python tools/bench_runtime.py --per-page [--rounds 3] # the driver's actions vs the script's calls, page by page
 
 The recipe does more than the script by design (seed 003's mandatory page preparation: a
 screenshot and readable text per page; events, run files, spans). The report says how much of
@@ -265,14 +266,82 @@ async def main_policy(pages: int, rounds: int) -> None:
     print(f"ratio on / off: {on / off:.3f}x (target <= 1.10x)")
 
 
+async def main_per_page(pages: int, rounds: int) -> None:
+    """Page by page, interleaved on the same pages: the script's goto, reads (title and HTML) and
+    evidence (screenshot while trafilatura reads in a worker process), against the driver's own
+    open_url, prepare_page and extract (the field and the page fingerprint, as a run reads them)
+    in a session with the run's network policy. No executor: what the driver costs by itself."""
+    from runtime.policy.network_policy import NetworkPolicy
+
+    loop = asyncio.get_running_loop()
+    with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as extractor:
+        async with bench_bed(pages) as (tmp, site, _recipe_text, browser):
+            await run_script_once(browser, site, 2, tmp / "evidence-0", extractor)
+            context = await browser.raw.createIncognitoBrowserContext()
+            page = await context.newPage()
+            session = await BrowserProvider(browser=browser).open_session(tmp / "session", network=NetworkPolicy.of(["127.0.0.1"]))
+            script: dict[str, list[float]] = defaultdict(list)
+            driver: dict[str, list[float]] = defaultdict(list)
+            field = {"price": {"target": {"css": "[data-field=price]"}}}
+
+            async def by_script(url: str, shot: Path) -> None:
+                marks = [time.perf_counter()]
+                await page.goto(url, {"waitUntil": "load"})
+                marks.append(time.perf_counter())
+                _, html = await asyncio.gather(page.title(), page.content())
+                marks.append(time.perf_counter())
+
+                async def screenshot() -> None:
+                    await asyncio.to_thread(shot.write_bytes, await page.screenshot({"type": "png"}))
+
+                await asyncio.gather(screenshot(), loop.run_in_executor(extractor, functools.partial(trafilatura.extract, html, url=page.url)))
+                marks.append(time.perf_counter())
+                await page.evaluate("document.querySelector('[data-field=price]').innerText")
+                marks.append(time.perf_counter())
+                for name, began, ended in zip(("goto", "reads", "evidence", "price"), marks, marks[1:], strict=False):
+                    script[name].append(ended - began)
+                script["page"].append(marks[-1] - marks[0])
+
+            async def by_driver(url: str) -> None:
+                marks = [time.perf_counter()]
+                for action in (session.open_url(url), session.prepare_page(), session.extract(field, fingerprint=True)):
+                    result = await action
+                    if not result.ok:
+                        raise SystemExit(f"{url}: {result.error}")
+                    marks.append(time.perf_counter())
+                for name, began, ended in zip(("open_url", "prepare_page", "extract"), marks, marks[1:], strict=False):
+                    driver[name].append(ended - began)
+                driver["page"].append(marks[-1] - marks[0])
+
+            for number in range(rounds):
+                for i in range(1, pages + 1):
+                    url = f"{site}/quote-{i}.html"
+                    first_script = (i + number) % 2 == 0
+                    if first_script:
+                        await by_script(url, tmp / f"shot-{i}.png")
+                    await by_driver(url)
+                    if not first_script:
+                        await by_script(url, tmp / f"shot-{i}.png")
+            await session.stop()
+            await context.close()
+    shown = lambda parts: ", ".join(f"{name} {statistics.median(times) * 1000:.1f}" for name, times in parts.items())  # noqa: E731
+    print(f"pages: {pages}, rounds: {rounds}, medians per page in ms, interleaved")
+    print(f"script: {shown(script)}")
+    print(f"driver: {shown(driver)}")
+    print(f"ratio driver / script, a page: {statistics.median(driver['page']) / statistics.median(script['page']):.2f}x")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--otlp", action="store_true", help="compare the recipe with OTLP export on and off")
     parser.add_argument("--policy", action="store_true", help="compare the recipe with the network policy on and off")
+    parser.add_argument("--per-page", action="store_true", help="the driver's actions against the script's calls, page by page")
     options = parser.parse_args()
-    if options.policy:
+    if options.per_page:
+        asyncio.run(main_per_page(options.pages, options.rounds))
+    elif options.policy:
         asyncio.run(main_policy(options.pages, options.rounds))
     else:
         asyncio.run(main_otlp(options.pages, options.rounds) if options.otlp else main(options.pages, options.rounds))

@@ -15,7 +15,7 @@ straight.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from runtime.outcomes import BlockerKind
 
@@ -25,17 +25,6 @@ class PhraseSet:
     kind: BlockerKind
     strong: tuple[re.Pattern[str], ...]
     weak: tuple[re.Pattern[str], ...]
-    # Every phrase in one pattern: a title segment or heading in which it finds nothing is passed
-    # over without trying each phrase on it, as most are.
-    any_phrase: re.Pattern[str] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "any_phrase", _either(self.strong + self.weak))
-
-
-def _either(patterns: tuple[re.Pattern[str], ...]) -> re.Pattern[str]:
-    """A pattern that finds something exactly where one of `patterns` does (none has a backreference)."""
-    return re.compile("|".join(f"(?:{p.pattern})" for p in patterns) or "(?!)", re.IGNORECASE)
 
 
 def _compile(*patterns: str) -> tuple[re.Pattern[str], ...]:

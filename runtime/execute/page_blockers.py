@@ -132,32 +132,18 @@ def _about(line: str, pattern: re.Pattern[str]) -> str | None:
 def _prominent(phrases: PhraseSet, reading: _Reading) -> tuple[str, str] | None:
     """(phrase, where) when the page says it is this kind of blocker (rule 3)."""
     for where, line in reading.lines():
-        for pattern in _candidates(phrases, line):
+        for pattern in phrases.strong + phrases.weak:
             phrase = _about(line, pattern)
             if phrase is not None:
                 return phrase, where
     if reading.short:
         for heading in reading.headings[1:]:
-            for pattern in _candidates(phrases, heading):
+            for pattern in phrases.strong + phrases.weak:
                 if (phrase := _about(heading, pattern)) is not None:
                     return phrase, "heading"
-        return _first_strong(phrases, reading.body)
-    return None
-
-
-def _candidates(phrases: PhraseSet, line: str) -> tuple[re.Pattern[str], ...]:
-    """The phrases to try on `line` (a title segment or a heading: short), in their order; none
-    when no phrase is found in it at all, which one search of the set's combined pattern says."""
-    return phrases.strong + phrases.weak if phrases.any_phrase.search(line) else ()
-
-
-def _first_strong(phrases: PhraseSet, text: str) -> tuple[str, str] | None:
-    """The first strong phrase (in the set's order) found anywhere in `text`, as found in the text.
-    Each phrase is looked for on its own: in a long text, one pattern of them all is the slower
-    (33 against 44 ms on 100,000 characters; BENCHMARKS.md, "Runtime overhead")."""
-    for pattern in phrases.strong:
-        if match := pattern.search(text):
-            return match.group(0), "text"
+        for pattern in phrases.strong:
+            if match := pattern.search(reading.body):
+                return match.group(0), "text"
     return None
 
 
@@ -165,10 +151,13 @@ def _mentioned(phrases: PhraseSet, reading: _Reading) -> tuple[str, str] | None:
     """(phrase, where) for an error page: any phrase in the title or a heading, a strong one anywhere."""
     places = (*(("title", s) for s in reading.title_segments[:1]), *(("heading", h) for h in reading.headings))
     for where, line in places:
-        for pattern in _candidates(phrases, line):
+        for pattern in phrases.strong + phrases.weak:
             if match := pattern.search(line):
                 return match.group(0), where
-    return _first_strong(phrases, reading.text)
+    for pattern in phrases.strong:
+        if match := pattern.search(reading.text):
+            return match.group(0), "text"
+    return None
 
 
 def _phrases(kind: BlockerKind) -> PhraseSet:
@@ -189,7 +178,7 @@ def _login_signal(page: PageSignals, reading: _Reading, *, error_page: bool) -> 
         if reading.short:
             lines.append(reading.text)
         for line in lines:
-            for pattern in _candidates(login, line):
+            for pattern in login.strong + login.weak:
                 if match := pattern.search(line):
                     return "form", f"a password field and {match.group(0)!r}"
     return None

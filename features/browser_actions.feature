@@ -175,6 +175,16 @@ Feature: Browser actions do what they say on real pages
     And the extraction lists "missing" as missing
 
   @BROWSER-023
+  Scenario: An extract field whose selector the browser cannot parse fails the extraction and names it
+    Given a browser session showing "/form.html"
+    When I extract the field "broken" with the selector "h1[["
+    Then the action fails with "invalid_params"
+    And the error names the selector "h1[["
+    When I extract every match of the selector "h1[[" as the field "broken"
+    Then the action fails with "invalid_params"
+    And the error names the selector "h1[["
+
+  @BROWSER-023
   Scenario: Extracting through a ref from an older snapshot fails with stale_ref
     Given a browser session showing "/form.html"
     And I take a snapshot and remember the ref of button "Place order" as "order"

@@ -295,3 +295,19 @@ def _covered_by(harness: SessionHarness, covering: str) -> None:
     error = last(harness).error
     assert error is not None and error.details.get("covered_by") == covering, error
     assert covering in error.message
+
+
+@when(parsers.parse('I extract the field "{field}" with the selector "{selector}"'))
+def _extract_by_selector(harness: SessionHarness, field: str, selector: str) -> None:
+    remember(harness, harness.run(harness.session.extract({field: {"selector": selector}})))
+
+
+@when(parsers.parse('I extract every match of the selector "{selector}" as the field "{field}"'))
+def _extract_every_match(harness: SessionHarness, selector: str, field: str) -> None:
+    remember(harness, harness.run(harness.session.extract({field: {"selector": selector, "all": True}})))
+
+
+@then(parsers.parse('the error names the selector "{selector}"'))
+def _error_names_selector(harness: SessionHarness, selector: str) -> None:
+    error = last(harness).error
+    assert error is not None and selector in error.message and "SyntaxError" in error.message, error

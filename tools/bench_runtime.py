@@ -118,6 +118,25 @@ async def run_recipe_once(
     return elapsed, dict(per_action)
 
 
+async def script_reads(page: Any) -> tuple[str, str]:
+    """The script's reads of a loaded page: its title and HTML, in one round of concurrent calls."""
+    title, html = await asyncio.gather(page.title(), page.content())
+    return title, html
+
+
+async def script_evidence(page: Any, html: str, shot: Path, extractor: concurrent.futures.Executor | None) -> str | None:
+    """The script's evidence of a page: the screenshot (written to `shot` in a thread) while
+    trafilatura reads `html` in `extractor`; the readable text."""
+
+    async def screenshot() -> None:
+        png = await page.screenshot({"type": "png"})
+        await asyncio.to_thread(shot.write_bytes, png)
+
+    reading = functools.partial(trafilatura.extract, html, url=page.url)
+    _, readable = await asyncio.gather(screenshot(), asyncio.get_running_loop().run_in_executor(extractor, reading))
+    return readable  # type: ignore[no-any-return]
+
+
 async def run_script_once(
     browser: Browser, site: str, count: int, evidence: Path | None = None, extractor: concurrent.futures.Executor | None = None
 ) -> float:
@@ -141,15 +160,8 @@ async def run_script_once(
             title = await page.title()
             text = await page.evaluate("document.body.innerText")
         else:
-            title, html = await asyncio.gather(page.title(), page.content())
-            shot_path = evidence / f"page-{i}.png"
-
-            async def screenshot(path: Path = shot_path) -> None:
-                png = await page.screenshot({"type": "png"})
-                await asyncio.to_thread(path.write_bytes, png)
-
-            reading = functools.partial(trafilatura.extract, html, url=page.url)
-            _, readable = await asyncio.gather(screenshot(), asyncio.get_running_loop().run_in_executor(extractor, reading))
+            title, html = await script_reads(page)
+            readable = await script_evidence(page, html, evidence / f"page-{i}.png", extractor)
             text = readable or await page.evaluate("document.body.innerText")
         if response.status != 200 or "127.0.0.1" not in page.url or "quote" not in (title + text).lower():
             raise SystemExit(f"page {i} failed validation")
@@ -273,7 +285,6 @@ async def main_per_page(pages: int, rounds: int) -> None:
     in a session with the run's network policy. No executor: what the driver costs by itself."""
     from runtime.policy.network_policy import NetworkPolicy
 
-    loop = asyncio.get_running_loop()
     with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as extractor:
         async with bench_bed(pages) as (tmp, site, _recipe_text, browser):
             await run_script_once(browser, site, 2, tmp / "evidence-0", extractor)
@@ -288,13 +299,9 @@ async def main_per_page(pages: int, rounds: int) -> None:
                 marks = [time.perf_counter()]
                 await page.goto(url, {"waitUntil": "load"})
                 marks.append(time.perf_counter())
-                _, html = await asyncio.gather(page.title(), page.content())
+                _, html = await script_reads(page)
                 marks.append(time.perf_counter())
-
-                async def screenshot() -> None:
-                    await asyncio.to_thread(shot.write_bytes, await page.screenshot({"type": "png"}))
-
-                await asyncio.gather(screenshot(), loop.run_in_executor(extractor, functools.partial(trafilatura.extract, html, url=page.url)))
+                await script_evidence(page, html, shot, extractor)
                 marks.append(time.perf_counter())
                 await page.evaluate("document.querySelector('[data-field=price]').innerText")
                 marks.append(time.perf_counter())

@@ -124,18 +124,17 @@ class Tab:
         awaited). The isolated world has the DOM without the page's own scripts: a page that
         redefines `document.title`, `innerText` or `querySelectorAll` for its scripts cannot
         change what Verity reads, checks and reports (features/verdict_honesty_runs.feature)."""
-        async def in_top_world() -> dict[str, Any]:
-            context_id = await self.worlds.top_context()
-            return await self.worlds.evaluate(context_id, expression, await_promise=True)
-
-        return _script_value(await self._in_live_worlds(in_top_world))
+        return await self._in_top_world(lambda context_id: self.worlds.evaluate(context_id, expression, await_promise=True))
 
     async def call(self, declaration: str, *args: Any) -> Any:
         """`evaluate` for a function of JSON arguments (`FrameWorlds.call`): in the top
         document's isolated world, its JSON value returned."""
+        return await self._in_top_world(lambda context_id: self.worlds.call(context_id, declaration, *args))
+
+    async def _in_top_world(self, send: Callable[[int], Awaitable[dict[str, Any]]]) -> Any:
+        """The JSON value of what `send` asks the top document's isolated world (by its context id)."""
         async def in_top_world() -> dict[str, Any]:
-            context_id = await self.worlds.top_context()
-            return await self.worlds.call(context_id, declaration, *args)
+            return await send(await self.worlds.top_context())
 
         return _script_value(await self._in_live_worlds(in_top_world))
 

@@ -122,11 +122,12 @@ class Plan(PlanModel):
 
     def to_json(self) -> str:
         """Canonical JSON: the same recipe always gives byte-identical output."""
-        return json.dumps(self.model_dump(mode="json"), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+        return json.dumps(self.to_data(), indent=2, ensure_ascii=False) + "\n"
 
     def to_data(self) -> dict[str, Any]:
-        """What `to_json` writes, as JSON values with its key order (json's C encoder: `to_json`
-        lays the text out with the pure-Python one)."""
+        """The plan as JSON values, keys sorted as `to_json` writes them (sorted by json's C
+        encoder: the indented text is laid out by the pure-Python one, which a caller that only
+        needs the values should not pay for)."""
         return json.loads(json.dumps(self.model_dump(mode="json"), ensure_ascii=False, sort_keys=True))  # type: ignore[no-any-return]
 
     @classmethod

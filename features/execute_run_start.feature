@@ -37,7 +37,8 @@ Feature: Starting a run from the command line
 
   @EXEC-076
   Scenario: A page's readable text comes from a worker process, which is replaced when it dies
-    When a fresh interpreter reads an article page's readable text, kills the worker, and reads it again
+    When a fresh interpreter with an API key in its environment reads an article page's readable text, kills the worker, and reads it again
     Then both readings are trafilatura's own reading of that page
     And trafilatura is not among that interpreter's modules
     And the second reading came from another worker process
+    And the worker's environment held no API key

@@ -1,14 +1,16 @@
 """The readable-text worker when it cannot work: the reading still comes, from this process, and
-nothing keeps starting workers that die (runtime/browser/readable_text.py)."""
+nothing keeps starting workers that die (runtime/browser/readable_text.py, runtime/worker_processes.py)."""
 
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 
 import pytest
 import trafilatura
 
+from runtime import worker_processes
 from runtime.browser import readable_text
 
 ARTICLE = (
@@ -23,13 +25,13 @@ HANG_CEILING_S = 60
 
 def test_a_worker_that_cannot_run_leaves_the_reading_to_this_process(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     # An interpreter that exits at once: every worker started with it dies before it answers.
-    monkeypatch.setattr(readable_text.sys, "executable", "/bin/false")
-    workers = readable_text._Workers(most=2)
+    monkeypatch.setattr(sys, "executable", "/bin/false")
+    reader = readable_text._Reader(most=2)
     expected = (trafilatura.extract(ARTICLE, url=URL, include_comments=False, include_tables=True) or "").strip()
     assert "Silver slips" in expected and "Line 5" in expected, expected
-    with caplog.at_level(logging.WARNING, logger=readable_text.__name__):
-        first = workers.extract(ARTICLE, URL)
-        second = workers.extract(ARTICLE, URL)
+    with caplog.at_level(logging.WARNING, logger=worker_processes.__name__):
+        first = reader.extract(ARTICLE, URL)
+        second = reader.extract(ARTICLE, URL)
     assert first == second == expected
     failures = [r.getMessage() for r in caplog.records if "worker failed" in r.getMessage()]
     # The worker, and the one that replaced it, for the first reading; none for the second.
@@ -40,15 +42,16 @@ def test_a_worker_that_cannot_run_leaves_the_reading_to_this_process(monkeypatch
 def test_a_reading_that_finds_every_worker_busy_gets_a_new_one() -> None:
     # The only worker is taken, as a long reading would hold it: the next reading must not wait
     # for it, but start a second worker and be answered.
-    workers = readable_text._Workers(most=2)
+    reader = readable_text._Reader(most=2)
+    workers = reader.workers
     busy = workers._take()
     assert busy is not None and workers._count == 1
     answers: list[str] = []
-    reader = threading.Thread(target=lambda: answers.append(workers.extract(ARTICLE, URL)))
+    reading = threading.Thread(target=lambda: answers.append(reader.extract(ARTICLE, URL)))
     try:
-        reader.start()
-        reader.join(timeout=HANG_CEILING_S)
-        assert not reader.is_alive(), "the reading waited for the busy worker"
+        reading.start()
+        reading.join(timeout=HANG_CEILING_S)
+        assert not reading.is_alive(), "the reading waited for the busy worker"
         assert answers and answers[0].startswith("Silver slips"), answers
         assert workers._count == 2
     finally:

@@ -19,6 +19,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.browser.chromium_process import PROFILE_PREFIX
 from runtime.demo import DEMO_RECIPE, DemoSite
+from runtime.llm.settings import API_KEY_VARIABLES
 from tests.execute.conftest import RECIPES
 from tests.fixtures.one_page_site import OnePageSite
 
@@ -186,26 +187,35 @@ ARTICLE = (
 )
 ARTICLE_URL = "http://127.0.0.1:1/gold.html"
 
-# Reads the article, kills the worker, reads it again; prints both readings, the two worker pids
-# and whether trafilatura was imported in this interpreter.
+# Reads the article, kills the worker, reads it again; prints both readings, the two worker pids,
+# the names in the second worker's environment and whether trafilatura was imported in this
+# interpreter.
 WORKER_SCRIPT = """
 import json, sys
 from runtime.browser import readable_text as rt
 html, url = json.loads(sys.stdin.read())
 first = rt.readable_text(html, url)
-(worker,) = rt._WORKERS._idle
+(worker,) = rt._READER.workers._idle
 worker.kill()
 worker.wait()
 second = rt.readable_text(html, url)
-print(json.dumps({"readings": [first, second], "pids": [worker.pid, rt._WORKERS._idle[0].pid],
+(replacement,) = rt._READER.workers._idle
+with open(f"/proc/{replacement.pid}/environ", "rb") as environ:
+    names = [entry.split(b"=", 1)[0].decode() for entry in environ.read().split(b"\\0") if entry]
+print(json.dumps({"readings": [first, second], "pids": [worker.pid, replacement.pid], "environment": names,
                   "trafilatura_here": any(m == "trafilatura" or m.startswith("trafilatura.") for m in sys.modules)}))
 """
 
 
-@when("a fresh interpreter reads an article page's readable text, kills the worker, and reads it again", target_fixture="worker_run")
+@when(
+    "a fresh interpreter with an API key in its environment reads an article page's readable text, kills the worker, and reads it again",
+    target_fixture="worker_run",
+)
 def worker_run() -> dict:
+    environment = {**os.environ, "GEMINI_API_KEY": "worker-test-key", "GOOGLE_API_KEY": "worker-test-key"}
     done = subprocess.run(
         [sys.executable, "-c", WORKER_SCRIPT], input=json.dumps([ARTICLE, ARTICLE_URL]), capture_output=True, text=True, timeout=120, check=True,
+        env=environment,
     )
     return json.loads(done.stdout)
 
@@ -228,3 +238,10 @@ def trafilatura_elsewhere(worker_run: dict) -> None:
 def another_worker(worker_run: dict) -> None:
     first, second = worker_run["pids"]
     assert first != second, worker_run["pids"]
+
+
+@then("the worker's environment held no API key")
+def no_key_in_worker(worker_run: dict) -> None:
+    names = worker_run["environment"]
+    assert "PATH" in names and "PYTHONPATH" in names, names
+    assert not [name for name in names if name in API_KEY_VARIABLES or "KEY" in name or "TOKEN" in name], names

@@ -615,7 +615,6 @@ async def capture_candidates(cdp: Any, worlds: FrameWorlds, *, snapshot_id: str)
     isolated world); nothing is described yet (`describe_frame` does it for a page)."""
     capture = Capture(url="", title="", frames=[])
     frames = await worlds.frames()
-    expression = f"{_CAPTURE}({json.dumps(snapshot_id)})"
     number = 1
     for position, frame in enumerate(frames):
         label = "main" if position == 0 else frame.get("url", "")
@@ -623,7 +622,9 @@ async def capture_candidates(cdp: Any, worlds: FrameWorlds, *, snapshot_id: str)
         for attempt in range(2):
             try:
                 context_id = await worlds.context_for(frame)
-                reply = await worlds.evaluate(context_id, expression)
+                # Called with its argument, so the walker's text is the same at every capture and
+                # V8 compiles it once per world, not at every observe (FrameWorlds.call).
+                reply = await worlds.call(context_id, _CAPTURE, snapshot_id)
                 break
             except Exception as exc:  # noqa: BLE001 - a frame may navigate or detach mid-capture
                 worlds.forget(frame)
@@ -656,9 +657,8 @@ async def describe_frame(
 ) -> tuple[tuple[int, int], list[Candidate]]:
     """The counts of the frame's elements matching `query` (interactive, other) and, for
     `ranges` (slices of those two lists), their descriptions."""
-    expression = f"{_VIEW}({json.dumps(snapshot_id)}, {json.dumps(query)}, {json.dumps(list(ranges) if ranges else None)})"
     try:
-        reply = await worlds.evaluate(frame.context_id, expression)
+        reply = await worlds.call(frame.context_id, _VIEW, snapshot_id, query, list(ranges) if ranges else None)
     except Exception as exc:  # noqa: BLE001 - the frame's world went with its document
         if "context" in str(exc).lower():
             raise FrameGone(str(exc)) from None

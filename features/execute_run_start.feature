@@ -42,3 +42,10 @@ Feature: Starting a run from the command line
     And trafilatura is not among that interpreter's modules
     And the second reading came from another worker process
     And the worker's environment held no API key
+
+  @EXEC-076
+  Scenario: A worker started in a directory that holds a package named runtime still runs Verity's code
+    Given a directory holding a package named "runtime" that leaves a mark when it is imported
+    When a fresh interpreter started in that directory reads an article page's readable text
+    Then the reading is trafilatura's own reading of that page
+    And the directory's package left no mark

@@ -12,8 +12,10 @@ otherwise waits for one to be free. A worker that dies is replaced once; when no
 started, or the replacement dies too, `ask` answers None from then on and the caller does the
 work itself, as it always could.
 
-A worker's environment is an allowlist (no API keys reach it), and it exits when its stdin
-closes, so it never outlives the process that started it by more than the request it is on.
+A worker runs this very code: its PYTHONPATH starts with the directory `runtime` was imported
+from, and the directory it was started in is not on its path. Its environment is an allowlist
+(no API keys reach it), and it exits when its stdin closes, so it never outlives the process that
+started it by more than the request it is on.
 The worker module's `__main__` calls `serve()` with what prepares its handler.
 """
 
@@ -120,7 +122,9 @@ class WorkerPool:
         """Start a worker into the idle list (the lock held); False when none can be started."""
         try:
             process = subprocess.Popen(
-                [sys.executable, "-m", self.module], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                # -P: `-m` would put the current directory first on sys.path, and a `runtime`
+                # package there would be imported instead of ours.
+                [sys.executable, "-P", "-m", self.module], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL, env=worker_environment(),
             )
         except OSError as error:

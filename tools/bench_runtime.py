@@ -5,6 +5,7 @@ hand-written pyppeteer script doing the same work, in the same process on the sa
     uv run python tools/bench_runtime.py --otlp [--rounds 5]   # the recipe with OTLP export on vs off
     uv run python tools/bench_runtime.py --policy [--rounds 5] # the recipe with the network policy on vs off
     uv run python tools/bench_runtime.py --per-page [--rounds 3] # the driver's actions vs the script's calls, page by page
+    uv run python tools/bench_runtime.py --thumbnails [--rounds 8] # report thumbnails by a worker process vs on a thread
 
 The recipe does more than the script by design (seed 003's mandatory page preparation: a
 screenshot and readable text per page; events, run files, spans). The report says how much of
@@ -282,6 +283,41 @@ async def main_policy(pages: int, rounds: int) -> None:
     print(f"ratio on / off: {on / off:.3f}x (target <= 1.10x)")
 
 
+async def main_thumbnails(pages: int, rounds: int) -> None:
+    """The recipe with its report thumbnails made by a worker process (as runs make them) and on
+    a thread of the run's own process (the fallback when no worker can start), alternating in
+    one process, with the same-evidence script each round for scale."""
+    from runtime.report import thumbnails
+    from runtime.worker_processes import WorkerPool
+
+    by_process = WorkerPool(thumbnails.__name__, most=thumbnails.MOST_WORKERS, what="thumbnail")
+    by_process.start()
+    on_thread = WorkerPool(thumbnails.__name__, most=thumbnails.MOST_WORKERS, what="thumbnail")
+    on_thread._given_up = True  # as after a worker and its replacement failed: every thumbnail on the thread
+    with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as extractor:
+        async with bench_bed(pages) as (tmp, site, recipe_text, browser):
+            await run_script_once(browser, site, 2, tmp / "evidence-0", extractor)
+            await run_recipe_once(browser, bench_recipe(2), site, tmp, 0)
+            times: dict[str, list[float]] = defaultdict(list)
+            number = 1
+            for round_number in range(rounds):
+                times["script"].append(await run_script_once(browser, site, pages, tmp / f"evidence-{round_number}", extractor))
+                order = ("process", "thread") if round_number % 2 == 0 else ("thread", "process")
+                for name in order:
+                    thumbnails._WORKERS = by_process if name == "process" else on_thread
+                    times[name].append((await run_recipe_once(browser, recipe_text, site, tmp, number))[0])
+                    number += 1
+            thumbnails._WORKERS = by_process
+    script, process, thread = (statistics.median(times[name]) for name in ("script", "process", "thread"))
+    rounds_of = lambda values: ", ".join(f"{t:.2f}" for t in values)  # noqa: E731
+    print(f"pages: {pages}, rounds: {rounds} (median reported; the two recipe variants alternate first)")
+    print(f"hand-written script, same evidence:  {script:.2f} s   rounds: {rounds_of(times['script'])}")
+    print(f"recipe, thumbnails by a worker process: {process:.2f} s ({process / script:.2f}x)   rounds: {rounds_of(times['process'])}")
+    print(f"recipe, thumbnails on a thread:          {thread:.2f} s ({thread / script:.2f}x)   rounds: {rounds_of(times['thread'])}")
+    paired = [p / t for p, t in zip(times["process"], times["thread"], strict=True)]
+    print(f"process / thread: {process / thread:.3f}x; round by round median {statistics.median(paired):.3f}x   rounds: {rounds_of(paired)}")
+
+
 async def main_per_page(pages: int, rounds: int) -> None:
     """Page by page, interleaved on the same pages: the script's goto, reads (title and HTML) and
     evidence (screenshot while trafilatura reads in a worker process), against the driver's own
@@ -349,8 +385,11 @@ if __name__ == "__main__":
     parser.add_argument("--otlp", action="store_true", help="compare the recipe with OTLP export on and off")
     parser.add_argument("--policy", action="store_true", help="compare the recipe with the network policy on and off")
     parser.add_argument("--per-page", action="store_true", help="the driver's actions against the script's calls, page by page")
+    parser.add_argument("--thumbnails", action="store_true", help="report thumbnails by a worker process against on a thread")
     options = parser.parse_args()
-    if options.per_page:
+    if options.thumbnails:
+        asyncio.run(main_thumbnails(options.pages, options.rounds))
+    elif options.per_page:
         asyncio.run(main_per_page(options.pages, options.rounds))
     elif options.policy:
         asyncio.run(main_policy(options.pages, options.rounds))

@@ -240,6 +240,45 @@ def another_worker(worker_run: dict) -> None:
     assert first != second, worker_run["pids"]
 
 
+# Reads the article once and prints the reading.
+ONE_READING_SCRIPT = """
+import json, sys
+from runtime.browser import readable_text as rt
+print(json.dumps(rt.readable_text(*json.loads(sys.stdin.read()))))
+"""
+
+
+@given('a directory holding a package named "runtime" that leaves a mark when it is imported', target_fixture="decoy")
+def decoy(tmp_path: Path) -> Path:
+    package = tmp_path / "runtime"
+    package.mkdir()
+    (package / "__init__.py").write_text(f"open({str(tmp_path / 'imported')!r}, 'w').write('the decoy runtime was imported')\n", encoding="utf-8")
+    return tmp_path
+
+
+@when("a fresh interpreter started in that directory reads an article page's readable text", target_fixture="decoy_reading")
+def decoy_reading(decoy: Path) -> str:
+    # The interpreter itself runs with -P (the directory off its path), so only the worker it starts can meet the decoy.
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", ONE_READING_SCRIPT], input=json.dumps([ARTICLE, ARTICLE_URL]), capture_output=True, text=True,
+        timeout=120, check=True, cwd=decoy,
+    )
+    return str(json.loads(done.stdout))
+
+
+@then("the reading is trafilatura's own reading of that page")
+def decoy_reading_is_trafilaturas(decoy_reading: str) -> None:
+    import trafilatura
+
+    assert decoy_reading == (trafilatura.extract(ARTICLE, url=ARTICLE_URL, include_comments=False, include_tables=True) or "").strip()
+    assert "Gold climbs for a third day" in decoy_reading
+
+
+@then("the directory's package left no mark")
+def no_mark(decoy: Path) -> None:
+    assert not (decoy / "imported").exists(), (decoy / "imported").read_text(encoding="utf-8")
+
+
 @then("the worker's environment held no API key")
 def no_key_in_worker(worker_run: dict) -> None:
     names = worker_run["environment"]

@@ -36,8 +36,15 @@ def clipped(value: str, limit: int) -> str:
     return value[:limit] + f"… ({len(value) - limit} more characters in the run files)"
 
 
+# One encoder for the compact form: a report calls it for every key and scalar it shows, and
+# json.dumps with options builds a new encoder at each call.
+_COMPACT = json.JSONEncoder(ensure_ascii=False, default=str)
+
+
 def as_json(value: Any, *, indent: int | None = None) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=indent is not None, default=str)
+    if indent is None:
+        return _COMPACT.encode(value)
+    return json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=True, default=str)
 
 
 # `\n`, `\t` and `\\` as a repr() or JSON dump leaves them in a summary ("{'log': 'a\nb'}").
@@ -47,7 +54,7 @@ _UNESCAPED = {"n": "\n", "t": "\t", "\\": "\\"}
 
 def unescaped(value: str) -> str:
     """A prose text with the escapes a repr() or JSON dump left in it rendered (real line breaks)."""
-    return _ESCAPE.sub(lambda m: _UNESCAPED[m.group(1)], value)
+    return _ESCAPE.sub(lambda m: _UNESCAPED[m.group(1)], value) if "\\" in value else value
 
 
 def long_text(value: Any, *, fold: int = FOLD_CHARS, json_comma: str | None = None) -> str:

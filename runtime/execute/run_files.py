@@ -66,6 +66,10 @@ def json_default(value: Any) -> Any:
     return str(value)
 
 
+# events.jsonl's encoder, made once: a run writes a line for every event.
+_EVENT_LINE = json.JSONEncoder(ensure_ascii=False, default=json_default)
+
+
 def write_json_atomically(path: Path, data: Any) -> None:
     write_text_atomically(path, json.dumps(data, indent=2, ensure_ascii=False, default=json_default) + "\n")
 
@@ -108,7 +112,7 @@ class RunFiles:
     def on_event(self, event: Event) -> None:
         if self._events is None:
             return
-        self._events.write(json.dumps(self.secrets.redact(event.to_dict()), ensure_ascii=False, default=json_default) + "\n")
+        self._events.write(_EVENT_LINE.encode(self.secrets.redact(event.to_dict())) + "\n")
         self._events.flush()
 
     def write_plan(self, plan_data: dict[str, Any], plan_repairs: list[dict[str, Any]], last_failure_summary: str) -> None:

@@ -16,7 +16,8 @@ A worker runs this very code: its PYTHONPATH starts with the directory `runtime`
 from, and the directory it was started in is not on its path. Its environment is an allowlist
 (no API keys reach it), and it exits when its stdin closes, so it never outlives the process that
 started it by more than the request it is on.
-The worker module's `__main__` calls `serve()` with what prepares its handler.
+
+A worker module's `__main__` calls `serve()` with the function that prepares its handler.
 """
 
 from __future__ import annotations

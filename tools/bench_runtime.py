@@ -290,9 +290,9 @@ async def main_thumbnails(pages: int, rounds: int) -> None:
     from runtime.report import thumbnails
     from runtime.worker_processes import WorkerPool
 
-    by_process = WorkerPool(thumbnails.__name__, most=thumbnails.MOST_WORKERS, what="thumbnail")
+    by_process = WorkerPool(thumbnails._WORKERS.module, most=thumbnails.MOST_WORKERS, what="thumbnail")
     by_process.start()
-    on_thread = WorkerPool(thumbnails.__name__, most=thumbnails.MOST_WORKERS, what="thumbnail")
+    on_thread = WorkerPool(thumbnails._WORKERS.module, most=thumbnails.MOST_WORKERS, what="thumbnail")
     on_thread._given_up = True  # as after a worker and its replacement failed: every thumbnail on the thread
     with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as extractor:
         async with bench_bed(pages) as (tmp, site, recipe_text, browser):

@@ -4,7 +4,7 @@ Screenshots are full-size PNGs (a few hundred KB each); a downscaled JPEG is a f
 a report of a long run small. The same screenshot shown by several states is encoded once.
 
 A run prefetches each screenshot's thumbnail as the file is stored, and the thumbnail is made by
-a worker process (`python -m runtime.report.thumbnails`, runtime/worker_processes.py): decoding
+a worker process (`python -m runtime.report.thumbnail_worker`, runtime/worker_processes.py): decoding
 a PNG and resizing it holds the GIL for milliseconds at a time, and on a thread of the run's own
 process that time was taken from the event loop answering Chromium (BENCHMARKS.md, "Runtime
 overhead"). A thumbnail nobody prefetched (`verity report`, or a worker that could not start) is
@@ -18,9 +18,8 @@ import io
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
-from runtime.worker_processes import WorkerPool, serve
+from runtime.worker_processes import WorkerPool
 
 THUMBNAIL_WIDTH = 360
 JPEG_QUALITY = 72
@@ -100,7 +99,9 @@ class Thumbnails:
         return uri, (int(size[0]), int(size[1])) if size else None
 
 
-_WORKERS = WorkerPool(__name__, most=MOST_WORKERS, what="thumbnail")
+# The worker's module is not this one: the package imports this module, so `python -m` of it would
+# run it a second time, as __main__ beside runtime.report.thumbnails.
+_WORKERS = WorkerPool("runtime.report.thumbnail_worker", most=MOST_WORKERS, what="thumbnail")
 
 
 def make_thumbnail(path: Path, width: int) -> Made:
@@ -129,13 +130,3 @@ def make_thumbnail(path: Path, width: int) -> Made:
         return None, size
     return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode("ascii"), size
 
-
-def _prepared() -> Any:
-    """The worker's handler, with Pillow imported."""
-    from PIL import Image  # noqa: F401 - imported once, before the first request
-
-    return lambda request: list(make_thumbnail(Path(request["path"]), int(request["width"])))
-
-
-if __name__ == "__main__":
-    serve(_prepared)

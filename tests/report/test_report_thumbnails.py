@@ -79,7 +79,7 @@ def another_worker(worker_run: dict[str, Any]) -> None:
 def exiting_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     # An interpreter that exits at once, and a pool of the thumbnails' own that starts with it.
     monkeypatch.setattr(sys, "executable", "/bin/false")
-    monkeypatch.setattr(thumbnails, "_WORKERS", worker_processes.WorkerPool(thumbnails.__name__, most=1, what="thumbnail"))
+    monkeypatch.setattr(thumbnails, "_WORKERS", worker_processes.WorkerPool(thumbnails._WORKERS.module, most=1, what="thumbnail"))
 
 
 @when("a thumbnail is asked for ahead and then collected", target_fixture="collected")

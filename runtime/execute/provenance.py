@@ -88,9 +88,8 @@ def _needs_no_check(ctx: RunContext, document: DocumentIdentity | None, digest: 
     """The provenance of a read from `document` when it may be read as it is (the validated
     document, or none had to be validated); None when it must be judged first."""
     validated = ctx.page.validated
-    if document is None or (validated is None and not ctx.page.validation_required):
-        return _record(document, validated, digest, ctx.page.validated_digest)
-    if validated is not None and document.same_document(validated) and document.url == validated.url:
+    nothing_to_check = document is None or (validated is None and not ctx.page.validation_required)
+    if nothing_to_check or validated is not None and document.same_document(validated) and document.url == validated.url:
         return _record(document, validated, digest, ctx.page.validated_digest)
     return None
 

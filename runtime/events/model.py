@@ -205,18 +205,42 @@ class Event:
 
 
 def payload_to_dict(payload: EventPayload) -> dict[str, Any]:
-    def plain(value: Any) -> Any:
-        if isinstance(value, (TaskState, StopReason, BlockerKind)):
-            return value.value
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        if isinstance(value, dict):
-            return {k: plain(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [plain(v) for v in value]
-        return value
+    return {name: plain(getattr(payload, name)) for name in _field_names(type(payload))}
 
-    return {f.name: plain(getattr(payload, f.name)) for f in dataclasses.fields(payload)}
+
+_ENUMS = (TaskState, StopReason, BlockerKind)
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
+
+
+def plain(value: Any) -> Any:
+    """`value` as JSON-ready data, copied: dataclasses become dicts, tuples lists, our outcome
+    enums their values; other values are kept as they are. It does what `dataclasses.asdict`
+    does for these values, without asdict's deep copy of every leaf (events and executions.json
+    records are converted many times a run)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        return {k: plain(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [plain(v) for v in value]
+    if isinstance(value, _ENUMS):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {name: plain(getattr(value, name)) for name in _field_names(kind)}
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
 
 
 def payload_from_dict(kind: str, data: dict[str, Any]) -> EventPayload:

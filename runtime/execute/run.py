@@ -27,7 +27,7 @@ from runtime.execute.approvals import ApprovalDesk
 from runtime.execute.context import RunContext
 from runtime.execute.provider import BrowserProvider
 from runtime.execute.run_files import RunFiles
-from runtime.execute.run_report import ScreenshotThumbnails, write_run_report
+from runtime.execute.run_report import draft_run_report, ScreenshotThumbnails, write_run_report
 from runtime.execute.session_state import SessionFiles, SessionKeeper, SessionStateError, read_storage_state, write_storage_state
 from runtime.execute.spans import RunSpans
 from runtime.execute.step_outcome import RunStopped
@@ -288,6 +288,14 @@ async def _finish(
     session_record: dict[str, Any] | None = None,
 ) -> FinalVerdict:
     """Close the browser side, write the run directory, emit the one FinalVerdict, end the span."""
+    # Every state is recorded: the report's records part is drafted while the browser closes.
+    events.remove_listener(thumbnails.on_event)
+    drafting = None
+    try:
+        files.finish_records()
+        drafting = asyncio.ensure_future(draft_run_report(files.run_dir, thumbnails.thumbnails))
+    except OSError:
+        pass  # written again as the run directory is closed; the report then reads what is there
     if session is not None and not session.stopped:
         try:
             await asyncio.wait_for(session.stop(), timeout=5)
@@ -329,9 +337,9 @@ async def _finish(
                 status=TaskState.ERROR, stop_reason=StopReason.EXECUTE_ERROR, verified=False,
                 summary=f"{end.summary}; and the run directory could not be written: {error}", blocker_kind=end.blocker_kind, evidence=end.evidence,
             )
-        events.remove_listener(thumbnails.on_event)
         try:
-            report = await write_run_report(files.run_dir, thumbnails.thumbnails)
+            draft = await drafting if drafting is not None else None
+            report = await write_run_report(files.run_dir, thumbnails.thumbnails, draft)
         finally:
             thumbnails.thumbnails.close()
     finally:

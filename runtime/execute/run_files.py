@@ -21,12 +21,12 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from runtime.events import Event, FinalVerdict
-from runtime.events.model import payload_to_dict
+from runtime.events.model import payload_to_dict, plain
 from runtime.secrets import Secrets
 
 
@@ -62,7 +62,7 @@ class ExecutionRecord:
 
 def json_default(value: Any) -> Any:
     """Values JSON has no type for (a Path in free-form evidence) are written as their text.
-    Dataclasses never get here: Event.to_dict() and asdict() already turn them into objects."""
+    Dataclasses never get here: Event.to_dict() and plain() already turn them into objects."""
     return str(value)
 
 
@@ -108,6 +108,8 @@ class RunFiles:
         self._encoded: dict[int, tuple[tuple[str, ...], str]] = {}
         self._dirty = False
         self._written_at = 0.0
+        # The secrets' names when finish_records() last wrote the records, None before it did.
+        self._finished_with: tuple[str, ...] | None = None
 
     def on_event(self, event: Event) -> None:
         if self._events is None:
@@ -129,7 +131,7 @@ class RunFiles:
         `flush()` at the end of the run writes the final version."""
         if not self.executions or self.executions[-1] is not record:
             self.executions.append(record)
-        self._serialized[id(record)] = self.secrets.redact(asdict(record))
+        self._serialized[id(record)] = self.secrets.redact(plain(record))
         self._encoded.pop(id(record), None)
         self._dirty = True
         if time.monotonic() - self._written_at >= EXECUTIONS_WRITE_INTERVAL_S:
@@ -163,11 +165,20 @@ class RunFiles:
     def write_verdict(self, verdict: FinalVerdict, extra: dict[str, Any]) -> None:
         self._write(self.run_dir / "verdict.json", {**payload_to_dict(verdict), **extra})
 
-    def close(self) -> None:
+    def finish_records(self) -> None:
+        """The run's last state is recorded: write executions.json and plans.json as they stay,
+        redacted with every secret the run learned (the report is drafted from them)."""
         if self._plan_file is not None and self.secrets:
             self._write(self.run_dir / "plans.json", self._plan_file)
         self._dirty = self._dirty or bool(self.secrets)
         self.flush()
+        self._finished_with = tuple(self.secrets.names)
+
+    def close(self) -> None:
+        if self._finished_with != tuple(self.secrets.names):
+            self.finish_records()  # not finished yet, or a secret was learned since
+        else:
+            self.flush()
         if self._events is not None:
             self._events.close()
             self._events = None

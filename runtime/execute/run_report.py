@@ -9,7 +9,7 @@ import logging
 from pathlib import Path
 
 from runtime.events import ArtifactStored, Event
-from runtime.report import NotARunDirectory, write_report
+from runtime.report import NotARunDirectory, ReportDraft, draft_report, write_report
 from runtime.report.thumbnails import Thumbnails
 
 REPORT_ARTIFACT_KIND = "report"
@@ -32,11 +32,20 @@ class ScreenshotThumbnails:
             self.thumbnails.prefetch(Path(payload.path))
 
 
-async def write_run_report(run_dir: Path, thumbnails: Thumbnails | None = None) -> ArtifactStored | None:
-    """Write `run_dir/report.html` off the event loop; the ArtifactStored event to emit, or None."""
+async def draft_run_report(run_dir: Path, thumbnails: Thumbnails) -> ReportDraft | None:
+    """Read and render the run's records off the event loop, once its last state is recorded;
+    None when that failed (`write_run_report` then does it all and says why)."""
     try:
-        path = await asyncio.to_thread(write_report, run_dir, thumbnails)
-        data = await asyncio.to_thread(path.read_bytes)
+        return await asyncio.to_thread(draft_report, run_dir, thumbnails)
+    except (Exception, asyncio.CancelledError):  # noqa: BLE001 - the whole report is tried again, and a failure logged, at the end
+        return None
+
+
+async def write_run_report(run_dir: Path, thumbnails: Thumbnails | None = None, draft: ReportDraft | None = None) -> ArtifactStored | None:
+    """Write `run_dir/report.html` off the event loop (from `draft` when the run drafted it);
+    the ArtifactStored event to emit, or None."""
+    try:
+        path, data = await asyncio.to_thread(_write_and_read, run_dir, thumbnails, draft)
     except (OSError, NotARunDirectory) as error:
         log.warning("the run report for %s was not written: %s", run_dir, error)
         return None
@@ -51,3 +60,8 @@ async def write_run_report(run_dir: Path, thumbnails: Thumbnails | None = None) 
         artifact_id=f"{REPORT_ARTIFACT_KIND}-{digest[:16]}", artifact_kind=REPORT_ARTIFACT_KIND, path=str(path),
         media_type="text/html", size=len(data), sha256=digest,
     )
+
+
+def _write_and_read(run_dir: Path, thumbnails: Thumbnails | None, draft: ReportDraft | None) -> tuple[Path, bytes]:
+    path = write_report(run_dir, thumbnails, draft)
+    return path, path.read_bytes()

@@ -58,7 +58,9 @@ a.screenshot .open { font-size: 12px; color: #2b5cab; }
 """
 
 
-def render_report(contents: RunContents, thumbnails: Thumbnails) -> str:
+def render_report(contents: RunContents, thumbnails: Thumbnails, records: str | None = None) -> str:
+    """The whole page. `records` is `render_records` of the same contents when it was rendered
+    ahead (a run drafts it while its browser closes)."""
     verdict = contents.verdict
     recipe = contents.recipe
     title = f"Verity run {verdict.get('run_id') or contents.run_dir.name}"
@@ -66,8 +68,7 @@ def render_report(contents: RunContents, thumbnails: Thumbnails) -> str:
         _header(contents, recipe),
         _verdict_section(verdict),
         _output_section(contents.output),
-        _timeline_section(contents, thumbnails),
-        _replan_section(contents.plan_repairs, contents.last_failure_summary),
+        render_records(contents, thumbnails) if records is None else records,
         _problems_section(contents.problems),
     ]
     return (
@@ -79,6 +80,12 @@ def render_report(contents: RunContents, thumbnails: Thumbnails) -> str:
         + "\n".join(section for section in sections if section)
         + "\n</body></html>\n"
     )
+
+
+def render_records(contents: RunContents, thumbnails: Thumbnails) -> str:
+    """The sections made from the run's records alone (plans.json, executions.json): the timeline
+    of states and the replan history, most of the page's work."""
+    return _timeline_section(contents, thumbnails) + "\n" + _replan_section(contents.plan_repairs, contents.last_failure_summary)
 
 
 def _header(contents: RunContents, recipe: dict[str, Any]) -> str:

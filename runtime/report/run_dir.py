@@ -13,7 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-RUN_FILES = ("verdict.json", "output.json", "plans.json", "executions.json")
+# Written as the run ends; and complete once the run's last state is recorded.
+FINAL_FILES = ("verdict.json", "output.json")
+RECORD_FILES = ("plans.json", "executions.json")
+RUN_FILES = FINAL_FILES + RECORD_FILES
 
 
 class NotARunDirectory(Exception):
@@ -50,17 +53,24 @@ class RunContents:
 
 def read_run(run_dir: Path) -> RunContents:
     """Everything the report shows, from `run_dir`; raises NotARunDirectory when it holds no run."""
+    check_run_directory(run_dir)
+    contents = read_records(run_dir)
+    read_final(contents)
+    return contents
+
+
+def check_run_directory(run_dir: Path) -> None:
+    """Raises NotARunDirectory unless `run_dir` holds at least one of the files a run writes."""
     if not run_dir.is_dir():
         raise NotARunDirectory(f"{run_dir}: not a directory")
     if not any((run_dir / name).is_file() for name in RUN_FILES):
         raise NotARunDirectory(f"{run_dir}: not a run directory (none of {', '.join(RUN_FILES)} is there)")
+
+
+def read_records(run_dir: Path) -> RunContents:
+    """The plan with its repairs and the executed states (plans.json, executions.json): a run's
+    report can be drafted from them while the run still finishes."""
     contents = RunContents(run_dir=run_dir)
-    verdict = _read_json(run_dir / "verdict.json", dict, contents.problems)
-    if verdict is not None:
-        contents.verdict = verdict
-    output = _read_json(run_dir / "output.json", dict, contents.problems)
-    if output is not None:
-        contents.output = output
     plans = _read_json(run_dir / "plans.json", dict, contents.problems)
     if plans is not None:
         plan = plans.get("plan")
@@ -72,6 +82,19 @@ def read_run(run_dir: Path) -> RunContents:
     if executions is not None:
         contents.executions = [record for record in executions if isinstance(record, dict)]
     return contents
+
+
+def read_final(contents: RunContents) -> None:
+    """Add the verdict and the output (verdict.json, output.json) to `contents`; their problems
+    are listed before those of the records, in the order of RUN_FILES."""
+    problems: list[str] = []
+    verdict = _read_json(contents.run_dir / "verdict.json", dict, problems)
+    if verdict is not None:
+        contents.verdict = verdict
+    output = _read_json(contents.run_dir / "output.json", dict, problems)
+    if output is not None:
+        contents.output = output
+    contents.problems[:0] = problems
 
 
 def _read_json(path: Path, shape: type, problems: list[str]) -> Any:

@@ -1,23 +1,49 @@
-"""Writing `report.html` into a run directory: at the end of every run, and by `verity report`."""
+"""Writing `report.html` into a run directory: at the end of every run, and by `verity report`.
+
+A run drafts its report (`draft_report`) as soon as its last state is recorded, while its
+browser closes, and finishes it (`write_report(..., draft)`) once the verdict is written: most of
+the page is the timeline, which needs only the records."""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from runtime.report.page import render_report
-from runtime.report.run_dir import read_run
+from runtime.report.page import render_records, render_report
+from runtime.report.run_dir import RunContents, check_run_directory, read_final, read_records
 from runtime.report.thumbnails import Thumbnails
 
 REPORT_FILE = "report.html"
 
 
-def write_report(run_dir: Path, thumbnails: Thumbnails | None = None) -> Path:
+@dataclass(frozen=True)
+class ReportDraft:
+    """A run's records (plans.json, executions.json) and the sections rendered from them."""
+
+    contents: RunContents
+    records: str
+
+
+def draft_report(run_dir: Path, thumbnails: Thumbnails | None = None) -> ReportDraft:
+    """Read the run's records and render their sections. A file that is missing or cannot be read
+    is a problem the page lists, as in `write_report`."""
+    contents = read_records(run_dir)
+    return ReportDraft(contents, render_records(contents, thumbnails if thumbnails is not None else Thumbnails()))
+
+
+def write_report(run_dir: Path, thumbnails: Thumbnails | None = None, draft: ReportDraft | None = None) -> Path:
     """Render the run in `run_dir` and write `run_dir/report.html` atomically; returns its path.
-    `thumbnails` may hold some already made (a run prefetches its screenshots' as it goes).
+    `thumbnails` may hold some already made (a run prefetches its screenshots' as it goes);
+    `draft` is the run's records, read and rendered ahead (`draft_report`), not read again.
     Raises NotARunDirectory when `run_dir` holds no run, OSError when it cannot be written."""
-    contents = read_run(run_dir)
-    page = render_report(contents, thumbnails if thumbnails is not None else Thumbnails())
+    check_run_directory(run_dir)
+    thumbnails = thumbnails if thumbnails is not None else Thumbnails()
+    if draft is None:
+        draft = draft_report(run_dir, thumbnails)
+    contents = replace(draft.contents, problems=list(draft.contents.problems))
+    read_final(contents)
+    page = render_report(contents, thumbnails, draft.records)
     target = run_dir / REPORT_FILE
     partial = target.with_name(REPORT_FILE + ".partial")
     partial.write_text(page, encoding="utf-8")

@@ -9,6 +9,7 @@ Anything the standard rejects raises `HostError`, so a caller never guesses.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 import unicodedata
@@ -36,7 +37,7 @@ class Host:
     kind: HostKind
     name: str
 
-    @property
+    @functools.cached_property
     def address(self) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
         if self.kind is HostKind.IPV4:
             return ipaddress.IPv4Address(self.name)
@@ -60,8 +61,10 @@ _DECIMAL_DIGITS = re.compile(r"[0-9]*")
 _IPV6_TEXT = re.compile(r"[0-9a-fA-F:.]+")
 
 
+@functools.lru_cache(maxsize=1024)
 def parse_host(text: str) -> Host:
-    """The host parser of the URL standard for special schemes (not file:)."""
+    """The host parser of the URL standard for special schemes (not file:); an immutable result of
+    the text alone, so each host is parsed once."""
     if text.startswith("["):
         if not text.endswith("]"):
             raise HostError(f"{text!r}: an IPv6 address must end with ']'")

@@ -90,8 +90,11 @@ class UrlJudgement:
         return shown
 
 
+@functools.lru_cache(maxsize=1024)
 def parse_url(text: str) -> ParsedUrl:
-    """Split an absolute URL like the URL standard's basic parser (no base URL)."""
+    """Split an absolute URL like the URL standard's basic parser (no base URL). The result is
+    immutable and depends on the text alone, so the same URL (judged by the proxy, the navigation
+    and the page check) is parsed once."""
     text = text.strip(_C0_OR_SPACE).replace("\t", "").replace("\n", "").replace("\r", "")
     match = _SCHEME.match(text)
     if match is None:

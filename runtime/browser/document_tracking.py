@@ -52,8 +52,13 @@ class DocumentTracker:
         self.frame_id, self.url, self.loader_id = tree["id"], tree.get("url", self.url), tree.get("loaderId", "")
         await self._cdp.send("Page.enable")
         await self._cdp.send("Network.enable")
-        # Runtime.enable reports the existing contexts too: the current document is numbered then.
+        # Runtime.enable reports the existing contexts, and so numbers the current document, only
+        # on a session where Runtime was off. The page's own session has it on already, so the
+        # document the frame tree showed is counted here: the first one this tab knows.
         await self._cdp.send("Runtime.enable")
+        if self.number == 0:
+            self.number = 1
+            self.committed_at = time.time()
 
     def current(self) -> DocumentIdentity:
         status, headers = self._responses.get(self.loader_id, (None, {}))

@@ -86,7 +86,11 @@ class Tab:
 
     @classmethod
     async def attach(cls, tab_id: str, page: Page, *, opener_tab_id: str | None, hooks: TabHooks) -> Tab:
-        cdp = await page.target.createCDPSession()
+        # The tab's reads, worlds and document tracking share the page's own CDP session, the one
+        # pyppeteer drives it with, which already has the Page, Network and Runtime events on. A
+        # session of its own made the browser send each of those events twice, and the run
+        # decode them twice (BENCHMARKS.md, "Tenth sitting").
+        cdp = page._client
         tab = cls(tab_id, page, cdp, opener_tab_id, hooks)
         page.on("response", tab._on_response)
         page.on("framenavigated", tab._on_frame_navigated)

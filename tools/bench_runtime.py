@@ -21,6 +21,7 @@ import functools
 import json
 import multiprocessing
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -190,6 +191,15 @@ async def bench_bed(pages: int) -> AsyncIterator[tuple[Path, str, str, Browser]]
             served.stop()
 
 
+def median_interval(values: list[float], resamples: int = 2000) -> tuple[float, float]:
+    """A 95% bootstrap interval of the median of `values` (a fixed seed: the same rounds give the
+    same interval). A pass on this noisy machine moves by more than the differences measured;
+    the interval says how far the median itself may be off."""
+    chooser = random.Random(19)
+    medians = sorted(statistics.median(chooser.choices(values, k=len(values))) for _ in range(resamples))
+    return medians[int(0.025 * resamples)], medians[int(0.975 * resamples) - 1]
+
+
 async def main(pages: int, rounds: int) -> None:
     # The fair script reads the readable text in a worker process, as the runtime does; the same
     # script with trafilatura in a thread of its own process is printed beside it.
@@ -219,7 +229,11 @@ async def main(pages: int, rounds: int) -> None:
     # The machine's speed drifts between rounds by more than the difference measured; the script
     # and the recipe of one round ran seconds apart, so their ratio is paired against that drift.
     paired = [r / e for r, e in zip(recipe_times, evidence_times, strict=True)]
-    print(f"ratio round by round (recipe / same-evidence script of its round): median {statistics.median(paired):.2f}x   rounds: {rounds_of(paired)}")
+    low, high = median_interval(paired)
+    print(
+        f"ratio round by round (recipe / same-evidence script of its round): median {statistics.median(paired):.2f}x "
+        f"(95% interval {low:.2f}-{high:.2f}x)   rounds: {rounds_of(paired)}"
+    )
     print(f"ratio recipe / minimal script:       {recipe / script:.2f}x (the price of the evidence plus the runtime)")
     mean_actions = {name: statistics.mean(a.get(name, 0.0) for a in actions) / 1000 for name in actions[0]}
     print("recipe time by driver action (s, mean over rounds):")

@@ -205,7 +205,7 @@ class Event:
 
 
 def payload_to_dict(payload: EventPayload) -> dict[str, Any]:
-    return {name: plain(getattr(payload, name)) for name in _field_names(type(payload))}
+    return {name: plain(getattr(payload, name)) for name in field_names(type(payload))}
 
 
 _ENUMS = (TaskState, StopReason, BlockerKind)
@@ -213,7 +213,8 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
-def _field_names(cls: type) -> tuple[str, ...]:
+def field_names(cls: type) -> tuple[str, ...]:
+    """The field names of a dataclass type, looked up once: this runs for every event."""
     names = _FIELD_NAMES.get(cls)
     if names is None:
         names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
@@ -235,7 +236,7 @@ def plain(value: Any) -> Any:
     if isinstance(value, _ENUMS):
         return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {name: plain(getattr(value, name)) for name in _field_names(kind)}
+        return {name: plain(getattr(value, name)) for name in field_names(kind)}
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -29,7 +29,7 @@ from typing import Any
 
 from runtime.artifacts import ArtifactRef, ArtifactStore
 from runtime.events import ArtifactStored, Event
-from runtime.store.payload_json import field_names
+from runtime.events.model import field_names
 
 CUT_ARTIFACT_KIND = "event_field"
 # Room a marker needs after the head of a cut text.

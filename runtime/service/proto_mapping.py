@@ -16,7 +16,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from runtime.events import AgentState, Event
-from runtime.events.model import PAYLOAD_TYPES
+from runtime.events.model import PAYLOAD_TYPES, field_names
 from runtime.outcomes import BlockerKind, StopReason, TaskState
 from runtime.recipe import Problem
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
@@ -25,7 +25,6 @@ from runtime.service.gen.verity.v1 import recipe_service_pb2 as recipe_pb
 from runtime.service.event_bounds import cut_text, utf8_size
 from runtime.service.run_ledger import RECORD_SUMMARY_BYTES
 from runtime.store import ArtifactRecord, RunRecord
-from runtime.store.payload_json import field_names
 
 # Python enum -> (proto enum wrapper, value-name prefix). Proto values are PREFIX + member name.
 _ENUMS: dict[type[Enum], tuple[Any, str]] = {

@@ -6,7 +6,7 @@ import dataclasses
 import json
 
 from runtime.events import Event
-from runtime.events.model import payload_to_dict
+from runtime.events.model import field_names, payload_to_dict
 
 
 def payload_json(event: Event) -> str:
@@ -24,13 +24,3 @@ def _json_value(value: object) -> object:
         return payload_to_dict(value)  # type: ignore[arg-type]
     return str(value)
 
-
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def field_names(cls: type) -> tuple[str, ...]:
-    """The field names of a dataclass type, looked up once: this runs for every event."""
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
-    return names

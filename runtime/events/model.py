@@ -226,21 +226,16 @@ def plain(value: Any) -> Any:
     enums their values; other values are kept as they are. It does what `dataclasses.asdict`
     does for these values, without asdict's deep copy of every leaf (events and executions.json
     records are converted many times a run)."""
-    kind = type(value)
-    if kind in _SCALARS:
+    if type(value) in _SCALARS:
         return value
-    if kind is dict:
-        return {k: plain(v) for k, v in value.items()}
-    if kind is list or kind is tuple:
-        return [plain(v) for v in value]
-    if isinstance(value, _ENUMS):
+    if isinstance(value, _ENUMS):  # str enums: checked before str-like containers and scalars
         return value.value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {name: plain(getattr(value, name)) for name in field_names(kind)}
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {name: plain(getattr(value, name)) for name in field_names(type(value))}
     return value
 
 

@@ -27,7 +27,7 @@ from runtime.execute.approvals import ApprovalDesk
 from runtime.execute.context import RunContext
 from runtime.execute.provider import BrowserProvider
 from runtime.execute.run_files import RunFiles
-from runtime.execute.run_report import draft_run_report, ScreenshotThumbnails, write_run_report
+from runtime.execute.run_report import ScreenshotThumbnails, draft_run_report, write_run_report
 from runtime.execute.session_state import SessionFiles, SessionKeeper, SessionStateError, read_storage_state, write_storage_state
 from runtime.execute.spans import RunSpans
 from runtime.execute.step_outcome import RunStopped

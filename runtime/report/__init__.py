@@ -6,7 +6,7 @@ It works offline and from the file alone: inline CSS, screenshot thumbnails as d
 script. Everything the run recorded is escaped, since page text is written by whoever owns the page.
 """
 
-from runtime.report.run_dir import NotARunDirectory, RunContents, read_run
+from runtime.report.run_dir import NotARunDirectory, RunContents
 from runtime.report.write import REPORT_FILE, ReportDraft, draft_report, write_report
 
-__all__ = ["REPORT_FILE", "NotARunDirectory", "ReportDraft", "RunContents", "draft_report", "read_run", "write_report"]
+__all__ = ["REPORT_FILE", "NotARunDirectory", "ReportDraft", "RunContents", "draft_report", "write_report"]

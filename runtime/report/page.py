@@ -58,9 +58,9 @@ a.screenshot .open { font-size: 12px; color: #2b5cab; }
 """
 
 
-def render_report(contents: RunContents, thumbnails: Thumbnails, records: str | None = None) -> str:
-    """The whole page. `records` is `render_records` of the same contents when it was rendered
-    ahead (a run drafts it while its browser closes)."""
+def render_report(contents: RunContents, records: str) -> str:
+    """The whole page; `records` is `render_records` of the same contents (drafted ahead: a run
+    renders it while its browser closes)."""
     verdict = contents.verdict
     recipe = contents.recipe
     title = f"Verity run {verdict.get('run_id') or contents.run_dir.name}"
@@ -68,7 +68,7 @@ def render_report(contents: RunContents, thumbnails: Thumbnails, records: str | 
         _header(contents, recipe),
         _verdict_section(verdict),
         _output_section(contents.output),
-        render_records(contents, thumbnails) if records is None else records,
+        records,
         _problems_section(contents.problems),
     ]
     return (

@@ -51,14 +51,6 @@ class RunContents:
         return None
 
 
-def read_run(run_dir: Path) -> RunContents:
-    """Everything the report shows, from `run_dir`; raises NotARunDirectory when it holds no run."""
-    check_run_directory(run_dir)
-    contents = read_records(run_dir)
-    read_final(contents)
-    return contents
-
-
 def check_run_directory(run_dir: Path) -> None:
     """Raises NotARunDirectory unless `run_dir` holds at least one of the files a run writes."""
     if not run_dir.is_dir():

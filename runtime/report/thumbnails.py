@@ -129,4 +129,3 @@ def make_thumbnail(path: Path, width: int) -> Made:
     except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
         return None, size
     return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode("ascii"), size
-

@@ -38,12 +38,11 @@ def write_report(run_dir: Path, thumbnails: Thumbnails | None = None, draft: Rep
     `draft` is the run's records, read and rendered ahead (`draft_report`), not read again.
     Raises NotARunDirectory when `run_dir` holds no run, OSError when it cannot be written."""
     check_run_directory(run_dir)
-    thumbnails = thumbnails if thumbnails is not None else Thumbnails()
     if draft is None:
         draft = draft_report(run_dir, thumbnails)
     contents = replace(draft.contents, problems=list(draft.contents.problems))
     read_final(contents)
-    page = render_report(contents, thumbnails, draft.records)
+    page = render_report(contents, draft.records)
     target = run_dir / REPORT_FILE
     partial = target.with_name(REPORT_FILE + ".partial")
     partial.write_text(page, encoding="utf-8")

@@ -35,7 +35,7 @@ from runtime.execute.walker import PlanWalk, RunEnd
 from runtime.outcomes import StopReason, TaskState
 from runtime.plan import compile_recipe
 from runtime.recipe import Recipe
-from runtime.recipe.placeholders import fill
+from runtime.template.placeholders import fill
 from runtime.recipe.tool_registry import ToolRegistry
 from runtime.secrets import PASSWORD_NAME, Secrets, install_log_redaction
 

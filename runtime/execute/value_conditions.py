@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from runtime.execute.values import RunValues
-from runtime.recipe.expressions import ExpressionError, as_text, names_used
+from runtime.template.expressions import ExpressionError, as_text, names_used
 
 VALUE_CHECKS = ("value_equals", "value_matches", "value_in", "expression")
 

@@ -1,5 +1,5 @@
 """The values a run finds, as later steps reference them: `{steps.<step_id>.<field>}` and
-`{vars.<name>}` (runtime/recipe/references.py). Each value is kept with its source record (the
+`{vars.<name>}` (runtime/template/references.py). Each value is kept with its source record (the
 state that produced it, the page it was read from and when), never as a bare string.
 
 Writers: the walker records a state's outputs (extract fields, an evaluate result, a loop's
@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.recipe.references import STEPS, VARS
+from runtime.template.references import STEPS, VARS
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ from typing import Any
 
 from runtime.execute.value_store import FillValues, ValueStore
 from runtime.plan.model import State
-from runtime.recipe.expressions import evaluate, single_expression
+from runtime.template.expressions import evaluate, single_expression
 from runtime.recipe.model import ACT_LOCATOR_KEYS
-from runtime.recipe.placeholders import fill, fill_pattern
-from runtime.recipe.references import single_placeholder
+from runtime.template.placeholders import fill, fill_pattern
+from runtime.template.references import single_placeholder
 
 LOCATOR_KEYS = (
     "role", "name", "text", "label", "placeholder", "alt", "title", "test_id", "css", "xpath", "ref", "item",

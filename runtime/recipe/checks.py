@@ -18,20 +18,34 @@ from referencing.jsonschema import DRAFT202012
 
 from runtime.recipe.domains import domain_pattern_problem
 from runtime.recipe.model import Recipe
-from runtime.recipe.expressions import ExpressionError, split_text
-from runtime.recipe.placeholders import BUILTIN_PLACEHOLDERS, SEARCH_QUERY, builtin_defined_at, builtins_usable_at, placeholder_names
 from runtime.recipe.problems import did_you_mean, format_path
 from runtime.recipe.loop_checks import check_loops
-from runtime.recipe.references import is_reference
 from runtime.recipe.references_check import check_references
 from runtime.recipe.step_graph import body_ids
 from runtime.recipe.step_tools import tool_needs
 from runtime.recipe.url_checks import check_urls
 from runtime.recipe.templated import all_steps, condition_lists, templated_fields, when_conditions
 from runtime.recipe.tool_registry import EVALUATE_TOOL, ToolRegistry
+from runtime.template.expressions import ExpressionError, split_text
+from runtime.template.placeholders import BUILTIN_ORDER, BUILTIN_PLACEHOLDERS, SEARCH_QUERY, placeholder_names
+from runtime.template.references import is_reference
 
 PathParts = tuple[str | int, ...]
 Finding = tuple[PathParts, str, str]
+
+# The fields whose values the built-ins are: neither may use itself, nor a built-in filled after it.
+_DEFINED_AT: dict[tuple[str, ...], str] = {("target", "start_url"): "start_url", ("goal",): "goal"}
+
+
+def builtin_defined_at(path: PathParts) -> str | None:
+    """The built-in whose value the field at `path` is (`goal`, `start_url`), if any."""
+    return _DEFINED_AT.get(tuple(str(part) for part in path))
+
+
+def builtins_usable_at(path: PathParts) -> set[str]:
+    """The built-ins a field may use: all of them, except in the fields that define them."""
+    defined = builtin_defined_at(path)
+    return set(BUILTIN_ORDER if defined is None else BUILTIN_ORDER[: BUILTIN_ORDER.index(defined)])
 
 
 def check_recipe(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:

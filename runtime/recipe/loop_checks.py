@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from runtime.recipe.model import ACT_LOCATOR_KEYS, Condition, Locator, Recipe, Step
-from runtime.recipe.references import single_placeholder
+from runtime.template.references import single_placeholder
 from runtime.recipe.templated import all_steps, condition_lists, when_conditions
 
 PathParts = tuple[str | int, ...]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from runtime.recipe.expressions import EXPRESSION_OPEN, ExpressionError, split_text
+from runtime.template.expressions import EXPRESSION_OPEN, ExpressionError, split_text
 from runtime.recipe.model import ACT_LOCATOR_KEYS, Condition, ElementCheck, Expect, Locator, Recipe, Step
 
 PathParts = tuple[str | int, ...]

@@ -16,7 +16,7 @@ from typing import Any
 
 from runtime.policy.urls import scheme_problem
 from runtime.recipe.model import Recipe
-from runtime.recipe.placeholders import SEARCH_QUERY, fill
+from runtime.template.placeholders import SEARCH_QUERY, fill
 from runtime.recipe.problems import Problem, format_path
 from runtime.recipe.templated import all_steps
 

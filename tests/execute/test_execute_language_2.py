@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pytest_bdd import parsers, scenarios, then
 
-from runtime.recipe.expressions import ExpressionError, evaluate
+from runtime.template.expressions import ExpressionError, evaluate
 from tests.execute.conftest import ExecRunner
 from tests.execute.language_run_steps import *  # noqa: F403 - the run-and-read steps
 from tests.execute.language_run_steps import records

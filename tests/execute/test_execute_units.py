@@ -83,7 +83,7 @@ def test_agent_tools_are_valid_json_schema_and_only_runnable_ones_are_offered() 
 
 def test_model_text_keeps_its_braces_when_checked_like_recipe_text() -> None:
     from runtime.execute.agent_step import literal_text
-    from runtime.recipe.placeholders import fill
+    from runtime.template.placeholders import fill
 
     assert fill(literal_text("total {price} USD"), {"price": "9"}) == "total {price} USD"
     assert literal_text({"text": "{x}", "index": 1}) == {"text": "{{x}}", "index": 1}

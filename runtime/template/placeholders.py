@@ -1,4 +1,4 @@
-"""`{name}` placeholders in recipe strings. `{{` and `}}` stand for literal braces.
+"""`{name}` placeholders in recipe text. `{{` and `}}` stand for literal braces.
 
 A placeholder names an input or a built-in. The built-ins are filled in BUILTIN_ORDER, each from
 the values before it: `start_url` from the inputs, then `goal` from the inputs and `start_url`. So
@@ -11,14 +11,12 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
-from runtime.recipe.expressions import fill_expressions, names_used, split_text
-from runtime.recipe.references import is_reference, parse_reference
+from runtime.template.expressions import fill_expressions, names_used, split_text
+from runtime.template.references import is_reference, parse_reference
 
 BUILTIN_ORDER = ("start_url", "goal")
 BUILTIN_PLACEHOLDERS = ("goal", "start_url")
 SEARCH_QUERY = "query"  # only in fallback.search_url, filled with each query of the ladder
-
-_DEFINED_AT: dict[tuple[str, ...], str] = {("target", "start_url"): "start_url", ("goal",): "goal"}
 
 _FORMATTER = string.Formatter()
 
@@ -53,17 +51,6 @@ def _literal_names(text: str) -> list[str]:
             raise ValueError(f"bad placeholder {{{name}{'!' + conversion if conversion else ''}{':' + spec if spec else ''}}}: use {{name}}")
         names.append(name)
     return names
-
-
-def builtin_defined_at(path: tuple[str | int, ...]) -> str | None:
-    """The built-in whose value the field at `path` is (`goal`, `start_url`), if any."""
-    return _DEFINED_AT.get(tuple(str(part) for part in path))
-
-
-def builtins_usable_at(path: tuple[str | int, ...]) -> set[str]:
-    """The built-ins a field may use: all of them, except in the fields that define them."""
-    defined = builtin_defined_at(path)
-    return set(BUILTIN_ORDER if defined is None else BUILTIN_ORDER[: BUILTIN_ORDER.index(defined)])
 
 
 def fill(text: str, values: Mapping[str, Any]) -> str:

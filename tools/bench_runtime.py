@@ -43,7 +43,8 @@ from runtime.demo.loopback import LoopbackSite  # noqa: E402
 from runtime.events import EventLog  # noqa: E402
 from runtime.execute import BrowserProvider, start_run  # noqa: E402
 from runtime.recipe import load_recipe_text, resolve_inputs  # noqa: E402
-from runtime.telemetry import TRACE_FILE, TraceExport  # noqa: E402
+from runtime.run_layout import EXECUTIONS_FILE, TRACE_FILE  # noqa: E402
+from runtime.telemetry import TraceExport  # noqa: E402
 
 
 def _pages_handler(root: Path) -> type[SimpleHTTPRequestHandler]:
@@ -114,7 +115,7 @@ async def run_recipe_once(
     if verdict.stop_reason.value != "completed":
         raise SystemExit(f"the bench recipe did not complete: {verdict.stop_reason.value}: {verdict.summary}")
     per_action: dict[str, float] = defaultdict(float)
-    for execution in json.loads((run_dir / "executions.json").read_text(encoding="utf-8")):
+    for execution in json.loads((run_dir / EXECUTIONS_FILE).read_text(encoding="utf-8")):
         for result in execution["tool_results"]:
             per_action[result["action"]] += result["duration_ms"]
     return elapsed, dict(per_action)

@@ -29,6 +29,7 @@ from runtime.browser import Browser, launch_browser  # noqa: E402
 from runtime.events import EventLog  # noqa: E402
 from runtime.execute import BrowserProvider, start_run  # noqa: E402
 from runtime.recipe import load_recipe_with_registry, resolve_inputs  # noqa: E402
+from runtime.run_layout import EXECUTIONS_FILE  # noqa: E402
 from tests.execute.miniwob_runs import RECIPES, Judged, judge  # noqa: E402
 from tests.fixtures.miniwob_server import MiniwobSite  # noqa: E402
 
@@ -62,7 +63,7 @@ async def run_one(browser: Browser, site: MiniwobSite, task: str, seed: int, out
 
 def failed_state(run_dir: Path) -> str:
     """The last state that did not succeed, for the failure list: which step and why."""
-    executions = json.loads((run_dir / "executions.json").read_text(encoding="utf-8"))
+    executions = json.loads((run_dir / EXECUTIONS_FILE).read_text(encoding="utf-8"))
     failed = [e for e in executions if not e["ok"]]
     return f" ({failed[-1]['state_id']}: {failed[-1]['observation_summary']})" if failed else ""
 

@@ -26,8 +26,8 @@ from runtime.execute.run_files import json_default
 from runtime.outcomes import StopReason
 from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry, resolve_inputs, secret_input_names
 from runtime.recipe.tool_registry import ToolRegistry
-from runtime.telemetry import TRACE_FILE, TelemetryConfigError, TraceExport
-from runtime.report import REPORT_FILE
+from runtime.run_layout import OUTPUT_FILE, REPORT_FILE, TRACE_FILE, VERDICT_FILE
+from runtime.telemetry import TelemetryConfigError, TraceExport
 
 
 def run_file_command(args: argparse.Namespace, starting: StartingChromium | None = None) -> int:
@@ -227,8 +227,8 @@ def _closing_line(label: str, text: str, whole_in: str) -> str:
 def _print_verdict(verdict: FinalVerdict, run_dir: Path) -> None:
     data = payload_to_dict(verdict)
     print(f"\nverdict: {data['status']} ({data['stop_reason']}, exit {verdict.stop_reason.exit_code})" + (f", blocker {data['blocker_kind']}" if data["blocker_kind"] else ""))
-    print(_closing_line("summary: ", verdict.summary, str(run_dir / "verdict.json")))
-    output = run_dir / "output.json"
+    print(_closing_line("summary: ", verdict.summary, str(run_dir / VERDICT_FILE)))
+    output = run_dir / OUTPUT_FILE
     if output.exists():
         print(_closing_line("output:  ", output.read_text(encoding="utf-8").strip(), str(output)))
     print(f"run dir: {run_dir}")

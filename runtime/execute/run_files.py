@@ -1,12 +1,7 @@
-"""The run directory (seed 001 telemetry): what a run leaves behind for people and tools.
-
-    events.jsonl     every event's to_dict(), one per line, flushed as it is emitted
-    plans.json       the compiled plan plus plan_repairs / last_failure_summary from replans
-    executions.json  one record per executed state (outcome, observation_summary, blocker_kind, ...)
-    output.json      the structured output and whether it is valid
-    verdict.json     the final verdict
-    trace.jsonl      the run's OpenTelemetry spans as OTLP/JSON (runtime/telemetry/otlp_json.py)
-    artifacts/       screenshots, large text and HTML (written by the artifact store)
+"""The run directory (seed 001 telemetry): what a run leaves behind for people and tools. Its
+layout (which file holds what) is runtime/run_layout.py; this module writes the order, the events,
+the plan, the executions, the output and the verdict (telemetry writes trace.jsonl, the report
+report.html, the artifact store artifacts/).
 
 Every file is written through the run's `Secrets`: a secret value is never written, only its
 marker; events arrive already redacted (the event log redacts them), and plans.json is written
@@ -27,6 +22,7 @@ from typing import IO, Any
 
 from runtime.events import Event, FinalVerdict
 from runtime.events.model import payload_to_dict, plain
+from runtime.run_layout import ARTIFACTS_DIR, EVENTS_FILE, EXECUTIONS_FILE, OUTPUT_FILE, PLANS_FILE, VERDICT_FILE
 from runtime.secrets import Secrets
 
 
@@ -97,8 +93,8 @@ class RunFiles:
         self.secrets = secrets if secrets is not None else Secrets()
         self._plan_file: dict[str, Any] | None = None
         run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "artifacts").mkdir(exist_ok=True)
-        self._events: IO[str] | None = open(run_dir / "events.jsonl", "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        (run_dir / ARTIFACTS_DIR).mkdir(exist_ok=True)
+        self._events: IO[str] | None = open(run_dir / EVENTS_FILE, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
         self.executions: list[ExecutionRecord] = []
         self.plan_data: dict[str, Any] = {}
         self._serialized: dict[int, dict[str, Any]] = {}
@@ -120,7 +116,7 @@ class RunFiles:
     def write_plan(self, plan_data: dict[str, Any], plan_repairs: list[dict[str, Any]], last_failure_summary: str) -> None:
         self.plan_data = plan_data
         self._plan_file = {"plan": plan_data, "plan_repairs": plan_repairs, "last_failure_summary": last_failure_summary}
-        self._write(self.run_dir / "plans.json", self._plan_file)
+        self._write(self.run_dir / PLANS_FILE, self._plan_file)
 
     def _write(self, path: Path, data: Any) -> None:
         write_json_atomically(path, self.secrets.redact(data))
@@ -139,7 +135,7 @@ class RunFiles:
 
     def flush(self) -> None:
         if self._dirty:
-            write_text_atomically(self.run_dir / "executions.json", self._executions_text() + "\n")
+            write_text_atomically(self.run_dir / EXECUTIONS_FILE, self._executions_text() + "\n")
             self._dirty = False
             self._written_at = time.monotonic()
 
@@ -160,16 +156,16 @@ class RunFiles:
         return indented_list(texts)
 
     def write_output(self, data: dict[str, Any], valid: bool, errors: list[str]) -> None:
-        self._write(self.run_dir / "output.json", {"data": data, "valid": valid, "errors": errors})
+        self._write(self.run_dir / OUTPUT_FILE, {"data": data, "valid": valid, "errors": errors})
 
     def write_verdict(self, verdict: FinalVerdict, extra: dict[str, Any]) -> None:
-        self._write(self.run_dir / "verdict.json", {**payload_to_dict(verdict), **extra})
+        self._write(self.run_dir / VERDICT_FILE, {**payload_to_dict(verdict), **extra})
 
     def finish_records(self) -> None:
         """The run's last state is recorded: write executions.json and plans.json as they stay,
         redacted with every secret the run learned (the report is drafted from them)."""
         if self._plan_file is not None and self.secrets:
-            self._write(self.run_dir / "plans.json", self._plan_file)
+            self._write(self.run_dir / PLANS_FILE, self._plan_file)
         self._dirty = self._dirty or bool(self.secrets)
         self.flush()
         self._finished_with = tuple(self.secrets.names)

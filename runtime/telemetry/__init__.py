@@ -11,12 +11,11 @@ content-capture switch. It knows nothing of runs themselves (runtime/execute/spa
 
 from runtime.telemetry.content import CAPTURE_CONTENT_VARIABLE, capture_message_content
 from runtime.telemetry.export import TRACES_EXPORTER_VARIABLE, RunTracing, TelemetryConfigError, TraceExport
-from runtime.telemetry.otlp_json import TRACE_FILE, OtlpJsonFileExporter, read_trace_file, request_from_line, request_to_line
+from runtime.telemetry.otlp_json import OtlpJsonFileExporter, read_trace_file, request_from_line, request_to_line
 
 __all__ = [
     "CAPTURE_CONTENT_VARIABLE",
     "TRACES_EXPORTER_VARIABLE",
-    "TRACE_FILE",
     "OtlpJsonFileExporter",
     "RunTracing",
     "TelemetryConfigError",

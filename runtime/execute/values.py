@@ -12,7 +12,7 @@ from typing import Any
 from runtime.execute.value_store import FillValues, ValueStore
 from runtime.plan.model import State
 from runtime.template.expressions import evaluate, single_expression
-from runtime.recipe.model import ACT_LOCATOR_KEYS
+from runtime.recipe.step_bodies import ACT_LOCATOR_KEYS
 from runtime.template.placeholders import fill, fill_pattern
 from runtime.template.references import single_placeholder
 

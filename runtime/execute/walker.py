@@ -20,7 +20,7 @@ from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.outcomes import BlockerKind, StopReason
 from runtime.plan.model import State
 from runtime.template.expressions import ExpressionError
-from runtime.recipe.model import STEP_KINDS
+from runtime.recipe.steps import STEP_KINDS
 from runtime.recipe.tool_registry import PLAN_CHECK_TOOLS
 
 

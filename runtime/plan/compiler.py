@@ -10,7 +10,8 @@ from typing import Any
 from runtime.outcomes import StopReason, TaskState
 from runtime.plan.flow_states import conditions_of, loop_params, when_state
 from runtime.plan.model import OBSERVATION_KINDS, Limits, Plan, State, Terminal, ToolPolicy, Transition
-from runtime.recipe.model import Recipe, Step
+from runtime.recipe.model import Recipe
+from runtime.recipe.steps import Step
 from runtime.recipe.step_graph import body_ids
 from runtime.recipe.step_tools import replan_tool, step_tool
 from runtime.recipe.tool_registry import AGENT_DEFAULT_TOOLS, ToolRegistry, load_tool_registry

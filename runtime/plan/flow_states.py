@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from runtime.plan.model import State, Transition
-from runtime.recipe.model import ForEach
-from runtime.recipe.model import Condition
+from runtime.recipe.conditions import Condition
+from runtime.recipe.steps import ForEach
 
 # Step kinds that touch no tool: the run's own bookkeeping of values and loops.
 INTERNAL_KINDS = ("set", "for_each")

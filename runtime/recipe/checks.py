@@ -26,6 +26,7 @@ from runtime.recipe.step_tools import tool_needs
 from runtime.recipe.url_checks import check_urls
 from runtime.recipe.templated import all_steps, condition_lists, templated_fields, when_conditions
 from runtime.recipe.tool_registry import EVALUATE_TOOL, ToolRegistry
+from runtime.recipe.steps import ACT, AGENT, CLOSE, EXTRACT, FOR_EACH, VERIFY, WAIT
 from runtime.template.expressions import ExpressionError, split_text
 from runtime.template.placeholders import BUILTIN_ORDER, BUILTIN_PLACEHOLDERS, SEARCH_QUERY, placeholder_names
 from runtime.template.references import is_reference
@@ -84,15 +85,15 @@ def _regexes(recipe: Recipe) -> Iterator[Finding]:
         for path, condition in when_conditions(step, base):
             candidates += _condition_regexes(condition, path)
         if step.wait and step.wait.until is not None:
-            candidates += _condition_regexes(step.wait.until, base + ("wait", "until"))
+            candidates += _condition_regexes(step.wait.until, base + (WAIT, "until"))
         if step.act and step.act.expect and step.act.expect.url_matches:
-            candidates.append((base + ("act", "expect", "url_matches"), step.act.expect.url_matches))
+            candidates.append((base + (ACT, "expect", "url_matches"), step.act.expect.url_matches))
         if step.act and step.act.expect and step.act.expect.not_ is not None:
-            candidates += _condition_regexes(step.act.expect.not_, base + ("act", "expect", "not"))
+            candidates += _condition_regexes(step.act.expect.not_, base + (ACT, "expect", "not"))
         if step.extract:
             for name, spec in step.extract.fields.items():
                 if spec.pattern is not None:
-                    candidates.append((base + ("extract", "fields", name, "pattern"), spec.pattern))
+                    candidates.append((base + (EXTRACT, "fields", name, "pattern"), spec.pattern))
         for conditions_path, conditions in condition_lists(step, base):
             for j, condition in enumerate(conditions):
                 candidates += _condition_regexes(condition, conditions_path + (j,))
@@ -162,7 +163,7 @@ def _flow(recipe: Recipe) -> Iterator[Finding]:
     for i, step in enumerate(recipe.plan):
         if step.for_each is not None:
             loop_id = recipe.step_ids()[i]
-            yield from _scope_flow(step.for_each.do, body_ids(loop_id, step.for_each.do), ("plan", i, "for_each", "do"), f"loop {loop_id!r}")
+            yield from _scope_flow(step.for_each.do, body_ids(loop_id, step.for_each.do), ("plan", i, FOR_EACH, "do"), f"loop {loop_id!r}")
 
 
 def _scope_flow(steps: list[Any], ids: list[str], base: PathParts, scope: str) -> Iterator[Finding]:
@@ -182,7 +183,7 @@ def _scope_flow(steps: list[Any], ids: list[str], base: PathParts, scope: str) -
                 yield base + (i, key), f"no step of {scope} has id {target!r}{did_you_mean(target, set(index_of))}", "unknown_step"
             else:
                 following.add(index_of[target])
-        if step.next is None and step.kind != "close" and i + 1 < len(steps):
+        if step.next is None and step.kind != CLOSE and i + 1 < len(steps):
             following.add(i + 1)
         successors.append(following)
     reached, frontier = {0}, [0]
@@ -196,7 +197,7 @@ def _scope_flow(steps: list[Any], ids: list[str], base: PathParts, scope: str) -
             before = steps[i - 1]
             if i - 1 not in reached:
                 why = f"only the unreachable step {ids[i - 1]!r} leads to it"
-            elif before.kind == "close":
+            elif before.kind == CLOSE:
                 why = "it follows a `close` step"
             else:
                 why = f"{format_path(base + (i - 1,))} jumps elsewhere with `next`"
@@ -211,7 +212,7 @@ def _tools(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:
     allowed = set(recipe.tools.allow) if recipe.tools.allow is not None else None
     for base, step in all_steps(recipe):
         for j, name in enumerate((step.agent.tools if step.agent else None) or []):
-            path = base + ("agent", "tools", j)
+            path = base + (AGENT, "tools", j)
             if name not in registry:
                 yield path, f"unknown tool {name!r}{did_you_mean(name, set(registry.names))}", "unknown_tool"
             elif allowed is not None and name not in allowed:
@@ -240,7 +241,7 @@ def _fields(recipe: Recipe) -> Iterator[Finding]:
             key = "field_present" if condition.field_present else "field_matches"
             for name in names:
                 if name not in extracted:
-                    yield base + ("verify", j, key), f"field {name!r} is not extracted by any step{did_you_mean(name, extracted)}", "unknown_field"
+                    yield base + (VERIFY, j, key), f"field {name!r} is not extracted by any step{did_you_mean(name, extracted)}", "unknown_field"
 
 
 _INPUT_TYPES = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,)}

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from runtime.recipe.model import Recipe, Step
+from runtime.recipe.model import Recipe
+from runtime.recipe.steps import Step
 from runtime.template.placeholders import placeholder_names
 from runtime.recipe.problems import did_you_mean
 from runtime.template.references import STEPS, Reference, is_reference, parse_reference

@@ -6,7 +6,7 @@ from __future__ import annotations
 from runtime.execute.context import RunContext
 from runtime.execute.step_outcome import StepResult
 from runtime.plan.model import State
-from runtime.recipe.flow_steps import EVALUATE_RESULT_MAX_BYTES
+from runtime.recipe.step_bodies import EVALUATE_RESULT_MAX_BYTES
 
 
 async def evaluate_script(ctx: RunContext, state: State) -> StepResult:

@@ -1,10 +1,11 @@
 """The executor: runs compiled plans in a real browser and records everything as events.
 
     from runtime.execute import start_run, RunHandle, BrowserProvider
+    from runtime.plan import prepare_run
 
+    order = prepare_run(recipe, inputs, registry=registry, run_id="r1", run_dir=Path("runs/r1"))
     async with BrowserProvider() as browsers:
-        handle = start_run(recipe, inputs, run_id="r1", run_dir=Path("runs/r1"),
-                           events=EventLog("r1"), browser=browsers)
+        handle = start_run(order, events=EventLog("r1"), browser=browsers)
         verdict = await handle.task
 
 Modules: run.py (start_run, RunHandle), walker.py (the loop: state -> handler -> record ->
@@ -19,6 +20,6 @@ spans.py (OpenTelemetry; runtime/telemetry writes trace.jsonl), approvals.py, cl
 """
 
 from runtime.execute.provider import BrowserProvider
-from runtime.execute.run import RunHandle, placeholder_values, start_run
+from runtime.execute.run import RunHandle, start_run
 
-__all__ = ["BrowserProvider", "RunHandle", "placeholder_values", "start_run"]
+__all__ = ["BrowserProvider", "RunHandle", "start_run"]

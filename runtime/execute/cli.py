@@ -24,8 +24,8 @@ from runtime.execute.provider import BrowserProvider
 from runtime.execute.run import start_run
 from runtime.execute.run_files import json_default
 from runtime.outcomes import StopReason
-from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry, resolve_inputs, secret_input_names
-from runtime.recipe.tool_registry import ToolRegistry
+from runtime.plan.order import RunOrder, prepare_run
+from runtime.recipe import Problem, RecipeInvalid, load_recipe_with_registry
 from runtime.run_layout import OUTPUT_FILE, REPORT_FILE, TRACE_FILE, VERDICT_FILE
 from runtime.telemetry import TelemetryConfigError, TraceExport
 
@@ -87,15 +87,15 @@ def _prepared_run(args: argparse.Namespace) -> int | dict[str, Any]:
     labels = _key_values(args.label, "--label", problems)
     if problems:
         return _print_problems(problems)
+    run_id = new_run_id(recipe.name)
     try:
         # `--input key=@env:NAME` reads NAME from this environment; such an input is secret.
-        inputs = resolve_inputs(recipe, raw, source="--input", environ=os.environ)
+        order = prepare_run(
+            recipe, raw, registry=registry, run_id=run_id, run_dir=args.out or Path("runs") / run_id, labels=labels, environ=os.environ, source="--input"
+        )
     except RecipeInvalid as invalid:
         return _print_problems(invalid.problems)
-    return {
-        "recipe": recipe, "registry": registry, "inputs": inputs, "out": args.out, "json_mode": args.json,
-        "ws_endpoint": args.browser_ws, "labels": labels, "secret_inputs": secret_input_names(recipe, raw),
-    }
+    return {"order": order, "json_mode": args.json, "ws_endpoint": args.browser_ws}
 
 
 def _key_values(items: list[str], flag: str, problems: list[Problem]) -> dict[str, str]:
@@ -116,11 +116,13 @@ def _run_demo(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     with DemoSite() as site:
         recipe, registry = load_recipe_with_registry(DEMO_RECIPE.read_text(encoding="utf-8"), str(DEMO_RECIPE), recipe_path=DEMO_RECIPE)
-        inputs = resolve_inputs(recipe, {"site": site.quote_base, "search_site": site.search_base})
+        run_id = new_run_id(recipe.name)
+        inputs = {"site": site.quote_base, "search_site": site.search_base}
+        order = prepare_run(recipe, inputs, registry=registry, run_id=run_id, run_dir=args.out or Path("runs") / run_id)
         if not args.json:
             print(f"demo site: quotes on {site.quote_base}, search on {site.search_base}")
             print(f"recipe: {DEMO_RECIPE}")
-        code = asyncio.run(_execute(recipe, registry, inputs, out=args.out, json_mode=args.json, ws_endpoint=None))
+        code = asyncio.run(_execute(order, json_mode=args.json, ws_endpoint=None))
     if not args.json:
         print(f"demo finished in {time.perf_counter() - started:.1f} s")
     return code
@@ -136,24 +138,13 @@ def _print_problems(problems: list[Problem]) -> int:
 # ---------------------------------------------------------------------- the run
 
 
-def new_run_id(recipe: Recipe) -> str:
-    return f"{recipe.name}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+def new_run_id(recipe_name: str) -> str:
+    return f"{recipe_name}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
 
 
-async def _execute(
-    recipe: Recipe,
-    registry: ToolRegistry,
-    inputs: dict[str, Any],
-    *,
-    out: Path | None,
-    json_mode: bool,
-    ws_endpoint: str | None,
-    labels: dict[str, str] | None = None,
-    secret_inputs: set[str] | frozenset[str] = frozenset(),
-    starting: StartingChromium | None = None,
-) -> int:
-    run_id = new_run_id(recipe)
-    run_dir = out or Path("runs") / run_id
+async def _execute(order: RunOrder, *, json_mode: bool, ws_endpoint: str | None, starting: StartingChromium | None = None) -> int:
+    run_id, run_dir = order.run_id, order.run_dir
+    assert run_dir is not None
     events = EventLog(run_id)
     printer = _JsonLines(sys.stdout) if json_mode else _Progress(sys.stdout)
     events.add_listener(printer)
@@ -167,8 +158,7 @@ async def _execute(
     loop = asyncio.get_running_loop()
     try:
         handle = start_run(
-            recipe, inputs, run_id=run_id, run_dir=run_dir, events=events, browser=provider, registry=registry,
-            tracer_provider=tracing.provider, labels=labels, secret_inputs=secret_inputs,
+            order, events=events, browser=provider, tracer_provider=tracing.provider,
             close_browser=True,  # one run: its end closes Chromium while the report is written
         )
         # Ctrl-C stops the run cleanly (manual_stop) instead of killing it mid-write.

@@ -17,7 +17,7 @@ one job:
     model      the run's Gemini settings (model_access.py)
     loops      the for_each loops in progress (loops.py)
     login      how the plan logs in, judged once from the plan (login_intent.py), or None
-    session_keeper  the recipe's session files and the state to save (session_state.py), or None
+    storage_state   the recipe's storage-state files and the state to save (storage_state.py), or None
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from runtime.execute.model_access import ModelAccess, report_retries
 from runtime.execute.network import RunNetwork
 from runtime.execute.recovery import Recovery
 from runtime.execute.run_files import RunFiles
-from runtime.execute.session_state import SessionKeeper
+from runtime.execute.storage_state import StorageStateKeeper
 from runtime.execute.spans import RunSpans
 from runtime.execute.step_outcome import RunStopped
 from runtime.execute.step_record import StepRecorder
@@ -167,7 +167,7 @@ class RunContext:
     findings: RunFindings = field(default_factory=RunFindings)
     loops: LoopFrames = field(default_factory=LoopFrames)
     login: LoginMeans | None = None
-    session_keeper: SessionKeeper | None = None
+    storage_state: StorageStateKeeper | None = None
 
     @classmethod
     def create(

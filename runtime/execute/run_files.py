@@ -22,7 +22,7 @@ from typing import IO, Any
 
 from runtime.events import Event, FinalVerdict
 from runtime.events.model import payload_to_dict, plain
-from runtime.run_layout import ARTIFACTS_DIR, EVENTS_FILE, EXECUTIONS_FILE, OUTPUT_FILE, PLANS_FILE, VERDICT_FILE
+from runtime.run_layout import ARTIFACTS_DIR, EVENTS_FILE, EXECUTIONS_FILE, ORDER_FILE, OUTPUT_FILE, PLANS_FILE, VERDICT_FILE
 from runtime.secrets import Secrets
 
 
@@ -112,6 +112,10 @@ class RunFiles:
             return
         self._events.write(_EVENT_LINE.encode(self.secrets.redact(event.to_dict())) + "\n")
         self._events.flush()
+
+    def write_order(self, order_data: dict[str, Any]) -> None:
+        """The run's order as it ran (its secret inputs already markers)."""
+        self._write(self.run_dir / ORDER_FILE, order_data)
 
     def write_plan(self, plan_data: dict[str, Any], plan_repairs: list[dict[str, Any]], last_failure_summary: str) -> None:
         self.plan_data = plan_data

@@ -26,14 +26,15 @@ from opentelemetry.trace import Span
 
 from runtime.events import ConfirmationRequested, Event, EventLog, FinalVerdict, StatusChanged
 from runtime.execute import start_run
-from runtime.recipe import Recipe
+from runtime.plan.model import Plan
+from runtime.plan.order import RunOrder
 from runtime.outcomes import StopReason, TaskState
 from runtime.secrets import marker
 from runtime.service.artifact_reader import artifact_missing, artifact_not_found, artifact_path
 from runtime.service.event_bounds import EventBounder, EventLimits
 from runtime.service.fanout import RunBroadcast
 from runtime.service.live_run import LiveRun
-from runtime.service.recipe_catalog import LoadedRecipe, RecipeRequest
+from runtime.service.recipe_catalog import RecipeRequest
 from runtime.service.rich_errors import ServiceError, invalid_argument, run_not_found
 from runtime.service.run_follow import follow_live, follow_stored
 from runtime.service.run_ledger import write_event
@@ -61,9 +62,9 @@ class SupervisorLimits:
     allow_private_network: bool = False
 
 
-def recorded_inputs(recipe: Recipe, raw_inputs: dict[str, str]) -> dict[str, str]:
+def recorded_inputs(plan: Plan, raw_inputs: dict[str, str]) -> dict[str, str]:
     """The inputs as a run's record keeps them: each one the recipe marks secret as its marker."""
-    marked = {name for name, spec in recipe.inputs.items() if spec.secret}
+    marked = {name for name, spec in plan.inputs.items() if spec.get("secret")}
     return {name: marker(name) if name in marked else value for name, value in raw_inputs.items()}
 
 
@@ -101,12 +102,9 @@ class RunSupervisor:
 
     async def start(
         self,
-        loaded: LoadedRecipe,
-        inputs: dict[str, Any],
+        order: RunOrder,
         *,
         raw_inputs: dict[str, str],
-        secret_inputs: set[str] | frozenset[str] = frozenset(),
-        labels: dict[str, str] | None = None,
         timeout_seconds: float | None = None,
         source: RecipeRequest | None = None,
         existing: RunRecord | None = None,
@@ -115,9 +113,9 @@ class RunSupervisor:
         The record keeps the raw inputs with each secret one (marked in the recipe, or sent as
         `@env:NAME`, which stays as written) shown as its marker. `existing`: the run is recorded
         already (queued by a replica, see replica_supervisor.py, which also uses `source`)."""
-        recipe = loaded.recipe
-        recorded = recorded_inputs(recipe, raw_inputs)
-        live = await self.open_run(recipe.name, recipe.version, recorded, labels or {}, traced=False, existing=existing)
+        recipe = order.plan.recipe
+        recorded = recorded_inputs(order.plan, raw_inputs)
+        live = await self.open_run(recipe["name"], recipe["version"], recorded, dict(order.labels), traced=False, existing=existing)
         run_dir = self._runs_dir / live.run_id
         # The run's spans: exported, and written to its trace.jsonl until its engine is done.
         tracing = self._tracer.for_run(run_dir)
@@ -125,19 +123,13 @@ class RunSupervisor:
             # The engine opens the run's root span (a child of the caller's span when it sent
             # traceparent) and stamps its trace id on the log; its first event carries it into the record.
             live.handle = start_run(
-                recipe,
-                inputs,
-                run_id=live.run_id,
-                run_dir=run_dir,
+                order.placed(live.run_id, run_dir),
                 events=live.events,
                 browser=self._browser,
-                registry=loaded.registry,
                 tracer_provider=tracing.provider,
                 trace_parent=self._tracer.caller_context(),
-                labels=labels,
                 # A recipe someone sent: only the server's configuration may open private networks.
                 allow_private_network=self.limits.allow_private_network,
-                secret_inputs=secret_inputs,
             )
         except Exception as error:  # noqa: BLE001 - a failed start is recorded as the run's end
             tracing.close()

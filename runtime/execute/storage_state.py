@@ -1,4 +1,5 @@
-"""A recipe's `session`: cookies and localStorage loaded before the run and saved after it.
+"""A recipe's storage state (its `session:` section): cookies and localStorage loaded before the
+run and saved after it. (Not the browser session, which holds them while the run goes on.)
 
 The file is Playwright's storageState JSON, which users already have::
 
@@ -12,7 +13,8 @@ The file is Playwright's storageState JSON, which users already have::
   not admit are neither loaded nor saved; how many were left out is in the evidence.
 - `session.save_storage_state` is written when the run completed (a failed login must not replace
   a good session), atomically, created owner-only (0600).
-- Relative paths resolve against the recipe's directory (like `tools.registry`).
+- Relative paths resolve against the recipe's directory (like `tools.registry`), when the run's
+  order is prepared (runtime/plan/order.py).
 
 Both files are secrets. Their contents never leave this module and the browser: evidence,
 events and run files get the path and counts only, and error messages name places, never values.
@@ -23,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -30,21 +33,24 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from runtime.browser import BrowserSession
+from runtime.events import EventLog, ToolUsed
+from runtime.execute.step_outcome import RunStopped
+from runtime.execute.target_check import judge_page_url
+from runtime.outcomes import StopReason
+from runtime.plan.order import StorageStateFiles
 from runtime.policy.domain_patterns import parse_domain_pattern
 from runtime.policy.hosts import HostError, parse_host
-from runtime.recipe import Recipe
-from runtime.execute.target_check import judge_page_url
 
 MAX_STATE_BYTES = 4 * 1024 * 1024
 
 
 @dataclass
-class SessionKeeper:
-    """One run's session files and what it holds of them in memory: the loaded state, the state
-    captured for saving (taken by the `close` step before the session ends, and again at the end
-    when the session is still open), and the evidence record (counts and paths only)."""
+class StorageStateKeeper:
+    """One run's storage-state files and what it holds of them in memory: the loaded state, the
+    state captured for saving (taken by the `close` step before the session ends, and again at
+    the end when the session is still open), and the evidence record (counts and paths only)."""
 
-    files: SessionFiles
+    files: StorageStateFiles
     allowed_domains: list[str]
     loaded: LoadedState | None = None
     captured: tuple[list[dict[str, Any]], dict[str, dict[str, str]]] | None = None
@@ -60,8 +66,82 @@ class SessionKeeper:
         except Exception as error:  # noqa: BLE001 - the browser went away; its text may quote a cookie
             self.capture_error = f"the browser could not give its state ({type(error).__name__})"
 
+    def read(self) -> None:
+        """Read the file to load, before the browser starts: a file that cannot be used is the
+        run's input error (invalid_input)."""
+        if self.files.load is not None:
+            try:
+                self.loaded = read_storage_state(self.files.load, self.allowed_domains)
+            except StorageStateError as error:
+                raise RunStopped(StopReason.INVALID_INPUT, str(error)) from None
 
-class SessionStateError(Exception):
+    async def load_into(self, session: BrowserSession, events: EventLog, action_id: str) -> None:
+        """Follow localStorage from the first document on, and load the file's state into the
+        fresh context; the evidence is counts and the path, never a value."""
+        loaded = self.loaded
+        try:
+            await session.storage.follow(loaded.local_storage if loaded else {})
+            if loaded is not None:
+                await session.storage.set_cookies(loaded.cookies)
+        except Exception as error:  # noqa: BLE001 - a CDP refusal; its text may quote a cookie, so only its type
+            events.emit(ToolUsed(tool="session.storage_state", action_id=action_id, phase="error", summary=type(error).__name__, error_code="load_failed"))
+            raise RunStopped(StopReason.EXECUTE_ERROR, f"the browser refused the session state ({type(error).__name__})") from None
+        if loaded is not None:
+            self.record["loaded"] = counts = loaded.evidence
+            events.emit(
+                ToolUsed(
+                    tool="session.storage_state",
+                    action_id=action_id,
+                    phase="success",
+                    summary=(
+                        f"loaded {counts['cookies_loaded']} cookie(s) and localStorage of {counts['origins_loaded']} origin(s) from {counts['file']}; "
+                        f"left out {counts['cookies_outside_allowed_domains']} cookie(s) and {counts['origins_outside_allowed_domains']} origin(s) outside allowed_domains"
+                    ),
+                )
+            )
+
+    async def save(self, ended: StopReason, session: BrowserSession | None, events: EventLog, new_action_id: Callable[[str], str]) -> str | None:
+        """Write session.save_storage_state when the run completed: from the live session, else
+        from what the close step captured before it ended the session. What went wrong, or None."""
+        path = self.files.save
+        assert path is not None
+        record = self.record
+        if ended is not StopReason.COMPLETED:
+            record["saved"] = {"file": str(path), "written": False, "reason": f"the run ended {ended.value}; the session is saved only by a completed run"}
+            return None
+        if session is not None and not session.stopped:
+            await self.capture(session)
+        action_id = new_action_id("session_state")
+
+        def failed(detail: str) -> str:
+            record["saved"] = {"file": str(path), "written": False, "reason": detail}
+            events.emit(ToolUsed(tool="session.save_storage_state", action_id=action_id, phase="error", summary=detail, error_code="save_failed"))
+            return detail
+
+        if self.captured is None:
+            return failed(f"session.save_storage_state: {path}: {self.capture_error or 'the run opened no browser session to save'}")
+        try:
+            saved = write_storage_state(path, *self.captured, self.allowed_domains)
+        except OSError as error:
+            return failed(f"session.save_storage_state: {path}: cannot write the file: {error.strerror or type(error).__name__}")
+        finally:
+            self.captured = None  # the values are written (or not); the run keeps none of them
+        record["saved"] = {**saved, "written": True}
+        events.emit(
+            ToolUsed(
+                tool="session.save_storage_state",
+                action_id=action_id,
+                phase="success",
+                summary=(
+                    f"saved {saved['cookies_saved']} cookie(s) and localStorage of {saved['origins_saved']} origin(s) to {saved['file']} (0600); "
+                    f"left out {saved['cookies_outside_allowed_domains']} cookie(s) and {saved['origins_outside_allowed_domains']} origin(s) outside allowed_domains"
+                ),
+            )
+        )
+        return None
+
+
+class StorageStateError(Exception):
     """A storage-state file that cannot be used; the message names the field, file and place."""
 
 
@@ -96,27 +176,6 @@ class StorageStateFile(_FileModel):
     origins: list[StoredOrigin] = Field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class SessionFiles:
-    """The recipe's session files, resolved; `field` names say which recipe key each came from."""
-
-    load: Path | None = None
-    save: Path | None = None
-
-    @classmethod
-    def of(cls, recipe: Recipe) -> SessionFiles:
-        base = recipe.directory or Path.cwd()
-
-        def resolve(path: str | None) -> Path | None:
-            return Path(os.path.abspath(base / Path(path).expanduser())) if path else None
-
-        return cls(resolve(recipe.session.storage_state), resolve(recipe.session.save_storage_state))
-
-    @property
-    def used(self) -> bool:
-        return self.load is not None or self.save is not None
-
-
 @dataclass
 class LoadedState:
     """What goes into the browser: CDP cookie parameters, localStorage by origin; and counts."""
@@ -127,26 +186,26 @@ class LoadedState:
 
 
 def read_storage_state(path: Path, allowed_domains: list[str]) -> LoadedState:
-    """Read, check and filter `session.storage_state`. Raises SessionStateError."""
+    """Read, check and filter `session.storage_state`. Raises StorageStateError."""
     where = f"session.storage_state: {path}"
     try:
         if path.stat().st_size > MAX_STATE_BYTES:
-            raise SessionStateError(f"{where}: the file is larger than {MAX_STATE_BYTES} bytes")
+            raise StorageStateError(f"{where}: the file is larger than {MAX_STATE_BYTES} bytes")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise SessionStateError(f"{where}: no such file (a recipe with session.save_storage_state writes one)") from None
+        raise StorageStateError(f"{where}: no such file (a recipe with session.save_storage_state writes one)") from None
     except (OSError, UnicodeDecodeError) as error:
-        raise SessionStateError(f"{where}: cannot read the file: {getattr(error, 'strerror', None) or type(error).__name__}") from None
+        raise StorageStateError(f"{where}: cannot read the file: {getattr(error, 'strerror', None) or type(error).__name__}") from None
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as error:
-        raise SessionStateError(f"{where}:{error.lineno}:{error.colno}: not JSON: {error.msg}") from None
+        raise StorageStateError(f"{where}:{error.lineno}:{error.colno}: not JSON: {error.msg}") from None
     try:
         state = StorageStateFile.model_validate(raw)
     except ValidationError as error:
         # loc and msg only: pydantic's full text would quote the (secret) input.
         problems = "; ".join(f"{_loc(item['loc'])}: {item['msg']}" for item in error.errors(include_url=False, include_input=False))
-        raise SessionStateError(f"{where}: not a storage state ({{cookies: [...], origins: [...]}}): {problems}") from None
+        raise StorageStateError(f"{where}: not a storage state ({{cookies: [...], origins: [...]}}): {problems}") from None
     loaded = LoadedState()
     for cookie in state.cookies:
         if cookie_allowed(cookie.domain, allowed_domains):

@@ -29,7 +29,7 @@ from runtime.plan.state_kinds import (
     WHEN,
     At,
     Route,
-    StateKind,
+    StateKindRow,
 )
 from runtime.recipe.model import Recipe
 from runtime.recipe.step_graph import body_ids
@@ -144,7 +144,7 @@ class _Compiler:
             self.last_observation = None
         return states + [self._state(kind, at, placed)]
 
-    def _state(self, kind: StateKind, at: At, placed: _Placed | None, routes: tuple[Route, ...] | None = None) -> State:
+    def _state(self, kind: StateKindRow, at: At, placed: _Placed | None, routes: tuple[Route, ...] | None = None) -> State:
         tool = kind.tool(at)
         return State(
             id=kind.state_id(at),
@@ -158,7 +158,7 @@ class _Compiler:
             transitions=[t for route in (routes or kind.routes) for t in self._transitions(route, placed)],
         )
 
-    def _approval(self, kind: StateKind, at: At, tool: str | None) -> bool:
+    def _approval(self, kind: StateKindRow, at: At, tool: str | None) -> bool:
         """Whether a person confirms the state's tool first: a step's own `needs_approval`, else
         the tool policy (tools.needs_approval and the registry)."""
         if not kind.asks_approval:

@@ -18,7 +18,7 @@ from runtime.plan.state_kinds import REPLANS_EXHAUSTED, REPLANS_LEFT, STATE_KIND
 PLAN_FORMAT = "verity.plan/v1"
 
 # A state's kind: a row of the table of state kinds, or a terminal.
-StateKindName = Literal[tuple(kind.name for kind in STATE_KIND_ROWS) + (TERMINAL,)]  # type: ignore[valid-type]
+StateKind = Literal[tuple(kind.name for kind in STATE_KIND_ROWS) + (TERMINAL,)]  # type: ignore[valid-type]
 
 # Guard names a transition may carry, and what they mean. The executor implements exactly these.
 GUARDS: dict[str, str] = {
@@ -44,7 +44,7 @@ class Terminal(PlanModel):
 
 class State(PlanModel):
     id: str
-    kind: StateKindName
+    kind: StateKind
     step: int | None = Field(default=None, description="Index of the recipe plan step this state comes from.")
     loop: str | None = Field(default=None, description="The for_each state whose body this state belongs to; its executions are recorded as `<id>[<item>]`.")
     tool: str | None = None

@@ -101,7 +101,7 @@ def _no_params(at: At) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class StateKind:
+class StateKindRow:
     """One kind of plan state. `suffix`: a state of a step's own chain is `<step id><suffix>`
     (a step kind's state is the step id itself, a run state its kind's name). `fills_*`: the
     params the run fills with its values as the state acts (texts, locators, name -> locator
@@ -167,9 +167,9 @@ def _observed(at: At) -> dict[str, Any]:
     return {"observation": at.step_id}
 
 
-def _step(name: str, routes: tuple[Route, ...], params: Callable[[At], dict[str, Any]] = _as_written, **flags: Any) -> StateKind:
+def _step(name: str, routes: tuple[Route, ...], params: Callable[[At], dict[str, Any]] = _as_written, **flags: Any) -> StateKindRow:
     """A recipe step kind's row: its tool from the step->tool table, its own timeout."""
-    return StateKind(name, routes, tool=lambda at: step_tool(at.step), params=params, timeout=_step_timeout, step_kind=True, asks_approval=True, recoverable=True, **flags)
+    return StateKindRow(name, routes, tool=lambda at: step_tool(at.step), params=params, timeout=_step_timeout, step_kind=True, asks_approval=True, recoverable=True, **flags)
 
 
 def _fail(outcome: str, reason: StopReason, guard: str | None = None) -> Route:
@@ -183,11 +183,11 @@ BLOCKED = Route("blocked", LATEST_REPLAN)
 CHECKED_OBSERVATION_ROUTES = (Route("ok", TARGET_CHECK), Route("error", TARGET_CHECK))
 TARGET_CHECK_CHAIN = (TARGET_CHECK, EVALUATION, REPLAN)
 
-STATE_KIND_ROWS: tuple[StateKind, ...] = (
-    StateKind(PREFLIGHT, (Route("ok", FIRST_STEP), _fail("blocked", StopReason.INTENT_EXECUTION_FAILED))),
+STATE_KIND_ROWS: tuple[StateKindRow, ...] = (
+    StateKindRow(PREFLIGHT, (Route("ok", FIRST_STEP), _fail("blocked", StopReason.INTENT_EXECUTION_FAILED))),
     _step(NAVIGATE, OK_OR_ERROR, lambda at: {"url": at.step.navigate_url}, observation=True, fills_texts=("url",)),
     _step(OBSERVE, OK_OR_ERROR, lambda at: dict(at.body), observation=True),
-    StateKind(
+    StateKindRow(
         TARGET_CHECK,
         (Route("valid", EVALUATION), Route("blocked", EVALUATION)),
         tool=lambda at: TARGET_CHECK_TOOL,
@@ -195,7 +195,7 @@ STATE_KIND_ROWS: tuple[StateKind, ...] = (
         timeout=lambda at: at.recipe.guards.timeouts.verify_ms,
         suffix=".validate-target",
     ),
-    StateKind(
+    StateKindRow(
         EVALUATION,
         (Route("valid", NEXT), Route("blocked", REPLAN, guard=REPLANS_LEFT), _fail("blocked", StopReason.REPLANS_EXHAUSTED, REPLANS_EXHAUSTED)),
         tool=lambda at: EVALUATION_TOOL,
@@ -203,7 +203,7 @@ STATE_KIND_ROWS: tuple[StateKind, ...] = (
         suffix=".evaluate",
         recoverable=True,
     ),
-    StateKind(
+    StateKindRow(
         REPLAN,
         (Route("found", TARGET_CHECK), _fail("exhausted", StopReason.REPLANS_EXHAUSTED)),
         tool=lambda at: at.search_tool,
@@ -239,12 +239,12 @@ STATE_KIND_ROWS: tuple[StateKind, ...] = (
     _step(CLOSE, (Route("ok", COMPLETION),)),
     _step(EVALUATE, OK_OR_ERROR),
     _step(SET, OK_OR_ERROR, lambda at: {"values": dict(at.body)}),
-    StateKind(WHEN, (Route("holds", GUARDED), Route("skipped", NEXT)), params=_when_params, suffix=".when"),
+    StateKindRow(WHEN, (Route("holds", GUARDED), Route("skipped", NEXT)), params=_when_params, suffix=".when"),
     _step(FOR_EACH, (Route("item", BODY), Route("done", NEXT), _fail("error", StopReason.EXECUTE_ERROR)), _loop_params),
-    StateKind(COMPLETION, (Route("ok", OUTPUT), _fail("unmet", StopReason.INTENT_EXECUTION_FAILED))),
-    StateKind(OUTPUT, (Route("valid", DONE), _fail("invalid", StopReason.OUTPUT_INVALID)), params=lambda at: {"schema": "output_schema"}),
+    StateKindRow(COMPLETION, (Route("ok", OUTPUT), _fail("unmet", StopReason.INTENT_EXECUTION_FAILED))),
+    StateKindRow(OUTPUT, (Route("valid", DONE), _fail("invalid", StopReason.OUTPUT_INVALID)), params=lambda at: {"schema": "output_schema"}),
 )
-STATE_KINDS: dict[str, StateKind] = {kind.name: kind for kind in STATE_KIND_ROWS}
+STATE_KINDS: dict[str, StateKindRow] = {kind.name: kind for kind in STATE_KIND_ROWS}
 assert set(STEP_KINDS) == {kind.name for kind in STATE_KIND_ROWS if kind.step_kind}, "every recipe step kind has its row"
 assert {kind.name for kind in STATE_KIND_ROWS if kind.observation} == set(OBSERVATION_KINDS)
 

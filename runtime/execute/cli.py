@@ -22,7 +22,7 @@ from runtime.events import Event, EventLog, FinalVerdict, StepFinished
 from runtime.events.model import payload_to_dict
 from runtime.execute.provider import BrowserProvider
 from runtime.execute.run import start_run
-from runtime.execute.run_files import json_default
+from runtime.execute.record.run_files import json_default
 from runtime.outcomes import StopReason
 from runtime.plan.order import RunOrder, prepare_run
 from runtime.recipe import Problem, RecipeInvalid, load_recipe_with_registry

@@ -24,14 +24,14 @@ from opentelemetry import trace
 
 from runtime.browser import BrowserActionError, BrowserLaunchError, BrowserSession
 from runtime.events import ConfirmationRequested, EventLog, FinalVerdict, StatusChanged
-from runtime.execute.approvals import ApprovalDesk
-from runtime.execute.context import RunContext
+from runtime.execute.context.approvals import ApprovalDesk
+from runtime.execute.context.run_context import RunContext
 from runtime.execute.provider import BrowserProvider
-from runtime.execute.run_files import RunFiles
-from runtime.execute.run_report import ScreenshotThumbnails, draft_run_report, write_run_report
-from runtime.execute.spans import RunSpans
+from runtime.execute.record.run_files import RunFiles
+from runtime.execute.record.run_report import ScreenshotThumbnails, draft_run_report, write_run_report
+from runtime.execute.record.spans import RunSpans
 from runtime.execute.step_outcome import RunStopped
-from runtime.execute.storage_state import StorageStateKeeper
+from runtime.execute.record.storage_state import StorageStateKeeper
 from runtime.execute.walker import PlanWalk, RunEnd
 from runtime.outcomes import StopReason, TaskState
 from runtime.plan.order import RunOrder

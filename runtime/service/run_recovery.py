@@ -25,7 +25,7 @@ from pathlib import Path
 
 from runtime.events import Event, EventLog, FinalVerdict, StatusChanged
 from runtime.events.model import payload_to_dict
-from runtime.execute.run_files import json_default, write_json_atomically
+from runtime.execute.record.run_files import json_default, write_json_atomically
 from runtime.outcomes import StopReason, TaskState
 from runtime.run_layout import EVENTS_FILE, VERDICT_FILE
 from runtime.service.event_bounds import EventBounder, EventLimits

@@ -1,4 +1,4 @@
-"""OpenTelemetry for served runs: the same spans as `verity run` (runtime/execute/spans.py), sent
+"""OpenTelemetry for served runs: the same spans as `verity run` (runtime/execute/record/spans.py), sent
 wherever the OTEL_* variables say and written to each run's trace.jsonl; and the server side of
 W3C trace context, so a caller that sends `traceparent` finds the run in its own trace.
 

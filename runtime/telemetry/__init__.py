@@ -1,6 +1,6 @@
 """OpenTelemetry for runs: where spans go (the SDK's exporters, chosen by the standard OTEL_*
 variables, and the run directory's OTLP/JSON trace.jsonl), the attribute vocabulary, and the
-content-capture switch. It knows nothing of runs themselves (runtime/execute/spans.py does).
+content-capture switch. It knows nothing of runs themselves (runtime/execute/record/spans.py does).
 
     export = TraceExport.from_env()             # OTEL_TRACES_EXPORTER=otlp|console|none ...
     tracing = export.for_run(run_dir / TRACE_FILE)

@@ -3,7 +3,7 @@ link lists as the page read returns them; the browser runs are in test_execute_s
 
 from __future__ import annotations
 
-from runtime.execute.search_results import rank_links, search_terms
+from runtime.execute.reads.search_results import rank_links, search_terms
 
 PAGE = "http://127.0.0.1:8000/3/search.html?q=json+encoder"
 

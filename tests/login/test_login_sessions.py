@@ -16,7 +16,7 @@ import grpc
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
-from runtime.execute.storage_state import cookie_allowed
+from runtime.execute.record.storage_state import cookie_allowed
 from runtime.service.recipe_catalog import RecipeCatalog, load_or_report
 from runtime.service.rich_errors import ServiceError
 from tests.execute.conftest import ExecRunner, RunRecord

@@ -26,7 +26,7 @@ from typing import Any
 
 from runtime.browser.top_frame import TopFrameBlock
 from runtime.events import EventLog, GuardrailTripped
-from runtime.execute.values import RunValues
+from runtime.execute.values.run_values import RunValues
 from runtime.outcomes import BlockerKind
 from runtime.plan.model import Plan
 from runtime.policy import BlockedRequest, NetworkPolicy, UrlJudgement, judge_url, parse_url

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from runtime.execute.page_blockers import BlockerFinding, replan_guidance
-from runtime.execute.run_files import RunFiles
-from runtime.execute.target_check import REPLAN_GUIDANCE
+from runtime.execute.judges.page_blockers import BlockerFinding, replan_guidance
+from runtime.execute.record.run_files import RunFiles
+from runtime.execute.judges.target_check import REPLAN_GUIDANCE
 from runtime.outcomes import BlockerKind
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from runtime.execute.value_store import FillValues, ValueStore
+from runtime.execute.values.value_store import FillValues, ValueStore
 from runtime.plan.model import State
 from runtime.template.expressions import evaluate, single_expression
-from runtime.recipe.step_bodies import ACT_LOCATOR_KEYS
+from runtime.plan.state_kinds import STATE_KINDS
 from runtime.template.placeholders import fill, fill_pattern
 from runtime.template.references import single_placeholder
 
@@ -104,18 +104,20 @@ class RunValues:
         return filled
 
     def params(self, state: State) -> dict[str, Any]:
-        """A state's params with the placeholders its action reads filled in (navigate's url, act's
-        target, text and value); everything else as the plan has it."""
+        """A state's params with the placeholders its action reads filled in (the params its kind's
+        row says it fills: navigate's url, act's targets, text and value); everything else as the
+        plan has it."""
         params = dict(state.params)
-        if state.kind == "navigate":
-            params["url"] = self.text(params.get("url"))
-        elif state.kind == "act":
-            for key in ACT_LOCATOR_KEYS:
-                if key in params:
-                    params[key] = self.locator(params[key])
-            if params.get("read_at_press"):
-                params["read_at_press"] = {name: self.locator(locator) for name, locator in params["read_at_press"].items()}
-            for key in ("text", "value", "press"):
-                if key in params:
-                    params[key] = self.text(params[key])
+        kind = STATE_KINDS.get(state.kind)
+        if kind is None:
+            return params
+        for key in kind.fills_locators:
+            if key in params:
+                params[key] = self.locator(params[key])
+        for key in kind.fills_locator_maps:
+            if params.get(key):
+                params[key] = {name: self.locator(locator) for name, locator in params[key].items()}
+        for key in kind.fills_texts:
+            if key in params:
+                params[key] = self.text(params[key])
         return params

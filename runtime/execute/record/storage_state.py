@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from runtime.browser import BrowserSession
 from runtime.events import EventLog, ToolUsed
 from runtime.execute.step_outcome import RunStopped
-from runtime.execute.target_check import judge_page_url
+from runtime.execute.judges.target_check import judge_page_url
 from runtime.outcomes import StopReason
 from runtime.plan.order import StorageStateFiles
 from runtime.policy.domain_patterns import parse_domain_pattern

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from runtime.execute.values import RunValues
+from runtime.execute.values.run_values import RunValues
 from runtime.template.expressions import ExpressionError, as_text, names_used
 
 VALUE_CHECKS = ("value_equals", "value_matches", "value_in", "expression")

@@ -11,11 +11,12 @@ from typing import Any
 from opentelemetry.trace import Span
 
 from runtime.events import AgentState, ArtifactStored, Event, EventLog, StepFinished, StepStarted
-from runtime.execute.run_files import ExecutionRecord, RunFiles
-from runtime.execute.spans import VERIFYING_KINDS, RunSpans
+from runtime.execute.record.run_files import ExecutionRecord, RunFiles
+from runtime.execute.record.spans import RunSpans
 from runtime.execute.step_outcome import StepResult
 from runtime.outcomes import StopReason
 from runtime.plan.model import State
+from runtime.plan.state_kinds import VERIFYING_KINDS
 
 
 class StepRecorder:

@@ -40,7 +40,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from runtime.execute.blocker_phrases import FILLERS, LOGIN_PATH, PHRASES, PhraseSet
+from runtime.execute.judges.blocker_phrases import FILLERS, LOGIN_PATH, PHRASES, PhraseSet
 from runtime.outcomes import BlockerKind
 
 SHORT_PAGE_CHARS = 1000

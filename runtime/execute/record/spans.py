@@ -37,9 +37,6 @@ from runtime.telemetry import capture_message_content
 _DEFAULT_PROVIDER: TracerProvider | None = None
 # Blockers the network policy reports for each request it refused.
 _POLICY_BLOCKERS = (BlockerKind.DOMAIN_NOT_ALLOWED, BlockerKind.SCHEME_NOT_ALLOWED)
-# States whose result says whether the step verified.
-VERIFYING_KINDS = ("act", "verify", "agent")
-
 
 def _is_trace_id(text: str) -> bool:
     return len(text) == 32 and all(c in "0123456789abcdef" for c in text) and int(text, 16) != 0

@@ -16,11 +16,11 @@ from typing import Any
 
 from runtime.browser import ActionResult, BrowserSession, ObservationContext, Snapshot
 from runtime.events import ToolUsed
-from runtime.execute.agent_tools import PAGE_CHANGING_TOOLS, scroll_motion, target_argument
-from runtime.execute.conditions import check_condition
-from runtime.execute.context import RunContext
+from runtime.execute.agent.offered_tools import PAGE_CHANGING_TOOLS, scroll_motion, target_argument
+from runtime.execute.judges.conditions import check_condition
+from runtime.execute.context.run_context import RunContext
 from runtime.execute.step_outcome import RunStopped
-from runtime.execute.target_check import PageObservation
+from runtime.execute.judges.target_check import PageObservation
 from runtime.guard import action_signature
 from runtime.llm import LlmToolCall, PageContext
 from runtime.outcomes import StopReason

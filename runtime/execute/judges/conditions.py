@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from runtime.browser import BrowserSession
-from runtime.execute.value_conditions import VALUE_CHECKS, judge_value
-from runtime.execute.values import RunValues, locator_of
+from runtime.execute.judges.value_conditions import VALUE_CHECKS, judge_value
+from runtime.execute.values.run_values import RunValues, locator_of
 
 # A recipe's element state as the driver's element_state check and the value it must have.
 ELEMENT_STATES: dict[str, tuple[str, bool]] = {

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runtime.browser.document import DocumentIdentity
-from runtime.execute.login_intent import LoginMeans
-from runtime.execute.page_blockers import BLOCKER_GUIDANCE, BlockerFinding, PageSignals, detect_blocker
+from runtime.execute.judges.login_intent import LoginMeans
+from runtime.execute.judges.page_blockers import BLOCKER_GUIDANCE, BlockerFinding, PageSignals, detect_blocker
 from runtime.outcomes import BlockerKind
 from runtime.policy.network_policy import NetworkPolicy
 from runtime.policy.urls import UrlJudgement, judge_url

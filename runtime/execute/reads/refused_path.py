@@ -3,10 +3,10 @@ refusal instead of judging the page, and an extract reads nothing from it."""
 
 from __future__ import annotations
 
-from runtime.execute.context import RunContext
-from runtime.execute.recovery import Blocker
+from runtime.execute.context.run_context import RunContext
+from runtime.execute.context.recovery import Blocker
 from runtime.execute.step_outcome import StepResult
-from runtime.execute.target_check import TargetCheck
+from runtime.execute.judges.target_check import TargetCheck
 
 
 def refused_target_check(ctx: RunContext) -> TargetCheck | None:

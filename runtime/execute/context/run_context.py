@@ -4,20 +4,20 @@ The walker owns the loop; a handler gets the context and the state, does its wor
 `StepResult`. Handlers never see the walker. The context is a few named collaborators, each with
 one job:
 
-    values     placeholder values and filling (values.py), the values the run found (value_store.py)
+    values     placeholder values and filling (values/run_values.py), the values the run found (values/value_store.py)
     guard      the intent guard; progress: the no-progress detector
-    tools      tools.allow, the intent guard's before_tool and approvals (tool_gate.py)
-    browser    the session, driver actions, page preparation and artifacts (browser_access.py)
-    network    the run's network policy: the URL judge, what the policy proxy refused (network.py)
-    recorder   the running state's execution record and span (step_record.py)
+    tools      tools.allow, the intent guard's before_tool and approvals (context/tool_gate.py)
+    browser    the session, driver actions, page preparation and artifacts (context/browser_access.py)
+    network    the run's network policy: the URL judge, what the policy proxy refused (context/network.py)
+    recorder   the running state's execution record and span (record/step_record.py)
     page       the latest observation and whether it is the target
-    recovery   the latest blocker, replans and plan repairs (recovery.py)
+    recovery   the latest blocker, replans and plan repairs (context/recovery.py)
     findings   extracted data and what the verdict will say
     budget     guards.max_steps: executed states plus agent tool calls
-    model      the run's Gemini settings (model_access.py)
-    loops      the for_each loops in progress (loops.py)
-    login      how the plan logs in, judged once from the plan (login_intent.py), or None
-    storage_state   the recipe's storage-state files and the state to save (storage_state.py), or None
+    model      the run's Gemini settings (context/model_access.py)
+    loops      the for_each loops in progress (context/loops.py)
+    login      how the plan logs in, judged once from the plan (judges/login_intent.py), or None
+    storage_state   the recipe's storage-state files and the state to save (record/storage_state.py), or None
 """
 
 from __future__ import annotations
@@ -28,23 +28,23 @@ from typing import Any
 
 from runtime.browser.document import DocumentIdentity
 from runtime.events import EventLog
-from runtime.execute.action_ids import ActionIds
-from runtime.execute.approvals import ApprovalDesk
-from runtime.execute.browser_access import BrowserAccess, SessionOpener
-from runtime.execute.conditions import ConditionProbe
-from runtime.execute.login_intent import LoginMeans, login_means
-from runtime.execute.loops import LoopFrames
-from runtime.execute.model_access import ModelAccess, report_retries
-from runtime.execute.network import RunNetwork
-from runtime.execute.recovery import Recovery
-from runtime.execute.run_files import RunFiles
-from runtime.execute.storage_state import StorageStateKeeper
-from runtime.execute.spans import RunSpans
+from runtime.execute.context.action_ids import ActionIds
+from runtime.execute.context.approvals import ApprovalDesk
+from runtime.execute.context.browser_access import BrowserAccess, SessionOpener
+from runtime.execute.judges.conditions import ConditionProbe
+from runtime.execute.judges.login_intent import LoginMeans, login_means
+from runtime.execute.context.loops import LoopFrames
+from runtime.execute.context.model_access import ModelAccess, report_retries
+from runtime.execute.context.network import RunNetwork
+from runtime.execute.context.recovery import Recovery
+from runtime.execute.record.run_files import RunFiles
+from runtime.execute.record.storage_state import StorageStateKeeper
+from runtime.execute.record.spans import RunSpans
 from runtime.execute.step_outcome import RunStopped
-from runtime.execute.step_record import StepRecorder
-from runtime.execute.target_check import PageObservation, TargetCheck
-from runtime.execute.tool_gate import ToolGate
-from runtime.execute.values import RunValues
+from runtime.execute.record.step_record import StepRecorder
+from runtime.execute.judges.target_check import PageObservation, TargetCheck
+from runtime.execute.context.tool_gate import ToolGate
+from runtime.execute.values.run_values import RunValues
 from runtime.guard import IntentGuard, NoProgressDetector
 from runtime.outcomes import BlockerKind, StopReason
 from runtime.plan.model import Plan, State
@@ -59,7 +59,7 @@ class PageState:
     observation: PageObservation | None = None
     target_check: TargetCheck | None = None
     # The document the latest passing target check judged, with its content hash then; reads
-    # must come from it (provenance.py). Once any check ran, an unvalidated page is never read.
+    # must come from it (reads/provenance.py). Once any check ran, an unvalidated page is never read.
     validated: DocumentIdentity | None = None
     validated_digest: str = ""
     validation_required: bool = False

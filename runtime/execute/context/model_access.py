@@ -13,13 +13,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from runtime.events import EventLog, ToolUsed
-from runtime.execute.action_ids import ActionIds
+from runtime.execute.context.action_ids import ActionIds
 from runtime.execute.step_outcome import RunStopped
 from runtime.guard import IntentDecision, IntentGuard
 from runtime.llm import ChatTelemetry, GeminiSettings, LlmError, LlmRetry
 from runtime.llm.errors import code_for_status
 from runtime.outcomes import StopReason
 from runtime.plan.model import Plan
+from runtime.plan.state_kinds import AGENT
 from runtime.secrets import Secrets
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ class ModelAccess:
     def __init__(self, plan: Plan, telemetry: ChatTelemetry | None = None, secrets: Secrets | None = None) -> None:
         # The run's secrets: every request a gateway of this run sends is redacted with them.
         self.secrets = secrets if secrets is not None else Secrets()
-        self.agent_states = [s.id for s in plan.states if s.kind == "agent"]
+        self.agent_states = [s.id for s in plan.states if s.kind == AGENT]
         self.uses_model_detector = plan.intent_guard.get("detector") == "model"
         self.settings: GeminiSettings | None = None
         self.telemetry = telemetry

@@ -8,12 +8,13 @@ import json
 from typing import Any
 
 from runtime.events import ConfirmationRequested, EventLog, GuardrailTripped, StatusChanged, ToolUsed
-from runtime.execute.action_ids import ActionIds
-from runtime.execute.approvals import ApprovalDesk
+from runtime.execute.context.action_ids import ActionIds
+from runtime.execute.context.approvals import ApprovalDesk
 from runtime.execute.step_outcome import RunStopped
 from runtime.guard import IntentGuard
 from runtime.outcomes import StopReason, TaskState
 from runtime.plan.model import State, ToolPolicy
+from runtime.plan.state_kinds import ACT, NAVIGATE
 
 
 class ToolGate:
@@ -49,9 +50,9 @@ class ToolGate:
 
     async def approve_state(self, state: State, params: dict[str, Any]) -> None:
         """Ask a person before a plan state runs; `params` are the state's, filled in."""
-        if state.kind == "navigate":
+        if state.kind == NAVIGATE:
             described = f"open {params.get('url')}"
-        elif state.kind == "act":
+        elif state.kind == ACT:
             described = "act " + json.dumps(params, ensure_ascii=False)[:200]
         else:
             described = json.dumps(params, ensure_ascii=False)[:200]

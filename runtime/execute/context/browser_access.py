@@ -18,11 +18,11 @@ from pathlib import Path
 
 from runtime.browser import ActionErrorCode, ActionResult, BrowserSession, PreparedPage
 from runtime.events import ArtifactStored, EventLog, ToolUsed
-from runtime.execute.action_ids import ActionIds
-from runtime.execute.network import PathRefusal
+from runtime.execute.context.action_ids import ActionIds
+from runtime.execute.context.network import PathRefusal
 from runtime.execute.step_outcome import RunStopped
-from runtime.execute.step_record import StepRecorder
-from runtime.execute.target_check import PageObservation
+from runtime.execute.record.step_record import StepRecorder
+from runtime.execute.judges.target_check import PageObservation
 from runtime.outcomes import StopReason
 from runtime.policy import UrlJudgement
 

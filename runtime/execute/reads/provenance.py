@@ -23,11 +23,12 @@ from typing import Any
 
 from runtime.browser.document import DocumentIdentity
 from runtime.events import GuardrailTripped, ToolUsed
-from runtime.execute.context import RunContext
-from runtime.execute.recovery import Blocker
-from runtime.execute.refused_path import refused_target_check
+from runtime.execute.context.run_context import RunContext
+from runtime.execute.context.recovery import Blocker
+from runtime.execute.reads.refused_path import refused_target_check
 from runtime.execute.step_outcome import StepResult
-from runtime.execute.target_check import PageObservation, TargetCheck, validate_target
+from runtime.execute.judges.target_check import PageObservation, TargetCheck, validate_target
+from runtime.plan.state_kinds import TARGET_CHECK
 
 # A read whose document was replaced while it ran is checked and made again, this often at most.
 READ_ATTEMPTS = 2
@@ -57,17 +58,17 @@ async def current_document(ctx: RunContext, state_id: str, timeout_ms: int) -> D
     earlier = f"the validated {validated.url} ({_which(validated)})" if validated else "a page that failed validation"
     summary = f"the page is now {observation.url} ({_which(observation.document)}), not {earlier}"
     action_id = ctx.browser.new_action_id("revalidate")
-    ctx.events.emit(ToolUsed(tool="data.validate-target", action_id=action_id, phase="start", summary=f"revalidate: {summary}"))
+    ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="start", summary=f"revalidate: {summary}"))
     if check.valid:
-        ctx.events.emit(ToolUsed(tool="data.validate-target", action_id=action_id, phase="success", summary=check.reason))
+        ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="success", summary=check.reason))
         record = _record(observation.document, observation.document, observation.content_digest, observation.content_digest)
         record.update(document_changed_since_validation=True, revalidated=True, previously_validated=validated.to_dict() if validated else None)
         return DocumentCheck(record)
     assert check.blocker_kind is not None
-    ctx.events.emit(ToolUsed(tool="data.validate-target", action_id=action_id, phase="error", summary=check.reason, error_code=check.blocker_kind.value))
+    ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="error", summary=check.reason, error_code=check.blocker_kind.value))
     evidence = {**check.evidence, "revalidated": True, "validated_document": validated.to_dict() if validated else None}
     ctx.recovery.blocker = Blocker(state_id, check.blocker_kind, f"{summary}; {check.reason}", evidence)
-    ctx.events.emit(GuardrailTripped(guard="data.validate-target", blocker_kind=check.blocker_kind, detail=check.reason, evidence=evidence))
+    ctx.events.emit(GuardrailTripped(guard=TARGET_CHECK, blocker_kind=check.blocker_kind, detail=check.reason, evidence=evidence))
     blocked = StepResult(
         "blocked", False, summary=f"{summary}: {check.reason}", blocker_kind=check.blocker_kind, thinking="revalidate the new document before reading it", evidence=evidence
     )

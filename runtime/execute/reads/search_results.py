@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
-from runtime.execute.context import RunContext
+from runtime.execute.context.run_context import RunContext
 
 STABLE_MS = 1000
 POLL_SECONDS = 0.25

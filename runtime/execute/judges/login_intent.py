@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from runtime.plan.model import Plan, State
+from runtime.plan.state_kinds import ACT, AGENT
 
 # Words for a password field in a locator (its CSS, label, placeholder, accessible name ...).
 PASSWORD_WORDS = re.compile(r"pass(?:word|wd|code|phrase)|\bpwd\b|密码|口令|パスワード|passwort|mot de passe|contraseña", re.IGNORECASE)
@@ -43,7 +44,7 @@ class LoginMeans:
 def login_means(plan: Plan) -> LoginMeans | None:
     """The first plan step that logs in (see the module rules), or None: the run cannot log in."""
     for state in plan.states:
-        means = _typed_password(state) if state.kind == "act" else _agent_login(state, plan.goal) if state.kind == "agent" else None
+        means = _typed_password(state) if state.kind == ACT else _agent_login(state, plan.goal) if state.kind == AGENT else None
         if means is not None:
             return means
     return None

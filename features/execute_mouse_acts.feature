@@ -1,4 +1,4 @@
-Feature: The recipe language a newcomer reaches for, part three: drag
+Feature: Acts made with the mouse and what the page shows at them: drag, text selection, the press, hover
   A drag is made with the mouse as a hand makes it (press, moves with the button held, release on
   the destination) and, like every act, counts only by an effect of its own.
 

@@ -1,4 +1,4 @@
-"""Binds features/execute_language_2.feature: expressions, waits for what goes away, key-by-key
+"""Binds features/execute_expressions_and_waits.feature: expressions, waits for what goes away, key-by-key
 typing, a templated press, hover and person-written dates, in real Chromium on a loopback page
 (tests/fixtures/site/language2.html); and the loader's verdict on bad expressions."""
 
@@ -15,7 +15,7 @@ from tests.execute.language_run_steps import *  # noqa: F403 - the run-and-read 
 from tests.execute.language_run_steps import records
 from tests.execute.recipe_problem_steps import *  # noqa: F403 - the recipe-problem steps
 
-scenarios("execute_language_2.feature")
+scenarios("execute_expressions_and_waits.feature")
 
 RECIPES = Path(__file__).resolve().parents[1] / "fixtures" / "recipes"
 

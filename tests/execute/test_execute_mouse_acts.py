@@ -1,5 +1,5 @@
-"""Binds features/execute_language_3.feature: drag with the mouse, in real Chromium on a loopback
-page (tests/fixtures/site/language3.html)."""
+"""Binds features/execute_mouse_acts.feature: drag, text selection, the press and hover with the
+mouse, in real Chromium on a loopback page (tests/fixtures/site/language3.html)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from tests.execute.conftest import ExecRunner
 from tests.execute.language_run_steps import *  # noqa: F403 - the run-and-read steps
 from tests.execute.language_run_steps import records
 
-scenarios("execute_language_3.feature")
+scenarios("execute_mouse_acts.feature")
 
 
 @then(parsers.parse('the drag "{state_id}" went from "{source}" to "{destination}" in moves of at most {step:d} px, the page saying "{said}"'))

@@ -1,4 +1,4 @@
-"""The default ranking of a search page's links (runtime/execute/search_results.rank_links), on
+"""The default ranking of a search page's links (runtime/execute/reads/search_results.rank_links), on
 link lists as the page read returns them; the browser runs are in test_execute_search_results."""
 
 from __future__ import annotations

@@ -163,7 +163,7 @@ class _Compiler:
         the tool policy (tools.needs_approval and the registry)."""
         if not kind.asks_approval:
             return False
-        if kind.step_kind and at.step is not None and at.step.needs_approval is not None:
+        if kind.recipe is not None and at.step is not None and at.step.needs_approval is not None:
             return at.step.needs_approval
         return tool in self.needs_approval
 

@@ -3,7 +3,8 @@ the plan's own states (preflight, an observation's target check, evaluation and 
 `when`, completion, output).
 
 A row says what the compiler gives a state of its kind (its tool, params and timeout) and the
-outcomes its handler may name, each with the route it takes by default. A route leads to a
+outcomes its handler may name, each with the route it takes by default; a step kind's row holds
+the recipe's row of the kind too (its body model, tool and description, recipe/steps.py). A route leads to a
 state kind (the one of the same step: an observation's `ok` goes to its target check) or to a
 place the compiler knows:
 
@@ -42,10 +43,12 @@ from runtime.recipe.steps import (
     OBSERVATION_KINDS,
     OBSERVE,
     SET,
+    STEP_KIND_ROWS,
     STEP_KINDS,
     VERIFY,
     WAIT,
     Step,
+    StepKind,
 )
 from runtime.recipe.tool_registry import AGENT_CLOSE_TOOL, EVALUATION_TOOL, PLAN_CHECK_TOOLS, TARGET_CHECK_TOOL
 
@@ -109,10 +112,10 @@ class StateKindRow:
 
     name: str
     routes: tuple[Route, ...]
+    recipe: StepKind | None = None  # a recipe step kind's own row: its body model, tool and description
     tool: Callable[[At], str | None] = _none
     params: Callable[[At], dict[str, Any]] = _no_params
     timeout: Callable[[At], int | None] = _none
-    step_kind: bool = False  # a recipe step kind: its state is the step's own
     suffix: str | None = None  # a state of a step's chain (see above)
     asks_approval: bool = False  # needs_approval applies to its tool (a step may override it)
     observation: bool = False  # the page it leaves is checked against the target
@@ -125,7 +128,7 @@ class StateKindRow:
     def state_id(self, at: At) -> str:
         if self.suffix is not None:
             return at.step_id + self.suffix
-        return at.step_id if self.step_kind else self.name
+        return at.step_id if self.recipe is not None else self.name
 
 
 def conditions_of(conditions: list[Any]) -> list[dict[str, Any]]:
@@ -134,7 +137,7 @@ def conditions_of(conditions: list[Any]) -> list[dict[str, Any]]:
 
 
 def _as_written(at: At) -> dict[str, Any]:
-    return at.body.model_dump(mode="json", exclude_none=True, by_alias=True)  # type: ignore[no-any-return]
+    return at.body.model_dump(mode="json", exclude_none=True, by_alias=True)
 
 
 def _agent_params(at: At) -> dict[str, Any]:
@@ -167,9 +170,16 @@ def _observed(at: At) -> dict[str, Any]:
     return {"observation": at.step_id}
 
 
+_RECIPE_ROWS = {kind.name: kind for kind in STEP_KIND_ROWS}
+
+
 def _step(name: str, routes: tuple[Route, ...], params: Callable[[At], dict[str, Any]] = _as_written, **flags: Any) -> StateKindRow:
-    """A recipe step kind's row: its tool from the step->tool table, its own timeout."""
-    return StateKindRow(name, routes, tool=lambda at: step_tool(at.step), params=params, timeout=_step_timeout, step_kind=True, asks_approval=True, recoverable=True, **flags)
+    """A recipe step kind's row: the recipe's row of the kind, its tool from the step->tool table
+    (an act's by action), its own timeout; a person may have to approve it, and its on_failure
+    may recover it."""
+    return StateKindRow(
+        name, routes, _RECIPE_ROWS[name], tool=lambda at: step_tool(at.step), params=params, timeout=_step_timeout, asks_approval=True, recoverable=True, **flags
+    )
 
 
 def _fail(outcome: str, reason: StopReason, guard: str | None = None) -> Route:
@@ -245,7 +255,7 @@ STATE_KIND_ROWS: tuple[StateKindRow, ...] = (
     StateKindRow(OUTPUT, (Route("valid", DONE), _fail("invalid", StopReason.OUTPUT_INVALID)), params=lambda at: {"schema": "output_schema"}),
 )
 STATE_KINDS: dict[str, StateKindRow] = {kind.name: kind for kind in STATE_KIND_ROWS}
-assert set(STEP_KINDS) == {kind.name for kind in STATE_KIND_ROWS if kind.step_kind}, "every recipe step kind has its row"
+assert set(STEP_KINDS) == {kind.name for kind in STATE_KIND_ROWS if kind.recipe is not None}, "every recipe step kind has its row"
 assert {kind.name for kind in STATE_KIND_ROWS if kind.observation} == set(OBSERVATION_KINDS)
 
 # The states a step is entered through (an on_failure path leads to one), those whose outcome

@@ -83,7 +83,7 @@ Feature: The runtime's imports point one way
   @ARCH-005
   Scenario: The executor imports nothing from the recipe language
     Given the import graph of runtime/
-    Then no module of execute imports recipe
+    Then no module of the executor imports recipe
     And no module of template imports recipe, plan or execute
 
   @ARCH-005

@@ -22,7 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "client": ("runtime.service.cli", "talk to a running `verity serve`"),
     "bdd": ("runtime.gate.cli", "check that every contract is proven by a scenario bound to a passing test"),
     "report": ("runtime.report.cli", "write a run's self-contained HTML report (RUN_DIR/report.html)"),
-    "trace": ("runtime.traces.cli", "summarize runs' OpenTelemetry traces: seed 004's reliability figures"),
+    "trace": ("runtime.trace_analysis.cli", "summarize runs' OpenTelemetry traces: seed 004's reliability figures"),
 }
 
 

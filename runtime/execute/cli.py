@@ -26,7 +26,7 @@ from runtime.execute.run_files import json_default
 from runtime.outcomes import StopReason
 from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry, resolve_inputs, secret_input_names
 from runtime.recipe.tool_registry import ToolRegistry
-from runtime.telemetry import TRACE_FILE, TelemetryConfigError, TraceExport
+from runtime.trace_export import TRACE_FILE, TelemetryConfigError, TraceExport
 from runtime.report import REPORT_FILE
 
 

@@ -22,8 +22,8 @@ from opentelemetry.trace import Span, Status, StatusCode
 from runtime import __version__
 from runtime.outcomes import StopReason, TaskState
 from runtime.service.auth import ServiceConfigError
-from runtime.telemetry import TRACE_FILE, RunTracing, TelemetryConfigError, TraceExport
-from runtime.telemetry import attributes as attr
+from runtime.trace_export import TRACE_FILE, RunTracing, TelemetryConfigError, TraceExport
+from runtime.trace_export import attributes as attr
 
 # Calls whose server spans are worth exporting: the ones that start, steer or read runs. Health
 # checks and reflection would only add noise.

@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from runtime.traces.runs import COMPLETED, FoundRuns, RunFigures
+from runtime.trace_analysis.runs import COMPLETED, FoundRuns, RunFigures
 
 
 def nearest_rank(values: Sequence[float], percent: float) -> float | None:

@@ -24,7 +24,7 @@ from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor, SpanExporter
 
 from runtime import __version__
-from runtime.telemetry.otlp_json import OtlpJsonFileExporter
+from runtime.trace_export.otlp_json import OtlpJsonFileExporter
 
 TRACES_EXPORTER_VARIABLE = "OTEL_TRACES_EXPORTER"
 PROTOCOL_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")

@@ -7,10 +7,10 @@ import asyncio
 import sys
 from pathlib import Path
 
-from runtime.traces.render import render_json, render_table
-from runtime.traces.runs import find_runs
-from runtime.traces.spans import CollectedSpans, read_trace_paths
-from runtime.traces.summary import summarize
+from runtime.trace_analysis.render import render_json, render_table
+from runtime.trace_analysis.runs import find_runs
+from runtime.trace_analysis.spans import CollectedSpans, read_trace_paths
+from runtime.trace_analysis.summary import summarize
 
 EXIT_NO_RUNS = 1
 EXIT_USAGE = 2
@@ -42,7 +42,7 @@ def _summarize_command(args: argparse.Namespace) -> int:
         args.parser.error("--runs needs --listen")
     collected = read_trace_paths(args.paths)
     if args.listen:
-        from runtime.traces.receiver import ListenError, receive_spans  # gRPC only when listening
+        from runtime.trace_analysis.receiver import ListenError, receive_spans  # gRPC only when listening
 
         def listening(address: str) -> None:
             print(f"verity trace: listening on {address} for OTLP/gRPC", file=sys.stderr, flush=True)

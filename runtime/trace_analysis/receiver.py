@@ -13,8 +13,8 @@ import grpc
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest, ExportTraceServiceResponse
 
-from runtime.telemetry import attributes as names
-from runtime.traces.spans import CollectedSpans
+from runtime.trace_export import attributes as names
+from runtime.trace_analysis.spans import CollectedSpans
 
 
 class ListenError(Exception):

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
-from runtime.traces.runs import RunFigures
-from runtime.traces.summary import Distribution, Fraction, Summary
+from runtime.trace_analysis.runs import RunFigures
+from runtime.trace_analysis.summary import Distribution, Fraction, Summary
 
 PER_RUN = (("replans", "replans"), ("retries", "retries"), ("llm_tokens", "LLM tokens"), ("blocked_requests", "blocked requests"))
 

@@ -12,8 +12,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.telemetry import attributes as names
-from runtime.traces.spans import TraceSpan
+from runtime.trace_export import attributes as names
+from runtime.trace_analysis.spans import TraceSpan
 
 EXPECTED_VERDICT_LABEL = names.LABEL_PREFIX + "expected_verdict"
 COMPLETED = "completed"

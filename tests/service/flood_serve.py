@@ -27,7 +27,7 @@ import sys
 from runtime.cli.main import parse_args
 from runtime.events import ChatDelta
 from runtime.execute.run_files import RunFiles
-from runtime.service.cli import server_config_from_args
+from runtime.cli.serve import server_config_from_args
 from runtime.service.live_run import LiveRun
 from runtime.service.server import VerityServer
 

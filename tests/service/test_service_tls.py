@@ -20,7 +20,7 @@ from runtime.service.auth import ServiceConfigError
 from runtime.service.client import VerityClient, VerityRpcError
 from runtime.service.config_file import load_config_file
 from runtime.service.server import ServerConfig
-from runtime.service.cli import server_config_from_args
+from runtime.cli.serve import server_config_from_args
 
 scenarios("service_tls.feature")
 

@@ -1,7 +1,10 @@
-"""`verity run` and `verity demo`: run a recipe in headless Chromium from the command line.
+"""`verity run` and `verity demo`: the run itself, once the command (runtime/cli/run.py) has
+given it a head start: the recipe and inputs read from the command line, the run started in this
+process, its progress and verdict printed.
 
 Exit codes are the verdict's (`StopReason.exit_code`): 0 only for completed, 3 for a bad recipe
-or bad inputs, 130 after Ctrl-C (a clean manual_stop that keeps the run directory).
+or bad inputs, 130 after Ctrl-C (a clean manual_stop that keeps the run directory). Anything
+unexpected is left to the one catch-all of runtime/cli/main.py.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import signal
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -32,36 +36,27 @@ from runtime.report import REPORT_FILE
 
 def run_file_command(args: argparse.Namespace, starting: StartingChromium | None = None) -> int:
     """`verity run RECIPE ...`; `starting` is the Chromium the command started for it, if any."""
-    return _guarded(lambda: asyncio.run(_run_file(args, starting)))
+    return _unless_interrupted(lambda: asyncio.run(_run_file(args, starting)))
 
 
 async def run_file(args: argparse.Namespace, starting: StartingChromium) -> int:
     """`run_file_command` inside the event loop the command already runs (the one its
     Chromium's head start connected in)."""
-    try:
-        return await _run_file(args, starting)
-    except Exception as error:  # noqa: BLE001 - the top-level handler the CLI promises
-        return _internal_error(error)
+    return await _run_file(args, starting)
 
 
 def demo_command(args: argparse.Namespace) -> int:
-    return _guarded(lambda: _run_demo(args))
+    return _unless_interrupted(lambda: _run_demo(args))
 
 
-def _guarded(body: Any) -> int:
-    """No tracebacks at the CLI: anything unexpected becomes one line and execute_error's code."""
+def _unless_interrupted(body: Callable[[], int]) -> int:
+    """Ctrl-C before the run has its own handler (which makes it a manual_stop) ends the command
+    with manual_stop's code too, and says nothing ran."""
     try:
         return int(body())
     except KeyboardInterrupt:
         print("verity: interrupted before the run started", file=sys.stderr)
         return StopReason.MANUAL_STOP.exit_code
-    except Exception as error:  # noqa: BLE001 - the top-level handler the CLI promises
-        return _internal_error(error)
-
-
-def _internal_error(error: Exception) -> int:
-    print(f"verity: error: {type(error).__name__}: {error}", file=sys.stderr)
-    return StopReason.EXECUTE_ERROR.exit_code
 
 
 async def _run_file(args: argparse.Namespace, starting: StartingChromium | None) -> int:

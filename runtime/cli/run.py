@@ -6,7 +6,7 @@ Python imports and compiles on the other. The readable-text worker starts then t
 the executor is imported on a thread the command connects to Chromium and reserves the first
 session's context (BENCHMARKS.md, "Run start"). A browser that no run takes (a bad recipe, a bad
 input, Ctrl-C) is killed and its profile removed before the command returns. The run itself is
-`runtime.execute.cli`.
+`runtime.cli.run_recipe`.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def _run_command(args: argparse.Namespace) -> int:
     start_worker()
     if spawned is None:
         with _imports_left_out_of_collections():
-            from runtime.execute.cli import run_file_command
+            from runtime.cli.run_recipe import run_file_command
         return run_file_command(args)
     try:
         with _imports_left_out_of_collections():
@@ -90,8 +90,8 @@ async def _run_with_head_start(args: argparse.Namespace, starting: StartingChrom
     starting.begin_head_start(reserve_context)
     try:
         with _imports_left_out_of_collections():
-            await asyncio.to_thread(importlib.import_module, "runtime.execute.cli")
-        from runtime.execute.cli import run_file
+            await asyncio.to_thread(importlib.import_module, "runtime.cli.run_recipe")
+        from runtime.cli.run_recipe import run_file
 
         return await run_file(args, starting)
     finally:
@@ -117,7 +117,7 @@ def _imports_left_out_of_collections() -> Iterator[None]:
 
 
 def _demo_command(args: argparse.Namespace) -> int:
-    from runtime.execute.cli import demo_command
+    from runtime.cli.run_recipe import demo_command
 
     return demo_command(args)
 

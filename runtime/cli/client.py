@@ -93,9 +93,9 @@ def _with_client(handler: Any) -> Any:
     """Open a client for the command and turn RPC failures into a message and an exit code."""
 
     def run(args: argparse.Namespace) -> int:
-        from runtime.service.auth import ServiceConfigError
-        from runtime.service.client import VerityClient, VerityRpcError
-        from runtime.service.transport_security import read_root_certificates
+        from runtime.client import VerityClient, VerityRpcError
+        from runtime.service.config.errors import ServiceConfigError
+        from runtime.service.config.tls_files import read_root_certificates
 
         token = args.token or os.environ.get("VERITY_TOKEN") or None
         try:

@@ -95,9 +95,9 @@ def _store_argument(text: str) -> Any:
 
 
 def server_config_from_args(args: argparse.Namespace) -> Any:
-    from runtime.service import browser_endpoints
-    from runtime.service.config_file import load_config_file, read_token_file
-    from runtime.service.server import ServerConfig
+    from runtime.service.config import browser_endpoints
+    from runtime.service.config.config_file import load_config_file, read_token_file
+    from runtime.service.config.server_config import ServerConfig
 
     values: dict[str, Any] = load_config_file(args.config) if args.config else {}
     flags = {
@@ -131,7 +131,7 @@ def server_config_from_args(args: argparse.Namespace) -> Any:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from runtime.service.auth import ServiceConfigError
+    from runtime.service.config.errors import ServiceConfigError
     from runtime.store import StoreError, StoreWriteError
 
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
@@ -147,7 +147,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 async def _serve_until_signalled(config: Any) -> int:
-    from runtime.service.server import VerityServer
+    from runtime.service.api.server import VerityServer
 
     server = VerityServer(config)
     await server.start()

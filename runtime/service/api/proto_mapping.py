@@ -22,8 +22,8 @@ from runtime.recipe import Problem
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 from runtime.service.gen.verity.v1 import recipe_service_pb2 as recipe_pb
-from runtime.service.event_bounds import cut_text, utf8_size
-from runtime.service.run_ledger import RECORD_SUMMARY_BYTES
+from runtime.service.runs.event_bounds import cut_text, utf8_size
+from runtime.service.runs.ledger import RECORD_SUMMARY_BYTES
 from runtime.store import ArtifactRecord, RunRecord
 
 # Python enum -> (proto enum wrapper, value-name prefix). Proto values are PREFIX + member name.

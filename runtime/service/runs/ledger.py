@@ -1,4 +1,5 @@
-"""What one (bounded) event writes to the store: the event, its artifact index rows, the run row.
+"""What a run's record keeps: its inputs as recorded, and what one (bounded) event writes to the
+store (the event, its artifact index rows, the run row).
 
 Live runs and runs a killed server left behind take the same path, so a run's record means the
 same thing however its events arrived.
@@ -10,12 +11,20 @@ from dataclasses import replace
 
 from runtime.artifacts import ArtifactRef
 from runtime.events import ArtifactStored, Event, FinalVerdict, StatusChanged
-from runtime.service.event_bounds import BoundedEvent, EventBounder, cut_text
+from runtime.recipe import Recipe
+from runtime.secrets import marker
+from runtime.service.runs.event_bounds import BoundedEvent, EventBounder, cut_text
 from runtime.store import ArtifactRecord, BufferedRunStore, RunRecord, RunUpdate
 
 # A run record travels in every ListRuns page; its summary is a summary. The whole text is in the
 # run's final verdict event (or the artifact that event names).
 RECORD_SUMMARY_BYTES = 4096
+
+
+def recorded_inputs(recipe: Recipe, raw_inputs: dict[str, str]) -> dict[str, str]:
+    """The inputs as a run's record keeps them: each one the recipe marks secret as its marker."""
+    marked = {name for name, spec in recipe.inputs.items() if spec.secret}
+    return {name: marker(name) if name in marked else value for name, value in raw_inputs.items()}
 
 
 def state_after(record: RunRecord, event: Event) -> RunRecord | None:

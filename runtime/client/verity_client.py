@@ -27,17 +27,18 @@ from google.protobuf import duration_pb2
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from runtime.service.config.bind_safety import is_loopback_host
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 from runtime.service.gen.verity.v1 import recipe_service_pb2 as recipe_pb
 from runtime.service.gen.verity.v1 import recipe_service_pb2_grpc as recipe_grpc
-from runtime.service.auth import is_loopback_host
-from runtime.service.transport_security import is_handshake_failure
 
 # A dropped connection (UNAVAILABLE) or a lagging cut-off (ABORTED) is worth resuming; anything
 # else (NOT_FOUND, OUT_OF_RANGE, UNAUTHENTICATED, ...) would fail the same way again.
 RESUMABLE_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED})
+# What gRPC's messages contain when the TLS handshake itself failed (as opposed to a network drop).
+_HANDSHAKE_MARKERS = ("handshake failed", "ssl_error_ssl", "certificate_verify_failed")
 
 
 @dataclass(frozen=True)
@@ -335,3 +336,8 @@ def _run_fields(
     if timeout_seconds is not None:
         options.timeout.CopyFrom(duration_pb2.Duration(seconds=int(timeout_seconds), nanos=int((timeout_seconds % 1) * 1e9)))
     return {**_recipe_fields(recipe_yaml, recipe_name), "inputs": dict(inputs or {}), "options": options}
+
+
+def is_handshake_failure(message: str) -> bool:
+    lowered = message.lower()
+    return any(marker in lowered for marker in _HANDSHAKE_MARKERS)

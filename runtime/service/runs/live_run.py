@@ -16,9 +16,9 @@ from typing import Any
 from opentelemetry.trace import Span
 
 from runtime.events import ConfirmationRequested, Event, EventLog
-from runtime.service.event_bounds import EventBounder
-from runtime.service.fanout import RunBroadcast
-from runtime.service.run_ledger import with_event
+from runtime.service.runs.event_bounds import EventBounder
+from runtime.service.runs.fanout import RunBroadcast
+from runtime.service.runs.ledger import with_event
 from runtime.store import RunRecord
 
 

@@ -14,27 +14,27 @@ import grpc
 from runtime.events import Event
 from runtime.outcomes import TaskState
 from runtime.recipe import RecipeInvalid, resolve_inputs, secret_input_names
-from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
-from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
-from runtime.service.gen.verity.v1 import events_pb2 as events_pb
-from runtime.service.artifact_reader import chunk_size, read_chunks
-from runtime.service.proto_mapping import (
+from runtime.service.api.proto_mapping import (
     artifact_to_proto,
     confirmation_to_proto,
     enum_from_proto,
     event_to_proto,
     run_info_to_proto,
 )
-from runtime.service.recipe_catalog import RecipeCatalog, RecipeRequest, load_or_report
-from runtime.service.rich_errors import invalid_argument, recipe_invalid, reports_errors
-from runtime.service.supervisor import LiveRun, RunSupervisor
+from runtime.service.api.rich_errors import load_or_report, recipe_invalid, reports_errors
+from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
+from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
+from runtime.service.gen.verity.v1 import events_pb2 as events_pb
+from runtime.service.runs.artifact_reader import chunk_size, read_chunks
+from runtime.service.runs.errors import InvalidRequest
+from runtime.service.runs.live_run import LiveRun
+from runtime.service.runs.recipe_catalog import RecipeCatalog, RecipeRequest
+from runtime.service.runs.sent_recipes import SERVER_ENV_PREFIX
+from runtime.service.runs.supervisor import RunSupervisor
 from runtime.store import RunCursor, RunFilter
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
-
-# The only environment variables a client may name with `@env:` (see _start).
-SERVER_ENV_PREFIX = "VERITY_SECRET_"
 
 
 class AgentServicer(agent_grpc.AgentServiceServicer):
@@ -123,10 +123,10 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
         for index, number in enumerate(request.statuses):
             state = enum_from_proto(TaskState, number) if number in events_pb.TaskState.values() else None
             if state is None:
-                raise invalid_argument(f"statuses[{index}]", f"{number} is not a task state (TASK_STATE_UNSPECIFIED is not a filter)")
+                raise InvalidRequest(f"statuses[{index}]", f"{number} is not a task state (TASK_STATE_UNSPECIFIED is not a filter)")
             statuses.append(state)
         if request.page_size < 0:
-            raise invalid_argument("page_size", f"must be 0 (default {DEFAULT_PAGE_SIZE}) or more, got {request.page_size}")
+            raise InvalidRequest("page_size", f"must be 0 (default {DEFAULT_PAGE_SIZE}) or more, got {request.page_size}")
         page_size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         cursor = decode_page_token(request.page_token) if request.page_token else None
         run_filter = RunFilter(statuses=tuple(statuses), recipe_name=request.recipe_name)
@@ -157,7 +157,7 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
         if request.options.HasField("timeout"):
             timeout_seconds = request.options.timeout.ToTimedelta().total_seconds()
             if timeout_seconds <= 0:
-                raise invalid_argument("options.timeout", f"must be positive, got {timeout_seconds}s")
+                raise InvalidRequest("options.timeout", f"must be positive, got {timeout_seconds}s")
         return await self._supervisor.start(
             loaded,
             inputs,
@@ -186,7 +186,7 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
 
 def _require(field_path: str, value: Any) -> None:
     if not value:
-        raise invalid_argument(field_path, "is required")
+        raise InvalidRequest(field_path, "is required")
 
 
 def encode_page_token(cursor: RunCursor) -> str:
@@ -200,4 +200,4 @@ def decode_page_token(token: str) -> RunCursor:
         data = json.loads(base64.urlsafe_b64decode(padded.encode()))
         return RunCursor(created_ns=int(data["created_ns"]), run_id=str(data["run_id"]))
     except (binascii.Error, ValueError, KeyError, TypeError, UnicodeDecodeError):
-        raise invalid_argument("page_token", "is not a token returned by ListRuns; start over with an empty page_token") from None
+        raise InvalidRequest("page_token", "is not a token returned by ListRuns; start over with an empty page_token") from None

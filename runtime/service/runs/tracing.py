@@ -1,33 +1,25 @@
 """OpenTelemetry for served runs: the same spans as `verity run` (runtime/execute/spans.py), sent
-wherever the OTEL_* variables say and written to each run's trace.jsonl; and the server side of
-W3C trace context, so a caller that sends `traceparent` finds the run in its own trace.
+wherever the OTEL_* variables say and written to each run's trace.jsonl, in the caller's trace.
 
-The gRPC server's interceptor (opentelemetry-instrumentation-grpc) opens a server span per call
-from the caller's `traceparent` metadata and makes it current while the call runs; a run started
-by that call takes the current context as its root span's parent (`caller_context`).
+The face a call comes through makes the caller's trace context current while the call runs (the
+gRPC server's interceptor reads `traceparent`: service/api/server.py); a run started by that call
+takes the current context as its root span's parent (`caller_context`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import grpc
 from opentelemetry import context as otel_context
 from opentelemetry import trace
-from opentelemetry.instrumentation.grpc import aio_server_interceptor
 from opentelemetry.sdk.trace import SpanProcessor
 from opentelemetry.trace import Span, Status, StatusCode
 
 from runtime import __version__
 from runtime.outcomes import StopReason, TaskState
-from runtime.service.auth import ServiceConfigError
+from runtime.service.config.errors import ServiceConfigError
 from runtime.trace_export import TRACE_FILE, RunTracing, TelemetryConfigError, TraceExport
 from runtime.trace_export import attributes as attr
-
-# Calls whose server spans are worth exporting: the ones that start, steer or read runs. Health
-# checks and reflection would only add noise.
-TRACED_SERVICES = ("verity.v1.AgentService/", "verity.v1.RecipeService/")
 
 
 class RunTracer:
@@ -44,14 +36,6 @@ class RunTracer:
     def for_run(self, run_dir: Path) -> RunTracing:
         """A run's provider: the shared exporters, and the run directory's trace.jsonl."""
         return self.export.for_run(run_dir / TRACE_FILE)
-
-    def server_interceptor(self) -> grpc.aio.ServerInterceptor:
-        """Reads `traceparent` and opens a server span per AgentService/RecipeService call."""
-
-        def traced(details: Any) -> bool:
-            return any(service in details.method for service in TRACED_SERVICES)
-
-        return aio_server_interceptor(tracer_provider=self.provider, filter_=traced)
 
     @staticmethod
     def caller_context() -> otel_context.Context | None:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from runtime.browser.launch import endpoint_problem, redact_endpoint
-from runtime.service.auth import ServiceConfigError
+from runtime.service.config.errors import ServiceConfigError
 
 
 def checked_endpoints(located: Iterable[tuple[str, str]]) -> tuple[str, ...]:

@@ -9,11 +9,12 @@ from google.protobuf import struct_pb2
 
 from runtime.plan import compile_recipe, to_mermaid
 from runtime.recipe import RecipeInvalid
+from runtime.service.api.proto_mapping import problem_to_proto
+from runtime.service.api.rich_errors import load_or_report, reports_errors
 from runtime.service.gen.verity.v1 import recipe_service_pb2 as recipe_pb
 from runtime.service.gen.verity.v1 import recipe_service_pb2_grpc as recipe_grpc
-from runtime.service.proto_mapping import problem_to_proto
-from runtime.service.recipe_catalog import RecipeCatalog, load_or_report
-from runtime.service.rich_errors import invalid_argument, reports_errors
+from runtime.service.runs.errors import InvalidRequest
+from runtime.service.runs.recipe_catalog import RecipeCatalog
 
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
@@ -51,12 +52,12 @@ class RecipeServicer(recipe_grpc.RecipeServiceServicer):
         self, request: recipe_pb.ListRecipesRequest, context: grpc.aio.ServicerContext
     ) -> recipe_pb.ListRecipesResponse:
         if request.page_size < 0:
-            raise invalid_argument("page_size", f"must be 0 (default {DEFAULT_PAGE_SIZE}) or more, got {request.page_size}")
+            raise InvalidRequest("page_size", f"must be 0 (default {DEFAULT_PAGE_SIZE}) or more, got {request.page_size}")
         page_size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         offset = 0
         if request.page_token:
             if not request.page_token.isdigit():
-                raise invalid_argument("page_token", "is not a token returned by ListRecipes")
+                raise InvalidRequest("page_token", "is not a token returned by ListRecipes")
             offset = int(request.page_token)
         entries = self._catalog.entries()
         page = entries[offset : offset + page_size]

@@ -1,8 +1,10 @@
 """Errors the service returns, as gRPC rich statuses (google.rpc.Status with typed details).
 
-Servicer methods raise `ServiceError`; `reports_errors` turns it into a status with details a
-client can act on, and turns any unexpected exception into INTERNAL with a reference id instead of
-a traceback on the wire.
+The runs raise typed errors (service/runs/errors.py); `STATUS_OF_RUN_ERROR` gives each kind its
+status code, here and nowhere else. Servicer methods let them (and `ServiceError`, for what only
+this face knows) propagate; `reports_errors` turns them into a status with details a client can act
+on, and turns any unexpected exception into INTERNAL with a reference id instead of a traceback on
+the wire.
 """
 
 from __future__ import annotations
@@ -20,6 +22,25 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 
 from runtime.recipe import Problem, RecipeInvalid
+from runtime.service.runs.errors import (
+    ArtifactChanged,
+    ArtifactMissing,
+    ArtifactNotFound,
+    ArtifactOutsideRun,
+    BeyondLastSeq,
+    ConfirmationNotPending,
+    HistoryTrimmed,
+    InvalidRequest,
+    RecipeNotFound,
+    ReplicaFailed,
+    ReplicaUnavailable,
+    RunError,
+    RunLimitReached,
+    RunNotFound,
+    ServerShuttingDown,
+    WatcherLagging,
+)
+from runtime.service.runs.recipe_catalog import LoadedRecipe, RecipeCatalog
 from runtime.store import StoreWriteError
 
 _log = logging.getLogger(__name__)
@@ -27,6 +48,31 @@ _log = logging.getLogger(__name__)
 ERROR_DOMAIN = "verity"
 # The trailing-metadata key gRPC uses to carry a serialized google.rpc.Status.
 STATUS_DETAILS_KEY = "grpc-status-details-bin"
+
+# Each kind of error the runs raise, as the status it is sent with.
+STATUS_OF_RUN_ERROR: dict[type[RunError], grpc.StatusCode] = {
+    InvalidRequest: grpc.StatusCode.INVALID_ARGUMENT,
+    RunNotFound: grpc.StatusCode.NOT_FOUND,
+    RecipeNotFound: grpc.StatusCode.NOT_FOUND,
+    ArtifactNotFound: grpc.StatusCode.NOT_FOUND,
+    ServerShuttingDown: grpc.StatusCode.UNAVAILABLE,
+    RunLimitReached: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    ConfirmationNotPending: grpc.StatusCode.FAILED_PRECONDITION,
+    ReplicaUnavailable: grpc.StatusCode.UNAVAILABLE,
+    ReplicaFailed: grpc.StatusCode.INTERNAL,
+    BeyondLastSeq: grpc.StatusCode.OUT_OF_RANGE,
+    HistoryTrimmed: grpc.StatusCode.OUT_OF_RANGE,
+    WatcherLagging: grpc.StatusCode.ABORTED,
+    ArtifactOutsideRun: grpc.StatusCode.PERMISSION_DENIED,
+    ArtifactMissing: grpc.StatusCode.DATA_LOSS,
+    ArtifactChanged: grpc.StatusCode.DATA_LOSS,
+}
+# The API's name for what an error's `resource` names (google.rpc.ResourceInfo).
+RESOURCE_TYPE_OF_RUN_ERROR: dict[type[RunError], str] = {
+    RunNotFound: "verity.v1.Run",
+    RecipeNotFound: "verity.v1.Recipe",
+    ArtifactNotFound: "verity.v1.Artifact",
+}
 
 
 @dataclass(frozen=True)
@@ -94,20 +140,28 @@ def recipe_invalid(error: RecipeInvalid, what: str) -> ServiceError:
     )
 
 
-def invalid_argument(field_path: str, description: str) -> ServiceError:
-    return ServiceError(
-        grpc.StatusCode.INVALID_ARGUMENT,
-        f"{field_path}: {description}",
-        field_violations=[FieldViolation(field_path, description)],
-    )
+def load_or_report(catalog: RecipeCatalog, which: str | None, recipe_yaml: str, recipe_name: str) -> LoadedRecipe:
+    """`RecipeCatalog.recipe_from_request`, with an invalid recipe reported as INVALID_ARGUMENT."""
+    try:
+        return catalog.recipe_from_request(which, recipe_yaml, recipe_name)
+    except RecipeInvalid as error:
+        raise recipe_invalid(error, "the recipe") from None
 
 
-def run_not_found(run_id: str) -> ServiceError:
+def from_run_error(error: RunError) -> ServiceError:
+    """A typed error of the runs as the status it is sent with: its message, reason and metadata,
+    the field of a bad request, and the resource it names."""
+    kind = type(error)
+    field_path = getattr(error, "field_path", None)
+    resource_type = RESOURCE_TYPE_OF_RUN_ERROR.get(kind, "") if error.resource else ""
     return ServiceError(
-        grpc.StatusCode.NOT_FOUND,
-        f"run {run_id!r} not found",
-        resource_type="verity.v1.Run",
-        resource_name=run_id,
+        STATUS_OF_RUN_ERROR[kind],
+        error.message,
+        field_violations=[FieldViolation(field_path, error.description)] if isinstance(error, InvalidRequest) and field_path else (),
+        reason=error.reason,
+        metadata=error.metadata,
+        resource_type=resource_type,
+        resource_name=error.resource if resource_type else "",
     )
 
 
@@ -150,6 +204,8 @@ async def _abort(context: grpc.aio.ServicerContext, error: Exception, method_nam
         raise error
     if isinstance(error, StoreWriteError):
         error = store_unavailable(error)
+    elif isinstance(error, RunError):
+        error = from_run_error(error)
     if not isinstance(error, ServiceError):
         reference = uuid.uuid4().hex[:12]
         _log.error("%s failed (ref %s)", method_name, reference, exc_info=error)

@@ -4,9 +4,9 @@
   the state a run waiting for its engine has always had). Each replica claims queued runs while it
   has a free slot (`max_concurrent_runs`), woken by NOTIFY, with a slow poll as a safety net.
 - StreamRun, GetRun and ListRuns read the shared tables; live events of a run another replica runs
-  reach this replica's watchers through NOTIFY and the events table (replica_follow.py).
+  reach this replica's watchers through NOTIFY and the events table (follow.py).
 - StopRun and ConfirmAction for a run another replica runs go to it as a command row; it answers
-  with the outcome (the same record or error its own call gives).
+  with the outcome (the same record or error its own call gives: commands.py).
 - Each replica renews a lease. Once a replica's lease has expired, the others close its runs as
   `interrupted`, exactly as a restarted single server closes what its killed predecessor left.
 - A graceful shutdown stops claiming, drains its runs as a single server does, then leaves.
@@ -29,20 +29,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import grpc
 from opentelemetry import trace
 
 from runtime.events import ConfirmationRequested, Event, StatusChanged
 from runtime.outcomes import StopReason, TaskState
 from runtime.recipe import RecipeInvalid, resolve_inputs, secret_input_names
-from runtime.service.agent_service import SERVER_ENV_PREFIX
-from runtime.service.live_run import LiveRun
-from runtime.service.recipe_catalog import LoadedRecipe, RecipeCatalog, RecipeRequest
-from runtime.service.replica_follow import RunTails, follow_tailed
-from runtime.service.rich_errors import ServiceError, run_not_found
-from runtime.service.run_recovery import close_run_left_in_flight
-from runtime.service.supervisor import RunSupervisor, SupervisorLimits, recorded_inputs
-from runtime.service.tracing import RunTracer
+from runtime.service.replicas.commands import ReplicaCommands, answered_error
+from runtime.service.replicas.follow import RunTails, follow_tailed
+from runtime.service.replicas.leases import Leases, ReplicaTimings, dispatch_notifications
+from runtime.service.runs.errors import ConfirmationNotPending, ReplicaUnavailable, RunError, RunNotFound, ServerShuttingDown
+from runtime.service.runs.hosting import SupervisorLimits
+from runtime.service.runs.ledger import recorded_inputs
+from runtime.service.runs.live_run import LiveRun
+from runtime.service.runs.recipe_catalog import LoadedRecipe, RecipeCatalog, RecipeRequest
+from runtime.service.runs.sent_recipes import SERVER_ENV_PREFIX
+from runtime.service.runs.supervisor import RunSupervisor
+from runtime.service.runs.tracing import RunTracer
 from runtime.store import ArtifactRecord, BufferedRunStore, RunRecord
 from runtime.store.pg_replicas import (
     CHANNEL_COMMAND,
@@ -51,19 +53,9 @@ from runtime.store.pg_replicas import (
     CHANNEL_RUN_QUEUED,
     ClaimedRun,
     ReplicaDatabase,
-    RunCommand,
 )
 
 _log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class ReplicaTimings:
-    # A replica whose lease is this old is taken for dead and its runs are interrupted.
-    lease_seconds: float = 15.0
-    # How often to look for work a notification should have announced (queued runs, commands,
-    # expired leases, new events of a watched run).
-    poll_seconds: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -101,9 +93,13 @@ class ReplicaSupervisor(RunSupervisor):
             capacity=limits.subscriber_buffer, batch=limits.stream_batch, poll_seconds=timings.poll_seconds,
         )
         self._claim_wake = asyncio.Event()
-        self._command_wake = asyncio.Event()
-        self._answered: dict[int, asyncio.Event] = {}
-        self._commands_in_hand: set[int] = set()
+        # Its own stop and confirm, not the overrides below: a command is for a run hosted here.
+        self._commands = ReplicaCommands(
+            database, answer_wait_seconds=limits.stop_wait_seconds, poll_seconds=timings.poll_seconds,
+            stop=lambda run_id, reason: RunSupervisor.stop(self, run_id, reason),
+            confirm=lambda run_id, request_id, approve, reason: RunSupervisor.confirm(self, run_id, request_id, approve, reason),
+        )
+        self._leases = Leases(database, store, runs_dir=runs_dir, event_limits=self.event_limits, timings=timings)
         self._claiming = 0  # claims taken but not yet hosted: they hold a slot
         self._tasks: list[asyncio.Task[None]] = []
         self._claimer: asyncio.Task[None] | None = None
@@ -114,13 +110,13 @@ class ReplicaSupervisor(RunSupervisor):
         """At startup: join the replicas (a lease), and close the runs of replicas whose lease
         expired. Runs of live replicas, and queued runs, are theirs and the queue's."""
         await self.database.register()
-        closed = await self._close_orphans()
+        closed = await self._leases.close_orphans()
         loop = asyncio.get_running_loop()
         self._tasks = [
             loop.create_task(self._listen(), name="replica-listen"),
-            loop.create_task(self._keep_lease(), name="replica-lease"),
-            loop.create_task(self._reap_periodically(), name="replica-reaper"),
-            loop.create_task(self._answer_commands(), name="replica-commands"),
+            loop.create_task(self._leases.keep(self._interrupt_runs_here), name="replica-lease"),
+            loop.create_task(self._leases.reap_periodically(), name="replica-reaper"),
+            loop.create_task(self._commands.answer_commands(), name="replica-commands"),
         ]
         return closed
 
@@ -168,7 +164,7 @@ class ReplicaSupervisor(RunSupervisor):
                 timeout_seconds=timeout_seconds, existing=existing,
             )
         if not self._accepting:
-            raise ServiceError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down and accepts no new runs")
+            raise ServerShuttingDown()
         recipe = loaded.recipe
         now = time.time_ns()
         # The run's trace is chosen now, so StartRun can answer with it: the caller's when it sent
@@ -234,7 +230,7 @@ class ReplicaSupervisor(RunSupervisor):
         try:
             loaded = self._catalog.recipe_from_request(source.which, source.recipe_yaml, source.recipe_name)
             inputs = resolve_inputs(loaded.recipe, raw_inputs, environ=os.environ, env_prefix=SERVER_ENV_PREFIX)
-        except (RecipeInvalid, ServiceError) as error:
+        except (RecipeInvalid, RunError) as error:
             # Checked by the replica that queued it; this one's recipes or environment differ.
             live = await self.open_run(record.recipe_name, record.recipe_version, {}, {}, existing=record)
             self._end_without_engine(live, StopReason.INVALID_INPUT, f"replica {self.replica_id} cannot start the run: {error}")
@@ -303,7 +299,7 @@ class ReplicaSupervisor(RunSupervisor):
             placement = await self.database.placement(run_id)
             record = await self._store.get_run(run_id)
             if record is None:
-                raise run_not_found(run_id)
+                raise RunNotFound(run_id)
             if placement is None or record.is_final:
                 return record
             if placement.replica_id is None:
@@ -315,7 +311,7 @@ class ReplicaSupervisor(RunSupervisor):
                 continue  # claimed meanwhile: ask its replica
             if placement.replica_id == self.replica_id:
                 break  # hosted here a moment ago: it has ended, or is being hosted now
-            outcome = await self._ask(run_id, placement.replica_id, "stop", {"reason": reason.value})
+            outcome = await self._commands.ask(run_id, placement.replica_id, "stop", {"reason": reason.value})
             return await self._record_after(run_id, outcome)
         return await super().stop(run_id, reason)
 
@@ -325,126 +321,32 @@ class ReplicaSupervisor(RunSupervisor):
             record = await self._store.get_run(run_id)
             if record is not None and placement is not None and not record.is_final:
                 if placement.replica_id is None:
-                    raise ServiceError(
-                        grpc.StatusCode.FAILED_PRECONDITION,
+                    raise ConfirmationNotPending(
                         f"run {run_id!r} is queued (no replica has started it); it waits for no confirmation",
-                        reason="CONFIRMATION_NOT_PENDING",
                         metadata={"request_id": request_id, "status": record.status.value},
                     )
                 if placement.replica_id != self.replica_id:
                     request = {"request_id": request_id, "approve": approve, "reason": reason}
-                    outcome = await self._ask(run_id, placement.replica_id, "confirm", request)
+                    outcome = await self._commands.ask(run_id, placement.replica_id, "confirm", request)
                     if outcome is None:
-                        raise ServiceError(
-                            grpc.StatusCode.UNAVAILABLE,
-                            f"the replica running run {run_id!r} did not answer; the confirmation was not delivered. "
-                            "Try again (a replica that died has its runs interrupted once its lease expires)",
-                            reason="REPLICA_UNAVAILABLE",
-                            metadata={"request_id": request_id},
-                        )
+                        raise ReplicaUnavailable(run_id, request_id)
                     return await self._record_after(run_id, outcome)
         return await super().confirm(run_id, request_id, approve, reason)
-
-    async def _ask(self, run_id: str, replica_id: str, kind: str, request: dict[str, Any]) -> dict[str, Any] | None:
-        """Send a command to the run's replica and wait for its outcome (None: no answer in time)."""
-        command_id = await self.database.send_command(run_id, replica_id, kind, request)
-        answered = self._answered[command_id] = asyncio.Event()
-        deadline = time.monotonic() + self.limits.stop_wait_seconds + self.timings.poll_seconds
-        try:
-            while True:
-                outcome = await self.database.command_outcome(command_id)
-                if outcome is not None or time.monotonic() >= deadline:
-                    return outcome
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(answered.wait(), min(self.timings.poll_seconds, max(0.01, deadline - time.monotonic())))
-                answered.clear()
-        finally:
-            self._answered.pop(command_id, None)
 
     async def _record_after(self, run_id: str, outcome: dict[str, Any] | None) -> RunRecord:
         if outcome is None:
             _log.warning("run %s: its replica did not answer in time", run_id)
         elif "error" in outcome:
-            error = outcome["error"]
-            raise ServiceError(
-                grpc.StatusCode[error["code"]], error["message"], reason=error.get("reason", ""), metadata=error.get("metadata", {})
-            )
+            raise answered_error(outcome["error"])
         record = await self._store.get_run(run_id)
         if record is None:
-            raise run_not_found(run_id)
+            raise RunNotFound(run_id)
         return record
 
-    async def _answer_commands(self) -> None:
-        while True:
-            self._command_wake.clear()
-            try:
-                for command in await self.database.open_commands():
-                    if command.command_id not in self._commands_in_hand:
-                        self._commands_in_hand.add(command.command_id)
-                        asyncio.get_running_loop().create_task(self._answer(command), name=f"command-{command.command_id}")
-            except Exception:  # noqa: BLE001 - the poll retries
-                _log.warning("replica %s: reading commands failed", self.replica_id, exc_info=True)
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._command_wake.wait(), self.timings.poll_seconds)
-
-    async def _answer(self, command: RunCommand) -> None:
-        outcome: dict[str, Any] = {}
-        try:
-            if command.kind == "stop":
-                await RunSupervisor.stop(self, command.run_id, StopReason(command.request.get("reason", "manual_stop")))
-            elif command.kind == "confirm":
-                request = command.request
-                await RunSupervisor.confirm(self, command.run_id, request["request_id"], bool(request["approve"]), request.get("reason", ""))
-        except ServiceError as error:
-            outcome = {"error": {"code": error.code.name, "message": error.message, "reason": error.reason, "metadata": dict(error.metadata)}}
-        except Exception as error:  # noqa: BLE001 - the asking replica reports it
-            outcome = {"error": {"code": "INTERNAL", "message": f"the run's replica failed: {type(error).__name__}: {error}"}}
-        try:
-            await self.database.answer_command(command.command_id, outcome)
-        except Exception:  # noqa: BLE001 - the asker times out and says so
-            _log.exception("replica %s: answering command %d failed", self.replica_id, command.command_id)
-        finally:
-            self._commands_in_hand.discard(command.command_id)
-
-    # --- leases -----------------------------------------------------------------------------------------
-
-    async def _keep_lease(self) -> None:
-        while True:
-            await asyncio.sleep(self.timings.lease_seconds / 3)
-            try:
-                if not await self.database.renew():
-                    # Taken for dead (a pause longer than the lease): others closed its runs, whose
-                    # stored verdicts nothing changes now; their engines stop here too.
-                    _log.error("replica %s: its lease had expired and its runs were interrupted; joining again", self.replica_id)
-                    for run_id in list(self._live):
-                        self._request_stop(self._live[run_id], StopReason.INTERRUPTED, "this replica's lease expired")
-                    await self.database.register()
-            except Exception:  # noqa: BLE001 - retried at the next renewal, well within the lease
-                _log.warning("replica %s: renewing the lease failed", self.replica_id, exc_info=True)
-
-    async def _reap_periodically(self) -> None:
-        while True:
-            await asyncio.sleep(min(self.timings.poll_seconds, self.timings.lease_seconds / 2))
-            try:
-                await self._close_orphans()
-            except Exception:  # noqa: BLE001 - tried again at the next round
-                _log.warning("replica %s: closing dead replicas' runs failed", self.replica_id, exc_info=True)
-
-    async def _close_orphans(self) -> list[str]:
-        """Close the runs of replicas whose lease expired, as `interrupted`."""
-        closed: list[str] = []
-        while True:
-            async with self.database.orphaned_runs() as run_ids:
-                for run_id in run_ids:
-                    record = await self._store.get_run(run_id)
-                    if record is not None and not record.is_final:
-                        await close_run_left_in_flight(self._store, self._runs_dir, self.event_limits, record)
-                        closed.append(run_id)
-            if not run_ids:
-                break
-        if closed:
-            _log.warning("replica %s: interrupted %d run(s) of replicas whose lease expired", self.replica_id, len(closed))
-        return closed
+    def _interrupt_runs_here(self) -> None:
+        """This replica's lease had expired: the others closed its runs, so their engines stop too."""
+        for run_id in list(self._live):
+            self._request_stop(self._live[run_id], StopReason.INTERRUPTED, "this replica's lease expired")
 
     # --- notifications ------------------------------------------------------------------------------------
 
@@ -453,38 +355,17 @@ class ReplicaSupervisor(RunSupervisor):
         handlers: dict[str, Callable[[str], None]] = {
             CHANNEL_RUN_PROGRESS: self._on_progress,
             CHANNEL_RUN_QUEUED: lambda _payload: self._claim_wake.set(),
-            CHANNEL_COMMAND: lambda payload: self._command_wake.set() if payload == self.replica_id else None,
-            CHANNEL_COMMAND_ANSWERED: self._on_answered,
+            CHANNEL_COMMAND: lambda payload: self._commands.commands_waiting() if payload == self.replica_id else None,
+            CHANNEL_COMMAND_ANSWERED: self._commands.answer_came,
         }
-        delay = 0.1
-        while True:
-            try:
-                conn = await self.database.listen()
-                try:
-                    self._claim_wake.set()
-                    self._command_wake.set()
-                    delay = 0.1
-                    async for notify in conn.notifies():
-                        handler = handlers.get(notify.channel)
-                        if handler is not None:
-                            handler(notify.payload)
-                finally:
-                    await conn.close()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # noqa: BLE001 - reconnect; the polls cover the gap
-                _log.warning("replica %s: listening for notifications failed; reconnecting", self.replica_id, exc_info=True)
-                await asyncio.sleep(delay)
-                delay = min(2.0, delay * 2)
+
+        def wake_everything() -> None:
+            self._claim_wake.set()
+            self._commands.commands_waiting()
+
+        await dispatch_notifications(self.database, handlers, wake_everything)
 
     def _on_progress(self, payload: str) -> None:
         run_id, _, seq = payload.rpartition(" ")
         with contextlib.suppress(ValueError):
             self._tails.announce(run_id, int(seq))
-
-    def _on_answered(self, payload: str) -> None:
-        with contextlib.suppress(ValueError):
-            waiter = self._answered.get(int(payload))
-            if waiter is not None:
-                waiter.set()
-

@@ -1,102 +1,45 @@
-"""Runs hosted by the server: their event logs, watchers, durable record and lifecycle.
-
-A run and its watchers are independent. The run emits into its `EventLog`; one listener per run
-bounds each event (event_bounds.py), buffers it for the store and updates the run's record,
-without ever waiting. The store commits buffered events in groups; only then, from the store's
-commit listener, are they offered to the watchers' bounded buffers and shown by GetRun. So a
-watcher never sees an event a crash could lose: durable before visible. Watchers come and go; only
-`stop` (or the run's own end, a timeout or a server shutdown) ends a run. Every run ends with a
-FinalVerdict event.
+"""The runs of a server and every request about them: which runs are hosted (the limit, and none
+while shutting down), starting one on the host (hosting.py), following its events, answering its
+confirmations, stopping it, reading its record and artifacts, and the server's lifecycle (runs a
+killed predecessor left, drain at shutdown). Failures are the typed errors of errors.py; the face
+a request came through says them in its own terms.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 import time
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import grpc
-from opentelemetry.trace import Span
-
-from runtime.events import ConfirmationRequested, Event, EventLog, FinalVerdict, StatusChanged
+from runtime.events import ConfirmationRequested, Event
 from runtime.execute import start_run
-from runtime.recipe import Recipe
 from runtime.outcomes import StopReason, TaskState
-from runtime.secrets import marker
-from runtime.service.artifact_reader import artifact_missing, artifact_not_found, artifact_path
-from runtime.service.event_bounds import EventBounder, EventLimits
-from runtime.service.fanout import RunBroadcast
-from runtime.service.live_run import LiveRun
-from runtime.service.recipe_catalog import LoadedRecipe, RecipeRequest
-from runtime.service.rich_errors import ServiceError, invalid_argument, run_not_found
-from runtime.service.run_follow import follow_live, follow_stored
-from runtime.service.run_ledger import write_event
-from runtime.service.run_recovery import close_runs_left_in_flight
-from runtime.service.tracing import RunTracer
-from runtime.store import ArtifactRecord, BufferedRunStore, RunCursor, RunFilter, RunRecord, StoreWriteError, WriteBatch
+from runtime.service.runs.artifact_reader import artifact_path
+from runtime.service.runs.errors import (
+    ArtifactMissing,
+    ArtifactNotFound,
+    ConfirmationNotPending,
+    InvalidRequest,
+    RunLimitReached,
+    RunNotFound,
+    ServerShuttingDown,
+)
+from runtime.service.runs.follow import follow_live, follow_stored
+from runtime.service.runs.hosting import RunHost
+from runtime.service.runs.ledger import recorded_inputs
+from runtime.service.runs.live_run import LiveRun
+from runtime.service.runs.recipe_catalog import LoadedRecipe, RecipeRequest
+from runtime.service.runs.recovery import close_runs_left_in_flight
+from runtime.store import ArtifactRecord, RunCursor, RunFilter, RunRecord, StoreWriteError
 
 _log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class SupervisorLimits:
-    max_concurrent_runs: int = 8
-    # Live events a watcher may fall behind before it is cut off and told to resume.
-    subscriber_buffer: int = 10_000
-    # Events handed to a stream per wake-up; the servicer splits them further by bytes.
-    stream_batch: int = 500
-    # Keep at most this many newest events of an ended run (None keeps all).
-    retain_events_per_run: int | None = None
-    # How long StopRun waits for a stopped run to end before answering.
-    stop_wait_seconds: float = 10.0
-    # The gRPC message limit every event must fit (see event_bounds.py).
-    max_message_bytes: int = 4 * 1024 * 1024
-    # Whether recipes from clients may reach private networks (the network policy reads it).
-    allow_private_network: bool = False
-
-
-def recorded_inputs(recipe: Recipe, raw_inputs: dict[str, str]) -> dict[str, str]:
-    """The inputs as a run's record keeps them: each one the recipe marks secret as its marker."""
-    marked = {name for name, spec in recipe.inputs.items() if spec.secret}
-    return {name: marker(name) if name in marked else value for name, value in raw_inputs.items()}
-
-
-class RunSupervisor:
-    def __init__(
-        self,
-        store: BufferedRunStore,
-        tracer: RunTracer,
-        *,
-        runs_dir: Path,
-        limits: SupervisorLimits = SupervisorLimits(),
-        browser: Any = None,
-    ) -> None:
-        self._store = store
-        self._tracer = tracer
-        self._runs_dir = runs_dir
-        self.limits = limits
-        self.event_limits = EventLimits.for_message_size(limits.max_message_bytes)
-        self._browser = browser
-        self._live: dict[str, LiveRun] = {}
-        self._accepting = True
-        self._loop = asyncio.get_running_loop()
-        self._loop_thread = threading.get_ident()
-        self._finalizers: set[asyncio.Task[None]] = set()
-        store.add_commit_listener(self._on_commit)
-
-    @property
-    def live_run_count(self) -> int:
-        return len(self._live)
-
-    def live_run(self, run_id: str) -> LiveRun | None:
-        return self._live.get(run_id)
-
+class RunSupervisor(RunHost):
     # --- starting ---------------------------------------------------------------------------
 
     async def start(
@@ -114,7 +57,7 @@ class RunSupervisor:
         """Record a new run and hand it to the run engine, which emits into the run's EventLog.
         The record keeps the raw inputs with each secret one (marked in the recipe, or sent as
         `@env:NAME`, which stays as written) shown as its marker. `existing`: the run is recorded
-        already (queued by a replica, see replica_supervisor.py, which also uses `source`)."""
+        already (queued by a replica, see replicas/supervisor.py, which also uses `source`)."""
         recipe = loaded.recipe
         recorded = recorded_inputs(recipe, raw_inputs)
         live = await self.open_run(recipe.name, recipe.version, recorded, labels or {}, traced=False, existing=existing)
@@ -170,15 +113,9 @@ class RunSupervisor:
         if existing is not None:
             return self._host(existing, span=None)
         if not self._accepting:
-            raise ServiceError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down and accepts no new runs")
+            raise ServerShuttingDown()
         if len(self._live) >= self.limits.max_concurrent_runs:
-            raise ServiceError(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"{len(self._live)} runs are in flight, the limit is {self.limits.max_concurrent_runs}; "
-                "retry when one has ended",
-                reason="RUN_LIMIT_REACHED",
-                metadata={"max_concurrent_runs": str(self.limits.max_concurrent_runs)},
-            )
+            raise RunLimitReached(len(self._live), self.limits.max_concurrent_runs)
         run_id = f"run-{uuid.uuid4().hex[:16]}"
         span = self._tracer.start_run_span(run_id, recipe_name, recipe_version) if traced else None
         trace_id = self._tracer.trace_id_of(span) if span is not None else ""
@@ -205,110 +142,15 @@ class RunSupervisor:
             raise
         return live
 
-    def _host(self, record: RunRecord, span: Span | None) -> LiveRun:
-        """Make `record` a live run of this server, fed by its event log."""
-        live = LiveRun(
-            base=record,
-            events=EventLog(record.run_id, record.trace_id),
-            broadcast=RunBroadcast(self.limits.subscriber_buffer),
-            bounds=EventBounder(self.event_limits, self._runs_dir / record.run_id),
-            span=span,
-        )
-        self._live[record.run_id] = live
-        live.events.add_listener(lambda event: self._on_event(live, event))
-        return live
-
     async def _record_new_run(self, record: RunRecord) -> None:
         await self._store.create_run(record)
-
-    # --- recorded, then durable, then visible ---------------------------------------------------
-
-    def _on_event(self, live: LiveRun, event: Event) -> None:
-        if threading.get_ident() != self._loop_thread:
-            # Emitted from a worker thread: hand over to the loop, in order.
-            self._loop.call_soon_threadsafe(self._record_event, live, event)
-        else:
-            self._record_event(live, event)
-
-    def _record_event(self, live: LiveRun, event: Event) -> None:
-        bounded = live.bounds.bound(event)
-        live.recorded(bounded.event, write_event(self._store, live.base, bounded, live.bounds))
-        if isinstance(event.payload, FinalVerdict) and live.final_seq is None:
-            live.final_seq = event.seq
-            self._schedule_finalize(live)
-
-    def _on_commit(self, batch: WriteBatch) -> None:
-        """The store committed `batch`: its events of live runs may now be shown and sent."""
-        by_run: dict[str, list[Event]] = {}
-        for event in batch.events:
-            by_run.setdefault(event.run_id, []).append(event)
-        for run_id, events in by_run.items():
-            live = self._live.get(run_id)
-            if live is not None:
-                live.made_durable(events)
-
-    def _schedule_finalize(self, live: LiveRun) -> None:
-        task = self._loop.create_task(self._finalize(live), name=f"finalize-{live.run_id}")
-        self._finalizers.add(task)
-        task.add_done_callback(self._finalizers.discard)
-
-    async def _finalize(self, live: LiveRun) -> None:
-        if live.timeout_timer is not None:
-            live.timeout_timer.cancel()
-        record = live.base
-        if live.span is not None and record.stop_reason is not None:
-            self._tracer.end_run_span(live.span, record.status, record.stop_reason, record.verified)
-        # The run stays live (its watchers fed from commits) until its verdict is durable; later
-        # watchers replay it from the store. While the store cannot write, that waits.
-        await live.final_durable.wait()
-        try:
-            retain = self.limits.retain_events_per_run
-            if retain is not None and live.final_seq is not None and live.final_seq > retain:
-                await self._store.trim_events(live.run_id, live.final_seq - retain + 1)
-        except StoreWriteError:
-            pass  # the store has reported the outage; trimming is only housekeeping
-        finally:
-            self._live.pop(live.run_id, None)
-            live.ended.set()
-
-    def _engine_finished(self, live: LiveRun, task: asyncio.Task[Any]) -> None:
-        if live.final_seq is not None:
-            return
-        if task.cancelled():
-            summary = "the run engine was cancelled before it reported a final verdict"
-        elif task.exception() is not None:
-            error = task.exception()
-            summary = f"the run engine failed: {type(error).__name__}: {error}"
-        else:
-            summary = "the run engine ended without a final verdict"
-        _log.error("run %s: %s", live.run_id, summary)
-        self._end_without_engine(live, StopReason.EXECUTE_ERROR, summary)
-
-    def _end_without_engine(self, live: LiveRun, reason: StopReason, summary: str) -> None:
-        """Close a run's event log with a verdict when its engine cannot (or never started)."""
-        if live.final_seq is not None:
-            return
-        live.events.emit(StatusChanged(status=reason.final_state, detail=summary))
-        live.events.emit(
-            FinalVerdict(status=reason.final_state, stop_reason=reason, verified=False, summary=summary)
-        )
-
-    def _time_out(self, live: LiveRun) -> None:
-        if live.final_seq is None:
-            self._request_stop(live, StopReason.TIMEOUT, "the run's timeout option elapsed")
-
-    def _request_stop(self, live: LiveRun, reason: StopReason, why: str) -> None:
-        if live.handle is not None:
-            live.handle.stop(reason)
-        else:
-            self._end_without_engine(live, reason, why)
 
     # --- watching -------------------------------------------------------------------------------
 
     async def follow(self, run_id: str, after_seq: int) -> AsyncIterator[list[Event]]:
-        """A run's durable events with seq > after_seq in batches, to the end (run_follow.py)."""
+        """A run's durable events with seq > after_seq in batches, to the end (follow.py)."""
         if after_seq < 0:
-            raise invalid_argument("after_seq", f"must be 0 or more, got {after_seq}")
+            raise InvalidRequest("after_seq", f"must be 0 or more, got {after_seq}")
         live = self._live.get(run_id)
         batches = (
             follow_stored(self._store, run_id, after_seq, self.limits.stream_batch)
@@ -325,21 +167,16 @@ class RunSupervisor:
         if live is None:
             record = await self._store.get_run(run_id)
             if record is None:
-                raise run_not_found(run_id)
-            raise ServiceError(
-                grpc.StatusCode.FAILED_PRECONDITION,
+                raise RunNotFound(run_id)
+            raise ConfirmationNotPending(
                 f"run {run_id!r} has ended ({record.status.value}); it waits for no confirmation",
-                reason="CONFIRMATION_NOT_PENDING",
                 metadata={"request_id": request_id, "status": record.status.value},
             )
         accepted = live.handle is not None and live.handle.confirm(request_id, approve, reason)
         if not accepted:
             pending = [c.request_id for c in live.pending_confirmations()]
-            raise ServiceError(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"run {run_id!r} is not waiting for confirmation {request_id!r} "
-                f"(pending: {', '.join(pending) or 'none'})",
-                reason="CONFIRMATION_NOT_PENDING",
+            raise ConfirmationNotPending(
+                f"run {run_id!r} is not waiting for confirmation {request_id!r} (pending: {', '.join(pending) or 'none'})",
                 metadata={"request_id": request_id, "pending": ",".join(pending)},
             )
         return live.shown
@@ -350,7 +187,7 @@ class RunSupervisor:
         if live is None:
             record = await self._store.get_run(run_id)
             if record is None:
-                raise run_not_found(run_id)
+                raise RunNotFound(run_id)
             return record  # already ended: stopping is idempotent
         self._request_stop(live, reason, "stopped by StopRun")
         try:
@@ -368,7 +205,7 @@ class RunSupervisor:
             return live.shown, artifacts, live.pending_confirmations()
         record = await self._store.get_run(run_id)
         if record is None:
-            raise run_not_found(run_id)
+            raise RunNotFound(run_id)
         return record, await self._store.list_artifacts(run_id), []
 
     async def artifact(self, run_id: str, artifact_id: str) -> tuple[ArtifactRecord, Path | bytes]:
@@ -377,13 +214,13 @@ class RunSupervisor:
         _, artifacts, _ = await self.get(run_id)
         record = next((a for a in artifacts if a.artifact_id == artifact_id), None)
         if record is None:
-            raise artifact_not_found(run_id, artifact_id)
+            raise ArtifactNotFound(run_id, artifact_id)
         path = artifact_path(self._runs_dir, record)
         if path.is_file():
             return record, path
         stored = await self._store.read_blob(record.sha256)
         if stored is None:
-            raise artifact_missing(record)
+            raise ArtifactMissing(record)
         return record, stored
 
     async def list(self, run_filter: RunFilter, limit: int, after: RunCursor | None) -> list[RunRecord]:
@@ -392,7 +229,7 @@ class RunSupervisor:
     # --- server lifecycle -----------------------------------------------------------------------
 
     async def interrupt_stored_in_flight(self) -> list[str]:
-        """At startup: close the runs a previous server left in flight (run_recovery.py)."""
+        """At startup: close the runs a previous server left in flight (recovery.py)."""
         return await close_runs_left_in_flight(self._store, self._runs_dir, self.event_limits, skip=frozenset(self._live))
 
     async def serving(self, target: str) -> None:

@@ -1,9 +1,9 @@
 """StreamRun on one replica for a run another replica runs: its events as the shared store has them.
 
-The owner commits each event before anyone may see it (supervisor.py), and the commit notifies
+The owner commits each event before anyone may see it (runs/hosting.py), and the commit notifies
 "run_id seq" (pg_replicas.py). Here one `RunTail` per watched run reads what a notification
 announces from the events table, once for all of this replica's watchers of the run, and offers it
-to their bounded buffers (fanout.py). A slow safety poll covers a missed notification.
+to their bounded buffers (runs/fanout.py). A slow safety poll covers a missed notification.
 
 No gap and no duplicate, whatever the timing: a watcher's cursor is the last seq it sent. It first
 reads the table after its `after_seq` until it has caught up, with its subscription already
@@ -21,8 +21,8 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from runtime.events import Event
-from runtime.service.fanout import RunBroadcast, SubscriberLagging, Subscription
-from runtime.service.run_follow import beyond_last_seq
+from runtime.service.runs.errors import BeyondLastSeq
+from runtime.service.runs.fanout import RunBroadcast, SubscriberLagging, Subscription
 
 _log = logging.getLogger(__name__)
 
@@ -140,7 +140,7 @@ async def follow_tailed(
                 ended_at = await final_seq(run_id)
                 if ended_at is not None and sent >= ended_at:
                     if after_seq > ended_at:
-                        raise beyond_last_seq(run_id, after_seq, ended_at)
+                        raise BeyondLastSeq(run_id, after_seq, ended_at)
                     return
             # Live: the tail's batches, with the seam read from the table.
             try:
@@ -151,7 +151,7 @@ async def follow_tailed(
                     if not fresh:
                         if final is not None:
                             if after_seq > final.seq:
-                                raise beyond_last_seq(run_id, after_seq, final.seq)
+                                raise BeyondLastSeq(run_id, after_seq, final.seq)
                             return
                         continue
                     while fresh[0].seq > sent + 1:

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-
-import grpc
 
 from runtime.demo import DEMO_RECIPE
 from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry
-from runtime.recipe.source import read_yaml
 from runtime.recipe.tool_registry import ToolRegistry
-from runtime.service.registry_confinement import RegistryRoot
-from runtime.service.rich_errors import ServiceError, invalid_argument, recipe_invalid
-
-INLINE_SOURCE = "<request>"
+from runtime.service.runs.errors import InvalidRequest, RecipeNotFound
+from runtime.service.runs.registry_confinement import RegistryRoot
+from runtime.service.runs.sent_recipes import load_sent_recipe
 
 
 @dataclass(frozen=True)
@@ -91,12 +87,7 @@ class RecipeCatalog:
                     raise RecipeInvalid(list(entry.problems))
                 return entry.loaded
         known = ", ".join(e.name for e in self.entries() if e.recipe is not None) or "none"
-        raise ServiceError(
-            grpc.StatusCode.NOT_FOUND,
-            f"no recipe named {name!r} on this server (known: {known})",
-            resource_type="verity.v1.Recipe",
-            resource_name=name,
-        )
+        raise RecipeNotFound(name, known)
 
     def _entry(self, path: Path) -> CatalogEntry | None:
         try:
@@ -124,39 +115,12 @@ class RecipeCatalog:
         return entry
 
     def recipe_from_request(self, which: str | None, recipe_yaml: str, recipe_name: str, source_name: str = "") -> LoadedRecipe:
-        """The recipe a request names (`which` is the request's `recipe` oneof field)."""
+        """The recipe a request names (`which` is the request's `recipe` oneof field); one sent
+        inline is loaded by the policy for recipes from clients (sent_recipes.py)."""
         if which == "recipe_yaml":
-            # Loaded under a fixed name: a problem with another source is from a registry file,
-            # whatever name the client gives its recipe (shown in the problems it gets back).
-            try:
-                recipe_path = self.registry_root.recipe_path_for(recipe_yaml, INLINE_SOURCE)
-                loaded = load_recipe_with_registry(recipe_yaml, INLINE_SOURCE, recipe_path=recipe_path)
-                _refuse_session_files(loaded[0], recipe_yaml)
-            except RecipeInvalid as error:
-                shown = self.registry_root.redact(error.problems, INLINE_SOURCE)
-                raise RecipeInvalid([replace(p, source=source_name or INLINE_SOURCE) for p in shown]) from None
-            return LoadedRecipe(*loaded)
+            return LoadedRecipe(*load_sent_recipe(recipe_yaml, self.registry_root, source_name))
         if which == "recipe_name":
             if not recipe_name:
-                raise invalid_argument("recipe_name", "must not be empty")
+                raise InvalidRequest("recipe_name", "must not be empty")
             return self.load(recipe_name)
-        raise invalid_argument("recipe", "give recipe_yaml (a recipe document) or recipe_name (a recipe known to the server)")
-
-
-def _refuse_session_files(recipe: Recipe, text: str) -> None:
-    """A recipe someone sent may not name session files: the server would read (and write) them
-    on its own disk, with whatever cookies they hold."""
-    for key in ("storage_state", "save_storage_state"):
-        if getattr(recipe.session, key) is not None:
-            doc, _problems = read_yaml(text, INLINE_SOURCE)
-            line, col = doc.position(("session", key))
-            message = "a recipe sent to the server may not name session files (they are on the server's disk); put the recipe in the server's recipe directory"
-            raise RecipeInvalid([Problem(INLINE_SOURCE, line, col, f"session.{key}", message, "session_not_allowed")])
-
-
-def load_or_report(catalog: RecipeCatalog, which: str | None, recipe_yaml: str, recipe_name: str) -> LoadedRecipe:
-    """Like `recipe_from_request`, with an invalid recipe reported as INVALID_ARGUMENT."""
-    try:
-        return catalog.recipe_from_request(which, recipe_yaml, recipe_name)
-    except RecipeInvalid as error:
-        raise recipe_invalid(error, "the recipe") from None
+        raise InvalidRequest("recipe", "give recipe_yaml (a recipe document) or recipe_name (a recipe known to the server)")

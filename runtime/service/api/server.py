@@ -1,10 +1,10 @@
-"""The Verity gRPC server: AgentService, RecipeService, health and reflection on grpc.aio."""
+"""The Verity gRPC server: AgentService, RecipeService, health and reflection on grpc.aio, over
+the runs a `RunSupervisor` (or, on a shared PostgreSQL store, a `ReplicaSupervisor`) hosts."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -12,126 +12,36 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
-from opentelemetry.sdk.trace import SpanProcessor
+from opentelemetry.instrumentation.grpc import aio_server_interceptor
+from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 
 from runtime.browser import LaunchErrorCode, LaunchOptions
 from runtime.browser.chromium_process import reap_stale_profiles
 from runtime.execute import BrowserProvider
 from runtime.execute.browser_pool import BrowserPool
-from runtime.execute.provider import DEFAULT_RETRY_MAX_SECONDS, retry_delays_up_to
-from runtime.browser.launch import endpoint_problem, redact_endpoint
-from runtime.service.agent_service import AgentServicer
-from runtime.service.auth import BearerTokenInterceptor, ServiceConfigError, check_bind_is_safe
+from runtime.execute.provider import retry_delays_up_to
+from runtime.service.api.agent_service import AgentServicer
+from runtime.service.api.auth import BearerTokenInterceptor
+from runtime.service.api.recipe_service import RecipeServicer
+from runtime.service.config.errors import ServiceConfigError
+from runtime.service.config.server_config import ServerConfig
+from runtime.service.config.tls_files import check_server_tls_files, read_pem
 from runtime.service.gen.verity.v1 import agent_service_pb2, agent_service_pb2_grpc, recipe_service_pb2, recipe_service_pb2_grpc
-from runtime.service.recipe_catalog import RecipeCatalog
-from runtime.service.recipe_service import RecipeServicer
-from runtime.service.supervisor import RunSupervisor, SupervisorLimits
-from runtime.service.tracing import RunTracer
-from runtime.service.transport_security import check_server_tls_files, server_credentials
+from runtime.service.runs.recipe_catalog import RecipeCatalog
+from runtime.service.runs.hosting import SupervisorLimits
+from runtime.service.runs.supervisor import RunSupervisor
+from runtime.service.runs.tracing import RunTracer
 from runtime.store import BufferedRunStore, StoreError, StoreWriteError
-from runtime.store.location import PostgresUrl, StoreLocation, store_location_problem
+from runtime.store.location import PostgresUrl
 from runtime.store.opening import open_run_store
 
 _log = logging.getLogger(__name__)
 
 AGENT_SERVICE = agent_service_pb2.DESCRIPTOR.services_by_name["AgentService"].full_name
 RECIPE_SERVICE = recipe_service_pb2.DESCRIPTOR.services_by_name["RecipeService"].full_name
-STORE_SYNCHRONOUS_MODES = ("normal", "full")
-
-
-# Bounds of browser_retry_max_seconds: below the first wait it would hammer a dead endpoint; an
-# hour is the most anyone means.
-MIN_BROWSER_RETRY_SECONDS = 0.5
-MAX_BROWSER_RETRY_SECONDS = 3600.0
-
-
-@dataclass(frozen=True)
-class ServerConfig:
-    host: str = "127.0.0.1"
-    port: int = 50051
-    # repr=False: the token must never show up in logs or error messages.
-    token: str | None = field(default=None, repr=False)
-    # A SQLite file, or a PostgreSQL database (`PostgresUrl`, whose password never shows).
-    store_path: StoreLocation = Path(".verity/verity.db")
-    runs_dir: Path = Path(".verity/runs")
-    recipes_dir: Path | None = Path("recipes")
-    max_concurrent_runs: int = 8
-    max_message_bytes: int = 4 * 1024 * 1024
-    subscriber_buffer: int = 10_000
-    retain_events_per_run: int | None = None
-    shutdown_grace_seconds: float = 10.0
-    # Extra wait to gather a store batch; group commit batches what arrives during a write anyway.
-    store_flush_interval_seconds: float = 0.0
-    # How long a store write waits for another process's lock before it fails and is retried.
-    store_busy_timeout_seconds: float = 5.0
-    # SQLite `synchronous` in WAL mode: "normal" survives a killed server (the failure this store
-    # is built for); "full" also survives a power loss or OS crash, at a cost per commit.
-    store_synchronous: str = "normal"
-    # Whether recipes sent by clients may reach private networks (loopback, RFC 1918, link-local).
-    allow_private_network: bool = False
-    # The directory recipes sent by clients may name tool registries in; None: they may name none.
-    tool_registry_root: Path | None = None
-    # Attach to running Chromiums (their DevTools websockets) instead of launching one; with more
-    # than one, runs are spread over them by load (runtime/execute/browser_pool.py).
-    browser_ws_endpoints: tuple[str, ...] = ()
-    # PEM files; with both set the server speaks TLS only.
-    tls_cert: Path | None = None
-    tls_key: Path | None = None
-    # Allow a token over plain text beyond loopback (a TLS-terminating proxy in front).
-    insecure: bool = False
-    # Replicas on one PostgreSQL store: how long a replica that stopped renewing its lease keeps
-    # its runs before another interrupts them, and how often each looks for work it was not
-    # notified of (NOTIFY wakes it at once otherwise).
-    lease_seconds: float = 15.0
-    replica_poll_seconds: float = 2.0
-    # The longest wait between attempts to get back a browser that died or an endpoint that
-    # dropped (the waits double from 0.5 s up to it): how soon a recovered browser serves again.
-    browser_retry_max_seconds: float = DEFAULT_RETRY_MAX_SECONDS
-
-    @property
-    def uses_tls(self) -> bool:
-        return self.tls_cert is not None and self.tls_key is not None
-
-    def validate(self) -> None:
-        if problem := store_location_problem(self.store_path):
-            raise ServiceConfigError(problem)
-        if (self.tls_cert is None) != (self.tls_key is None):
-            given, missing = ("tls_cert", "tls_key") if self.tls_key is None else ("tls_key", "tls_cert")
-            raise ServiceConfigError(f"{given} is set but {missing} is not: TLS needs both the certificate and its private key")
-        if self.tls_cert is not None and self.tls_key is not None:
-            check_server_tls_files(self.tls_cert, self.tls_key)
-        check_bind_is_safe(self.host, self.token, tls=self.uses_tls, insecure=self.insecure)
-        if not 0 <= self.port <= 65535:
-            raise ServiceConfigError(f"port must be 0..65535, got {self.port}")
-        if self.max_concurrent_runs < 1:
-            raise ServiceConfigError(f"max_concurrent_runs must be at least 1, got {self.max_concurrent_runs}")
-        if self.max_message_bytes < 64 * 1024:
-            raise ServiceConfigError(f"max_message_bytes must be at least 65536, got {self.max_message_bytes}")
-        if self.subscriber_buffer < 16:
-            raise ServiceConfigError(f"subscriber_buffer must be at least 16 events, got {self.subscriber_buffer}")
-        if self.retain_events_per_run is not None and self.retain_events_per_run < 1:
-            raise ServiceConfigError(f"retain_events_per_run must be at least 1, got {self.retain_events_per_run}")
-        if self.store_busy_timeout_seconds < 0:
-            raise ServiceConfigError(f"store_busy_timeout_seconds must be 0 or more, got {self.store_busy_timeout_seconds}")
-        if self.tool_registry_root is not None and not self.tool_registry_root.is_dir():
-            raise ServiceConfigError(f"tool_registry_root {self.tool_registry_root} is not a directory")
-        if self.store_synchronous not in STORE_SYNCHRONOUS_MODES:
-            raise ServiceConfigError(f"store_synchronous must be one of {', '.join(STORE_SYNCHRONOUS_MODES)}, got {self.store_synchronous!r}")
-        if self.lease_seconds < 1:
-            raise ServiceConfigError(f"lease_seconds must be at least 1, got {self.lease_seconds}")
-        if not 0 < self.replica_poll_seconds <= self.lease_seconds:
-            raise ServiceConfigError(f"replica_poll_seconds must be more than 0 and at most lease_seconds, got {self.replica_poll_seconds}")
-        if not MIN_BROWSER_RETRY_SECONDS <= self.browser_retry_max_seconds <= MAX_BROWSER_RETRY_SECONDS:
-            raise ServiceConfigError(
-                f"browser_retry_max_seconds must be {MIN_BROWSER_RETRY_SECONDS:g} to {MAX_BROWSER_RETRY_SECONDS:g}, got {self.browser_retry_max_seconds}"
-            )
-        if self.shutdown_grace_seconds < 0:
-            raise ServiceConfigError(f"shutdown_grace_seconds must be 0 or more, got {self.shutdown_grace_seconds}")
-        for endpoint in self.browser_ws_endpoints:
-            if problem := endpoint_problem(endpoint):
-                raise ServiceConfigError(f"--browser-ws {redact_endpoint(endpoint)}: {problem}")
-        if len(set(self.browser_ws_endpoints)) != len(self.browser_ws_endpoints):
-            raise ServiceConfigError("--browser-ws: an endpoint is listed twice")
+# Calls whose server spans are worth exporting: the ones that start, steer or read runs. Health
+# checks and reflection would only add noise.
+TRACED_SERVICES = ("verity.v1.AgentService/", "verity.v1.RecipeService/")
 
 
 class VerityServer:
@@ -194,7 +104,7 @@ class VerityServer:
         await self.supervisor.interrupt_stored_in_flight()
 
         # The trace context interceptor first: a refused call is traced too.
-        interceptors = [self._tracer.server_interceptor()]
+        interceptors = [traced_calls(self._tracer.provider)]
         if config.token:
             interceptors.append(BearerTokenInterceptor(config.token))
         server = grpc.aio.server(
@@ -255,7 +165,7 @@ class VerityServer:
         )
         if not isinstance(config.store_path, PostgresUrl):
             return RunSupervisor(store, tracer, runs_dir=config.runs_dir, limits=limits, browser=self._browser)
-        from runtime.service.replica_supervisor import ReplicaSupervisor, ReplicaTimings, new_replica_id
+        from runtime.service.replicas.supervisor import ReplicaSupervisor, ReplicaTimings, new_replica_id
         from runtime.store.pg_replicas import ReplicaDatabase
 
         database = ReplicaDatabase(config.store_path.url, new_replica_id(), lease_seconds=config.lease_seconds)
@@ -331,3 +241,19 @@ class VerityServer:
     async def wait_for_termination(self) -> None:
         assert self._server is not None
         await self._server.wait_for_termination()
+
+
+def traced_calls(provider: TracerProvider) -> grpc.aio.ServerInterceptor:
+    """The server side of W3C trace context: reads a call's `traceparent` and opens a server span
+    per AgentService/RecipeService call, current while it runs, so a run it starts joins the
+    caller's trace (`RunTracer.caller_context`)."""
+
+    def traced(details: Any) -> bool:
+        return any(service in details.method for service in TRACED_SERVICES)
+
+    return aio_server_interceptor(tracer_provider=provider, filter_=traced)
+
+
+def server_credentials(cert: Path, key: Path) -> grpc.ServerCredentials:
+    check_server_tls_files(cert, key)
+    return grpc.ssl_server_credentials([(read_pem(key, "TLS private key"), read_pem(cert, "TLS certificate"))])

@@ -1,4 +1,4 @@
-"""TLS for the gRPC server and client: loading PEM files with errors that name the file.
+"""TLS files of the server and the client: PEM files read with errors that name the file.
 
 gRPC reports a bad certificate or a key that does not match it only as "Failed to bind", so the
 server checks the pair with Python's `ssl` module first, which says what is wrong.
@@ -9,15 +9,11 @@ from __future__ import annotations
 import ssl
 from pathlib import Path
 
-import grpc
-
-from runtime.service.auth import ServiceConfigError
-
-# What gRPC's messages contain when the TLS handshake itself failed (as opposed to a network drop).
-_HANDSHAKE_MARKERS = ("handshake failed", "ssl_error_ssl", "certificate_verify_failed")
+from runtime.service.config.errors import ServiceConfigError
 
 
-def _read_pem(path: Path, what: str) -> bytes:
+def read_pem(path: Path, what: str) -> bytes:
+    """The PEM text of `path`, or a ServiceConfigError naming the file and `what` it should hold."""
     try:
         data = path.read_bytes()
     except OSError as error:
@@ -29,8 +25,8 @@ def _read_pem(path: Path, what: str) -> bytes:
 
 def check_server_tls_files(cert: Path, key: Path) -> None:
     """Fail with a readable error unless `cert` is a PEM certificate chain and `key` its private key."""
-    _read_pem(cert, "TLS certificate")
-    _read_pem(key, "TLS private key")
+    read_pem(cert, "TLS certificate")
+    read_pem(key, "TLS private key")
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     try:
         context.load_cert_chain(certfile=str(cert), keyfile=str(key))
@@ -41,16 +37,6 @@ def check_server_tls_files(cert: Path, key: Path) -> None:
         raise ServiceConfigError(f"{cert} / {key}: not a usable certificate and private key ({reason})") from None
 
 
-def server_credentials(cert: Path, key: Path) -> grpc.ServerCredentials:
-    check_server_tls_files(cert, key)
-    return grpc.ssl_server_credentials([(_read_pem(key, "TLS private key"), _read_pem(cert, "TLS certificate"))])
-
-
 def read_root_certificates(path: Path) -> bytes:
     """The CA certificate(s) a client trusts, as PEM bytes."""
-    return _read_pem(path, "CA certificate")
-
-
-def is_handshake_failure(message: str) -> bool:
-    lowered = message.lower()
-    return any(marker in lowered for marker in _HANDSHAKE_MARKERS)
+    return read_pem(path, "CA certificate")

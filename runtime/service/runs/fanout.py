@@ -3,7 +3,7 @@
 A run must never wait for a watcher, and one slow watcher must not hold back the others. Every
 subscriber gets a bounded buffer; `publish` only appends to it. A subscriber whose buffer is full
 is cut off (it will be told to resume from the last seq it received) instead of slowing anyone.
-Only durable events are published (see supervisor.py), one committed batch at a time.
+Only durable events are published (see hosting.py), one committed batch at a time.
 """
 
 from __future__ import annotations

@@ -7,50 +7,19 @@ never logged: rejections log the method and the reason only.
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
 
-from runtime.service.rich_errors import STATUS_DETAILS_KEY, ServiceError
+from runtime.service.api.rich_errors import STATUS_DETAILS_KEY, ServiceError
+from runtime.service.config.errors import ServiceConfigError
 
 _log = logging.getLogger(__name__)
 
 # Load balancers and orchestrators probe health without credentials.
 UNAUTHENTICATED_SERVICES = frozenset({"grpc.health.v1.Health"})
-
-
-class ServiceConfigError(Exception):
-    """The server configuration is unsafe or inconsistent; the message says what to change."""
-
-
-def is_loopback_host(host: str) -> bool:
-    name = host.strip("[]").lower()
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
-
-
-def check_bind_is_safe(host: str, token: str | None, *, tls: bool = False, insecure: bool = False) -> None:
-    """Refuse to listen beyond this machine without a token, or with a token sent in plain text."""
-    if is_loopback_host(host):
-        return
-    if not token:
-        raise ServiceConfigError(
-            f"refusing to listen on {host!r} without a token: anyone who can reach it could start runs. "
-            "Set VERITY_TOKEN (or --token-file / `token:` in the config), or listen on 127.0.0.1"
-        )
-    if not tls and not insecure:
-        raise ServiceConfigError(
-            f"refusing to listen on {host!r} with a bearer token but without TLS: the token would cross the "
-            "network in plain text. Give --tls-cert FILE and --tls-key FILE (`tls_cert:`/`tls_key:` in the "
-            "config), or pass --insecure (`insecure: true`) if a TLS-terminating proxy protects the traffic"
-        )
 
 
 def bearer_credentials(authorization: str) -> str:

@@ -4,7 +4,8 @@ An artifact is served only when the store lists it for that run, and only from a
 resolves (symlinks followed) inside that run's directory, or, when that file is not on this
 server (another server ran the run), from the copy a PostgreSQL store keeps by sha256. The bytes
 are hashed as they are sent; bytes that do not match the recorded sha256 end the stream with
-DATA_LOSS, so a client never mistakes a changed file for the artifact the run recorded.
+`ArtifactChanged` (DATA_LOSS on the wire), so a client never mistakes a changed file for the
+artifact the run recorded.
 """
 
 from __future__ import annotations
@@ -14,22 +15,11 @@ import hashlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import grpc
-
-from runtime.service.rich_errors import ServiceError
+from runtime.service.runs.errors import ArtifactChanged, ArtifactOutsideRun
 from runtime.store import ArtifactRecord
 
 DEFAULT_CHUNK_BYTES = 64 * 1024
 _MESSAGE_OVERHEAD = 1024  # room for the ArtifactInfo and framing beside a chunk
-
-
-def artifact_not_found(run_id: str, artifact_id: str) -> ServiceError:
-    return ServiceError(
-        grpc.StatusCode.NOT_FOUND,
-        f"run {run_id!r} has no artifact {artifact_id!r} (GetRun lists its artifacts)",
-        resource_type="verity.v1.Artifact",
-        resource_name=f"{run_id}/{artifact_id}",
-    )
 
 
 def artifact_path(runs_dir: Path, record: ArtifactRecord) -> Path:
@@ -37,20 +27,8 @@ def artifact_path(runs_dir: Path, record: ArtifactRecord) -> Path:
     run_dir = (runs_dir / record.run_id).resolve()
     path = (run_dir / record.path).resolve()
     if not path.is_relative_to(run_dir):
-        raise ServiceError(
-            grpc.StatusCode.PERMISSION_DENIED,
-            f"artifact {record.artifact_id!r} of run {record.run_id!r} points outside the run's directory; it is not served",
-            reason="ARTIFACT_OUTSIDE_RUN",
-        )
+        raise ArtifactOutsideRun(record)
     return path
-
-
-def artifact_missing(record: ArtifactRecord) -> ServiceError:
-    return ServiceError(
-        grpc.StatusCode.DATA_LOSS,
-        f"artifact {record.artifact_id!r} of run {record.run_id!r} is listed but its bytes are gone from the run directory",
-        reason="ARTIFACT_MISSING",
-    )
 
 
 def chunk_size(requested: int, max_message_bytes: int) -> int:
@@ -60,7 +38,7 @@ def chunk_size(requested: int, max_message_bytes: int) -> int:
 
 async def read_chunks(source: Path | bytes, record: ArtifactRecord, size: int) -> AsyncIterator[tuple[int, bytes]]:
     """(offset, bytes) in order, from the run directory's file or the store's copy of its bytes;
-    DATA_LOSS at the end when the bytes are not the recorded ones."""
+    ArtifactChanged at the end when the bytes are not the recorded ones."""
     digest = hashlib.sha256()
     offset = 0
     async for chunk in _chunks(source, size):
@@ -68,12 +46,7 @@ async def read_chunks(source: Path | bytes, record: ArtifactRecord, size: int) -
         yield offset, chunk
         offset += len(chunk)
     if digest.hexdigest() != record.sha256 or offset != record.size:
-        raise ServiceError(
-            grpc.StatusCode.DATA_LOSS,
-            f"artifact {record.artifact_id!r} of run {record.run_id!r} changed since it was recorded "
-            f"(sha256 {digest.hexdigest()[:12]}…, {offset} bytes; recorded {record.sha256[:12]}…, {record.size} bytes)",
-            reason="ARTIFACT_CHANGED",
-        )
+        raise ArtifactChanged(record, digest.hexdigest(), offset)
 
 
 async def _chunks(source: Path | bytes, size: int) -> AsyncIterator[bytes]:

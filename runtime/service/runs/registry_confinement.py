@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from runtime.recipe import Problem, RecipeInvalid
-from runtime.recipe.source import read_yaml
+from runtime.recipe.source import YamlDocument
 from runtime.recipe.tool_registry import registry_files
 
 _log = logging.getLogger(__name__)
@@ -46,12 +46,12 @@ class RegistryRoot:
     def of(cls, path: Path | None) -> RegistryRoot:
         return cls(Path(os.path.realpath(path)) if path is not None else None)
 
-    def recipe_path_for(self, text: str, source: str) -> Path | None:
-        """Where to load an inline recipe from so its `tools.registry` resolves inside the root.
+    def recipe_path_for(self, doc: YamlDocument, source: str) -> Path | None:
+        """Where to load an inline recipe (read into `doc`, whose own problems the loader reports)
+        from so its `tools.registry` resolves inside the root.
 
         Raises RecipeInvalid (one problem at tools.registry) when the registry it names is not
         one this server offers; None when it names none."""
-        doc, _problems = read_yaml(text, source)  # the loader reports these; only the registry matters here
         tools = doc.data.get("tools") if isinstance(doc.data, dict) else None
         requested = tools.get("registry") if isinstance(tools, dict) else None
         if not isinstance(requested, str):

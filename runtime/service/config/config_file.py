@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from runtime.recipe.source import read_yaml
-from runtime.service.auth import ServiceConfigError
+from runtime.service.config.errors import ServiceConfigError
 from runtime.store.location import PostgresUrl, parse_store_location, store_location_problem
-from runtime.service.browser_endpoints import checked_endpoints, read_endpoints_file
+from runtime.service.config.browser_endpoints import checked_endpoints, read_endpoints_file
 
 # YAML key -> (ServerConfig field, expected type). Paths are resolved against the config's folder.
 CONFIG_KEYS: dict[str, tuple[str, type]] = {

@@ -27,8 +27,8 @@ from runtime.events import Event, EventLog, FinalVerdict, StatusChanged
 from runtime.events.model import payload_to_dict
 from runtime.execute.run_files import json_default, write_json_atomically
 from runtime.outcomes import StopReason, TaskState
-from runtime.service.event_bounds import EventBounder, EventLimits
-from runtime.service.run_ledger import write_event
+from runtime.service.runs.event_bounds import EventBounder, EventLimits
+from runtime.service.runs.ledger import write_event
 from runtime.store import BufferedRunStore, RunFilter, RunRecord
 
 _log = logging.getLogger(__name__)

@@ -154,8 +154,10 @@ def from_run_error(error: RunError) -> ServiceError:
     kind = type(error)
     field_path = getattr(error, "field_path", None)
     resource_type = RESOURCE_TYPE_OF_RUN_ERROR.get(kind, "") if error.resource else ""
+    # A kind without a status of its own is sent as its nearest listed ancestor's, else INTERNAL.
+    code = next((STATUS_OF_RUN_ERROR[k] for k in kind.__mro__ if k in STATUS_OF_RUN_ERROR), grpc.StatusCode.INTERNAL)
     return ServiceError(
-        STATUS_OF_RUN_ERROR[kind],
+        code,
         error.message,
         field_violations=[FieldViolation(field_path, error.description)] if isinstance(error, InvalidRequest) and field_path else (),
         reason=error.reason,

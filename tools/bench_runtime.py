@@ -45,7 +45,7 @@ from runtime.execute import BrowserProvider, start_run  # noqa: E402
 from runtime.plan import prepare_run  # noqa: E402
 from runtime.recipe import load_recipe_text  # noqa: E402
 from runtime.run_layout import EXECUTIONS_FILE, TRACE_FILE  # noqa: E402
-from runtime.telemetry import TraceExport  # noqa: E402
+from runtime.trace_export import TraceExport  # noqa: E402
 
 
 def _pages_handler(root: Path) -> type[SimpleHTTPRequestHandler]:

@@ -25,9 +25,9 @@ sys.path.insert(0, str(REPO / "tools"))
 
 from bench_runtime import bench_bed  # noqa: E402
 
-from runtime.browser.action_handlers.extract import _READ_FIELDS  # noqa: E402
-from runtime.browser.actions import Target  # noqa: E402
-from runtime.browser.locate import chosen_index, locate_spec  # noqa: E402
+from runtime.browser.action_handlers.field_reads import _READ_FIELDS  # noqa: E402
+from runtime.browser.vocabulary.actions import Target  # noqa: E402
+from runtime.browser.tab.locate import chosen_index, locate_spec  # noqa: E402
 
 ONE_LINE = "document.querySelector('[data-field=price]').innerText"
 

@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO))
 
 from runtime.artifacts import ArtifactStore  # noqa: E402
 from runtime.browser import launch_browser, open_session  # noqa: E402
-from runtime.browser.shown import SHOWN_TEXT_FUNCTION, text_shown_expression  # noqa: E402
+from runtime.browser.vocabulary.shown import SHOWN_TEXT_FUNCTION, text_shown_expression  # noqa: E402
 from runtime.demo.loopback import LoopbackSite  # noqa: E402
 
 

@@ -33,7 +33,7 @@ Usage::
     (await session.verify("text_present", value="Saved")).data["passed"]
     await browser.close()
 
-The package imports nothing until one of its names is asked for, so `runtime.browser.chromium_start`
+The package imports nothing until one of its names is asked for, so `runtime.browser.launch.chromium_start`
 can spawn Chromium before pyppeteer and the rest are imported (`verity run` does; BENCHMARKS.md,
 "Run start"). `from runtime.browser import Browser` loads the module that defines it.
 """
@@ -44,7 +44,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from runtime.browser.actions import (
+    from runtime.browser.vocabulary.actions import (
         DEFAULT_ACTION_TIMEOUT_MS,
         Action,
         ActionName,
@@ -53,16 +53,18 @@ if TYPE_CHECKING:
         Target,
         WaitKind,
     )
-    from runtime.browser.errors import (
+    from runtime.browser.vocabulary.errors import (
         ActionError,
         ActionErrorCode,
         BrowserActionError,
         BrowserLaunchError,
         LaunchErrorCode,
     )
-    from runtime.browser.chromium_start import LaunchOptions, find_chromium
-    from runtime.browser.launch import Browser, connect_browser, launch_browser
-    from runtime.browser.observation import (
+    from runtime.browser.launch.chromium_start import LaunchOptions, find_chromium
+    from runtime.browser.launch.browser import Browser
+    from runtime.browser.launch.attach import connect_browser
+    from runtime.browser.launch.starting import launch_browser
+    from runtime.browser.vocabulary.observation import (
         BoundingBox,
         Observation,
         PageFingerprint,
@@ -72,22 +74,24 @@ if TYPE_CHECKING:
         TabEvent,
         VerifyOutcome,
     )
-    from runtime.browser.observation_context import ContextEntry, ObservationContext
-    from runtime.browser.policy import SessionPolicy
-    from runtime.browser.session import BrowserSession, open_session
-    from runtime.browser.tab_tracking import TabInfo
+    from runtime.browser.vocabulary.observation_context import ContextEntry, ObservationContext
+    from runtime.browser.vocabulary.policy import SessionPolicy
+    from runtime.browser.session.browser_session import BrowserSession, open_session
+    from runtime.browser.session.tab_tracking import TabInfo
 
 # Each exported name, by the module of runtime.browser that defines it.
 _EXPORTED_FROM = {
-    "actions": ("DEFAULT_ACTION_TIMEOUT_MS", "Action", "ActionName", "ActionResult", "ActKind", "Target", "WaitKind"),
-    "errors": ("ActionError", "ActionErrorCode", "BrowserActionError", "BrowserLaunchError", "LaunchErrorCode"),
-    "chromium_start": ("LaunchOptions", "find_chromium"),
-    "launch": ("Browser", "connect_browser", "launch_browser"),
-    "observation": ("BoundingBox", "Observation", "PageFingerprint", "PreparedPage", "Snapshot", "SnapshotElement", "TabEvent", "VerifyOutcome"),
-    "observation_context": ("ContextEntry", "ObservationContext"),
-    "policy": ("SessionPolicy",),
-    "session": ("BrowserSession", "open_session"),
-    "tab_tracking": ("TabInfo",),
+    "vocabulary.actions": ("DEFAULT_ACTION_TIMEOUT_MS", "Action", "ActionName", "ActionResult", "ActKind", "Target", "WaitKind"),
+    "vocabulary.errors": ("ActionError", "ActionErrorCode", "BrowserActionError", "BrowserLaunchError", "LaunchErrorCode"),
+    "launch.chromium_start": ("LaunchOptions", "find_chromium"),
+    "launch.browser": ("Browser",),
+    "launch.attach": ("connect_browser",),
+    "launch.starting": ("launch_browser",),
+    "vocabulary.observation": ("BoundingBox", "Observation", "PageFingerprint", "PreparedPage", "Snapshot", "SnapshotElement", "TabEvent", "VerifyOutcome"),
+    "vocabulary.observation_context": ("ContextEntry", "ObservationContext"),
+    "vocabulary.policy": ("SessionPolicy",),
+    "session.browser_session": ("BrowserSession", "open_session"),
+    "session.tab_tracking": ("TabInfo",),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTED_FROM.items() for name in names}
 

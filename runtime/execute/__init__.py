@@ -18,7 +18,7 @@ step_record.py (executions.json records), recovery.py (blockers, replans), value
 spans.py (OpenTelemetry; runtime/telemetry writes trace.jsonl), approvals.py, cli.py (`verity run`).
 """
 
-from runtime.execute.provider import BrowserProvider
+from runtime.browser.supply.provider import BrowserProvider
 from runtime.execute.run import RunHandle, placeholder_values, start_run
 
 __all__ = ["BrowserProvider", "RunHandle", "placeholder_values", "start_run"]

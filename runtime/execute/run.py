@@ -25,7 +25,7 @@ from runtime.browser import BrowserActionError, BrowserLaunchError, BrowserSessi
 from runtime.events import ConfirmationRequested, EventLog, FinalVerdict, StatusChanged, ToolUsed
 from runtime.execute.approvals import ApprovalDesk
 from runtime.execute.context import RunContext
-from runtime.execute.provider import BrowserProvider
+from runtime.browser.supply.provider import BrowserProvider
 from runtime.execute.run_files import RunFiles
 from runtime.execute.run_report import ScreenshotThumbnails, draft_run_report, write_run_report
 from runtime.execute.session_state import SessionFiles, SessionKeeper, SessionStateError, read_storage_state, write_storage_state

@@ -15,11 +15,11 @@ from grpc_reflection.v1alpha import reflection
 from opentelemetry.sdk.trace import SpanProcessor
 
 from runtime.browser import LaunchErrorCode, LaunchOptions
-from runtime.browser.chromium_process import reap_stale_profiles
+from runtime.browser.launch.chromium_process import reap_stale_profiles
 from runtime.execute import BrowserProvider
-from runtime.execute.browser_pool import BrowserPool
-from runtime.execute.provider import DEFAULT_RETRY_MAX_SECONDS, retry_delays_up_to
-from runtime.browser.launch import endpoint_problem, redact_endpoint
+from runtime.browser.supply.browser_pool import BrowserPool
+from runtime.browser.supply.provider import DEFAULT_RETRY_MAX_SECONDS, retry_delays_up_to
+from runtime.browser.launch.endpoints import endpoint_problem, redact_endpoint
 from runtime.service.agent_service import AgentServicer
 from runtime.service.auth import BearerTokenInterceptor, ServiceConfigError, check_bind_is_safe
 from runtime.service.gen.verity.v1 import agent_service_pb2, agent_service_pb2_grpc, recipe_service_pb2, recipe_service_pb2_grpc
@@ -72,7 +72,7 @@ class ServerConfig:
     # The directory recipes sent by clients may name tool registries in; None: they may name none.
     tool_registry_root: Path | None = None
     # Attach to running Chromiums (their DevTools websockets) instead of launching one; with more
-    # than one, runs are spread over them by load (runtime/execute/browser_pool.py).
+    # than one, runs are spread over them by load (runtime/browser/supply/browser_pool.py).
     browser_ws_endpoints: tuple[str, ...] = ()
     # PEM files; with both set the server speaks TLS only.
     tls_cert: Path | None = None

@@ -11,7 +11,7 @@ import pytest
 import trafilatura
 
 from runtime import worker_processes
-from runtime.browser import readable_text
+from runtime.browser.launch import readable_text
 
 ARTICLE = (
     "<html><body><nav><a href=/>Home</a></nav><article><h1>Silver slips</h1>"

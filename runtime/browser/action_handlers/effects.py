@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runtime.browser.action_handlers.kept_forms import judge_typed
-from runtime.browser.churn_ledger import OBSERVE_OPTIONS, RECENT_MS, UNCHANGED_JS, ledger_script
-from runtime.browser.document import DocumentIdentity
-from runtime.browser.tab import ResolvedElement, Tab
+from runtime.browser.tab.churn_ledger import OBSERVE_OPTIONS, RECENT_MS, UNCHANGED_JS, ledger_script
+from runtime.browser.vocabulary.document import DocumentIdentity
+from runtime.browser.tab.tab import ResolvedElement, Tab
 
 # How long the page is watched with nobody acting; an act with an explicit expectation skips it.
 BASELINE_MS = 300

@@ -5,8 +5,8 @@ form action. An `<a href>` to another host, or to a `javascript:` or `data:` URL
 from __future__ import annotations
 
 from runtime.browser.action_handlers.scope import ActionScope
-from runtime.browser.policy import refused
-from runtime.browser.tab import ResolvedElement
+from runtime.browser.vocabulary.policy import refused
+from runtime.browser.tab.tab import ResolvedElement
 
 # The URL a click on this element would follow: the closest link's href (absolute, as the
 # browser resolves it), or for a submit control its form's action (a formaction of its own first).

@@ -12,15 +12,15 @@ from typing import Any
 from runtime.artifacts import ArtifactRef
 from runtime.browser.action_handlers.params import int_param, invalid, str_param
 from runtime.browser.action_handlers.scope import ActionScope, Result
-from runtime.browser.action_handlers.verify import FINGERPRINT_SCRIPT, fingerprint_from
-from runtime.browser.action_handlers.wait import wait_until_loaded
-from runtime.browser.actions import Action, Target
-from runtime.browser.errors import document_replaced
-from runtime.browser.observation import Observation, PageSigns, PreparedPage, Snapshot
-from runtime.browser.readable_text import readable_text
-from runtime.browser.shown import SHOWN_TEXT_FUNCTION
-from runtime.browser.snapshot_pages import SnapshotQuery
-from runtime.browser.tab import Tab
+from runtime.browser.action_handlers.checks import FINGERPRINT_SCRIPT, fingerprint_from
+from runtime.browser.action_handlers.waiting import wait_until_loaded
+from runtime.browser.vocabulary.actions import Action, Target
+from runtime.browser.vocabulary.errors import document_replaced
+from runtime.browser.vocabulary.observation import Observation, PageSigns, PreparedPage, Snapshot
+from runtime.browser.launch.readable_text import readable_text
+from runtime.browser.vocabulary.shown import SHOWN_TEXT_FUNCTION
+from runtime.browser.tab.snapshot_pages import SnapshotQuery
+from runtime.browser.tab.tab import Tab
 
 # A page read while its document is being replaced is read again, at most this many times.
 PREPARE_ATTEMPTS = 3

@@ -4,7 +4,7 @@ trafilatura is pure-Python parsing and scoring: about 0.15 s to import, as much 
 first extraction of a short page (its justext fallback builds one stoplist from the stopwords of
 all its 100 languages, once per process), and up to seconds on a large page. In the run's own
 process every bit of that held the GIL the run's event loop needs to answer Chromium, so the
-extraction runs in worker processes (`python -m runtime.browser.readable_text`, kept by a
+extraction runs in worker processes (`python -m runtime.browser.launch.readable_text`, kept by a
 `WorkerPool`: runtime/worker_processes.py). Each answers one request at a time and warms itself
 up as it starts; a request that finds them all busy starts another (up to MOST_WORKERS), so a
 page trafilatura takes long over never holds up the readings of other runs. `verity run` starts

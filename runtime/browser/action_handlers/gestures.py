@@ -17,10 +17,10 @@ from runtime.browser.action_handlers.link_targets import refuse_off_policy_click
 from runtime.browser.action_handlers.effects import BASELINE_MS, note_intent, settle_effects, watch_effects
 from runtime.browser.action_handlers.params import enum_param, int_param, invalid, required_str, str_param, target_param
 from runtime.browser.action_handlers.scope import ActionScope, Result
-from runtime.browser.actions import Action, ActKind, Target
-from runtime.browser.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.vocabulary.actions import Action, ActKind, Target
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.action_handlers.field_dates import field_value
-from runtime.browser.tab import ResolvedElement, Tab
+from runtime.browser.tab.tab import ResolvedElement, Tab
 
 
 # Scrolls the element into view (centred, or with `block` 'nearest' only as far as it takes: a

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from runtime.artifacts import ArtifactRef
-from runtime.browser.document import DocumentIdentity
+from runtime.browser.vocabulary.document import DocumentIdentity
 
 
 @dataclass(frozen=True)

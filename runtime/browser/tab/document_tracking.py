@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from runtime.browser.document import DocumentIdentity
+from runtime.browser.vocabulary.document import DocumentIdentity
 
 # Response headers that say what a page is (blocker detection reads them); the rest are dropped.
 KEPT_HEADERS = ("retry-after", "www-authenticate", "location", "content-type", "x-verity-blocker")

@@ -19,7 +19,7 @@ import socket
 from dataclasses import dataclass
 from typing import Any
 
-from runtime.browser.launch import Browser
+from runtime.browser.launch.browser import Browser
 from runtime.policy import PROXY_BYPASS_LIST
 
 # How long releasing an unused reservation may wait for its context to close.

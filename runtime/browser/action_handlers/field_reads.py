@@ -7,13 +7,13 @@ from typing import Any
 
 from runtime.browser.action_handlers.params import invalid
 from runtime.browser.action_handlers.read import readability_extract
-from runtime.browser.action_handlers.verify import FINGERPRINT_FUNCTION, fingerprint_from
+from runtime.browser.action_handlers.checks import FINGERPRINT_FUNCTION, fingerprint_from
 from runtime.browser.action_handlers.scope import ActionScope, Result
-from runtime.browser.actions import Action, Target
-from runtime.browser.errors import ActionErrorCode, BrowserActionError
-from runtime.browser.locate import LOCATE_FUNCTION, choose_match, chosen_index, invalid_locator, locate_spec
-from runtime.browser.observation import PageFingerprint
-from runtime.browser.tab import Tab
+from runtime.browser.vocabulary.actions import Action, Target
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.tab.locate import LOCATE_FUNCTION, choose_match, chosen_index, invalid_locator, locate_spec
+from runtime.browser.vocabulary.observation import PageFingerprint
+from runtime.browser.tab.tab import Tab
 
 
 # How one element reads, by `how` = {attr, value, trim}: a form control (input, textarea, select)

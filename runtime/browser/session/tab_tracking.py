@@ -23,12 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from runtime.browser.actions import ActionName
-from runtime.browser.errors import ActionErrorCode, BrowserActionError
-from runtime.browser.launch import Browser
-from runtime.browser.observation import TabEvent
-from runtime.browser.tab import Tab, TabHooks
-from runtime.browser.top_frame import Judge, RefusalLookup, TopFrameBlock, TopFrameWatch
+from runtime.browser.vocabulary.actions import ActionName
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.launch.browser import Browser
+from runtime.browser.vocabulary.observation import TabEvent
+from runtime.browser.tab.tab import Tab, TabHooks
+from runtime.browser.tab.top_frame import Judge, RefusalLookup, TopFrameBlock, TopFrameWatch
 
 # Popups come from user gestures, so only these actions report the tabs they opened in
 # `opened_tabs`; a tab a page opens on its own later is still tracked and announced as a TabEvent.

@@ -22,9 +22,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runtime.browser import BrowserLaunchError, BrowserSession, LaunchErrorCode
-from runtime.browser.launch import redact_endpoint
-from runtime.execute.provider import RETRY_DELAYS, BrowserProvider
+from runtime.browser.session.browser_session import BrowserSession
+from runtime.browser.vocabulary.errors import BrowserLaunchError, LaunchErrorCode
+from runtime.browser.launch.endpoints import redact_endpoint
+from runtime.browser.supply.provider import RETRY_DELAYS, BrowserProvider
 from runtime.policy import NetworkPolicy, OnBlocked
 
 _log = logging.getLogger(__name__)

@@ -14,14 +14,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from runtime.browser.actions import Target
-from runtime.browser.churn_ledger import ledger_script
-from runtime.browser.document import DocumentIdentity
-from runtime.browser.document_tracking import DocumentTracker
-from runtime.browser.errors import ActionErrorCode, BrowserActionError, document_replaced
-from runtime.browser.observation import Snapshot, SnapshotElement
-from runtime.browser.locate import locate
-from runtime.browser.snapshot_capture import (
+from runtime.browser.vocabulary.actions import Target
+from runtime.browser.tab.churn_ledger import ledger_script
+from runtime.browser.vocabulary.document import DocumentIdentity
+from runtime.browser.tab.document_tracking import DocumentTracker
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError, document_replaced
+from runtime.browser.vocabulary.observation import Snapshot, SnapshotElement
+from runtime.browser.tab.locate import locate
+from runtime.browser.tab.snapshot_capture import (
     WORLD_NAME,
     Capture,
     FrameGone,
@@ -30,7 +30,7 @@ from runtime.browser.snapshot_capture import (
     describe_frame,
     element_expression,
 )
-from runtime.browser.snapshot_pages import PAGE_FRAME_CHARS, REF_PATTERN, SnapshotQuery, fitting_prefix, plan_page
+from runtime.browser.tab.snapshot_pages import PAGE_FRAME_CHARS, REF_PATTERN, SnapshotQuery, fitting_prefix, plan_page
 
 if TYPE_CHECKING:
     from pyppeteer.page import Page

@@ -3,7 +3,7 @@
 Nothing here imports pyppeteer or the rest of `runtime.browser`: `verity run` spawns its Chromium
 from this module before it imports anything else, so the browser starts up on one core while the
 run's code is imported on the other (BENCHMARKS.md, "Run start"). Connecting to the spawned
-process is `runtime.browser.launch`'s `StartingChromium`.
+process is `runtime.browser.launch.browser`'s `StartingChromium`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runtime.browser.chromium_process import ChromiumProfile, reap_stale_profiles, spawn_chromium
-from runtime.browser.errors import BrowserLaunchError, LaunchErrorCode
+from runtime.browser.launch.chromium_process import ChromiumProfile, reap_stale_profiles, spawn_chromium
+from runtime.browser.vocabulary.errors import BrowserLaunchError, LaunchErrorCode
 
 _log = logging.getLogger(__name__)
 

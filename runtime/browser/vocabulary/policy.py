@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from runtime.browser.actions import DEFAULT_ACTION_TIMEOUT_MS
-from runtime.browser.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.vocabulary.actions import DEFAULT_ACTION_TIMEOUT_MS
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
 from runtime.policy import NetworkPolicy, UrlJudgement, judge_url
 
 

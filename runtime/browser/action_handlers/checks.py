@@ -8,11 +8,11 @@ import re
 from runtime.browser.action_handlers.effects import own_effects
 from runtime.browser.action_handlers.params import invalid, required_str, target_param
 from runtime.browser.action_handlers.scope import ActionScope, Result
-from runtime.browser.actions import Action
-from runtime.browser.errors import ActionErrorCode, BrowserActionError
-from runtime.browser.observation import PageFingerprint, VerifyOutcome
-from runtime.browser.shown import SHOWN_HELPERS, text_shown_expression
-from runtime.browser.tab import Tab
+from runtime.browser.vocabulary.actions import Action
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.vocabulary.observation import PageFingerprint, VerifyOutcome
+from runtime.browser.vocabulary.shown import SHOWN_HELPERS, text_shown_expression
+from runtime.browser.tab.tab import Tab
 
 # What a page fingerprint hashes, read by a function of no arguments (so another read can take
 # it in the same evaluation: extract's), and by FINGERPRINT_SCRIPT on its own.

@@ -25,20 +25,15 @@ from pathlib import Path
 from types import TracebackType
 
 from runtime.artifacts import ArtifactStore
-from runtime.browser import (
-    Browser,
-    BrowserLaunchError,
-    BrowserSession,
-    LaunchErrorCode,
-    LaunchOptions,
-    SessionPolicy,
-    connect_browser,
-    launch_browser,
-    open_session,
-)
-from runtime.browser.launch import StartingChromium, discover_ws_endpoint
-from runtime.browser.reservation import ContextReservation
-from runtime.browser.udp_fence import require_udp_fence
+from runtime.browser.launch.attach import connect_browser, discover_ws_endpoint
+from runtime.browser.launch.browser import Browser
+from runtime.browser.launch.chromium_start import LaunchOptions
+from runtime.browser.launch.reservation import ContextReservation
+from runtime.browser.launch.starting import StartingChromium, launch_browser
+from runtime.browser.session.browser_session import BrowserSession, open_session
+from runtime.browser.vocabulary.errors import BrowserLaunchError, LaunchErrorCode
+from runtime.browser.vocabulary.policy import SessionPolicy
+from runtime.browser.supply.udp_fence import require_udp_fence
 from runtime.policy import NetworkPolicy, OnBlocked
 
 _log = logging.getLogger(__name__)

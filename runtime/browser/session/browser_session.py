@@ -28,17 +28,17 @@ from typing import Any
 
 from runtime.artifacts import ArtifactStore
 from runtime.browser.action_handlers import HANDLERS, ActionScope, Handler
-from runtime.browser.actions import Action, ActionName, ActionResult
-from runtime.browser.errors import ActionError, ActionErrorCode, BrowserActionError
-from runtime.browser.launch import Browser
-from runtime.browser.observation import TabEvent
-from runtime.browser.policy import SessionPolicy
-from runtime.browser.reservation import ContextReservation
-from runtime.browser.storage import SessionStorage
-from runtime.browser.tab import Tab
-from runtime.browser.tab_tracking import ACTIONS_THAT_MAY_OPEN_TABS, NetworkWatch, TabInfo, TabTracker
-from runtime.browser.top_frame import TopFrameBlock
-from runtime.browser.verbs import SessionVerbs
+from runtime.browser.vocabulary.actions import Action, ActionName, ActionResult
+from runtime.browser.vocabulary.errors import ActionError, ActionErrorCode, BrowserActionError
+from runtime.browser.launch.browser import Browser
+from runtime.browser.vocabulary.observation import TabEvent
+from runtime.browser.vocabulary.policy import SessionPolicy
+from runtime.browser.launch.reservation import ContextReservation
+from runtime.browser.session.storage import SessionStorage
+from runtime.browser.tab.tab import Tab
+from runtime.browser.session.tab_tracking import ACTIONS_THAT_MAY_OPEN_TABS, NetworkWatch, TabInfo, TabTracker
+from runtime.browser.tab.top_frame import TopFrameBlock
+from runtime.browser.session.verbs import SessionVerbs
 from runtime.policy import PROXY_BYPASS_LIST, OnBlocked, PolicyProxy, judge_url
 
 _log = logging.getLogger(__name__)

@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from runtime.browser.launch import Browser
-from runtime.browser.tab import Tab
+from runtime.browser.launch.browser import Browser
+from runtime.browser.tab.tab import Tab
 
 # The sessionStorage key that marks an origin's entries as written in this tab.
 SEEDED_MARK = "__verity_storage_state_seeded"

@@ -27,9 +27,10 @@ import socket
 import weakref
 from dataclasses import dataclass
 
-from runtime.browser.errors import BrowserLaunchError, LaunchErrorCode
-from runtime.browser.chromium_start import WEBRTC_UDP_FLAG
-from runtime.browser.launch import Browser, redact_endpoint
+from runtime.browser.vocabulary.errors import BrowserLaunchError, LaunchErrorCode
+from runtime.browser.launch.chromium_start import WEBRTC_UDP_FLAG
+from runtime.browser.launch.browser import Browser
+from runtime.browser.launch.endpoints import redact_endpoint
 from runtime.policy import PROXY_BYPASS_LIST, NetworkPolicy, PolicyProxy
 
 # A ceiling for a loaded machine, not an expected duration: a fenced browser completes gathering

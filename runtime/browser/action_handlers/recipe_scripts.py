@@ -14,8 +14,8 @@ from typing import Any
 
 from runtime.browser.action_handlers.params import int_param, invalid, required_str
 from runtime.browser.action_handlers.scope import ActionScope, Result
-from runtime.browser.actions import Action
-from runtime.browser.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.vocabulary.actions import Action
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
 
 EVALUATE_WORLD = "verity-evaluate"
 DEFAULT_MAX_BYTES = 64 * 1024

@@ -11,7 +11,7 @@ import itertools
 from abc import ABC, abstractmethod
 from typing import Any
 
-from runtime.browser.actions import Action, ActionName, ActionResult, Target
+from runtime.browser.vocabulary.actions import Action, ActionName, ActionResult, Target
 
 
 class SessionVerbs(ABC):

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.browser.observation import BoundingBox
+from runtime.browser.vocabulary.observation import BoundingBox
 
 WORLD_NAME = "verity-driver"
 

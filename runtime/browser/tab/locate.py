@@ -22,10 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from runtime.browser.actions import Target
-from runtime.browser.errors import ActionErrorCode, BrowserActionError
-from runtime.browser.shown import SHOWN_HELPERS
-from runtime.browser.snapshot_capture import ELEMENT_VOCABULARY, FrameWorlds
+from runtime.browser.vocabulary.actions import Target
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.vocabulary.shown import SHOWN_HELPERS
+from runtime.browser.tab.snapshot_capture import ELEMENT_VOCABULARY, FrameWorlds
 
 # Candidates an ambiguous_target error lists (the count is always given in full).
 LISTED_CANDIDATES = 10

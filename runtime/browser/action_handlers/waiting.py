@@ -8,10 +8,10 @@ import re
 
 from runtime.browser.action_handlers.params import enum_param, int_param, invalid, required_str
 from runtime.browser.action_handlers.scope import ActionScope, Result
-from runtime.browser.actions import Action, WaitKind
-from runtime.browser.errors import ActionErrorCode, BrowserActionError
-from runtime.browser.shown import text_shown_expression
-from runtime.browser.tab import Tab
+from runtime.browser.vocabulary.actions import Action, WaitKind
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.vocabulary.shown import text_shown_expression
+from runtime.browser.tab.tab import Tab
 
 POLL_SECONDS = 0.05
 # network_idle: this long without a new resource entry (after load) counts as idle.

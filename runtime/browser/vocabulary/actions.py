@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from runtime.browser.errors import ActionError, ActionErrorCode, BrowserActionError
+from runtime.browser.vocabulary.errors import ActionError, ActionErrorCode, BrowserActionError
 
 
 class ActionName(str, Enum):

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from runtime.browser.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
 
 REF_PATTERN = re.compile(r"^(s\d+):e(\d+)$")
 LANDMARK_ROLES = ("banner", "navigation", "main", "complementary", "contentinfo", "search", "form", "region")

@@ -7,10 +7,10 @@ from typing import Any
 
 from runtime.browser.action_handlers.params import required_str, str_param
 from runtime.browser.action_handlers.scope import ActionScope, Result
-from runtime.browser.actions import Action
-from runtime.browser.errors import ActionErrorCode, BrowserActionError, document_replaced
-from runtime.browser.policy import SessionPolicy
-from runtime.browser.tab import Tab
+from runtime.browser.vocabulary.actions import Action
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError, document_replaced
+from runtime.browser.vocabulary.policy import SessionPolicy
+from runtime.browser.tab.tab import Tab
 
 
 async def navigate(tab: Tab, policy: SessionPolicy, url: str) -> dict[str, Any]:

@@ -61,7 +61,7 @@ Feature: The runtime's imports point one way
   @ARCH-003
   Scenario: Inside runtime/browser each layer is a folder and imports only the layers below it
     Given the import graph of runtime/
-    Then runtime/browser's modules import only their own layer and the ones below: vocabulary, launch, tab, action handlers, session, supply
+    Then runtime/browser's modules import only their own layer and the ones below: vocabulary, scripts, launch, tab, action handlers, session, supply
 
   @ARCH-003
   Scenario: A launcher that names the session above it, only for a type, is reported

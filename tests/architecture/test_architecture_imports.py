@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 # runtime/browser's layers, bottom first, as its __init__ describes them: each is a folder, and what
 # a folder holds is its layer's. A new folder must be placed here.
-BROWSER_LAYER_ORDER = ("vocabulary", "launch", "tab", "action handlers", "session", "supply")
+BROWSER_LAYER_ORDER = ("vocabulary", "scripts", "launch", "tab", "action handlers", "session", "supply")
 BROWSER_LAYERS, BROWSER_FOLDER_PROBLEMS = folder_layers(REPO / "runtime" / "browser", BROWSER_LAYER_ORDER)
 
 

@@ -11,30 +11,15 @@ from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.vocabulary.actions import Action
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.vocabulary.observation import PageFingerprint, VerifyOutcome
-from runtime.browser.vocabulary.shown import SHOWN_HELPERS, text_shown_expression
 from runtime.browser.tab.tab import Tab
-
-# What a page fingerprint hashes, read by a function of no arguments (so another read can take
-# it in the same evaluation: extract's), and by FINGERPRINT_SCRIPT on its own.
-FINGERPRINT_FUNCTION = """() => {
-  const els = document.getElementsByTagName('*');
-  const tags = new Array(els.length);
-  for (let i = 0; i < els.length; i++) tags[i] = els[i].tagName;
-  const fields = Array.from(document.querySelectorAll('input,textarea,select'))
-    .map(e => e.type === 'checkbox' || e.type === 'radio' ? String(e.checked) : e.value);
-  return {url: location.href, structure: tags.join(','), fields: fields.join('\\u0001'),
-          text: document.body ? document.body.innerText : ''};
-}"""
-FINGERPRINT_SCRIPT = f"({FINGERPRINT_FUNCTION})()"
-
 
 async def fingerprint_of(tab: Tab) -> PageFingerprint:
     """URL, DOM structure, form values and visible text of the tab's document, hashed."""
-    return fingerprint_from(await tab.evaluate(FINGERPRINT_SCRIPT), tab)
+    return fingerprint_from(await tab.call_script("fingerprint"), tab)
 
 
 def fingerprint_from(raw: dict[str, str], tab: Tab) -> PageFingerprint:
-    """The fingerprint of what FINGERPRINT_SCRIPT read in `tab`, just read."""
+    """The fingerprint of what page_reads.js's `fingerprint` read in `tab`, just read."""
     digest = hashlib.sha256(
         "\u0000".join((raw["url"], raw["structure"], raw["fields"], raw["text"])).encode("utf-8")
     ).hexdigest()
@@ -52,20 +37,6 @@ async def page_fingerprint(scope: ActionScope, action: Action) -> Result:
     return fingerprint.to_dict(), fingerprint
 
 
-# `visible` is "shown" (runtime/browser/shown.py): a person could see it, scrolling if need be.
-_ELEMENT_STATE = """function() {""" + SHOWN_HELPERS + """
-  return {
-    exists: this.isConnected,
-    visible: this.isConnected && shownElement(this) && shownRects(this.getClientRects()),
-    enabled: !this.disabled,
-    // An <option> is checked when it is chosen, as Playwright's checked state has it.
-    checked: this.tagName === 'OPTION' ? this.selected : !!this.checked,
-    selected: this.tagName === 'OPTION' ? this.selected : this.getAttribute('aria-selected') === 'true',
-    value: 'value' in this ? String(this.value) : (this.innerText || '').trim(),
-  };
-}"""
-
-
 async def verify(scope: ActionScope, action: Action) -> Result:
     tab = scope.tab
     params = action.params
@@ -77,7 +48,7 @@ async def verify(scope: ActionScope, action: Action) -> Result:
         outcome = VerifyOutcome(check, passed, value, url, f"url {url} {'matches' if passed else 'does not match'} {value!r}")
     elif check == "text_present":
         value = required_str(params, "value")
-        read = await tab.evaluate(text_shown_expression(value))
+        read = await tab.call_script("textShown", value)
         passed = bool(read["shown"])
         outcome = VerifyOutcome(check, passed, value, read["text"],
                                 f"text {value!r} {'is' if passed else 'is not'} on the page")
@@ -91,7 +62,7 @@ async def verify(scope: ActionScope, action: Action) -> Result:
             raise invalid("element_state with state=value needs params.expected (a string)")
         try:
             element = await tab.resolve(target)
-            observed_states = await tab.call_on(element, _ELEMENT_STATE)
+            observed_states = await tab.call_script_on(element, "elementState")
         except BrowserActionError as exc:
             if exc.error.code is not ActionErrorCode.NOT_FOUND:
                 raise

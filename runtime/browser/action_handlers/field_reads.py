@@ -7,54 +7,14 @@ from typing import Any
 
 from runtime.browser.action_handlers.params import invalid
 from runtime.browser.action_handlers.read import readability_extract
-from runtime.browser.action_handlers.checks import FINGERPRINT_FUNCTION, fingerprint_from
+from runtime.browser.action_handlers.checks import fingerprint_from
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.vocabulary.actions import Action, Target
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
-from runtime.browser.tab.locate import LOCATE_FUNCTION, choose_match, chosen_index, invalid_locator, locate_spec
+from runtime.browser.tab.locate import choose_match, chosen_index, invalid_locator, locate_spec
 from runtime.browser.vocabulary.observation import PageFingerprint
 from runtime.browser.tab.tab import Tab
 
-
-# How one element reads, by `how` = {attr, value, trim}: a form control (input, textarea, select)
-# reads what it holds now unless `value` is false; `attr: value` on one means the same (its
-# attribute is only the markup's initial value); a multiple select reads its chosen values joined
-# by ', '; anything else reads its text, trimmed unless `trim` is false.
-_READ_ONE = """(el, how) => {
-  const control = ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName);
-  const holds = () => el.tagName === 'SELECT' && el.multiple
-    ? Array.from(el.selectedOptions).map(o => o.value).join(', ') : el.value;
-  if (how.attr && !(how.attr === 'value' && control)) return el.getAttribute(how.attr);
-  if (control && how.value !== false) return holds();
-  if (how.value === true) return null;
-  const text = el.innerText !== undefined ? el.innerText : (el.textContent || '');
-  return how.trim === false ? text : text.trim();
-}"""
-
-# Every field the top document's isolated world can answer, in one call: a CSS `all` field's
-# matches, and each located field's search (the strict locator's own function) with the match it
-# takes read at once; with `withFingerprint`, the page fingerprint of the document they were read
-# from (one JavaScript task: nothing can change the document between them). The same text every
-# time, called with the fields as its argument (FrameWorlds.call), so V8 compiles it once.
-_READ_FIELDS = f"""function (fields, withFingerprint) {{
-  const read = {_READ_ONE};
-  const locate = {LOCATE_FUNCTION.strip()};
-  const fingerprint = {FINGERPRINT_FUNCTION};
-  const values = {{}}, located = {{}};
-  for (const [name, field] of Object.entries(fields)) {{
-    if (field.all) {{ values[name] = Array.from(document.querySelectorAll(field.selector)).map((el) => read(el, field.how)); continue; }}
-    let found;
-    try {{ found = locate(field.spec); }} catch (e) {{ located[name] = {{error: String(e)}}; continue; }}
-    located[name] = found;
-    if (found.scope_error) continue;
-    const el = globalThis.__verityLocated.at(field.index);
-    values[name] = el ? read(el, field.how) : null;
-  }}
-  return {{values, located, url: location.href, fingerprint: withFingerprint ? fingerprint() : null}};
-}}"""
-
-# The same reading rule as _READ_FIELDS, for an element found by a ref or in an iframe.
-_READ_ELEMENT = f"""function(how) {{ return ({_READ_ONE})(this, how); }}"""
 
 _FIELD_KEYS = {"selector", "target", "attr", "all", "value", "trim"}
 
@@ -67,7 +27,7 @@ class _FieldRequest:
     target: Target | None
     attr: str | None
     all: bool
-    # {attr, value, trim} as _READ_ONE takes them.
+    # {attr, value, trim} as field_reads.js reads them.
     how: dict[str, Any]
 
 
@@ -119,7 +79,7 @@ async def _read_target(tab: Tab, target: Target, how: dict[str, Any]) -> tuple[A
         if exc.error.code is ActionErrorCode.NOT_FOUND:
             return None, None
         raise
-    return await tab.call_on(element, _READ_ELEMENT, how), element.how
+    return await tab.call_script_on(element, "readElement", how), element.how
 
 
 async def extract(scope: ActionScope, action: Action) -> Result:
@@ -200,7 +160,7 @@ async def _read_in_one(tab: Tab, in_batch: dict[str, dict[str, Any]], with_finge
     try:
         # In the isolated world, as every other read: the page's own scripts cannot stand in
         # for the DOM they show.
-        return await tab.call(_READ_FIELDS, in_batch, with_fingerprint)  # type: ignore[no-any-return]
+        return await tab.call_script("readFields", in_batch, with_fingerprint)  # type: ignore[no-any-return]
     except BrowserActionError as exc:
         if exc.error.code is ActionErrorCode.SCRIPT_FAILED:  # a CSS `all` selector the browser cannot parse
             raise invalid(f"bad selector in params.fields: {exc.error.message}") from None

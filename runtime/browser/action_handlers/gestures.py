@@ -2,7 +2,8 @@
 
 `act` addresses its element through any target; `browser_click` / `browser_type` are seed 003's
 XPath forms of the same gestures. A covered, hidden, off-screen or disabled element (by itself, its
-<fieldset> or aria-disabled) fails as not_interactable and is never pressed.
+<fieldset> or aria-disabled) fails as not_interactable and is never pressed. What each gesture
+asks of the page is runtime/browser/scripts/gestures.js.
 """
 
 from __future__ import annotations
@@ -20,81 +21,8 @@ from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.vocabulary.actions import Action, ActKind, Target
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.action_handlers.field_dates import field_value
+from runtime.browser.scripts.loader import main_world_script
 from runtime.browser.tab.tab import ResolvedElement, Tab
-
-
-# Scrolls the element into view (centred, or with `block` 'nearest' only as far as it takes: a
-# drag's destination must not scroll its source away), waits for a finite animation moving it to end (2 s at most), then
-# until its box is stable (the same in two animation frames, 1 s at most: a sliding accordion or a
-# dialog still moving in), and answers 'ok:fx,fy' with the point to press as fractions of its box: the centre, or else the first visible part of a 5x5 grid
-# when something covers the centre (a person clicks the part they can see).
-_PREPARE_CLICK = """async function(block) {
-  if (!this.isConnected) return 'detached';
-  this.scrollIntoView({block, inline: block, behavior: 'instant'});
-  const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
-  const box = () => { const b = this.getBoundingClientRect(); return [b.left, b.top, b.width, b.height].join(); };
-  // A finite CSS transition or animation moving the element (on it or an ancestor) is waited for
-  // first, by the page's own animation clock: two equal frames of a busy machine can come while a
-  // compositor-driven slide is still under way.
-  const moving = document.getAnimations().filter((a) => {
-    const target = a.effect && a.effect.target;
-    const finite = a.effect && a.effect.getComputedTiming().iterations !== Infinity;
-    return a.playState === 'running' && finite && target && target.nodeType === 1 && (target === this || target.contains(this));
-  });
-  if (moving.length) {
-    const limit = new Promise((resolve) => setTimeout(resolve, 2000));
-    await Promise.race([Promise.all(moving.map((a) => a.finished.catch(() => null))), limit]);
-  }
-  const started = performance.now();
-  let last = box();
-  while (performance.now() - started < 1000) {
-    await frame();
-    const now = box();
-    if (now === last) break;
-    last = now;
-  }
-  if (!this.isConnected) return 'detached';
-  const r = this.getBoundingClientRect();
-  if (r.width === 0 || r.height === 0) return 'hidden';
-  // Disabled as a person meets it: by itself or its <fieldset> (:disabled), or by aria-disabled
-  // on it or an ancestor (across shadow roots); pressing it anyway would be a false attempt.
-  if (this.matches(':disabled')) return 'disabled';
-  for (let n = this; n; n = n.assignedSlot || n.parentElement || (n.parentNode && n.parentNode.host))
-    if (n.nodeType === 1 && n.getAttribute('aria-disabled') === 'true') return 'disabled';
-  // Still outside the viewport after scrolling into view (left: -9999px): no point of it can be
-  // pressed, and nothing covers it either.
-  if (r.right <= 0 || r.bottom <= 0 || r.left >= innerWidth || r.top >= innerHeight) return 'off_screen';
-  const root = this.getRootNode();
-  const probe = root.elementFromPoint ? root : this.ownerDocument;
-  const mine = (hit) => { let node = hit; while (node) { if (node === this) return true; node = node.parentNode || node.host; } return false; };
-  const points = [[0.5, 0.5]];
-  for (const fy of [0.1, 0.3, 0.5, 0.7, 0.9]) for (const fx of [0.1, 0.3, 0.5, 0.7, 0.9]) points.push([fx, fy]);
-  for (const [fx, fy] of points) {
-    if (mine(probe.elementFromPoint(r.left + r.width * fx, r.top + r.height * fy))) return 'ok:' + fx + ',' + fy;
-  }
-  const hit = probe.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-  if (!hit) return 'covered';
-  const id = hit.id ? '#' + hit.id : '';
-  const cls = typeof hit.className === 'string' && hit.className ? '.' + hit.className.trim().split(/\\s+/).join('.') : '';
-  return 'covered:' + hit.tagName.toLowerCase() + id + cls;
-}"""
-
-
-# Resolves once no new resource has finished loading for 100 ms after the pointer moved (1 s at most).
-_HOVER_SETTLED = """new Promise((resolve) => {
-  const count = () => performance.getEntriesByType('resource').length;
-  const started = performance.now();
-  let seen = count(), quietSince = started;
-  const step = () => {
-    const now = performance.now(), current = count();
-    if (current !== seen) { seen = current; quietSince = now; }
-    if (now - quietSince >= 100 || now - started >= 1000) resolve(true); else requestAnimationFrame(step);
-  };
-  requestAnimationFrame(step);
-})"""
-
-
-_CONTAINS = "function(hit) { let node = hit; while (node) { if (node === this) return true; node = node.parentNode || node.host; } return false; }"
 
 
 async def _lands_on(tab: Tab, element: ResolvedElement, x: float, y: float) -> bool:
@@ -110,7 +38,12 @@ async def _lands_on(tab: Tab, element: ResolvedElement, x: float, y: float) -> b
         mine = await tab.cdp.send("DOM.resolveNode", {"backendNodeId": ours["node"]["backendNodeId"]})
         reply = await tab.cdp.send(
             "Runtime.callFunctionOn",
-            {"objectId": mine["object"]["objectId"], "functionDeclaration": _CONTAINS, "arguments": [{"objectId": hit["object"]["objectId"]}], "returnByValue": True},
+            {
+                "objectId": mine["object"]["objectId"],
+                "functionDeclaration": main_world_script("node_contains"),
+                "arguments": [{"objectId": hit["object"]["objectId"]}],
+                "returnByValue": True,
+            },
         )
     except Exception:  # noqa: BLE001 - CDP refuses nodes across frames or worlds; no answer is not a "no"
         return True
@@ -122,7 +55,7 @@ async def _lands_on(tab: Tab, element: ResolvedElement, x: float, y: float) -> b
 async def _pointer_point(tab: Tab, element: ResolvedElement, verb: str, block: str = "center") -> tuple[float, float] | None:
     """The page point a person would put the pointer on (its box settled, the part they can see);
     None when the element has no content quads. Raises when it cannot be reached at all."""
-    state = await tab.call_on(element, _PREPARE_CLICK, block)
+    state = await tab.call_script_on(element, "prepareClick", block)
     if state == "detached":
         raise BrowserActionError(ActionErrorCode.STALE_REF, f"element {element.how} is no longer in the page")
     if state in ("hidden", "disabled", "off_screen"):
@@ -154,11 +87,11 @@ async def _hover(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
     what the hover loads land; the pointer stays there."""
     point = await _pointer_point(tab, element, "hovered")
     if point is None:
-        await tab.call_on(element, "function() { for (const t of ['mouseover', 'mouseenter', 'mousemove']) this.dispatchEvent(new MouseEvent(t, {bubbles: t !== 'mouseenter'})); }")
+        await tab.call_script_on(element, "dispatchHover")
         return {"hovered": True, "method": "dom"}
     x, y = point
     await tab.page.mouse.move(x, y)
-    await tab.evaluate(_HOVER_SETTLED)
+    await tab.call_script("hoverSettled")
     return {"hovered": True, "method": "mouse", "x": round(x, 1), "y": round(y, 1)}
 
 
@@ -169,7 +102,7 @@ async def _click(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
         # Hover first, as a person's pointer does, and let the hover land: a :hover style that
         # swaps in another picture (an icon's hover image) loses a press made while it loads.
         await tab.page.mouse.move(x, y)
-        await tab.evaluate(_HOVER_SETTLED)
+        await tab.call_script("hoverSettled")
         # The page may have moved meanwhile (a section still opening): press only where the
         # element itself is, never on whatever came under the pointer.
         if not await _lands_on(tab, element, x, y):
@@ -182,7 +115,7 @@ async def _click(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
         return {"clicked": True, "method": "mouse", "x": round(x, 1), "y": round(y, 1)}
     # Visible by the hit test but without content quads (e.g. inline boxes split oddly): the click
     # goes to this element itself, never to a point that could belong to another one.
-    await tab.call_on(element, "function() { this.click(); }")
+    await tab.call_script_on(element, "click")
     return {"clicked": True, "method": "dom"}
 
 
@@ -210,7 +143,7 @@ async def _drag(tab: Tab, element: ResolvedElement, destination: ResolvedElement
         raise BrowserActionError(ActionErrorCode.NOT_INTERACTABLE, f"element {(destination if start else element).how} has no box to put the pointer on", state="hidden")
     (x, y), (end_x, end_y) = start, end
     await tab.page.mouse.move(x, y)
-    await tab.evaluate(_HOVER_SETTLED)
+    await tab.call_script("hoverSettled")
     if not await _lands_on(tab, element, x, y):
         raise BrowserActionError(
             ActionErrorCode.NOT_INTERACTABLE,
@@ -225,35 +158,10 @@ async def _drag(tab: Tab, element: ResolvedElement, destination: ResolvedElement
     return {"dragged": True, "method": "mouse", "from": [round(x, 1), round(y, 1)], "to": [round(end_x, 1), round(end_y, 1)], "moves": moves, "destination": destination.how}
 
 
-# Finds the text to select inside the element (its first occurrence across its text nodes, or all
-# of its text when `wanted` is empty), scrolls it into view and answers the page points a person
-# presses and releases at to select it by dragging: inside the first character's left half and the
-# last one's right half, so the caret lands just before the first and just after the last.
-_TEXT_ENDS = """function(wanted) {
-  if (!this.isConnected) return {state: 'detached'};
-  const walker = this.ownerDocument.createTreeWalker(this, NodeFilter.SHOW_TEXT);
-  const nodes = [];
-  let all = '';
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) { nodes.push([n, all.length]); all += n.data; }
-  const content = all.replace(/\\s+$/, '');
-  const begin = wanted ? all.indexOf(wanted) : all.search(/\\S/);
-  const length = wanted ? wanted.length : content.length - begin;
-  if (begin < 0 || length <= 0) return {state: 'no_text', text: all.trim().slice(0, 200)};
-  const at = (offset) => { for (let i = nodes.length - 1; i >= 0; i--) if (nodes[i][1] <= offset) return [nodes[i][0], offset - nodes[i][1]]; return null; };
-  const charRect = (offset) => { const [node, local] = at(offset); const r = document.createRange(); r.setStart(node, local); r.setEnd(node, local + 1); return r.getBoundingClientRect(); };
-  this.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
-  const first = charRect(begin), last = charRect(begin + length - 1);
-  if (!first.width || !last.width) return {state: 'hidden'};
-  return {state: 'ok', text: all.slice(begin, begin + length),
-          start: [first.left + Math.min(1, first.width / 4), first.top + first.height / 2],
-          end: [last.right - Math.min(1, last.width / 4), last.top + last.height / 2]};
-}"""
-
-
 async def _select_text(tab: Tab, element: ResolvedElement, wanted: str) -> dict[str, Any]:
     """Select text in the element as a person does: press before its first character, drag with
     the button held, release after its last. The selection it made is judged afterwards."""
-    ends = await tab.call_on(element, _TEXT_ENDS, wanted)
+    ends = await tab.call_script_on(element, "textEnds", wanted)
     state = ends["state"]
     if state == "detached":
         raise BrowserActionError(ActionErrorCode.STALE_REF, f"element {element.how} is no longer in the page")
@@ -275,44 +183,6 @@ async def _select_text(tab: Tab, element: ResolvedElement, wanted: str) -> dict[
     return {"selected_text": ends["text"], "method": "mouse", "from": [round(x, 1), round(y, 1)], "to": [round(end_x, 1), round(end_y, 1)]}
 
 
-_PREPARE_TYPE = """function(clear) {
-  if (!this.isConnected) return 'detached';
-  const tag = this.tagName.toLowerCase();
-  const type = (this.getAttribute('type') || '').toLowerCase();
-  // Date and time fields take typed digits too, as key presses (segment by segment, in the
-  // browser's locale order): inserted text does not reach their segments.
-  const segmented = ['date','time','month','week','datetime-local'].includes(type);
-  const textual = segmented || ['text','search','email','url','tel','password','number',''].includes(type);
-  const editable = this.isContentEditable || tag === 'textarea' || (tag === 'input' && textual);
-  if (!editable) return 'not_editable';
-  if (this.matches(':disabled') || this.readOnly) return 'disabled';
-  this.scrollIntoView({block: 'center', behavior: 'instant'});
-  this.focus();
-  if (clear) {
-    if (this.isContentEditable) { this.textContent = ''; }
-    else { this.value = ''; this.dispatchEvent(new Event('input', {bubbles: true})); }
-  }
-  // A password field's text is a secret: the caller is told before it is typed.
-  return segmented ? 'ok:keys:' + type : (type === 'password' ? 'ok:secret' : 'ok');
-}"""
-
-# Sets a date/time field's value as the browser does after a person's edit: the value through
-# the input's own setter, then `input` and `change`, the events a page's listeners see.
-_SET_FIELD_VALUE = """function(value) {
-  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(this, value);
-  if (this.value !== value) return false;
-  this.dispatchEvent(new Event('input', {bubbles: true}));
-  this.dispatchEvent(new Event('change', {bubbles: true}));
-  return true;
-}"""
-
-
-_HELD = """function() {
-  return {tag: this.localName, type: (this.getAttribute('type') || '').toLowerCase(), contenteditable: !!this.isContentEditable,
-          value: 'value' in this ? String(this.value) : null, text: this.isContentEditable ? this.innerText : null};
-}"""
-
-
 async def _type(
     tab: Tab,
     element: ResolvedElement,
@@ -325,7 +195,7 @@ async def _type(
     secret_typed: Callable[[str], None] | None = None,
     watched: bool = False,
 ) -> dict[str, Any]:
-    state = await tab.call_on(element, _PREPARE_TYPE, clear)
+    state = await tab.call_script_on(element, "prepareType", clear)
     if state == "ok:secret":
         if secret_typed is not None and text:
             secret_typed(text)
@@ -339,7 +209,7 @@ async def _type(
     # A date or time as a person writes it ("6:09 AM", "24 Nov 2026") lands whatever the field's
     # locale: its segments' key order differs per locale, its value does not (field_dates.py).
     written_as = field_value(state.removeprefix("ok:keys:"), text) if state.startswith("ok:keys:") and not keys else None
-    if written_as is not None and await tab.call_on(element, _SET_FIELD_VALUE, written_as):
+    if written_as is not None and await tab.call_script_on(element, "setFieldValue", written_as):
         pass
     elif text and (keys or state.startswith("ok:keys")):
         # Key by key: each character is a keydown, keypress, input and keyup, as a keyboard makes them.
@@ -347,7 +217,7 @@ async def _type(
     elif text:
         await tab.cdp.send("Input.insertText", {"text": text})
     # Read the field before Enter: a submit may navigate, and the element's document with it.
-    held = await tab.call_on(element, _HELD)
+    held = await tab.call_script_on(element, "heldValue")
     if watched:
         note_intent(tab, text=text, clear=clear, submit=submit, held_before_submit=held)
     if submit:
@@ -357,29 +227,8 @@ async def _type(
     return {"typed": True, **shown, "submitted": submit}
 
 
-# `mode` replace: the option becomes the only chosen one (a multiple select's others are let go,
-# as a plain click on it does); add / remove change only that option of a <select multiple>, as a
-# Ctrl+click does, and answer the options chosen afterwards.
-_SELECT_OPTION = """function(value, label, mode) {
-  if (!this.isConnected) return {state: 'detached'};
-  if (this.tagName.toLowerCase() !== 'select') return {state: 'not_select'};
-  if (this.matches(':disabled')) return {state: 'disabled'};
-  if (mode !== 'replace' && !this.multiple) return {state: 'not_multiple'};
-  const norm = (s) => s.replace(/\\s+/g, ' ').trim().toLowerCase();
-  const options = Array.from(this.options);
-  const match = options.find(o => value !== null ? o.value === value : norm(o.text) === norm(label));
-  if (!match) return {state: 'no_option', options: options.map(o => ({value: o.value, label: o.text.trim()}))};
-  if (match.disabled) return {state: 'option_disabled'};
-  if (mode === 'replace') { for (const o of options) o.selected = o === match; }
-  else match.selected = mode === 'add';
-  this.dispatchEvent(new Event('input', {bubbles: true}));
-  this.dispatchEvent(new Event('change', {bubbles: true}));
-  return {state: 'ok', value: match.value, label: match.text.trim(), chosen: Array.from(this.selectedOptions).map(o => o.value)};
-}"""
-
-
 async def _select(tab: Tab, element: ResolvedElement, value: str | None, label: str | None, mode: str) -> dict[str, Any]:
-    outcome = await tab.call_on(element, _SELECT_OPTION, value, label, mode)
+    outcome = await tab.call_script_on(element, "selectOption", value, label, mode)
     state = outcome["state"]
     if state == "detached":
         raise BrowserActionError(ActionErrorCode.STALE_REF, f"element {element.how} is no longer in the page")
@@ -413,33 +262,12 @@ async def _press(tab: Tab, key: str) -> dict[str, Any]:
 
 async def _scroll(tab: Tab, element: ResolvedElement | None, direction: str, amount: int) -> dict[str, Any]:
     if element is not None:
-        await tab.call_on(element, "function() { this.scrollIntoView({block: 'center', behavior: 'instant'}); }")
+        await tab.call_script_on(element, "scrollIntoCenter")
     else:
         dx, dy = {"down": (0, amount), "up": (0, -amount), "right": (amount, 0), "left": (-amount, 0)}[direction]
-        await tab.evaluate(f"window.scrollBy({{left: {dx}, top: {dy}, behavior: 'instant'}})")
-    position = await tab.evaluate("({x: scrollX, y: scrollY})")
+        await tab.call_script("scrollBy", dx, dy)
+    position = await tab.call_script("scrollPosition")
     return {"scrolled": True, "scroll_x": position["x"], "scroll_y": position["y"]}
-
-
-# Arms a one-shot reading of the element's text at the first trusted keydown, mouseup or click to
-# reach the page: the gesture's own event, in the same task as the page's handler for it, so the
-# text is what that handler sees (a price that ticks between a read and the press cannot differ).
-_ARM_READ_AT_PRESS = """function(name, fresh) {
-  const el = this;
-  if (fresh || !globalThis.__verityAtPress) globalThis.__verityAtPress = {values: {}, events: {}};
-  const box = globalThis.__verityAtPress;
-  box.values[name] = null;
-  const types = ['keydown', 'mouseup', 'click'];
-  const take = (e) => {
-    if (!e.isTrusted) return;
-    box.values[name] = (el.textContent || '').replace(/\\s+/g, ' ').trim();
-    box.events[name] = e.type;
-    for (const t of types) removeEventListener(t, take, true);
-  };
-  for (const t of types) addEventListener(t, take, true);
-}"""
-
-_READ_AT_PRESS = "function() { const b = globalThis.__verityAtPress; return b ? {values: b.values, events: b.events} : null; }"
 
 
 async def _arm_reads_at_press(tab: Tab, kind: ActKind, reads: dict[str, Any]) -> ResolvedElement | None:
@@ -451,7 +279,7 @@ async def _arm_reads_at_press(tab: Tab, kind: ActKind, reads: dict[str, Any]) ->
     first = None
     for name in reads:
         element = await tab.resolve(target_param(reads, name))
-        await tab.call_on(element, _ARM_READ_AT_PRESS, name, first is None)
+        await tab.call_script_on(element, "armReadAtPress", name, first is None)
         first = first or element
     return first
 
@@ -460,7 +288,7 @@ async def _reads_at_press(tab: Tab, armed: ResolvedElement | None, names: list[s
     if armed is None:
         return {}
     try:
-        box = await tab.call_on(armed, _READ_AT_PRESS) or {}
+        box = await tab.call_script_on(armed, "readAtPress") or {}
     except Exception:  # noqa: BLE001 - the gesture took the page away; nothing was read there
         box = {}
     values, events = box.get("values") or {}, box.get("events") or {}
@@ -520,7 +348,7 @@ async def act(scope: ActionScope, action: Action) -> Result:
     elif kind is ActKind.PRESS:
         key = required_str(params, "key")
         if element is not None:
-            await tab.call_on(element, "function() { this.focus(); }")
+            await tab.call_script_on(element, "focus")
         data = await _press(tab, key)
     else:
         direction = params.get("direction", "down")

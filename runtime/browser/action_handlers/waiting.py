@@ -3,28 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 
 from runtime.browser.action_handlers.params import enum_param, int_param, invalid, required_str
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.vocabulary.actions import Action, WaitKind
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
-from runtime.browser.vocabulary.shown import text_shown_expression
 from runtime.browser.tab.tab import Tab
 
 POLL_SECONDS = 0.05
 # network_idle: this long without a new resource entry (after load) counts as idle.
 NETWORK_QUIET_MS = 500
-
-_SELECTOR_VISIBLE = """((css) => {
-  const el = document.querySelector(css);
-  if (!el) return false;
-  const r = el.getBoundingClientRect();
-  const style = getComputedStyle(el);
-  return r.width > 0 && r.height > 0 && style.visibility !== 'hidden' && style.display !== 'none';
-})"""
-
 
 async def wait_until_loaded(tab: Tab) -> None:
     while True:
@@ -45,7 +34,7 @@ async def wait_for_loaded(scope: ActionScope, action: Action) -> Result:
 async def _wait_selector(tab: Tab, css: str) -> None:
     while True:
         try:
-            if await tab.evaluate(f"{_SELECTOR_VISIBLE}({json.dumps(css)})"):
+            if await tab.call_script("selectorVisible", css):
                 return
         except BrowserActionError as exc:
             raise invalid(f"bad selector {css!r}: {exc.error.message}") from None
@@ -60,7 +49,7 @@ async def _wait_network_idle(tab: Tab, quiet_ms: int) -> None:
     loop = asyncio.get_running_loop()
     count, since = -1, loop.time()
     while True:
-        now_count = await tab.evaluate("performance.getEntriesByType('resource').length")
+        now_count = await tab.call_script("resourceCount")
         if now_count != count:
             count, since = now_count, loop.time()
         elif (loop.time() - since) * 1000 >= quiet_ms:
@@ -91,7 +80,7 @@ async def wait(scope: ActionScope, action: Action) -> Result:
         pattern = re.compile(value) if (kind is WaitKind.URL and params.get("regex")) else None
         while True:
             if kind is WaitKind.TEXT_INCLUDES:
-                satisfied = bool((await tab.evaluate(text_shown_expression(value)))["shown"])
+                satisfied = bool((await tab.call_script("textShown", value))["shown"])
             else:
                 url = await tab.current_url()
                 satisfied = bool(pattern.search(url)) if pattern else value in url

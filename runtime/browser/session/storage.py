@@ -19,6 +19,7 @@ import json
 from typing import Any
 
 from runtime.browser.launch.browser import Browser
+from runtime.browser.scripts.loader import main_world_script
 from runtime.browser.tab.tab import Tab
 
 # The sessionStorage key that marks an origin's entries as written in this tab.
@@ -57,7 +58,7 @@ class SessionStorage:
 
     async def local_storage(self) -> dict[str, dict[str, str]]:
         """origin -> entries, as the pages of the primary tab left them."""
-        origin = await self._tab.evaluate("location.origin")
+        origin = await self._tab.call_script("origin")
         if isinstance(origin, str) and origin.startswith(("http://", "https://")):
             try:
                 reply = await self._tab.cdp.send("DOMStorage.getDOMStorageItems", {"storageId": {"securityOrigin": origin, "isLocalStorage": True}})
@@ -81,11 +82,6 @@ class SessionStorage:
 
 
 def _seed_script(seed: dict[str, dict[str, str]]) -> str:
+    """main_world/storage_seed.js applied to `seed` and the mark, as one statement."""
     # json.dumps output is a valid JavaScript literal; "</script>" cannot end anything here (no HTML).
-    return (
-        "(function () { var seed = " + json.dumps(seed) + "; var origin = location.origin;"
-        " if (!Object.prototype.hasOwnProperty.call(seed, origin)) return;"
-        " try { if (sessionStorage.getItem(" + json.dumps(SEEDED_MARK) + ")) return;"
-        " sessionStorage.setItem(" + json.dumps(SEEDED_MARK) + ", '1');"
-        " var entries = seed[origin]; for (var name in entries) localStorage.setItem(name, entries[name]); } catch (e) {} })();"
-    )
+    return f"({main_world_script('storage_seed')})({json.dumps(seed)}, {json.dumps(SEEDED_MARK)});"

@@ -31,28 +31,12 @@ from runtime.browser.vocabulary.errors import BrowserLaunchError, LaunchErrorCod
 from runtime.browser.launch.chromium_start import WEBRTC_UDP_FLAG
 from runtime.browser.launch.browser import Browser
 from runtime.browser.launch.endpoints import redact_endpoint
+from runtime.browser.scripts.loader import main_world_script
 from runtime.policy import PROXY_BYPASS_LIST, NetworkPolicy, PolicyProxy
 
 # A ceiling for a loaded machine, not an expected duration: a fenced browser completes gathering
 # at once, an unfenced one sends its first datagram at once.
 PROBE_CEILING_SECONDS = 60.0
-
-_PROBE_SCRIPT = """async (turnUrl) => {
-  if (typeof RTCPeerConnection !== 'function') return {webrtc: false};
-  const pc = new RTCPeerConnection({
-    iceServers: [{urls: turnUrl, username: 'verity', credential: 'udp-fence-probe'}],
-    iceTransportPolicy: 'relay',
-  });
-  const complete = new Promise((resolve) => {
-    pc.addEventListener('icegatheringstatechange', () => { if (pc.iceGatheringState === 'complete') resolve(); });
-  });
-  pc.createDataChannel('probe');
-  await pc.setLocalDescription(await pc.createOffer());
-  if (pc.iceGatheringState !== 'complete') await complete;
-  pc.close();
-  return {webrtc: true};
-}"""
-
 
 @dataclass(frozen=True)
 class UdpFenceVerdict:
@@ -91,7 +75,7 @@ async def probe_udp_fence(browser: Browser, *, ceiling_seconds: float = PROBE_CE
     try:
         context = await browser.create_context(proxy_server=proxy.proxy_server, proxy_bypass_list=PROXY_BYPASS_LIST)
         page = await context.newPage()
-        gathering = asyncio.ensure_future(page.evaluate(_PROBE_SCRIPT, f"turn:127.0.0.1:{port}?transport=udp"))
+        gathering = asyncio.ensure_future(page.evaluate(main_world_script("udp_probe"), f"turn:127.0.0.1:{port}?transport=udp"))
         done, _ = await asyncio.wait({gathering, first_datagram}, timeout=ceiling_seconds, return_when=asyncio.FIRST_COMPLETED)
         received += _drain(listener)  # what arrived before gathering completed, not yet read
         if received:

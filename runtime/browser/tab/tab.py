@@ -15,22 +15,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from runtime.browser.vocabulary.actions import Target
-from runtime.browser.tab.churn_ledger import ledger_script
 from runtime.browser.vocabulary.document import DocumentIdentity
 from runtime.browser.tab.document_tracking import DocumentTracker
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError, document_replaced
-from runtime.browser.vocabulary.observation import Snapshot, SnapshotElement
+from runtime.browser.vocabulary.observation import Snapshot
 from runtime.browser.tab.locate import locate
-from runtime.browser.tab.snapshot_capture import (
-    WORLD_NAME,
-    Capture,
-    FrameGone,
-    FrameWorlds,
-    capture_candidates,
-    describe_frame,
-    element_expression,
-)
-from runtime.browser.tab.snapshot_pages import PAGE_FRAME_CHARS, REF_PATTERN, SnapshotQuery, fitting_prefix, plan_page
+from runtime.browser.scripts.loader import WORLD_NAME, new_document_source
+from runtime.browser.tab.snapshot_capture import Capture, capture_candidates, show_page
+from runtime.browser.tab.worlds import FrameWorlds, call_page_script
+from runtime.browser.tab.snapshot_pages import REF_PATTERN, SnapshotQuery
 
 if TYPE_CHECKING:
     from pyppeteer.page import Page
@@ -95,9 +88,9 @@ class Tab:
         page.on("response", tab._on_response)
         page.on("framenavigated", tab._on_frame_navigated)
         await tab.documents.start()
-        # Every document of the tab keeps its churn ledger from its first moment, in the world the
-        # driver reads from (an act's judge asks it what changed by itself).
-        await cdp.send("Page.addScriptToEvaluateOnNewDocument", {"source": ledger_script(), "worldName": WORLD_NAME})
+        # Every document of the tab gets the page scripts in the world the driver reads from, and
+        # keeps its churn ledger from its first moment (an act's judge asks it what changed by itself).
+        await cdp.send("Page.addScriptToEvaluateOnNewDocument", {"source": new_document_source(), "worldName": WORLD_NAME})
         return tab
 
     def document(self) -> DocumentIdentity:
@@ -124,16 +117,17 @@ class Tab:
     # ----------------------------------------------------------------- scripting
 
     async def evaluate(self, expression: str) -> Any:
-        """Evaluate in the top document's isolated world and return the JSON value (a promise is
-        awaited). The isolated world has the DOM without the page's own scripts: a page that
-        redefines `document.title`, `innerText` or `querySelectorAll` for its scripts cannot
-        change what Verity reads, checks and reports (features/verdict_honesty_runs.feature)."""
+        """Evaluate `expression` in the top document's isolated world and return its JSON value
+        (a promise is awaited). What the driver itself asks goes through `call_script`."""
         return await self._in_top_world(lambda context_id: self.worlds.evaluate(context_id, expression, await_promise=True))
 
-    async def call(self, declaration: str, *args: Any) -> Any:
-        """`evaluate` for a function of JSON arguments (`FrameWorlds.call`): in the top
-        document's isolated world, its JSON value returned."""
-        return await self._in_top_world(lambda context_id: self.worlds.call(context_id, declaration, *args))
+    async def call_script(self, name: str, *args: Any) -> Any:
+        """The JSON value of the page scripts' function `name` (runtime/browser/scripts) called
+        with JSON `args` in the top document's isolated world (a promise is awaited). The isolated
+        world has the DOM without the page's own scripts: a page that redefines `document.title`,
+        `innerText` or `querySelectorAll` for its scripts cannot change what Verity reads, checks
+        and reports (features/verdict_honesty_runs.feature)."""
+        return await self._in_top_world(lambda context_id: self.worlds.call(context_id, name, *args))
 
     async def _in_top_world(self, send: Callable[[int], Awaitable[dict[str, Any]]]) -> Any:
         """The JSON value of what `send` asks the top document's isolated world (by its context id)."""
@@ -166,8 +160,14 @@ class Tab:
         self.worlds.reset()
         return await operation()
 
+    async def call_script_on(self, element: ResolvedElement, name: str, *args: Any) -> Any:
+        """The page scripts' function `name` called with `this` = the element (in the world it
+        was found in) and JSON `args`; returns its JSON value (a promise is awaited)."""
+        return _script_value(await call_page_script(self.cdp, {"objectId": element.object_id}, name, args))
+
     async def call_on(self, element: ResolvedElement, function: str, *args: Any) -> Any:
-        """Call `function` with `this` = the element; args are JSON values; returns JSON."""
+        """Call the function declaration `function` with `this` = the element and JSON `args`;
+        returns its JSON value. What the driver itself asks goes through `call_script_on`."""
         reply = await self.cdp.send(
             "Runtime.callFunctionOn",
             {
@@ -212,15 +212,15 @@ class Tab:
         """The focused element of the top document (the body when nothing has focus), in the
         driver's isolated world."""
         context_id = await self.worlds.top_context()
-        reply = await self.worlds.evaluate(context_id, "document.activeElement || document.body || document.documentElement", by_value=False)
+        reply = await self.worlds.call(context_id, "activeElement", by_value=False)
         return ResolvedElement(reply["result"]["objectId"], {"focused": True})
 
     async def current_url(self) -> str:
-        return str(await self.evaluate("location.href"))
+        return str(await self.call_script("url"))
 
     async def title(self) -> str:
         """The document's title as the page shows it (the isolated world's `document.title`)."""
-        return str(await self.evaluate("document.title") or "")
+        return str(await self.call_script("title") or "")
 
     # ----------------------------------------------------------------- snapshots
 
@@ -248,74 +248,10 @@ class Tab:
     async def _show(self, query: SnapshotQuery, max_chars: int | None, started: float) -> Snapshot:
         capture, snapshot_id = self._captured, self._captured_id
         assert capture is not None and snapshot_id is not None
-        within_at = self._within_location(query, snapshot_id)
-        frames = capture.frames
-        queries = [query.in_frame(index, within_at) for index in range(len(frames))]
-        try:
-            if query.filtered:
-                counts = [(await describe_frame(self.worlds, f, snapshot_id, q, None))[0] for f, q in zip(frames, queries, strict=True)]
-            else:
-                counts = [(f.interactive, f.total - f.interactive) for f in frames]
-            ranges, matching = plan_page(counts, query.start, query.max_elements)
-            interactive: list[SnapshotElement] = []
-            others: list[SnapshotElement] = []
-            for frame, frame_query, frame_range in zip(frames, queries, ranges, strict=True):
-                if frame_range is None:
-                    continue
-                _, described = await describe_frame(self.worlds, frame, snapshot_id, frame_query, frame_range)
-                for candidate in described:
-                    element = SnapshotElement(
-                        ref=f"{snapshot_id}:e{frame.first_number + candidate.local_index}",
-                        role=candidate.role,
-                        name=candidate.name,
-                        text=candidate.text,
-                        tag=candidate.tag,
-                        bbox=candidate.bbox,
-                        visible=candidate.connected and candidate.bbox.w > 0 and candidate.bbox.h > 0,
-                        interactive=candidate.interactive,
-                        # With no earlier snapshot on this tab nothing is "new" to the reader yet.
-                        new=self._had_previous and not candidate.seen_before,
-                        frame=frame.label,
-                        in_shadow=candidate.in_shadow,
-                        attributes=candidate.attributes,
-                    )
-                    (interactive if candidate.interactive else others).append(element)
-        except FrameGone as gone:
-            raise BrowserActionError(
-                ActionErrorCode.STALE_REF, f"snapshot {snapshot_id} no longer matches the page ({gone}); take a new snapshot"
-            ) from None
-        in_view_order = interactive + others
-        budget = (max_chars if max_chars is not None else 1 << 30) - PAGE_FRAME_CHARS
-        kept = in_view_order[: fitting_prefix([e.describe() for e in in_view_order], budget)]
-        end = query.start + len(kept)
-        next_start = end if end < matching else None
-        cut: list[str] = []
-        if next_start is not None or (query.start > 0 and matching):
-            cut.append(
-                f"{matching - len(kept)} of {matching} elements not on this page (max_elements={query.max_elements}"
-                + (f", max_chars={max_chars}" if max_chars is not None else "")
-                + "; interactive elements are listed first)"
-                + (f"; next page: start={next_start}" if next_start is not None else "")
-            )
-        # Refs number frames in order, each in document order: the page reads top to bottom.
-        shown = sorted(kept, key=lambda e: _ref_number(e.ref))
-        snapshot = Snapshot(
-            snapshot_id=snapshot_id,
-            tab_id=self.tab_id,
-            url=capture.url,
-            title=capture.title,
-            elements=shown,
-            total_candidates=capture.total,
-            truncated=bool(cut),
-            cut=cut + capture.notes,
-            capture_ms=(time.perf_counter() - started) * 1000,
-            start=query.start,
-            next_start=next_start,
-            matching=matching,
-            interactive_total=capture.interactive,
-            filters=query.filters(),
-            landmarks=[f"{landmark.label()} ({landmark.elements})" for frame in frames for landmark in frame.landmarks],
-        )
+        snapshot = await show_page(
+            self.worlds, capture, snapshot_id, self.tab_id, query, self._within_location(query, snapshot_id), max_chars, started,
+            had_previous=self._had_previous,
+        )  # fmt: skip
         self.latest_snapshot = snapshot
         return snapshot
 
@@ -380,7 +316,7 @@ class Tab:
         frame_index, local_index = location
         context_id = self._captured.frames[frame_index].context_id
         try:
-            reply = await self.worlds.evaluate(context_id, element_expression(latest, local_index), by_value=False)
+            reply = await self.worlds.call(context_id, "snapshotElement", latest, local_index, by_value=False)
         except Exception as exc:  # noqa: BLE001 - the frame's world is gone: it navigated
             if "context" in str(exc).lower():
                 raise stale from None
@@ -389,13 +325,9 @@ class Tab:
         if "exceptionDetails" in reply or result.get("subtype") != "node":
             raise stale
         element = ResolvedElement(result["objectId"], {"ref": ref})
-        if not await self.call_on(element, "function() { return this.isConnected; }"):
+        if not await self.call_script_on(element, "isConnected"):
             raise stale
         return element
-
-
-def _ref_number(ref: str) -> int:
-    return int(ref.rsplit(":e", 1)[1])
 
 
 def _script_value(reply: dict[str, Any]) -> Any:

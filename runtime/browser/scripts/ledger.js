@@ -31,7 +31,9 @@ const ASPECTS = 16;
 const RECURRING = 500;
 
 // What an observer of changes asks for: old values too, for `unchanged`.
-const OBSERVE_OPTIONS = {subtree: true, childList: true, characterData: true, attributes: true, attributeOldValue: true, characterDataOldValue: true};
+const OBSERVE_OPTIONS = {
+  subtree: true, childList: true, characterData: true, attributes: true, attributeOldValue: true, characterDataOldValue: true,
+};
 
 // Whether a MutationRecord left its node as it was: an attribute or text whose old value is the
 // current one, or children replaced by equal ones in the same places.

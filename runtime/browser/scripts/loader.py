@@ -8,7 +8,7 @@ symbol, which no element id (a window's named properties) can stand in for, and 
 - in every new document's isolated world, by the tab (`new_document_source`, added with
   `Page.addScriptToEvaluateOnNewDocument`), which also starts the document's churn ledger;
 - in a world made for a document that began before its tab was followed, right after it is made
-  (`INSTALL`), or when a call finds it missing (`NOT_INSTALLED`).
+  (`install_declaration`), or when a call finds it missing (`NOT_INSTALLED`).
 
 A call sends only the name and the arguments (`CALL`): the source is sent once per world, not
 with every read.

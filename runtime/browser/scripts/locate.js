@@ -11,7 +11,8 @@ let located = [];
 // outermost first, which match to take, how many to list): the count of its matches, the first
 // few described, and the chosen one; or the container that was not one element.
 verity.locate = (spec) => {
-  const {SKIP, squash, cap, ariaHiddenAbove, hiddenForAria, roleOf, textAlternative, nameOf, isInteractive} = verity.elementVocabulary();
+  const {SKIP, squash, cap, ariaHiddenAbove, hiddenForAria, roleOf, textAlternative, nameOf, isInteractive} =
+    verity.elementVocabulary();
   const {shownElement, shownRects} = verity.shownJudge();
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
   const shown = (el) => {

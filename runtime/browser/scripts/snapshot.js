@@ -3,8 +3,8 @@
 // re-rendered or removed element can never stand in for it. The walk pierces open shadow roots,
 // skips aria-hidden subtrees (they are not in the accessibility tree) and unrendered elements, and
 // computes roles, but no accessible name and no layout box: a page of the snapshot
-// (`describePage`) describes only the elements it shows, so every element of a 17,000-link page
-// has a ref for the cost of one pass over its DOM.
+// (`describeSnapshot`) describes only the elements it shows, so every element of a 17,000-link
+// page has a ref for the cost of one pass over its DOM.
 
 // Tags whose implicit role can be interactive or a landmark; any other element is either only
 // through an attribute, so most elements of a big page are passed over without a role.
@@ -18,7 +18,8 @@ const state = {seen: new WeakMap(), seq: 0, snapshotId: null, elements: []};
 // Walks the frame's document and keeps its candidates as snapshot `snapshotId`; answers their
 // counts, the document's URL and title, and its landmarks (role, name, refs inside).
 verity.captureSnapshot = (snapshotId) => {
-  const {SKIP, HEADINGS, LANDMARK_ROLES, LANDMARK_NAME_CHARS, cap, roleOf, nameOf, isInteractive} = verity.elementVocabulary();
+  const {SKIP, HEADINGS, LANDMARK_ROLES, LANDMARK_NAME_CHARS, cap, roleOf, nameOf, isInteractive} =
+    verity.elementVocabulary();
   const elements = [], roles = [], interactive = [], inShadow = [], region = [], landmarks = [];
   // Parallel stacks (no per-element arrays): element, in a shadow root, inside an interactive
   // element, innermost landmark.
@@ -93,7 +94,6 @@ verity.captureSnapshot = (snapshotId) => {
 verity.describeSnapshot = (snapshotId, query, ranges) => {
   if (state.snapshotId !== snapshotId) return {stale: true};
   const {LANDMARK_NAME_CHARS, squash, cap, flatParent, nameOf, textOf} = verity.elementVocabulary();
-
   const key = JSON.stringify(query);
   if (!state.view || state.view.key !== key) {
     const all = state.elements;

@@ -45,8 +45,8 @@ const cap = (s, n) => s.length > n ? s.slice(0, n) : s;
 // The readers, with caches of their own: one read (a walk, a page of a snapshot, a locator's
 // search) asks `verity.elementVocabulary()` once and keeps what it computes for its own length.
 verity.elementVocabulary = () => {
-  // Everything below is cached for one walk (one evaluation of the script): an element's hidden
-  // state, role and name are computed once however many locators, counts or parents ask.
+  // Cached for one read: an element's hidden state, role and name are computed once however many
+  // locators, counts or parents ask.
   const hiddenCache = new Map(), roleCache = new Map(), nameCache = new Map();
   // The parent in the flattened tree: a slotted node's slot, a shadow root's host.
   const flatParent = (el) => el.assignedSlot || el.parentElement || (el.parentNode && el.parentNode.host) || null;
@@ -278,5 +278,8 @@ verity.elementVocabulary = () => {
     (el.hasAttribute('contenteditable') && el.getAttribute('contenteditable') !== 'false') ||
     (el.hasAttribute('tabindex') && el.tabIndex >= 0);
 
-  return {SKIP, HEADINGS, LANDMARK_ROLES, LANDMARK_NAME_CHARS, squash, cap, flatParent, ariaHiddenAbove, hiddenForAria, roleOf, textAlternative, nameOf, textOf, isInteractive};
+  return {
+    SKIP, HEADINGS, LANDMARK_ROLES, LANDMARK_NAME_CHARS, squash, cap, flatParent, ariaHiddenAbove, hiddenForAria, roleOf,
+    textAlternative, nameOf, textOf, isInteractive,
+  };
 };

@@ -3,9 +3,10 @@
 A context's proxy carries HTTP, WebSocket and WebRTC over TCP; WebRTC over UDP goes straight to a
 STUN/TURN server or a remote candidate unless Chromium was started with
 `--webrtc-ip-handling-policy=disable_non_proxied_udp`. Verity launches its own Chromium with that
-flag (launch.py); a browser attached with `--browser-ws` was started by someone else, and a
-launch flag cannot be given to it afterwards, nor can the policy be set per context over CDP. So
-an attached browser is asked, by behaviour, before any run uses it:
+flag (launch/chromium_start.py); a browser attached with `--browser-ws` was started by someone
+else, and a launch flag cannot be given to it afterwards, nor can the policy be set per context
+over CDP. So an attached browser is asked, by behaviour, before any run uses it
+(scripts/main_world/udp_probe.js):
 
 A fresh context with a refuse-everything policy proxy (the same kind a run gets) opens a page
 that makes an `RTCPeerConnection` with `iceTransportPolicy: 'relay'` and one TURN server,

@@ -80,7 +80,7 @@ async def locate(worlds: FrameWorlds, cdp: Any, target: Target) -> Located:
 
 def chosen_index(spec: dict[str, Any]) -> int:
     """Which match a search takes when it is unambiguous: its `nth`, else the only one. The
-    in-page read of a located element (runtime/browser/action_handlers/extract.py) takes the same."""
+    in-page read of a located element (runtime/browser/scripts/field_reads.js) takes the same."""
     return 0 if spec["nth"] is None else int(spec["nth"])
 
 

@@ -76,7 +76,7 @@ class LaunchErrorCode(str, Enum):
     CHROMIUM_NOT_FOUND = "chromium_not_found"
     LAUNCH_FAILED = "launch_failed"
     CONNECT_FAILED = "connect_failed"
-    # An attached browser whose pages can send WebRTC UDP around the network fence (udp_fence.py).
+    # An attached browser whose pages can send WebRTC UDP around the network fence (supply/udp_fence.py).
     UDP_NOT_FENCED = "udp_not_fenced"
 
 

@@ -241,8 +241,8 @@ class PageSigns:
     has_password_field: bool = False
     has_captcha_widget: bool = False
     headers: dict[str, str] = field(default_factory=dict)
-    # How visible_text was read: "shown" (what a person can see, runtime/browser/shown.py) or,
-    # on a page with more text than read.SHOWN_TEXT_LIMIT_CHARS, "inner_text".
+    # How visible_text was read: "shown" (what a person can see, runtime/browser/scripts/shown.js)
+    # or, on a page with more text than read.SHOWN_TEXT_LIMIT_CHARS, "inner_text".
     visible_text_source: str = "shown"
 
     def to_dict(self) -> dict[str, Any]:

@@ -24,7 +24,7 @@ Feature: Every tool a recipe's steps need is checked before the run
     And without fallback.search_url it is valid
 
   @RECIPE-019
-  Scenario: The schema and the README name each step's tool
+  Scenario: The schema and the docs name each step's tool
     When I generate the recipe JSON Schema
     Then each step kind's description names the tool the step->tool table gives it
-    And the README's step table gives each step kind the same tool
+    And the docs' step table gives each step kind the same tool

@@ -3,7 +3,7 @@
     from runtime.guard import IntentGuard, NoProgressDetector, action_signature
 
     guard = IntentGuard.from_plan(plan)
-    await guard.detect(plan.goal, model)   # model: an IntentModel, e.g. runtime.llm.GeminiIntentModel
+    await guard.detect(plan.goal, model)   # model: an IntentModel, e.g. runtime.llm.GatewayIntentModel
     decision = guard.before_tool("webfetch")
     if not decision.allowed: stop(decision.stop_reason, decision.detail)
 

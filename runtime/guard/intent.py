@@ -80,7 +80,7 @@ class IntentModel(Protocol):
 
     The answer should be the JSON object {"label", "confidence", "reason"}; the guard parses it
     tolerantly (`parse_intent_answer`) and falls back to the heuristic when it cannot.
-    `runtime.llm.GeminiIntentModel` is the production implementation.
+    `runtime.llm.GatewayIntentModel` is the production implementation.
     """
 
     async def classify_intent(self, goal: str) -> str: ...

@@ -1,9 +1,9 @@
 """`chat {model}` spans (GenAI conventions) for the gateway's model calls, and their retries.
 
 The gateway opens one span per call under whatever span its `ChatTelemetry.parent` names, with
-gen_ai.provider.name `gcp.gemini`, the model, the server, and on the way out the usage and finish
+gen_ai.provider.name (`gcp.gemini`, `openai` or `anthropic`), the model, the server, and on the way out the usage and finish
 reasons, or `error.type` and status ERROR. Prompts and model text go in only when content capture
-is on; the key never does. Each retry google-genai makes (HttpRetryOptions) is seen at the HTTP
+is on (never an image's bytes); the key never does. Each retry the provider's SDK makes is seen at the HTTP
 layer (`RetryWatch`), becomes a `verity.llm_retry` span event and is reported to `on_retry`.
 """
 
@@ -27,7 +27,7 @@ from runtime.telemetry import attributes as attr
 
 @dataclass(frozen=True)
 class LlmRetry:
-    """google-genai is about to send attempt `attempt` (2 = the first retry) of a model call."""
+    """The provider's SDK is about to send attempt `attempt` (2 = the first retry) of a model call."""
 
     model: str
     attempt: int
@@ -71,7 +71,7 @@ class RetryWatch:
         return self._current.count if self._current is not None else 0
 
     def event_hooks(self) -> dict[str, list[Callable[[Any], Any]]]:
-        """httpx event hooks for google-genai's client (HttpOptions.async_client_args)."""
+        """httpx event hooks for the SDK's HTTP client (every provider's SDK talks through httpx2)."""
 
         async def on_request(request: Any) -> None:
             if self._current is not None:
@@ -104,7 +104,7 @@ class _Attempts:
 class ChatSpan:
     """One model call's span. Without telemetry every method does nothing."""
 
-    def __init__(self, telemetry: ChatTelemetry | None, model: str, base_url: str, max_attempts: int) -> None:
+    def __init__(self, telemetry: ChatTelemetry | None, model: str, base_url: str, max_attempts: int, provider: str = attr.GEMINI_PROVIDER) -> None:
         self.telemetry = telemetry
         self.model = model
         self.max_attempts = max_attempts
@@ -117,7 +117,7 @@ class ChatSpan:
         address = urlsplit(base_url)
         attributes: dict[str, Any] = {
             attr.OPERATION_NAME: attr.CHAT,
-            attr.PROVIDER_NAME: attr.GEMINI_PROVIDER,
+            attr.PROVIDER_NAME: provider,
             attr.REQUEST_MODEL: model,
         }
         if address.hostname:
@@ -186,5 +186,6 @@ def _message_record(message: ChatMessage) -> dict[str, Any]:
         part: dict[str, Any] = {"type": "tool_call_response", "id": message.answers.tool_call_id, "response": message.result}
         return {"role": "tool", "parts": [part]}
     parts: list[dict[str, Any]] = [{"type": "text", "content": message.content}] if message.content else []
+    parts += [{"type": "blob", "modality": "image", "mime_type": image.mime_type} for image in message.images]
     parts += [{"type": "tool_call", "id": c.tool_call_id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls]
     return {"role": message.role, "parts": parts}

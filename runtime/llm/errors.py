@@ -19,6 +19,9 @@ class LlmErrorCode(str, Enum):
     CONNECTION_FAILED = "connection_failed"
     MALFORMED_RESPONSE = "malformed_response"
     PROMPT_BLOCKED = "prompt_blocked"
+    REFUSED = "refused"  # the model declined to answer (OpenAI's refusal, Anthropic's stop_reason refusal)
+    TOOLS_UNSUPPORTED = "tools_unsupported"  # the server cannot call tools (a local server started without them)
+    IMAGES_UNSUPPORTED = "images_unsupported"  # the model takes no image parts
 
     @property
     def retryable(self) -> bool:

@@ -1,4 +1,4 @@
-"""The intent guard's model detector on Gemini: ask for seed 000's JSON label, return the raw answer.
+"""The intent guard's model detector on the configured model: ask for seed 000's JSON label, return the raw answer.
 
 `runtime.guard.parse_intent_answer` reads the answer tolerantly; anything unusable (or an
 LlmError) makes the guard fall back to its heuristic.
@@ -17,7 +17,7 @@ INTENT_INSTRUCTION = (
 )
 
 
-class GeminiIntentModel:
+class GatewayIntentModel:
     """Implements runtime.guard.IntentModel."""
 
     def __init__(self, gateway: LlmGateway) -> None:
@@ -27,6 +27,6 @@ class GeminiIntentModel:
         reply = await self.gateway.complete(
             [ChatMessage.system(INTENT_INSTRUCTION), ChatMessage.user(f"<goal>\n{goal}\n</goal>")],
             temperature=0.0,
-            response_mime_type="application/json",
+            json_output=True,
         )
         return reply.text

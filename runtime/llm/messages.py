@@ -18,6 +18,14 @@ class ToolSpec:
 
 
 @dataclass(frozen=True)
+class ImagePart:
+    """A picture sent with a user message (the prepared page's screenshot); `data` never prints."""
+
+    mime_type: str
+    data: bytes = field(repr=False)
+
+
+@dataclass(frozen=True)
 class LlmDelta:
     content: str
     type: Literal["delta"] = "delta"
@@ -32,6 +40,10 @@ class LlmToolCall:
     thought_signature: bytes | None = field(default=None, repr=False)
     # Whether the model chose `tool_call_id` (then it is echoed in the functionResponse) or we did.
     model_assigned_id: bool = False
+    # Providers that send arguments as JSON text (OpenAI, Anthropic's streamed input) may send
+    # text that is not a JSON object: the call then carries why, and the tool answers the model
+    # with an invalid_params error instead of running.
+    arguments_error: str | None = None
     type: Literal["tool_call"] = "tool_call"
 
 
@@ -60,20 +72,23 @@ class ChatMessage:
     tool_calls: tuple[LlmToolCall, ...] = ()  # assistant: the calls the model made
     answers: LlmToolCall | None = None  # tool: the call this message is the result of
     result: dict[str, Any] | None = None  # tool: the structured result sent back as functionResponse
+    images: tuple[ImagePart, ...] = ()  # user: pictures the model sees beside the text
 
     def __post_init__(self) -> None:
         if self.role == "tool" and self.answers is None:
             raise ValueError("a tool message must name the LlmToolCall it answers (ChatMessage.tool_result)")
         if self.tool_calls and self.role != "assistant":
             raise ValueError(f"only assistant messages carry tool_calls, not {self.role!r}")
+        if self.images and self.role != "user":
+            raise ValueError(f"only user messages carry images, not {self.role!r}")
 
     @classmethod
     def system(cls, content: str) -> ChatMessage:
         return cls("system", content)
 
     @classmethod
-    def user(cls, content: str) -> ChatMessage:
-        return cls("user", content)
+    def user(cls, content: str, images: tuple[ImagePart, ...] | list[ImagePart] = ()) -> ChatMessage:
+        return cls("user", content, images=tuple(images))
 
     @classmethod
     def assistant(cls, content: str = "", tool_calls: tuple[LlmToolCall, ...] | list[LlmToolCall] = ()) -> ChatMessage:

@@ -9,7 +9,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from guard_recipes import compiled_guard
 from runtime.guard import GuardDecision, IntentGuard
-from runtime.llm import GeminiIntentModel, GeminiSettings, LlmGateway
+from runtime.llm import GatewayIntentModel, ModelSettings, LlmGateway
 from tests.fixtures.gemini_server import GeminiServer, error_reply, text_reply
 
 scenarios("guard_intent.feature")
@@ -86,9 +86,9 @@ def _detect(world: GuardWorld) -> None:
 @when("the guard detects the intent with the Gemini model")
 def _detect_with_model(world: GuardWorld, gemini: GeminiServer) -> None:
     async def detect() -> None:
-        gateway = LlmGateway(GeminiSettings.from_env(gemini.env()))
+        gateway = LlmGateway(ModelSettings.from_env(gemini.env()))
         try:
-            await world.build().detect(world.goal, GeminiIntentModel(gateway))
+            await world.build().detect(world.goal, GatewayIntentModel(gateway))
         finally:
             await gateway.aclose()
 

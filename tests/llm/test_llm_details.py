@@ -8,19 +8,19 @@ import pytest
 
 from runtime.llm import (
     ChatMessage,
-    GeminiIntentModel,
-    GeminiSettings,
+    GatewayIntentModel,
+    ModelSettings,
     LlmError,
     LlmErrorCode,
     LlmGateway,
     LlmToolCall,
-    to_gemini_contents,
 )
+from runtime.llm.providers.gemini import to_gemini_contents
 from runtime.llm.settings import DEFAULT_MODEL
 from tests.fixtures.gemini_server import GeminiServer, ScriptedReply, error_reply, function_call_reply, text_reply
 
 
-def _run(settings: GeminiSettings, action):  # type: ignore[no-untyped-def]
+def _run(settings: ModelSettings, action):  # type: ignore[no-untyped-def]
     async def go():  # type: ignore[no-untyped-def]
         gateway = LlmGateway(settings)
         try:
@@ -36,7 +36,7 @@ async def _drain(gateway: LlmGateway, messages: list[ChatMessage]) -> list:
 
 
 def test_google_api_key_wins_like_google_genai_and_defaults_apply() -> None:
-    settings = GeminiSettings.from_env({"GOOGLE_API_KEY": "g-key", "GEMINI_API_KEY": "m-key"})
+    settings = ModelSettings.from_env({"GOOGLE_API_KEY": "g-key", "GEMINI_API_KEY": "m-key"})
     assert settings.api_key.reveal() == "g-key"
     assert settings.model == DEFAULT_MODEL and settings.base_url.startswith("https://generativelanguage")
     assert "g-key" not in repr(settings) and "g-key" not in str(settings.describe())
@@ -44,13 +44,13 @@ def test_google_api_key_wins_like_google_genai_and_defaults_apply() -> None:
 
 def test_blank_key_counts_as_missing() -> None:
     with pytest.raises(LlmError) as caught:
-        GeminiSettings.from_env({"GEMINI_API_KEY": "   "})
+        ModelSettings.from_env({"GEMINI_API_KEY": "   "})
     assert caught.value.code is LlmErrorCode.MISSING_API_KEY
 
 
 def test_bad_timeout_is_a_settings_error() -> None:
     with pytest.raises(LlmError, match="VERITY_GEMINI_TIMEOUT_MS") as caught:
-        GeminiSettings.from_env({"GEMINI_API_KEY": "k", "VERITY_GEMINI_TIMEOUT_MS": "soon"})
+        ModelSettings.from_env({"GEMINI_API_KEY": "k", "VERITY_GEMINI_TIMEOUT_MS": "soon"})
     assert caught.value.code is LlmErrorCode.INVALID_SETTINGS
 
 
@@ -81,7 +81,7 @@ def test_a_tool_message_must_name_its_call() -> None:
 def test_complete_returns_text_calls_and_usage() -> None:
     with GeminiServer() as gemini:
         gemini.enqueue(function_call_reply("browser_snapshot", {}, call_id="fc-9", text_before="Let me look."))
-        settings = GeminiSettings.from_env(gemini.env())
+        settings = ModelSettings.from_env(gemini.env())
         reply = _run(settings, lambda gateway: gateway.complete([ChatMessage.user("what is here?")]))
         assert gemini.requests[0].method == "generateContent"
     assert reply.text == "Let me look."
@@ -93,7 +93,7 @@ def test_a_blocked_prompt_is_a_typed_error() -> None:
     with GeminiServer() as gemini:
         gemini.enqueue(ScriptedReply(chunks=[[]], prompt_block_reason="SAFETY"))
         with pytest.raises(LlmError) as caught:
-            _run(GeminiSettings.from_env(gemini.env()), lambda gateway: _drain(gateway, [ChatMessage.user("x")]))
+            _run(ModelSettings.from_env(gemini.env()), lambda gateway: _drain(gateway, [ChatMessage.user("x")]))
     assert caught.value.code is LlmErrorCode.PROMPT_BLOCKED and "SAFETY" in caught.value.message
 
 
@@ -102,7 +102,7 @@ def test_an_unreachable_server_is_connection_failed() -> None:
         env = gemini.env()
     # The server is stopped now: its port refuses connections.
     with pytest.raises(LlmError) as caught:
-        _run(GeminiSettings.from_env(env), lambda gateway: _drain(gateway, [ChatMessage.user("x")]))
+        _run(ModelSettings.from_env(env), lambda gateway: _drain(gateway, [ChatMessage.user("x")]))
     assert caught.value.code is LlmErrorCode.CONNECTION_FAILED and caught.value.retryable
 
 
@@ -110,14 +110,14 @@ def test_a_503_is_a_retryable_server_error() -> None:
     with GeminiServer() as gemini:
         gemini.enqueue(error_reply(503, "overloaded", "UNAVAILABLE"))
         with pytest.raises(LlmError) as caught:
-            _run(GeminiSettings.from_env(gemini.env()), lambda gateway: _drain(gateway, [ChatMessage.user("x")]))
+            _run(ModelSettings.from_env(gemini.env()), lambda gateway: _drain(gateway, [ChatMessage.user("x")]))
     assert caught.value.code is LlmErrorCode.SERVER_ERROR and caught.value.status == 503 and caught.value.retryable
 
 
 def test_a_chat_of_only_system_messages_is_rejected_before_any_request() -> None:
     with GeminiServer() as gemini:
         with pytest.raises(LlmError) as caught:
-            _run(GeminiSettings.from_env(gemini.env()), lambda gateway: _drain(gateway, [ChatMessage.system("rules")]))
+            _run(ModelSettings.from_env(gemini.env()), lambda gateway: _drain(gateway, [ChatMessage.system("rules")]))
         assert gemini.requests == []
     assert caught.value.code is LlmErrorCode.BAD_REQUEST
 
@@ -125,7 +125,7 @@ def test_a_chat_of_only_system_messages_is_rejected_before_any_request() -> None
 def test_intent_model_asks_for_json_with_the_goal() -> None:
     with GeminiServer() as gemini:
         gemini.enqueue(text_reply('{"label": "general", "confidence": 0.9, "reason": "notes"}'))
-        answer = _run(GeminiSettings.from_env(gemini.env()), lambda gateway: GeminiIntentModel(gateway).classify_intent("tidy my notes"))
+        answer = _run(ModelSettings.from_env(gemini.env()), lambda gateway: GatewayIntentModel(gateway).classify_intent("tidy my notes"))
         request = gemini.requests[0]
     assert answer == '{"label": "general", "confidence": 0.9, "reason": "notes"}'
     assert '"label"' in request.body["systemInstruction"]["parts"][0]["text"]
@@ -137,7 +137,7 @@ def test_a_server_message_echoing_the_key_is_redacted() -> None:
     with GeminiServer() as gemini:
         gemini.enqueue(error_reply(400, "API key sk-echoed-123 not valid. Please pass a valid API key.", "INVALID_ARGUMENT"))
         with pytest.raises(LlmError) as caught:
-            _run(GeminiSettings.from_env(gemini.env(api_key="sk-echoed-123")), lambda gateway: _drain(gateway, [ChatMessage.user("x")]))
+            _run(ModelSettings.from_env(gemini.env(api_key="sk-echoed-123")), lambda gateway: _drain(gateway, [ChatMessage.user("x")]))
     assert caught.value.code is LlmErrorCode.BAD_REQUEST
     assert "sk-echoed-123" not in str(caught.value) and "API key *** not valid" in caught.value.message
 
@@ -154,7 +154,7 @@ def test_a_consumer_may_stop_after_the_first_tool_call() -> None:
     with GeminiServer() as gemini:
         gemini.enqueue(ScriptedReply(chunks=[[{"functionCall": {"name": "webfetch", "args": {"url": "http://x"}}}], [{"text": "more"}]]))
         gemini.enqueue(text_reply("second chat"))
-        settings = GeminiSettings.from_env(gemini.env())
+        settings = ModelSettings.from_env(gemini.env())
 
         async def two_chats(gateway: LlmGateway) -> tuple[object, list]:
             return await first_event(gateway), await _drain(gateway, [ChatMessage.user("y")])

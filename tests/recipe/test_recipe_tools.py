@@ -132,16 +132,16 @@ def schema_names_tools(schema: dict) -> None:
         assert "no tool" in step[kind]["description"].lower()
 
 
-@then("the README's step table gives each step kind the same tool")
-def readme_names_tools() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    table = readme.split("| step | tool `tools.allow` must name |", 1)[1].split("\n\n", 1)[0]
+@then("the docs' step table gives each step kind the same tool")
+def docs_name_tools() -> None:
+    page = (REPO / "docs" / "reference" / "recipe-schema.md").read_text(encoding="utf-8")
+    table = page.split("| step | tool `tools.allow` must name |", 1)[1].split("\n\n", 1)[0]
     rows = {}
     for row in table.splitlines()[2:]:
         cells = [c.strip() for c in row.strip("|").split("|")]
         rows[cells[0]] = set(re.findall(r"`([a-z_.]+)`", cells[1]))
     for kind, tools in _expected_tools().items():
         row = next((tools_of for name, tools_of in rows.items() if name.startswith(f"`{kind}`")), None)
-        assert row is not None and tools <= row, f"README step table: {kind} should name {sorted(tools)}"
+        assert row is not None and tools <= row, f"docs step table: {kind} should name {sorted(tools)}"
     search_row = next(tools_of for name, tools_of in rows.items() if "fallback.search_url" in name)
     assert STEP_TOOLS["search"] in search_row

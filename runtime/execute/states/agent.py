@@ -38,7 +38,7 @@ DEFAULT_MAX_TURNS = 12
 
 
 async def agent(ctx: RunContext, state: State) -> StepResult:
-    gateway = ctx.model.gateway(state.params.get("model"))
+    gateway = ctx.model.gateway(state.id)
     try:
         return await AgentLoop(ctx, state, gateway).run()
     finally:

@@ -148,7 +148,7 @@ async def run_script_once(
     visible text when it finds no main block), overlapped as the runtime overlaps them: the
     title and HTML in one round of concurrent calls, then the screenshot (written in a thread)
     while trafilatura reads the HTML in `extractor`: a worker process, as the runtime's readable
-    text is read (runtime/browser/readable_text.py), or, with None, a thread of this process."""
+    text is read (runtime/browser/launch/readable_text.py), or, with None, a thread of this process."""
     started = time.perf_counter()
     context = await browser.raw.createIncognitoBrowserContext()
     page = await context.newPage()

@@ -84,7 +84,7 @@ def _run_command(args: argparse.Namespace) -> int:
 
 async def _run_with_head_start(args: argparse.Namespace, starting: StartingChromium, reserve_context: Callable[..., Awaitable[Any]]) -> int:
     """Import the executor on a thread while this loop connects to Chromium and reserves the
-    first session's context (runtime/browser/reservation.py): the browser's part of opening a
+    first session's context (runtime/browser/launch/reservation.py): the browser's part of opening a
     session, about 0.15 s of waiting, is done by the time the run asks for it (BENCHMARKS.md,
     "Run start"). Whatever the run did not take is ended before this returns."""
     starting.begin_head_start(reserve_context)

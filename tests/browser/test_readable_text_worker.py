@@ -1,5 +1,5 @@
 """The readable-text worker when it cannot work: the reading still comes, from this process, and
-nothing keeps starting workers that die (runtime/browser/readable_text.py, runtime/worker_processes.py)."""
+nothing keeps starting workers that die (runtime/browser/launch/readable_text.py, runtime/worker_processes.py)."""
 
 from __future__ import annotations
 

@@ -159,7 +159,7 @@ verity.locate = (spec) => {
     if (s.has_text) scored = scored.filter(([el]) => score(el.textContent, s.has_text, false) > 0);
     const visible = scored.filter(([el]) => shown(el));
     // Among those, the ones a person can see (not at opacity 0, not off the page, not clipped
-    // away: runtime/browser/shown.py) count first, so a decoy drawn invisibly before the element
+    // away: shown.js) count first, so a decoy drawn invisibly before the element
     // shown is neither read nor clicked; with none seen, the rendered ones count (a checkbox
     // styled at opacity 0 under its label is still the one to click).
     const seen = visible.filter(([el]) => shownElement(el) && shownRects(el.getClientRects()));

@@ -42,8 +42,16 @@ CALL = (
 @functools.cache
 def namespace_source() -> str:
     """A script that installs the namespace in the world it runs in, unless it is there already."""
-    parts = "".join(f"((verity) => {{\n{path.read_text(encoding='utf-8')}\n}})(verity);\n" for path in sorted(HERE.glob("*.js")))
+    parts = "".join(f"((verity) => {{\n{_code(path)}\n}})(verity);\n" for path in sorted(HERE.glob("*.js")))
     return f"(() => {{\nif ({NAMESPACE} !== undefined) return;\nconst verity = Object.create(null);\n{parts}{NAMESPACE} = verity;\n}})();\n"
+
+
+def _code(path: Path) -> str:
+    """A part's text as it is sent: without its comment lines, blank lines and indentation. Every
+    document of a tab compiles the namespace as it starts (a third less text to scan; no file of
+    this folder has a string or template that spans lines)."""
+    lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith("//"))
 
 
 @functools.cache

@@ -79,3 +79,43 @@ Feature: The runtime's imports point one way
     When I read the import graph of "runtime"
     Then it has no import cycle
     And "runtime/browser/launch.py:4" is reported for importing the layer above it, "session"
+
+  @ARCH-004
+  Scenario: Inside runtime/service each room imports only the rooms below it
+    Given the import graph of runtime/
+    Then runtime/service's modules import only their own room and the ones below: gen, config, runs, replicas, api
+
+  @ARCH-004
+  Scenario: A run room that names the gRPC face, only for a type, is reported
+    Given the file "runtime/service/runs/supervisor.py":
+      """
+      from typing import TYPE_CHECKING
+
+      if TYPE_CHECKING:
+          from runtime.service.api.server import VerityServer
+      """
+    And the file "runtime/service/api/server.py":
+      """
+      VerityServer = object
+      """
+    When I read the import graph of "runtime"
+    Then "runtime/service/runs/supervisor.py:4" is reported for importing the service room above it, "api"
+
+  @ARCH-004
+  Scenario: Hosting runs knows nothing of gRPC
+    Given the source of runtime/
+    Then none of the modules of runtime/service/runs, runtime/service/replicas or runtime/service/config imports grpc, grpc_status, grpc_health, grpc_reflection, google.rpc, opentelemetry.instrumentation.grpc or runtime.service.gen
+
+  @ARCH-004
+  Scenario: A replica module that imports grpc inside a function, or the generated stubs, is reported
+    Given the file "runtime/service/replicas/commands.py":
+      """
+      from runtime.service.gen.verity.v1 import agent_service_pb2
+
+      def ask():
+          import grpc.aio
+          return grpc.aio
+      """
+    When I read the source of "runtime"
+    Then "runtime/service/replicas/commands.py:1" is reported for importing "runtime.service.gen.verity.v1"
+    And "runtime/service/replicas/commands.py:4" is reported for importing "grpc.aio"

@@ -35,7 +35,7 @@ def _layers(report: Path) -> list[tuple[str, list[str]]]:
     return [
         ("python -c pass", [sys.executable, "-c", "pass"]),
         ("verity --help", [VERITY, "--help"]),
-        ("import runtime.gate.cli (what `verity bdd` loads)", [sys.executable, "-c", "import runtime.gate.cli"]),
+        ("import runtime.cli.bdd (what `verity bdd` loads)", [sys.executable, "-c", "import runtime.cli.bdd"]),
         ("inner pytest --collect-only, the sample's pytest.ini", inner),
         # `-o addopts=` drops the sample's --disable-plugin-autoload: what a project that keeps autoload pays.
         ("inner pytest --collect-only, every plugin autoloaded", [*inner[:3], "-o", "addopts=", *inner[3:]]),

@@ -109,7 +109,7 @@ def _client_fanout(targets: list[str], run_id: str, subscribers: int, results: A
 
 
 def _client_start_runs(target: str, count: int, spacing: float, results: Any) -> None:
-    from runtime.service.client import VerityClient
+    from runtime.client import VerityClient
 
     with VerityClient(target) as client:
         run_ids = []
@@ -229,7 +229,8 @@ async def _runs_per_second(url: str, home: Path, replicas: int, runs: int, per_r
 
 
 async def run_benchmarks(args: argparse.Namespace, new_database: Any) -> dict[str, Any]:
-    from runtime.service.server import ServerConfig, VerityServer
+    from runtime.service.api.server import VerityServer
+    from runtime.service.config.server_config import ServerConfig
     from runtime.store.location import PostgresUrl
 
     report: dict[str, Any] = {"events": args.events, "subscribers": args.subscribers}

@@ -42,7 +42,7 @@ from runtime.demo.loopback import LoopbackSite  # noqa: E402
 from runtime.events import EventLog  # noqa: E402
 from runtime.execute import BrowserProvider, start_run  # noqa: E402
 from runtime.recipe import load_recipe_text, resolve_inputs  # noqa: E402
-from runtime.telemetry import TRACE_FILE, TraceExport  # noqa: E402
+from runtime.trace_export import TRACE_FILE, TraceExport  # noqa: E402
 
 
 def _pages_handler(root: Path) -> type[SimpleHTTPRequestHandler]:

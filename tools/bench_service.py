@@ -52,7 +52,7 @@ def _final() -> FinalVerdict:
 
 
 def _client_throughput(target: str, run_id: str, results: Any) -> None:
-    from runtime.service.client import VerityClient
+    from runtime.client import VerityClient
 
     with VerityClient(target) as client:
         count = 0
@@ -95,7 +95,7 @@ def _echo_handler(begins: list[float]) -> Any:
 def _event_message_size(text: str) -> int:
     """The bytes one of our 64-byte chat-delta events takes as sent (its Event message)."""
     from runtime.events import EventLog
-    from runtime.service.proto_mapping import event_to_proto
+    from runtime.service.api.proto_mapping import event_to_proto
 
     event = EventLog("bench-0000000000000000").emit(ChatDelta(text=text))
     return event_to_proto(event).ByteSize()
@@ -130,7 +130,7 @@ def _client_fanout(target: str, run_id: str, subscribers: int, results: Any) -> 
 
 
 def _client_start_latency(target: str, run_id: str, calls: int, results: Any) -> None:
-    from runtime.service.client import VerityClient
+    from runtime.client import VerityClient
 
     samples = []
     with VerityClient(target) as client:
@@ -145,7 +145,7 @@ def _client_start_latency(target: str, run_id: str, calls: int, results: Any) ->
 
 
 def _client_latency(target: str, run_id: str, results: Any) -> None:
-    from runtime.service.client import VerityClient
+    from runtime.client import VerityClient
 
     delays = []
     with VerityClient(target) as client:
@@ -190,7 +190,8 @@ async def _emit_burst(live: Any, count: int, text: str) -> None:
 
 
 async def run_benchmarks(args: argparse.Namespace) -> dict[str, Any]:
-    from runtime.service.server import ServerConfig, VerityServer
+    from runtime.service.api.server import VerityServer
+    from runtime.service.config.server_config import ServerConfig
 
     with tempfile.TemporaryDirectory() as tmp:
         config = ServerConfig(

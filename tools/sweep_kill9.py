@@ -34,7 +34,7 @@ from tests.service.kill_cycles import (  # noqa: E402
 )
 from tests.service.service_harness import ServeProcess  # noqa: E402
 
-from runtime.service.client import VerityClient  # noqa: E402
+from runtime.client import VerityClient  # noqa: E402
 
 BEGIN = "<!-- kill9 sweep begin -->"
 END = "<!-- kill9 sweep end -->"

@@ -1,4 +1,9 @@
-"""The `verity` command line: one sub-command per area, each defined by its own module."""
+"""The `verity` command line: one module of runtime/cli/ per command, and the one catch-all.
+
+An unexpected error in any command ends it with one line on stderr and execute_error's exit code
+(20, "an action failed in a way no other reason covers"), never a traceback; VERITY_DEBUG=1 shows
+the traceback instead.
+"""
 
 from __future__ import annotations
 
@@ -11,18 +16,18 @@ from collections.abc import Sequence
 
 from runtime import __version__
 
-# Each command and the area module whose `register(subparsers)` defines it. Only the area of the
+# Each command and the module whose `register(subparsers)` defines it. Only the module of the
 # command being run is imported: `verity --help` and `--version` import none, and `verity recipe`
 # does not pay for the browser, the LLM client or gRPC.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "recipe": ("runtime.recipe.cli", "validate, compile and describe recipes"),
-    "run": ("runtime.cli.run_command", "run a recipe in headless Chromium and report a verified verdict"),
-    "demo": ("runtime.cli.run_command", "run the bundled demo: a dead quote link recovered through search"),
-    "serve": ("runtime.service.cli", "run the gRPC server (AgentService, RecipeService, health, reflection)"),
-    "client": ("runtime.service.cli", "talk to a running `verity serve`"),
-    "bdd": ("runtime.gate.cli", "check that every contract is proven by a scenario bound to a passing test"),
-    "report": ("runtime.report.cli", "write a run's self-contained HTML report (RUN_DIR/report.html)"),
-    "trace": ("runtime.traces.cli", "summarize runs' OpenTelemetry traces: seed 004's reliability figures"),
+    "recipe": ("runtime.cli.recipe", "validate, compile and describe recipes"),
+    "run": ("runtime.cli.run", "run a recipe in headless Chromium and report a verified verdict"),
+    "demo": ("runtime.cli.run", "run the bundled demo: a dead quote link recovered through search"),
+    "serve": ("runtime.cli.serve", "run the gRPC server (AgentService, RecipeService, health, reflection)"),
+    "client": ("runtime.cli.client", "talk to a running `verity serve`"),
+    "bdd": ("runtime.cli.bdd", "check that every contract is proven by a scenario bound to a passing test"),
+    "report": ("runtime.cli.report", "write a run's self-contained HTML report (RUN_DIR/report.html)"),
+    "trace": ("runtime.cli.trace", "summarize runs' OpenTelemetry traces: seed 004's reliability figures"),
 }
 
 
@@ -63,11 +68,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # `verity ... | head`: the reader left; nothing to report.
         return 0
-    except Exception as error:  # the last line of defence: a one-line error, never a traceback
+    except Exception as error:  # the one last line of defence: a one-line error, never a traceback
         if os.environ.get("VERITY_DEBUG"):
             raise
+        from runtime.outcomes import StopReason  # only now: `verity --help` imports no area
+
         print(f"verity: internal error: {type(error).__name__}: {error} (set VERITY_DEBUG=1 for the traceback)", file=sys.stderr)
-        return 1
+        return StopReason.EXECUTE_ERROR.exit_code
 
 
 def entry() -> None:

@@ -26,13 +26,13 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from runtime.secrets import Secrets
-from runtime.telemetry.redacting import RedactingTracer
+from runtime.trace_export.redacting import RedactingTracer
 from runtime import __version__
 from runtime.events import ConfirmationRequested, Event, GuardrailTripped, Replanned, StatusChanged
 from runtime.llm import ChatTelemetry, LlmRetry, LlmUsage
 from runtime.outcomes import BlockerKind, StopReason, TaskState
-from runtime.telemetry import attributes as attr
-from runtime.telemetry import capture_message_content
+from runtime.trace_export import attributes as attr
+from runtime.trace_export import capture_message_content
 
 _DEFAULT_PROVIDER: TracerProvider | None = None
 # Blockers the network policy reports for each request it refused.

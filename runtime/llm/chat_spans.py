@@ -22,7 +22,7 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from runtime.llm.errors import LlmError
 from runtime.llm.messages import ChatMessage, LlmDone, LlmToolCall, LlmUsage
-from runtime.telemetry import attributes as attr
+from runtime.trace_export import attributes as attr
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,16 @@ def load_recipe_text(text: str, source: str = "<recipe>", *, recipe_path: Path |
 
 def load_recipe_with_registry(text: str, source: str, *, recipe_path: Path | None = None) -> tuple[Recipe, ToolRegistry]:
     doc, problems = read_yaml(text, source)
+    return load_recipe_document(doc, problems, source, recipe_path=recipe_path)
+
+
+def load_recipe_document(
+    doc: YamlDocument, problems: list[Problem], source: str, *, recipe_path: Path | None = None
+) -> tuple[Recipe, ToolRegistry]:
+    """`load_recipe_with_registry` of a document already read with `read_yaml` (and its problems):
+    for a caller that must look into the document before anything else is read, without parsing
+    the text twice (the service, for a recipe a client sent)."""
+    problems = list(problems)
     if doc.data is None and problems:
         raise RecipeInvalid(problems)
     if not isinstance(doc.data, dict):

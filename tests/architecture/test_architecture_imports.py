@@ -8,7 +8,8 @@ from pathlib import Path
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from tests.architecture.import_graph import ImportGraph, read_import_graph
-from tests.architecture.layer_rules import downstream_imports, folder_layers, layer_violations
+from tests.architecture.layer_rules import Layer, downstream_imports, folder_layers, layer_violations
+from tests.architecture.named_imports import NamedImport, imports_of, read_imports
 
 scenarios("architecture_imports.feature")
 
@@ -85,3 +86,54 @@ def _reported_upward(graph: ImportGraph, where: str, layer: str) -> None:
     problems = layer_violations(graph, "runtime.browser", BROWSER_LAYERS)
     assert len(problems) == 1 and problems[0].startswith(f"{where}: "), problems
     assert problems[0].endswith(f"imports the layer above it, {layer!r}"), problems
+
+
+# runtime/service bottom first, as its __init__ describes them. A new module must be placed here.
+SERVICE_ROOMS = (
+    Layer("gen", ("gen",)),
+    Layer("config", ("config",)),
+    Layer("runs", ("runs",)),
+    Layer("replicas", ("replicas",)),
+    Layer("api", ("api",)),
+)
+
+
+@then(parsers.parse("runtime/service's modules import only their own room and the ones below: {rooms}"))
+def _service_rooms(graph: ImportGraph, rooms: str) -> None:
+    assert [room.name for room in SERVICE_ROOMS] == _names(rooms)
+    problems = layer_violations(graph, "runtime.service", SERVICE_ROOMS)
+    assert not problems, "\n".join(problems)
+
+
+@then(parsers.parse('"{where}" is reported for importing the service room above it, "{room}"'))
+def _reported_service_room(graph: ImportGraph, where: str, room: str) -> None:
+    problems = layer_violations(graph, "runtime.service", SERVICE_ROOMS)
+    assert len(problems) == 1 and problems[0].startswith(f"{where}: "), problems
+    assert problems[0].endswith(f"imports the layer above it, {room!r}"), problems
+
+
+@given("the source of runtime/", target_fixture="imports")
+def _runtime_imports() -> list[NamedImport]:
+    return read_imports(REPO / "runtime")
+
+
+@when(parsers.parse('I read the source of "{package}"'), target_fixture="imports")
+def _read_imports(tmp_path: Path, package: str) -> list[NamedImport]:
+    return read_imports(tmp_path / package)
+
+
+@then(parsers.parse("none of the modules of {importers} imports {names}"))
+def _imports_none_of(imports: list[NamedImport], importers: str, names: str) -> None:
+    rooms = [name.replace("/", ".") for name in _names(importers)]
+    found = imports_of(imports, rooms, _names(names))
+    assert not found, "imports the transport into a room that hosts runs:\n" + "\n".join(i.describe() for i in found)
+
+
+@then(parsers.parse('"{where}" is reported for importing "{module}"'))
+def _reported_import(imports: list[NamedImport], where: str, module: str) -> None:
+    found = imports_of(imports, ["runtime.service.runs", "runtime.service.replicas", "runtime.service.config"], GRPC_MODULES)
+    assert (where, module) in [(f"{i.path}:{i.line}", i.imported) for i in found], [i.describe() for i in found]
+
+
+# What speaking gRPC takes: the library, its companions, and the stubs generated for our API.
+GRPC_MODULES = ("grpc", "grpc_status", "grpc_health", "grpc_reflection", "google.rpc", "opentelemetry.instrumentation.grpc", "runtime.service.gen")

@@ -23,7 +23,7 @@ from runtime.events import Event, EventLog, FinalVerdict, StepFinished
 from runtime.execute import BrowserProvider, RunHandle, start_run
 from runtime.recipe import load_recipe_with_registry, resolve_inputs
 from tests.fixtures.browser_loop import LoopThread
-from runtime.telemetry import read_trace_file
+from runtime.trace_export import read_trace_file
 from tests.fixtures.gemini_fixtures import FIXTURE_API_KEY
 from tests.fixtures.otlp_receiver import FlatSpan, flat_spans
 from tests.fixtures.site_server import FixtureSite

@@ -99,13 +99,13 @@ def no_profile(command: Command) -> None:
 
 @when(parsers.parse('a fresh interpreter imports what "verity run" loads before its run starts'), target_fixture="modules")
 def modules_of_run_command() -> set[str]:
-    # The command's own module, then the executor it hands the run to (runtime.execute.cli),
+    # The command's own module, then the executor it hands the run to (runtime.cli.run_recipe),
     # imported as `verity run` imports them: through the CLI's parser for the run command.
     script = (
         "import json, sys\n"
         "from runtime.cli.main import build_parser\n"
         "build_parser(['run'])\n"
-        "import runtime.execute.cli\n"
+        "import runtime.cli.run_recipe\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)

@@ -17,7 +17,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.llm import ChatMessage, ChatTelemetry, LlmDelta, LlmError, LlmGateway, LlmRetry
-from runtime.telemetry import CAPTURE_CONTENT_VARIABLE, capture_message_content
+from runtime.trace_export import CAPTURE_CONTENT_VARIABLE, capture_message_content
 from tests.fixtures.gemini_fixtures import FIXTURE_API_KEY
 from tests.fixtures.gemini_server import GeminiServer, error_reply, text_reply
 

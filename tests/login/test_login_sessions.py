@@ -17,8 +17,9 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.execute.session_state import cookie_allowed
-from runtime.service.recipe_catalog import RecipeCatalog, load_or_report
-from runtime.service.rich_errors import ServiceError
+from runtime.service.api.rich_errors import load_or_report
+from runtime.service.runs.recipe_catalog import RecipeCatalog
+from runtime.service.api.rich_errors import ServiceError
 from tests.execute.conftest import ExecRunner, RunRecord
 from tests.fixtures.members_site import COOKIE, MEMBERS, MembersSite
 

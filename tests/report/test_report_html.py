@@ -18,7 +18,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.browser import Browser
 from runtime.report.page import CONTENT_SECURITY_POLICY
-from runtime.service.client import VerityClient
+from runtime.client import VerityClient
 from tests.fixtures.browser_loop import LoopThread
 from tests.report.hostile_page import BODY_TEXT, HEADLINE_TEXT, RECIPE, TITLE_TEXT, HostileSite
 from tests.report.report_browser import REPORT_ARTIFACTS, RenderedReport, open_report

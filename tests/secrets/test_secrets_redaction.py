@@ -26,7 +26,7 @@ from runtime.outcomes import StopReason
 from runtime.recipe import load_recipe_file, resolve_inputs, secret_input_names
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
-from runtime.telemetry import CAPTURE_CONTENT_VARIABLE
+from runtime.trace_export import CAPTURE_CONTENT_VARIABLE
 from tests.fixtures.gemini_server import GeminiServer, function_call_reply
 from tests.fixtures.otlp_receiver import FlatSpan, OtlpGrpcReceiver
 from tests.fixtures.site_server import FixtureSite

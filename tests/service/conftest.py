@@ -10,7 +10,7 @@ import pytest
 from pytest_bdd import given, parsers, when
 from tests.service.service_harness import DroppingProxy, ServedServer, StoreLockHolder, Watcher, running
 
-from runtime.service.server import ServerConfig
+from runtime.service.config.server_config import ServerConfig
 from runtime.store.location import PostgresUrl
 
 

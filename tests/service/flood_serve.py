@@ -27,9 +27,9 @@ import sys
 from runtime.cli.main import parse_args
 from runtime.events import ChatDelta
 from runtime.execute.run_files import RunFiles
-from runtime.service.cli import server_config_from_args
-from runtime.service.live_run import LiveRun
-from runtime.service.server import VerityServer
+from runtime.cli.serve import server_config_from_args
+from runtime.service.runs.live_run import LiveRun
+from runtime.service.api.server import VerityServer
 
 # Events emitted between two yields to the event loop (a busy run step emits a handful).
 BURST = 32

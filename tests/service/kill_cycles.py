@@ -25,9 +25,9 @@ from tests.service.flood_serve import WITHOUT_RUN_FILES, flood_text
 from tests.service.service_harness import ServeProcess
 
 from runtime.events import Event
-from runtime.service.client import VerityClient, VerityRpcError
+from runtime.client import VerityClient, VerityRpcError
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
-from runtime.service.proto_mapping import event_from_proto
+from runtime.service.api.proto_mapping import event_from_proto
 
 FLOOD = ("tests.service.flood_serve",)
 # Kill after the client saw between 1 and this many events: early, mid-burst, deep into the run.

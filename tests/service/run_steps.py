@@ -19,7 +19,7 @@ from pytest_bdd import given, parsers, then, when
 from tests.fixtures.site_server import FixtureSite
 from tests.service.service_harness import HealthWatch, Watcher
 
-from runtime.service.client import VerityClient
+from runtime.client import VerityClient
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 
 SERVING = health_pb2.HealthCheckResponse.SERVING

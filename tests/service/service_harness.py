@@ -16,9 +16,10 @@ from typing import Any, TypeVar
 
 from runtime.events import ChatDelta, Event, EventPayload, FinalVerdict, StatusChanged
 from runtime.outcomes import StopReason, TaskState
-from runtime.service.client import VerityClient, VerityRpcError
-from runtime.service.server import ServerConfig, VerityServer
-from runtime.service.supervisor import LiveRun
+from runtime.client import VerityClient, VerityRpcError
+from runtime.service.api.server import VerityServer
+from runtime.service.config.server_config import ServerConfig
+from runtime.service.runs.live_run import LiveRun
 
 T = TypeVar("T")
 

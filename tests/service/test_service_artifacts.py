@@ -14,7 +14,7 @@ from tests.service.run_steps import *  # noqa: F403 - the shared real-run steps
 from tests.service.service_harness import ServedServer
 
 from runtime.events import ArtifactStored
-from runtime.service.client import VerityClient, VerityRpcError
+from runtime.client import VerityClient, VerityRpcError
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 
 scenarios("service_artifacts.feature")

@@ -18,7 +18,7 @@ from tests.service.service_harness import ServedServer, running
 
 from runtime.events import AgentState, FinalVerdict, GuardrailTripped, StatusChanged, StepFinished, StructuredOutput, ToolUsed
 from runtime.outcomes import BlockerKind, StopReason, TaskState
-from runtime.service.client import VerityClient
+from runtime.client import VerityClient
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 
 # The 5 MB page takes Chromium seconds to lay out: a ceiling of its own, above the recipe's step budget.

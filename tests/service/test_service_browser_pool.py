@@ -20,7 +20,7 @@ from tests.fixtures.external_chromium import WEBRTC_UDP_FLAG, RestartableChromiu
 from tests.service.run_steps import *  # noqa: F403 - the shared real-run steps
 from tests.service.run_steps import SERVING, run_inputs, serve_args, start_and_watch
 
-from runtime.service.cli import EXIT_CONFIG_ERROR
+from runtime.cli.serve import EXIT_CONFIG_ERROR
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 
 scenarios("service_browser_pool.feature")

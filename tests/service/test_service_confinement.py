@@ -9,7 +9,7 @@ from typing import Any
 import grpc
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
-from runtime.service.client import VerityClient, VerityRpcError
+from runtime.client import VerityClient, VerityRpcError
 
 scenarios("service_confinement.feature")
 

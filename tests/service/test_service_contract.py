@@ -28,7 +28,7 @@ from runtime.events import (
 from runtime.events.model import PAYLOAD_TYPES
 from runtime.outcomes import BlockerKind, StopReason, TaskState
 from runtime.service.gen.verity.v1 import agent_service_pb2, events_pb2, recipe_service_pb2
-from runtime.service.proto_mapping import check_payload_mapping, event_from_proto, event_to_proto
+from runtime.service.api.proto_mapping import check_payload_mapping, event_from_proto, event_to_proto
 
 scenarios("service_contract.feature")
 

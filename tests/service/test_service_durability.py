@@ -21,8 +21,8 @@ from tests.service.service_harness import ServedServer, chat_deltas, running
 
 from runtime.events import Event
 from runtime.execute.run_files import RunFiles
-from runtime.service.client import VerityClient
-from runtime.service.proto_mapping import event_from_proto
+from runtime.client import VerityClient
+from runtime.service.api.proto_mapping import event_from_proto
 
 
 @scenario(

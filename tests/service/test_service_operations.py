@@ -19,7 +19,7 @@ from tests.service.service_harness import HealthWatch, ServedServer
 
 from runtime.plan import compile_recipe, to_mermaid
 from runtime.recipe import load_recipe_file
-from runtime.service.client import VerityClient, VerityRpcError
+from runtime.client import VerityClient, VerityRpcError
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
 

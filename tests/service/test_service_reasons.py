@@ -16,7 +16,7 @@ from tests.fixtures.site_server import FixtureSite
 from tests.service.run_steps import *  # noqa: F403 - the shared real-run steps
 from tests.service.run_steps import run_inputs, start_and_watch
 
-from runtime.service.client import VerityClient, VerityRpcError
+from runtime.client import VerityClient, VerityRpcError
 
 scenarios("service_reasons.feature")
 

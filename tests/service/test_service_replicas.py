@@ -23,7 +23,7 @@ from tests.service.run_steps import run_inputs
 from tests.service.service_harness import ServedServer, chat_deltas, running
 
 from runtime.outcomes import StopReason, TaskState
-from runtime.service.client import VerityClient, VerityRpcError
+from runtime.client import VerityClient, VerityRpcError
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 from runtime.store import RunUpdate

@@ -20,7 +20,7 @@ from tests.service.run_steps import *  # noqa: F403 - the shared real-run steps
 from tests.service.run_steps import assert_run_ended, run_inputs
 from tests.service.service_harness import Watcher
 
-from runtime.service.client import VerityClient, VerityRpcError
+from runtime.client import VerityClient, VerityRpcError
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 from tests.fixtures.site_server import FixtureSite
 

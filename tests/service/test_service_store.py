@@ -15,9 +15,9 @@ from tests.service.service_harness import ServedServer, Watcher, chat_deltas
 
 from runtime.events import AgentState, ArtifactStored, GuardrailTripped, StatusChanged, StepFinished, StepStarted
 from runtime.outcomes import BlockerKind, StopReason, TaskState
-from runtime.service.client import VerityRpcError
+from runtime.client import VerityRpcError
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
-from runtime.service.proto_mapping import event_from_proto
+from runtime.service.api.proto_mapping import event_from_proto
 from runtime.store import StoreWriteError
 
 scenarios("service_store.feature")

@@ -30,7 +30,7 @@ from tests.service.kill_cycles import KillStore, kill_repeatedly
 
 from runtime.events import ArtifactStored, ChatDelta, Event, StatusChanged
 from runtime.outcomes import StopReason, TaskState
-from runtime.service.client import VerityClient, VerityRpcError
+from runtime.client import VerityClient, VerityRpcError
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 from runtime.store import BufferedRunStore, RunStore, StoreError, StoreWriteError
 from runtime.store.location import PostgresUrl

@@ -10,7 +10,7 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 from tests.service.service_harness import ServedServer, Watcher, chat_deltas
 
-from runtime.service.client import VerityRpcError
+from runtime.client import VerityRpcError
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 

@@ -16,11 +16,11 @@ from pytest_bdd import given, parsers, scenarios, then, when
 from tests.service.service_harness import ServedServer
 
 from runtime.cli.main import main, parse_args
-from runtime.service.auth import ServiceConfigError
-from runtime.service.client import VerityClient, VerityRpcError
-from runtime.service.config_file import load_config_file
-from runtime.service.server import ServerConfig
-from runtime.service.cli import server_config_from_args
+from runtime.service.config.errors import ServiceConfigError
+from runtime.client import VerityClient, VerityRpcError
+from runtime.service.config.config_file import load_config_file
+from runtime.service.config.server_config import ServerConfig
+from runtime.cli.serve import server_config_from_args
 
 scenarios("service_tls.feature")
 

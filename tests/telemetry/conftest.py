@@ -17,7 +17,7 @@ import pytest
 from pytest_bdd import given, parsers
 
 from runtime.demo import DemoSite
-from runtime.telemetry import CAPTURE_CONTENT_VARIABLE
+from runtime.trace_export import CAPTURE_CONTENT_VARIABLE
 from tests.fixtures.otlp_receiver import OtlpGrpcReceiver, OtlpHttpReceiver
 
 VERITY = [sys.executable, "-m", "runtime.cli.main"]

@@ -11,7 +11,7 @@ from typing import Any
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.demo import DEMO_RECIPE, DemoSite
-from runtime.telemetry import read_trace_file
+from runtime.trace_export import read_trace_file
 from tests.fixtures.gemini_fixtures import FIXTURE_API_KEY
 from tests.fixtures.gemini_server import GeminiServer, RecordedRequest, function_call_reply
 from tests.fixtures.otlp_receiver import FlatSpan, OtlpGrpcReceiver, flat_spans

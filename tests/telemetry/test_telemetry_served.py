@@ -19,7 +19,7 @@ from runtime.demo import DEMO_RECIPE, DemoSite
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
-from runtime.telemetry import read_trace_file
+from runtime.trace_export import read_trace_file
 from tests.fixtures.otlp_receiver import FlatSpan, OtlpGrpcReceiver, flat_spans
 from tests.service.service_harness import ServeProcess
 from tests.telemetry.conftest import TelemetryEnv, clean_env

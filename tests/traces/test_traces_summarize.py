@@ -31,8 +31,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 from pytest_bdd import given, parsers, scenarios, then, when
 
-from runtime.telemetry import request_from_line
-from runtime.traces import nearest_rank
+from runtime.trace_export import request_from_line
+from runtime.trace_analysis import nearest_rank
 from tests.traces.trace_fixtures import BROKEN_LINE, FIXTURES, fixture_files
 
 scenarios("traces_summarize.feature")

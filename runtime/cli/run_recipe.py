@@ -1,0 +1,233 @@
+"""`verity run` and `verity demo`: the run itself, once the command (runtime/cli/run.py) has
+given it a head start: the recipe and inputs read from the command line, the run started in this
+process, its progress and verdict printed.
+
+Exit codes are the verdict's (`StopReason.exit_code`): 0 only for completed, 3 for a bad recipe
+or bad inputs, 130 after Ctrl-C (a clean manual_stop that keeps the run directory). Anything
+unexpected is left to the one catch-all of runtime/cli/main.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from runtime.browser.launch.starting import StartingChromium
+from runtime.events import Event, EventLog, FinalVerdict, StepFinished
+from runtime.events.model import payload_to_dict
+from runtime.browser.supply.provider import BrowserProvider
+from runtime.execute.run import start_run
+from runtime.execute.run_files import json_default
+from runtime.outcomes import StopReason
+from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry, resolve_inputs, secret_input_names
+from runtime.recipe.tool_registry import ToolRegistry
+from runtime.trace_export import TRACE_FILE, TelemetryConfigError, TraceExport
+from runtime.report import REPORT_FILE
+
+
+def run_file_command(args: argparse.Namespace, starting: StartingChromium | None = None) -> int:
+    """`verity run RECIPE ...`; `starting` is the Chromium the command started for it, if any."""
+    return _unless_interrupted(lambda: asyncio.run(_run_file(args, starting)))
+
+
+async def run_file(args: argparse.Namespace, starting: StartingChromium) -> int:
+    """`run_file_command` inside the event loop the command already runs (the one its
+    Chromium's head start connected in)."""
+    return await _run_file(args, starting)
+
+
+def demo_command(args: argparse.Namespace) -> int:
+    return _unless_interrupted(lambda: _run_demo(args))
+
+
+def _unless_interrupted(body: Callable[[], int]) -> int:
+    """Ctrl-C before the run has its own handler (which makes it a manual_stop) ends the command
+    with manual_stop's code too, and says nothing ran."""
+    try:
+        return int(body())
+    except KeyboardInterrupt:
+        print("verity: interrupted before the run started", file=sys.stderr)
+        return StopReason.MANUAL_STOP.exit_code
+
+
+async def _run_file(args: argparse.Namespace, starting: StartingChromium | None) -> int:
+    prepared = _prepared_run(args)
+    return prepared if isinstance(prepared, int) else await _execute(**prepared, starting=starting)
+
+
+def _prepared_run(args: argparse.Namespace) -> int | dict[str, Any]:
+    """The recipe, its registry and inputs for `_execute`, read from the command line; or the exit
+    code after printing why there is nothing to run."""
+    path: Path = args.recipe
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        return _print_problems([Problem(str(path), 0, 0, "", f"cannot read the recipe: {reason}", "unreadable")])
+    try:
+        recipe, registry = load_recipe_with_registry(text, str(path), recipe_path=path)
+    except RecipeInvalid as invalid:
+        return _print_problems(invalid.problems)
+    problems: list[Problem] = []
+    raw = _key_values(args.input, "--input", problems)
+    labels = _key_values(args.label, "--label", problems)
+    if problems:
+        return _print_problems(problems)
+    try:
+        # `--input key=@env:NAME` reads NAME from this environment; such an input is secret.
+        inputs = resolve_inputs(recipe, raw, source="--input", environ=os.environ)
+    except RecipeInvalid as invalid:
+        return _print_problems(invalid.problems)
+    return {
+        "recipe": recipe, "registry": registry, "inputs": inputs, "out": args.out, "json_mode": args.json,
+        "ws_endpoint": args.browser_ws, "labels": labels, "secret_inputs": secret_input_names(recipe, raw),
+    }
+
+
+def _key_values(items: list[str], flag: str, problems: list[Problem]) -> dict[str, str]:
+    """`KEY=VALUE` arguments of a repeatable flag; a malformed one becomes a problem."""
+    pairs: dict[str, str] = {}
+    for i, item in enumerate(items):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            problems.append(Problem(flag, 0, 0, f"{flag}[{i}]", f"{item!r} is not KEY=VALUE", "bad_input"))
+            continue
+        pairs[key.strip()] = value
+    return pairs
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from runtime.demo import DEMO_RECIPE, DemoSite
+
+    started = time.perf_counter()
+    with DemoSite() as site:
+        recipe, registry = load_recipe_with_registry(DEMO_RECIPE.read_text(encoding="utf-8"), str(DEMO_RECIPE), recipe_path=DEMO_RECIPE)
+        inputs = resolve_inputs(recipe, {"site": site.quote_base, "search_site": site.search_base})
+        if not args.json:
+            print(f"demo site: quotes on {site.quote_base}, search on {site.search_base}")
+            print(f"recipe: {DEMO_RECIPE}")
+        code = asyncio.run(_execute(recipe, registry, inputs, out=args.out, json_mode=args.json, ws_endpoint=None))
+    if not args.json:
+        print(f"demo finished in {time.perf_counter() - started:.1f} s")
+    return code
+
+
+def _print_problems(problems: list[Problem]) -> int:
+    for problem in problems:
+        print(str(problem), file=sys.stderr)
+    print(f"verity: {len(problems)} problem(s); nothing was run", file=sys.stderr)
+    return StopReason.INVALID_INPUT.exit_code
+
+
+# ---------------------------------------------------------------------- the run
+
+
+def new_run_id(recipe: Recipe) -> str:
+    return f"{recipe.name}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+
+
+async def _execute(
+    recipe: Recipe,
+    registry: ToolRegistry,
+    inputs: dict[str, Any],
+    *,
+    out: Path | None,
+    json_mode: bool,
+    ws_endpoint: str | None,
+    labels: dict[str, str] | None = None,
+    secret_inputs: set[str] | frozenset[str] = frozenset(),
+    starting: StartingChromium | None = None,
+) -> int:
+    run_id = new_run_id(recipe)
+    run_dir = out or Path("runs") / run_id
+    events = EventLog(run_id)
+    printer = _JsonLines(sys.stdout) if json_mode else _Progress(sys.stdout)
+    events.add_listener(printer)
+    provider = BrowserProvider(ws_endpoint=ws_endpoint, starting=starting)
+    # The run's spans go to <run_dir>/trace.jsonl, and wherever OTEL_TRACES_EXPORTER says.
+    try:
+        export = TraceExport.from_env()
+    except TelemetryConfigError as error:
+        return _print_problems([Problem("environment", 0, 0, "", str(error), "bad_telemetry")])
+    tracing = export.for_run(run_dir / TRACE_FILE)
+    loop = asyncio.get_running_loop()
+    try:
+        handle = start_run(
+            recipe, inputs, run_id=run_id, run_dir=run_dir, events=events, browser=provider, registry=registry,
+            tracer_provider=tracing.provider, labels=labels, secret_inputs=secret_inputs,
+            close_browser=True,  # one run: its end closes Chromium while the report is written
+        )
+        # Ctrl-C stops the run cleanly (manual_stop) instead of killing it mid-write.
+        loop.add_signal_handler(signal.SIGINT, handle.stop)
+        try:
+            verdict = await handle.task
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+    finally:
+        await provider.close()
+        tracing.close()
+        # Sends what the batch processors still hold before the process exits.
+        await asyncio.to_thread(export.shutdown)
+    if not json_mode:
+        _print_verdict(verdict, run_dir)
+    return verdict.stop_reason.exit_code
+
+
+class _Progress:
+    """One line per executed state: id, outcome, blocker, short summary."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def __call__(self, event: Event) -> None:
+        payload = event.payload
+        if isinstance(payload, StepFinished):
+            mark = "ok " if payload.ok else "!! "
+            blocker = payload.blocker_kind.value if payload.blocker_kind else ""
+            summary = " ".join(payload.observation_summary.split())[:100]
+            self.stream.write(f"{mark}{payload.state_id:<26} {payload.outcome:<11} {blocker:<18} {summary}\n")
+            self.stream.flush()
+
+
+class _JsonLines:
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def __call__(self, event: Event) -> None:
+        self.stream.write(json.dumps(event.to_dict(), ensure_ascii=False, default=json_default) + "\n")
+        self.stream.flush()
+
+
+PRINTED_CHARS = 2_000
+"""The most of the summary and of the output the final lines print; the files hold the rest."""
+
+
+def _closing_line(label: str, text: str, whole_in: str) -> str:
+    """`label` and `text`, its continuation lines under the text; past PRINTED_CHARS characters,
+    a last line says how much was left out and that `whole_in` holds the whole."""
+    if len(text) > PRINTED_CHARS:
+        text = f"{text[:PRINTED_CHARS]}\n… {len(text) - PRINTED_CHARS:,} more characters not printed; the whole is in {whole_in}"
+    return label + text.replace("\n", "\n" + " " * len(label))
+
+
+def _print_verdict(verdict: FinalVerdict, run_dir: Path) -> None:
+    data = payload_to_dict(verdict)
+    print(f"\nverdict: {data['status']} ({data['stop_reason']}, exit {verdict.stop_reason.exit_code})" + (f", blocker {data['blocker_kind']}" if data["blocker_kind"] else ""))
+    print(_closing_line("summary: ", verdict.summary, str(run_dir / "verdict.json")))
+    output = run_dir / "output.json"
+    if output.exists():
+        print(_closing_line("output:  ", output.read_text(encoding="utf-8").strip(), str(output)))
+    print(f"run dir: {run_dir}")
+    report = run_dir / REPORT_FILE
+    if report.exists():
+        print(f"report:  {report} (open it in a browser: the states, their screenshots, the verdict)")
+    print(f"trace:   {run_dir / TRACE_FILE} (OpenTelemetry spans as OTLP/JSON)")

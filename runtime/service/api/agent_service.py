@@ -1,0 +1,203 @@
+"""verity.v1.AgentService over `RunSupervisor`: request checking and message mapping only."""
+
+from __future__ import annotations
+
+import os
+import base64
+import binascii
+import json
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+import grpc
+
+from runtime.events import Event
+from runtime.outcomes import TaskState
+from runtime.recipe import RecipeInvalid, resolve_inputs, secret_input_names
+from runtime.service.api.proto_mapping import (
+    artifact_to_proto,
+    confirmation_to_proto,
+    enum_from_proto,
+    event_to_proto,
+    run_info_to_proto,
+)
+from runtime.service.api.rich_errors import load_or_report, recipe_invalid, reports_errors
+from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
+from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
+from runtime.service.gen.verity.v1 import events_pb2 as events_pb
+from runtime.service.runs.artifact_reader import chunk_size, read_chunks
+from runtime.service.runs.errors import InvalidRequest
+from runtime.service.runs.live_run import LiveRun
+from runtime.service.runs.recipe_catalog import RecipeCatalog, RecipeRequest
+from runtime.service.runs.sent_recipes import SERVER_ENV_PREFIX
+from runtime.service.runs.supervisor import RunSupervisor
+from runtime.store import RunCursor, RunFilter
+
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 500
+
+
+class AgentServicer(agent_grpc.AgentServiceServicer):
+    def __init__(self, supervisor: RunSupervisor, catalog: RecipeCatalog, *, max_response_bytes: int) -> None:
+        self._supervisor = supervisor
+        self._catalog = catalog
+        # Responses stay well under the client's receive limit; one run record within half of that.
+        self._max_response_bytes = max(1024, max_response_bytes // 2)
+        self._max_record_bytes = self._max_response_bytes // 2
+
+    @reports_errors
+    async def StartRun(self, request: agent_pb.StartRunRequest, context: grpc.aio.ServicerContext) -> agent_pb.StartRunResponse:
+        live = await self._start(request)
+        return agent_pb.StartRunResponse(run_id=live.run_id, trace_id=live.record.trace_id)
+
+    @reports_errors
+    async def StreamRun(
+        self, request: agent_pb.StreamRunRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[agent_pb.StreamRunResponse]:
+        _require("run_id", request.run_id)
+        async for batch in self._supervisor.follow(request.run_id, request.after_seq):
+            for events in self._split_by_size(batch):
+                yield agent_pb.StreamRunResponse(events=events)
+
+    @reports_errors
+    async def Run(self, request: agent_pb.RunRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[agent_pb.RunResponse]:
+        live = await self._start(request)
+        async for batch in self._supervisor.follow(live.run_id, 0):
+            for events in self._split_by_size(batch):
+                yield agent_pb.RunResponse(events=events)
+
+    @reports_errors
+    async def ConfirmAction(
+        self, request: agent_pb.ConfirmActionRequest, context: grpc.aio.ServicerContext
+    ) -> agent_pb.ConfirmActionResponse:
+        _require("run_id", request.run_id)
+        _require("request_id", request.request_id)
+        record = await self._supervisor.confirm(request.run_id, request.request_id, request.approve, request.reason)
+        return agent_pb.ConfirmActionResponse(run=run_info_to_proto(record, self._max_record_bytes))
+
+    @reports_errors
+    async def StopRun(self, request: agent_pb.StopRunRequest, context: grpc.aio.ServicerContext) -> agent_pb.StopRunResponse:
+        _require("run_id", request.run_id)
+        record = await self._supervisor.stop(request.run_id)
+        return agent_pb.StopRunResponse(run=run_info_to_proto(record, self._max_record_bytes))
+
+    @reports_errors
+    async def GetRun(self, request: agent_pb.GetRunRequest, context: grpc.aio.ServicerContext) -> agent_pb.GetRunResponse:
+        _require("run_id", request.run_id)
+        record, artifacts, pending = await self._supervisor.get(request.run_id)
+        response = agent_pb.GetRunResponse(
+            run=run_info_to_proto(record, self._max_record_bytes),
+            pending_confirmations=[confirmation_to_proto(c) for c in pending],
+        )
+        size = response.ByteSize()
+        for index, artifact in enumerate(artifacts):
+            message = artifact_to_proto(artifact)
+            size += message.ByteSize() + 8
+            if size > self._max_response_bytes:
+                response.artifacts_omitted = len(artifacts) - index
+                break
+            response.artifacts.append(message)
+        return response
+
+    @reports_errors
+    async def GetArtifact(
+        self, request: agent_pb.GetArtifactRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[agent_pb.GetArtifactResponse]:
+        _require("run_id", request.run_id)
+        _require("artifact_id", request.artifact_id)
+        record, source = await self._supervisor.artifact(request.run_id, request.artifact_id)
+        size = chunk_size(request.chunk_bytes, self._max_response_bytes)
+        first = True
+        async for offset, data in read_chunks(source, record, size):
+            message = agent_pb.GetArtifactResponse(offset=offset, data=data)
+            if first:
+                message.artifact.CopyFrom(artifact_to_proto(record))
+                first = False
+            yield message
+        if first:  # an empty artifact still tells the client what it is
+            yield agent_pb.GetArtifactResponse(artifact=artifact_to_proto(record))
+
+    @reports_errors
+    async def ListRuns(self, request: agent_pb.ListRunsRequest, context: grpc.aio.ServicerContext) -> agent_pb.ListRunsResponse:
+        statuses: list[TaskState] = []
+        for index, number in enumerate(request.statuses):
+            state = enum_from_proto(TaskState, number) if number in events_pb.TaskState.values() else None
+            if state is None:
+                raise InvalidRequest(f"statuses[{index}]", f"{number} is not a task state (TASK_STATE_UNSPECIFIED is not a filter)")
+            statuses.append(state)
+        if request.page_size < 0:
+            raise InvalidRequest("page_size", f"must be 0 (default {DEFAULT_PAGE_SIZE}) or more, got {request.page_size}")
+        page_size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        cursor = decode_page_token(request.page_token) if request.page_token else None
+        run_filter = RunFilter(statuses=tuple(statuses), recipe_name=request.recipe_name)
+        records = await self._supervisor.list(run_filter, page_size + 1, cursor)
+        response = agent_pb.ListRunsResponse()
+        size = 0
+        for record in records[:page_size]:
+            info = run_info_to_proto(record, self._max_record_bytes)
+            size += info.ByteSize() + 8
+            if response.runs and size > self._max_response_bytes:
+                break  # the page ends early to fit the message limit; the token continues from here
+            response.runs.append(info)
+            last = record
+        if len(records) > len(response.runs):
+            response.next_page_token = encode_page_token(RunCursor(last.created_ns, last.run_id))
+        return response
+
+    async def _start(self, request: agent_pb.StartRunRequest | agent_pb.RunRequest) -> LiveRun:
+        loaded = load_or_report(self._catalog, request.WhichOneof("recipe"), request.recipe_yaml, request.recipe_name)
+        raw_inputs = dict(request.inputs)
+        try:
+            # An input `@env:NAME` is read from the server's environment (only VERITY_SECRET_*
+            # names: a client may not read the server's own keys); such an input is secret.
+            inputs = resolve_inputs(loaded.recipe, raw_inputs, environ=os.environ, env_prefix=SERVER_ENV_PREFIX)
+        except RecipeInvalid as error:
+            raise recipe_invalid(error, "the run inputs") from None
+        timeout_seconds: float | None = None
+        if request.options.HasField("timeout"):
+            timeout_seconds = request.options.timeout.ToTimedelta().total_seconds()
+            if timeout_seconds <= 0:
+                raise InvalidRequest("options.timeout", f"must be positive, got {timeout_seconds}s")
+        return await self._supervisor.start(
+            loaded,
+            inputs,
+            raw_inputs=raw_inputs,
+            secret_inputs=secret_input_names(loaded.recipe, raw_inputs),
+            labels=dict(request.options.labels),
+            timeout_seconds=timeout_seconds,
+            source=RecipeRequest(request.WhichOneof("recipe"), request.recipe_yaml, request.recipe_name),
+        )
+
+    def _split_by_size(self, batch: Iterable[Event]) -> Iterable[list[events_pb.Event]]:
+        """Group converted events into responses below the size limit (one event always fits)."""
+        group: list[events_pb.Event] = []
+        size = 0
+        for event in batch:
+            message = event_to_proto(event)
+            message_size = message.ByteSize() + 8
+            if group and size + message_size > self._max_response_bytes:
+                yield group
+                group, size = [], 0
+            group.append(message)
+            size += message_size
+        if group:
+            yield group
+
+
+def _require(field_path: str, value: Any) -> None:
+    if not value:
+        raise InvalidRequest(field_path, "is required")
+
+
+def encode_page_token(cursor: RunCursor) -> str:
+    raw = json.dumps({"created_ns": cursor.created_ns, "run_id": cursor.run_id}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_page_token(token: str) -> RunCursor:
+    try:
+        padded = token + "=" * (-len(token) % 4)
+        data = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        return RunCursor(created_ns=int(data["created_ns"]), run_id=str(data["run_id"]))
+    except (binascii.Error, ValueError, KeyError, TypeError, UnicodeDecodeError):
+        raise InvalidRequest("page_token", "is not a token returned by ListRuns; start over with an empty page_token") from None

@@ -1,0 +1,277 @@
+"""The runs of a server and every request about them: which runs are hosted (the limit, and none
+while shutting down), starting one on the host (hosting.py), following its events, answering its
+confirmations, stopping it, reading its record and artifacts, and the server's lifecycle (runs a
+killed predecessor left, drain at shutdown). Failures are the typed errors of errors.py; the face
+a request came through says them in its own terms.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from runtime.events import ConfirmationRequested, Event
+from runtime.execute import start_run
+from runtime.outcomes import StopReason, TaskState
+from runtime.service.runs.artifact_reader import artifact_path
+from runtime.service.runs.errors import (
+    ArtifactMissing,
+    ArtifactNotFound,
+    ConfirmationNotPending,
+    InvalidRequest,
+    RunLimitReached,
+    RunNotFound,
+    ServerShuttingDown,
+)
+from runtime.service.runs.follow import follow_live, follow_stored
+from runtime.service.runs.hosting import RunHost
+from runtime.service.runs.ledger import recorded_inputs
+from runtime.service.runs.live_run import LiveRun
+from runtime.service.runs.recipe_catalog import LoadedRecipe, RecipeRequest
+from runtime.service.runs.recovery import close_runs_left_in_flight
+from runtime.store import ArtifactRecord, RunCursor, RunFilter, RunRecord, StoreWriteError
+
+_log = logging.getLogger(__name__)
+
+
+class RunSupervisor(RunHost):
+    # --- starting ---------------------------------------------------------------------------
+
+    async def start(
+        self,
+        loaded: LoadedRecipe,
+        inputs: dict[str, Any],
+        *,
+        raw_inputs: dict[str, str],
+        secret_inputs: set[str] | frozenset[str] = frozenset(),
+        labels: dict[str, str] | None = None,
+        timeout_seconds: float | None = None,
+        source: RecipeRequest | None = None,
+        existing: RunRecord | None = None,
+    ) -> LiveRun:
+        """Record a new run and hand it to the run engine, which emits into the run's EventLog.
+        The record keeps the raw inputs with each secret one (marked in the recipe, or sent as
+        `@env:NAME`, which stays as written) shown as its marker. `existing`: the run is recorded
+        already (queued by a replica, see replicas/supervisor.py, which also uses `source`)."""
+        recipe = loaded.recipe
+        recorded = recorded_inputs(recipe, raw_inputs)
+        live = await self.open_run(recipe.name, recipe.version, recorded, labels or {}, traced=False, existing=existing)
+        run_dir = self._runs_dir / live.run_id
+        # The run's spans: exported, and written to its trace.jsonl until its engine is done.
+        tracing = self._tracer.for_run(run_dir)
+        try:
+            # The engine opens the run's root span (a child of the caller's span when it sent
+            # traceparent) and stamps its trace id on the log; its first event carries it into the record.
+            live.handle = start_run(
+                recipe,
+                inputs,
+                run_id=live.run_id,
+                run_dir=run_dir,
+                events=live.events,
+                browser=self._browser,
+                registry=loaded.registry,
+                tracer_provider=tracing.provider,
+                trace_parent=self._tracer.caller_context(),
+                labels=labels,
+                # A recipe someone sent: only the server's configuration may open private networks.
+                allow_private_network=self.limits.allow_private_network,
+                secret_inputs=secret_inputs,
+            )
+        except Exception as error:  # noqa: BLE001 - a failed start is recorded as the run's end
+            tracing.close()
+            _log.exception("run %s: the engine could not start it", live.run_id)
+            self._end_without_engine(live, StopReason.EXECUTE_ERROR, f"the run could not start: {error}")
+            return live
+        live.handle.task.add_done_callback(lambda task: tracing.close())
+        live.handle.task.add_done_callback(lambda task: self._engine_finished(live, task))
+        if timeout_seconds:
+            live.timeout_timer = self._loop.call_later(timeout_seconds, self._time_out, live)
+        return live
+
+    async def open_run(
+        self,
+        recipe_name: str,
+        recipe_version: str,
+        inputs: dict[str, str],
+        labels: dict[str, str],
+        *,
+        traced: bool = True,
+        existing: RunRecord | None = None,
+    ) -> LiveRun:
+        """Record a run and its event log; whoever emits into `live.events` drives it.
+
+        This is the path every run's events take (the engine emits into this log). It is public so
+        the benchmark and tests can drive a served run without a browser; `traced` gives such a
+        run a root span of its own (an engine opens its own). `existing`: a run already recorded
+        (and counted against the limit) by whoever claimed it.
+        """
+        if existing is not None:
+            return self._host(existing, span=None)
+        if not self._accepting:
+            raise ServerShuttingDown()
+        if len(self._live) >= self.limits.max_concurrent_runs:
+            raise RunLimitReached(len(self._live), self.limits.max_concurrent_runs)
+        run_id = f"run-{uuid.uuid4().hex[:16]}"
+        span = self._tracer.start_run_span(run_id, recipe_name, recipe_version) if traced else None
+        trace_id = self._tracer.trace_id_of(span) if span is not None else ""
+        now = time.time_ns()
+        record = RunRecord(
+            run_id=run_id,
+            recipe_name=recipe_name,
+            recipe_version=recipe_version,
+            status=TaskState.CREATED,
+            trace_id=trace_id,
+            created_ns=now,
+            updated_ns=now,
+            inputs=dict(inputs),
+            labels=dict(labels),
+        )
+        # Reserve the slot before the first await so concurrent starts cannot overshoot the limit.
+        live = self._host(record, span)
+        try:
+            await self._record_new_run(record)
+        except BaseException:
+            del self._live[run_id]
+            if span is not None:
+                span.end()
+            raise
+        return live
+
+    async def _record_new_run(self, record: RunRecord) -> None:
+        await self._store.create_run(record)
+
+    # --- watching -------------------------------------------------------------------------------
+
+    async def follow(self, run_id: str, after_seq: int) -> AsyncIterator[list[Event]]:
+        """A run's durable events with seq > after_seq in batches, to the end (follow.py)."""
+        if after_seq < 0:
+            raise InvalidRequest("after_seq", f"must be 0 or more, got {after_seq}")
+        live = self._live.get(run_id)
+        batches = (
+            follow_stored(self._store, run_id, after_seq, self.limits.stream_batch)
+            if live is None
+            else follow_live(live, after_seq, self.limits.stream_batch)
+        )
+        async for batch in batches:
+            yield batch
+
+    # --- steering -------------------------------------------------------------------------------
+
+    async def confirm(self, run_id: str, request_id: str, approve: bool, reason: str) -> RunRecord:
+        live = self._live.get(run_id)
+        if live is None:
+            record = await self._store.get_run(run_id)
+            if record is None:
+                raise RunNotFound(run_id)
+            raise ConfirmationNotPending(
+                f"run {run_id!r} has ended ({record.status.value}); it waits for no confirmation",
+                metadata={"request_id": request_id, "status": record.status.value},
+            )
+        accepted = live.handle is not None and live.handle.confirm(request_id, approve, reason)
+        if not accepted:
+            pending = [c.request_id for c in live.pending_confirmations()]
+            raise ConfirmationNotPending(
+                f"run {run_id!r} is not waiting for confirmation {request_id!r} (pending: {', '.join(pending) or 'none'})",
+                metadata={"request_id": request_id, "pending": ",".join(pending)},
+            )
+        return live.shown
+
+    async def stop(self, run_id: str, reason: StopReason = StopReason.MANUAL_STOP) -> RunRecord:
+        """Stop a run and return its record once it ended (or after `stop_wait_seconds`)."""
+        live = self._live.get(run_id)
+        if live is None:
+            record = await self._store.get_run(run_id)
+            if record is None:
+                raise RunNotFound(run_id)
+            return record  # already ended: stopping is idempotent
+        self._request_stop(live, reason, "stopped by StopRun")
+        try:
+            await asyncio.wait_for(live.ended.wait(), self.limits.stop_wait_seconds)
+        except asyncio.TimeoutError:
+            _log.warning("run %s: still running %.1fs after stop", run_id, self.limits.stop_wait_seconds)
+        return live.shown
+
+    # --- reading --------------------------------------------------------------------------------
+
+    async def get(self, run_id: str) -> tuple[RunRecord, list[ArtifactRecord], list[ConfirmationRequested]]:
+        live = self._live.get(run_id)
+        if live is not None:
+            artifacts = await self._store.list_artifacts(run_id)
+            return live.shown, artifacts, live.pending_confirmations()
+        record = await self._store.get_run(run_id)
+        if record is None:
+            raise RunNotFound(run_id)
+        return record, await self._store.list_artifacts(run_id), []
+
+    async def artifact(self, run_id: str, artifact_id: str) -> tuple[ArtifactRecord, Path | bytes]:
+        """A listed artifact of the run and its bytes: its file in the run's own directory or, when
+        that is not on this server, the store's copy (a PostgreSQL store keeps one by sha256)."""
+        _, artifacts, _ = await self.get(run_id)
+        record = next((a for a in artifacts if a.artifact_id == artifact_id), None)
+        if record is None:
+            raise ArtifactNotFound(run_id, artifact_id)
+        path = artifact_path(self._runs_dir, record)
+        if path.is_file():
+            return record, path
+        stored = await self._store.read_blob(record.sha256)
+        if stored is None:
+            raise ArtifactMissing(record)
+        return record, stored
+
+    async def list(self, run_filter: RunFilter, limit: int, after: RunCursor | None) -> list[RunRecord]:
+        return await self._store.list_runs(run_filter, limit, after)
+
+    # --- server lifecycle -----------------------------------------------------------------------
+
+    async def interrupt_stored_in_flight(self) -> list[str]:
+        """At startup: close the runs a previous server left in flight (recovery.py)."""
+        return await close_runs_left_in_flight(self._store, self._runs_dir, self.event_limits, skip=frozenset(self._live))
+
+    async def serving(self, target: str) -> None:
+        """The server listens on `target` now (a replica announces it and starts claiming runs)."""
+
+    def stop_accepting(self) -> None:
+        self._accepting = False
+
+    async def drain(self, grace_seconds: float, interrupt_wait_seconds: float = 5.0) -> None:
+        """Let live runs finish within the grace period; interrupt the rest; flush the store."""
+        self._accepting = False
+        if self._live:
+            await self._wait_ended(list(self._live.values()), grace_seconds)
+        summary = "the server shut down before the run ended"
+        remaining = list(self._live.values())
+        for live in remaining:
+            self._request_stop(live, StopReason.INTERRUPTED, summary)
+        if remaining:
+            await self._wait_ended(remaining, interrupt_wait_seconds)
+        stuck = [live for live in self._live.values() if live.handle is not None and live.final_seq is None]
+        for live in stuck:
+            live.handle.task.cancel()  # a cancelled engine still emits its own verdict
+        if stuck:
+            await self._wait_ended(stuck, interrupt_wait_seconds)
+        for live in list(self._live.values()):
+            # The engine did not wind down in time: record the interruption ourselves.
+            self._end_without_engine(live, StopReason.INTERRUPTED, summary)
+        try:
+            await self._store.flush()
+        except StoreWriteError:
+            # Verdicts the store cannot write keep their runs waiting for durability; closing the
+            # store makes the last attempt and reports what could not be written.
+            for finalizer in self._finalizers:
+                finalizer.cancel()
+        if self._finalizers:
+            await asyncio.gather(*self._finalizers, return_exceptions=True)
+
+    @staticmethod
+    async def _wait_ended(runs: list[LiveRun], timeout: float) -> None:
+        waiters = [asyncio.ensure_future(live.ended.wait()) for live in runs]
+        try:
+            await asyncio.wait(waiters, timeout=timeout)
+        finally:
+            for waiter in waiters:
+                waiter.cancel()

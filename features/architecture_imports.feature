@@ -119,3 +119,45 @@ Feature: The runtime's imports point one way
     When I read the source of "runtime"
     Then "runtime/service/replicas/commands.py:1" is reported for importing "runtime.service.gen.verity.v1"
     And "runtime/service/replicas/commands.py:4" is reported for importing "grpc.aio"
+
+  @ARCH-005
+  Scenario: The executor imports nothing from the recipe language
+    Given the import graph of runtime/
+    Then no module of execute imports recipe
+    And no module of template imports recipe, plan or execute
+
+  @ARCH-005
+  Scenario: An executor module that reads the recipe inside a function is reported
+    Given the file "runtime/execute/values.py":
+      """
+      def fill():
+          from runtime.recipe.model import Recipe
+          return Recipe
+      """
+    And the file "runtime/recipe/model.py":
+      """
+      Recipe = object
+      """
+    When I read the import graph of "runtime"
+    Then "runtime/execute/values.py:2" is reported for importing "runtime.recipe.model" from the recipe language
+
+  @ARCH-005
+  Scenario: Inside runtime/execute each room imports only the rooms below it
+    Given the import graph of runtime/
+    Then runtime/execute's modules import only their own room and the ones below: browser supply, step outcome, values, judges, record, context, reads, agent, states, loop
+
+  @ARCH-005
+  Scenario: A judge that names the run context, only for a type, is reported
+    Given the file "runtime/execute/judges/conditions.py":
+      """
+      from typing import TYPE_CHECKING
+
+      if TYPE_CHECKING:
+          from runtime.execute.context.run_context import RunContext
+      """
+    And the file "runtime/execute/context/run_context.py":
+      """
+      RunContext = object
+      """
+    When I read the import graph of "runtime"
+    Then "runtime/execute/judges/conditions.py:4" is reported for importing the executor room above it, "context"

@@ -41,3 +41,10 @@ Feature: Running recipes from the command line
     Then the command exits 0
     And the summary and the output lines each print 2000 characters of it, then how many were left out and the file that holds the whole
     And output.json holds the whole text
+
+  @EXEC-077
+  Scenario: The run directory keeps the order it ran, a secret input as its marker
+    When I run "verity run" on the demo recipe with its site given as @env:VERITY_ORDER_SITE and the label team=quotes
+    Then the command exits 0
+    And order.json holds the run's id and directory, the label and the plan plans.json holds
+    And order.json shows site as its marker, names it secret and holds its value nowhere

@@ -24,7 +24,8 @@ from runtime.browser import Browser, launch_browser  # noqa: E402
 from runtime.demo import DEMO_RECIPE, DemoSite  # noqa: E402
 from runtime.events import EventLog  # noqa: E402
 from runtime.execute import BrowserProvider, start_run  # noqa: E402
-from runtime.recipe import load_recipe_file, resolve_inputs  # noqa: E402
+from runtime.plan import prepare_run  # noqa: E402
+from runtime.recipe import load_recipe_file  # noqa: E402
 
 
 def _memory_kb(pid: int, field: str) -> int:
@@ -99,8 +100,8 @@ class PeakMemory:
 
 async def one_run(browser: Browser, site: DemoSite, out: Path, run_id: str) -> str:
     recipe = load_recipe_file(DEMO_RECIPE)
-    inputs = resolve_inputs(recipe, {"site": site.quote_base, "search_site": site.search_base})
-    handle = start_run(recipe, inputs, run_id=run_id, run_dir=out / run_id, events=EventLog(run_id), browser=BrowserProvider(browser=browser))
+    order = prepare_run(recipe, {"site": site.quote_base, "search_site": site.search_base}, run_id=run_id, run_dir=out / run_id)
+    handle = start_run(order, events=EventLog(run_id), browser=BrowserProvider(browser=browser))
     verdict = await handle.task
     return verdict.stop_reason.value
 

@@ -36,6 +36,7 @@ import psycopg  # noqa: E402
 
 from runtime.events import ArtifactStored, Event  # noqa: E402
 from runtime.outcomes import TaskState  # noqa: E402
+from runtime.run_layout import EVENTS_FILE  # noqa: E402
 from runtime.store.location import PostgresUrl  # noqa: E402
 from runtime.store.postgres import PostgresRunStore  # noqa: E402
 from runtime.store.records import ArtifactRecord, RunRecord, RunUpdate, WriteBatch  # noqa: E402
@@ -43,7 +44,7 @@ from tests.fixtures.postgres import PostgresServer, _server_binaries  # noqa: E4
 
 
 def _load(run_dir: Path) -> list[Event]:
-    return [Event.from_dict(json.loads(line)) for line in (run_dir / "events.jsonl").read_text().splitlines() if line]
+    return [Event.from_dict(json.loads(line)) for line in (run_dir / EVENTS_FILE).read_text().splitlines() if line]
 
 
 def _make_run(source: Path, events: list[Event], root: Path, run_id: str, unique: bool) -> tuple[list[Event], list[ArtifactRecord]]:

@@ -26,6 +26,7 @@ from tools.bench_run_start import ENVIRONMENT, RECIPE, adopt_orphans, other_chec
 from tools.bench_runtime import _pages_handler, write_pages  # noqa: E402
 
 from runtime.demo.loopback import LoopbackSite  # noqa: E402
+from runtime.run_layout import EVENTS_FILE  # noqa: E402
 
 PHASES = (
     "process start -> first event",
@@ -47,7 +48,7 @@ def phases_of(command: list[str], run_dir: Path) -> dict[str, float]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{command[:2]} exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
-    events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text(encoding="utf-8").splitlines()]
+    events = [json.loads(line) for line in (run_dir / EVENTS_FILE).read_text(encoding="utf-8").splitlines()]
 
     def at(kind: str, tool: str | None = None) -> list[int]:
         return [e["timestamp_ns"] for e in events if e["kind"] == kind and (tool is None or e["payload"].get("tool") == tool)]

@@ -41,8 +41,10 @@ from runtime.browser import Browser, BrowserSession, launch_browser  # noqa: E40
 from runtime.demo.loopback import LoopbackSite  # noqa: E402
 from runtime.events import EventLog  # noqa: E402
 from runtime.execute import BrowserProvider, start_run  # noqa: E402
-from runtime.recipe import load_recipe_text, resolve_inputs  # noqa: E402
-from runtime.trace_export import TRACE_FILE, TraceExport  # noqa: E402
+from runtime.plan import prepare_run  # noqa: E402
+from runtime.recipe import load_recipe_text  # noqa: E402
+from runtime.run_layout import EXECUTIONS_FILE, TRACE_FILE  # noqa: E402
+from runtime.trace_export import TraceExport  # noqa: E402
 
 
 def _pages_handler(root: Path) -> type[SimpleHTTPRequestHandler]:
@@ -97,12 +99,13 @@ async def run_recipe_once(
     """One run; with `export`, traced as `verity run` traces it (trace.jsonl, plus its exporters);
     without `enforce`, its browser context has no policy proxy."""
     recipe = load_recipe_text(recipe_text, "bench.yaml")
-    inputs = resolve_inputs(recipe, {"site": site})
     run_dir = out / f"recipe-{number}"
     tracing = export.for_run(run_dir / TRACE_FILE) if export is not None else None
     started = time.perf_counter()
+    # Compiling is part of starting a run, as it was when start_run compiled the recipe itself.
+    order = prepare_run(recipe, {"site": site}, run_id=f"bench-{number}", run_dir=run_dir)
     handle = start_run(
-        recipe, inputs, run_id=f"bench-{number}", run_dir=run_dir, events=EventLog(f"bench-{number}"),
+        order, events=EventLog(f"bench-{number}"),
         browser=(BrowserProvider if enforce else UnenforcedProvider)(browser=browser),
         tracer_provider=tracing.provider if tracing is not None else None,
     )
@@ -113,7 +116,7 @@ async def run_recipe_once(
     if verdict.stop_reason.value != "completed":
         raise SystemExit(f"the bench recipe did not complete: {verdict.stop_reason.value}: {verdict.summary}")
     per_action: dict[str, float] = defaultdict(float)
-    for execution in json.loads((run_dir / "executions.json").read_text(encoding="utf-8")):
+    for execution in json.loads((run_dir / EXECUTIONS_FILE).read_text(encoding="utf-8")):
         for result in execution["tool_results"]:
             per_action[result["action"]] += result["duration_ms"]
     return elapsed, dict(per_action)

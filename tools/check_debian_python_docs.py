@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from runtime.demo.loopback import LoopbackSite
+from runtime.run_layout import EXECUTIONS_FILE, PLANS_FILE, VERDICT_FILE
 
 DOCS = Path("/usr/share/doc/python3.11/html")
 # Debian links jquery.js and underscore.js to /usr/share/javascript; serve what the links reach there.
@@ -59,9 +60,9 @@ def main(argv: list[str]) -> int:
         run_dir = Path(work) / "run"
         command = [sys.executable, "-m", "runtime.cli.main", "run", str(recipe), "-i", f"docs=http://127.0.0.1:{docs.port}/3", "--out", str(run_dir)]
         done = subprocess.run(command, capture_output=True, text=True, timeout=300)
-        verdict = json.loads((run_dir / "verdict.json").read_text(encoding="utf-8"))
-        repairs = json.loads((run_dir / "plans.json").read_text(encoding="utf-8"))["plan_repairs"]
-        replans = [r for r in json.loads((run_dir / "executions.json").read_text(encoding="utf-8")) if r["state_id"].endswith(".replan")]
+        verdict = json.loads((run_dir / VERDICT_FILE).read_text(encoding="utf-8"))
+        repairs = json.loads((run_dir / PLANS_FILE).read_text(encoding="utf-8"))["plan_repairs"]
+        replans = [r for r in json.loads((run_dir / EXECUTIONS_FILE).read_text(encoding="utf-8")) if r["state_id"].endswith(".replan")]
         print(f"recipe:  {recipe}")
         print(f"verdict: {verdict['status']} / {verdict['stop_reason']} (exit {done.returncode})")
         for repair in repairs:

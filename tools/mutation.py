@@ -48,7 +48,7 @@ from tools.mutation_then_steps import (  # noqa: E402
 # What is mutated (globs relative to the repository) and which tests judge it. Edit these when the
 # modules move; the tests are the fast, Chromium-free ones that exercise the modules directly.
 # target_check.py judges the page; page_blockers.py is the blocker detection it delegates to.
-MUTATED_MODULES = ("runtime/guard/*", "runtime/execute/target_check.py", "runtime/execute/page_blockers.py")
+MUTATED_MODULES = ("runtime/guard/*", "runtime/execute/judges/target_check.py", "runtime/execute/judges/page_blockers.py")
 TESTS = ("tests/guard", "tests/execute/test_execute_units.py", "tests/verdict/test_page_blockers.py")
 # What the tests need besides the package itself (pytest-bdd reads features/ at import).
 COPIED = ("runtime", "tests", "features", "contracts", "recipes", "proto", "pyproject.toml", "uv.lock")

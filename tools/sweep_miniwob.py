@@ -28,7 +28,9 @@ sys.path.insert(0, str(REPO))
 from runtime.browser import Browser, launch_browser  # noqa: E402
 from runtime.events import EventLog  # noqa: E402
 from runtime.execute import BrowserProvider, start_run  # noqa: E402
-from runtime.recipe import load_recipe_with_registry, resolve_inputs  # noqa: E402
+from runtime.plan import prepare_run  # noqa: E402
+from runtime.recipe import load_recipe_with_registry  # noqa: E402
+from runtime.run_layout import EXECUTIONS_FILE  # noqa: E402
 from tests.execute.miniwob_runs import RECIPES, Judged, judge  # noqa: E402
 from tests.fixtures.miniwob_server import MiniwobSite  # noqa: E402
 
@@ -52,9 +54,9 @@ async def run_one(browser: Browser, site: MiniwobSite, task: str, seed: int, out
     path = RECIPES / f"{task}.yaml"
     recipe, registry = load_recipe_with_registry(path.read_text(encoding="utf-8"), str(path), recipe_path=path)
     episode = site.new_episode()
-    inputs = resolve_inputs(recipe, {"base": site.base(episode), "seed": str(seed)})
     run_id = f"{task}-{seed}"
-    handle = start_run(recipe, inputs, run_id=run_id, run_dir=out / run_id, events=EventLog(run_id), browser=BrowserProvider(browser=browser), registry=registry)
+    order = prepare_run(recipe, {"base": site.base(episode), "seed": str(seed)}, registry=registry, run_id=run_id, run_dir=out / run_id)
+    handle = start_run(order, events=EventLog(run_id), browser=BrowserProvider(browser=browser))
     verdict = await asyncio.wait_for(handle.task, RUN_CEILING_S)
     judged = await asyncio.to_thread(judge, site, episode, task, seed, verdict)
     return judged, verdict.summary + failed_state(out / run_id)
@@ -62,7 +64,7 @@ async def run_one(browser: Browser, site: MiniwobSite, task: str, seed: int, out
 
 def failed_state(run_dir: Path) -> str:
     """The last state that did not succeed, for the failure list: which step and why."""
-    executions = json.loads((run_dir / "executions.json").read_text(encoding="utf-8"))
+    executions = json.loads((run_dir / EXECUTIONS_FILE).read_text(encoding="utf-8"))
     failed = [e for e in executions if not e["ok"]]
     return f" ({failed[-1]['state_id']}: {failed[-1]['observation_summary']})" if failed else ""
 

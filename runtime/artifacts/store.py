@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from runtime.run_layout import ARTIFACTS_DIR
+
 _KIND_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 
 _EXTENSION_BY_MEDIA_TYPE = {
@@ -49,7 +51,7 @@ class ArtifactStore:
     """Stores large payloads (screenshots, HTML, long text) under ``<run_dir>/artifacts/``."""
 
     def __init__(self, run_dir: Path | str) -> None:
-        self.root = Path(run_dir) / "artifacts"
+        self.root = Path(run_dir) / ARTIFACTS_DIR
         self._refs: dict[str, ArtifactRef] = {}
         # Rewrites a textual artifact before it is stored (a run's secrets become their markers).
         self.redact_text: Callable[[str], str] | None = None

@@ -26,12 +26,12 @@ from runtime.events import Event, EventLog, FinalVerdict, StepFinished
 from runtime.events.model import payload_to_dict
 from runtime.browser.supply.provider import BrowserProvider
 from runtime.execute.run import start_run
-from runtime.execute.run_files import json_default
+from runtime.execute.record.run_files import json_default
 from runtime.outcomes import StopReason
-from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry, resolve_inputs, secret_input_names
-from runtime.recipe.tool_registry import ToolRegistry
-from runtime.trace_export import TRACE_FILE, TelemetryConfigError, TraceExport
-from runtime.report import REPORT_FILE
+from runtime.plan.order import RunOrder, prepare_run
+from runtime.recipe import Problem, RecipeInvalid, load_recipe_with_registry
+from runtime.run_layout import OUTPUT_FILE, REPORT_FILE, TRACE_FILE, VERDICT_FILE
+from runtime.trace_export import TelemetryConfigError, TraceExport
 
 
 def run_file_command(args: argparse.Namespace, starting: StartingChromium | None = None) -> int:
@@ -82,15 +82,15 @@ def _prepared_run(args: argparse.Namespace) -> int | dict[str, Any]:
     labels = _key_values(args.label, "--label", problems)
     if problems:
         return _print_problems(problems)
+    run_id = new_run_id(recipe.name)
     try:
         # `--input key=@env:NAME` reads NAME from this environment; such an input is secret.
-        inputs = resolve_inputs(recipe, raw, source="--input", environ=os.environ)
+        order = prepare_run(
+            recipe, raw, registry=registry, run_id=run_id, run_dir=args.out or Path("runs") / run_id, labels=labels, environ=os.environ, source="--input"
+        )
     except RecipeInvalid as invalid:
         return _print_problems(invalid.problems)
-    return {
-        "recipe": recipe, "registry": registry, "inputs": inputs, "out": args.out, "json_mode": args.json,
-        "ws_endpoint": args.browser_ws, "labels": labels, "secret_inputs": secret_input_names(recipe, raw),
-    }
+    return {"order": order, "json_mode": args.json, "ws_endpoint": args.browser_ws}
 
 
 def _key_values(items: list[str], flag: str, problems: list[Problem]) -> dict[str, str]:
@@ -111,11 +111,13 @@ def _run_demo(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     with DemoSite() as site:
         recipe, registry = load_recipe_with_registry(DEMO_RECIPE.read_text(encoding="utf-8"), str(DEMO_RECIPE), recipe_path=DEMO_RECIPE)
-        inputs = resolve_inputs(recipe, {"site": site.quote_base, "search_site": site.search_base})
+        run_id = new_run_id(recipe.name)
+        inputs = {"site": site.quote_base, "search_site": site.search_base}
+        order = prepare_run(recipe, inputs, registry=registry, run_id=run_id, run_dir=args.out or Path("runs") / run_id)
         if not args.json:
             print(f"demo site: quotes on {site.quote_base}, search on {site.search_base}")
             print(f"recipe: {DEMO_RECIPE}")
-        code = asyncio.run(_execute(recipe, registry, inputs, out=args.out, json_mode=args.json, ws_endpoint=None))
+        code = asyncio.run(_execute(order, json_mode=args.json, ws_endpoint=None))
     if not args.json:
         print(f"demo finished in {time.perf_counter() - started:.1f} s")
     return code
@@ -131,24 +133,13 @@ def _print_problems(problems: list[Problem]) -> int:
 # ---------------------------------------------------------------------- the run
 
 
-def new_run_id(recipe: Recipe) -> str:
-    return f"{recipe.name}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+def new_run_id(recipe_name: str) -> str:
+    return f"{recipe_name}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
 
 
-async def _execute(
-    recipe: Recipe,
-    registry: ToolRegistry,
-    inputs: dict[str, Any],
-    *,
-    out: Path | None,
-    json_mode: bool,
-    ws_endpoint: str | None,
-    labels: dict[str, str] | None = None,
-    secret_inputs: set[str] | frozenset[str] = frozenset(),
-    starting: StartingChromium | None = None,
-) -> int:
-    run_id = new_run_id(recipe)
-    run_dir = out or Path("runs") / run_id
+async def _execute(order: RunOrder, *, json_mode: bool, ws_endpoint: str | None, starting: StartingChromium | None = None) -> int:
+    run_id, run_dir = order.run_id, order.run_dir
+    assert run_dir is not None
     events = EventLog(run_id)
     printer = _JsonLines(sys.stdout) if json_mode else _Progress(sys.stdout)
     events.add_listener(printer)
@@ -162,8 +153,7 @@ async def _execute(
     loop = asyncio.get_running_loop()
     try:
         handle = start_run(
-            recipe, inputs, run_id=run_id, run_dir=run_dir, events=events, browser=provider, registry=registry,
-            tracer_provider=tracing.provider, labels=labels, secret_inputs=secret_inputs,
+            order, events=events, browser=provider, tracer_provider=tracing.provider,
             close_browser=True,  # one run: its end closes Chromium while the report is written
         )
         # Ctrl-C stops the run cleanly (manual_stop) instead of killing it mid-write.
@@ -222,8 +212,8 @@ def _closing_line(label: str, text: str, whole_in: str) -> str:
 def _print_verdict(verdict: FinalVerdict, run_dir: Path) -> None:
     data = payload_to_dict(verdict)
     print(f"\nverdict: {data['status']} ({data['stop_reason']}, exit {verdict.stop_reason.exit_code})" + (f", blocker {data['blocker_kind']}" if data["blocker_kind"] else ""))
-    print(_closing_line("summary: ", verdict.summary, str(run_dir / "verdict.json")))
-    output = run_dir / "output.json"
+    print(_closing_line("summary: ", verdict.summary, str(run_dir / VERDICT_FILE)))
+    output = run_dir / OUTPUT_FILE
     if output.exists():
         print(_closing_line("output:  ", output.read_text(encoding="utf-8").strip(), str(output)))
     print(f"run dir: {run_dir}")

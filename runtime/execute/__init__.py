@@ -1,24 +1,33 @@
 """The executor: runs compiled plans in a real browser and records everything as events.
 
     from runtime.execute import start_run, RunHandle, BrowserProvider
+    from runtime.plan import prepare_run
 
+    order = prepare_run(recipe, inputs, registry=registry, run_id="r1", run_dir=Path("runs/r1"))
     async with BrowserProvider() as browsers:
-        handle = start_run(recipe, inputs, run_id="r1", run_dir=Path("runs/r1"),
-                           events=EventLog("r1"), browser=browsers)
+        handle = start_run(order, events=EventLog("r1"), browser=browsers)
         verdict = await handle.task
 
-Modules: run.py (start_run, RunHandle), walker.py (the loop: state -> handler -> record ->
-transition), states/ (one handler per state kind, registered by kind), context.py (RunContext,
-what a handler may touch), conditions.py (the one condition judge), tool_gate.py (tools.allow,
-intent guard, approvals), browser_access.py (session, driver actions, artifacts),
-step_record.py (executions.json records), recovery.py (blockers, replans), values.py
-(placeholders), step_outcome.py (StepResult, RunStopped), agent_step.py and agent_tools.py
-(the model's tool calls in agent steps), provider.py (the shared Chromium), target_check.py
-(data.validate-target), field_values.py (typed extraction), run_files.py (the run directory),
-spans.py (OpenTelemetry; runtime/telemetry writes trace.jsonl), approvals.py, cli.py (`verity run`).
+It reads the run's order and plan only (runtime/plan), never the recipe; it fills templates
+with the template language (runtime/template). Its rooms, each importing only those listed
+before it (tests/architecture proves the order):
+
+    step_outcome.py  StepResult and RunStopped: what a state's work comes to
+    values/          the run's values, and filling plan params with them
+    judges/          one judge per question: conditions, the target, page blockers, login intent
+    record/          what a run records: run files, step records, spans, report, storage state
+    context/         RunContext, the one thing a handler receives, and its collaborators
+    reads/           reading the page for a step: provenance, refused paths, search results
+    agent/           an agent step's model side: the tools offered, each tool call
+    states/          one handler per plan state kind, registered under the kind's name
+    walker.py        the loop: state -> handler -> record -> transition
+    run.py           start_run and RunHandle: one order, one walk, always one verdict
+
+provider.py and browser_pool.py supply the browser (the shared Chromium, a server's pool), and
+cli.py is `verity run`.
 """
 
 from runtime.browser.supply.provider import BrowserProvider
-from runtime.execute.run import RunHandle, placeholder_values, start_run
+from runtime.execute.run import RunHandle, start_run
 
-__all__ = ["BrowserProvider", "RunHandle", "placeholder_values", "start_run"]
+__all__ = ["BrowserProvider", "RunHandle", "start_run"]

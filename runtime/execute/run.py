@@ -1,6 +1,7 @@
-"""`start_run`: compile a recipe, walk its plan in a browser session, always end with one verdict.
+"""`start_run`: walk a run order's plan in a browser session, always end with one verdict.
 
-    handle = start_run(recipe, inputs, run_id="r1", run_dir=Path("runs/r1"), events=EventLog("r1"))
+    order = prepare_run(recipe, inputs, registry=registry, run_id="r1", run_dir=Path("runs/r1"))
+    handle = start_run(order, events=EventLog("r1"))
     verdict = await handle.task          # FinalVerdict; also the last event of `events`
     handle.stop()                        # manual_stop, promptly: the in-flight action is cancelled
     handle.confirm(request_id, True)     # answer a ConfirmationRequested
@@ -14,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,21 +23,18 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 
 from runtime.browser import BrowserActionError, BrowserLaunchError, BrowserSession
-from runtime.events import ConfirmationRequested, EventLog, FinalVerdict, StatusChanged, ToolUsed
-from runtime.execute.approvals import ApprovalDesk
-from runtime.execute.context import RunContext
+from runtime.events import ConfirmationRequested, EventLog, FinalVerdict, StatusChanged
+from runtime.execute.context.approvals import ApprovalDesk
+from runtime.execute.context.run_context import RunContext
 from runtime.browser.supply.provider import BrowserProvider
-from runtime.execute.run_files import RunFiles
-from runtime.execute.run_report import ScreenshotThumbnails, draft_run_report, write_run_report
-from runtime.execute.session_state import SessionFiles, SessionKeeper, SessionStateError, read_storage_state, write_storage_state
-from runtime.execute.spans import RunSpans
+from runtime.execute.record.run_files import RunFiles
+from runtime.execute.record.run_report import ScreenshotThumbnails, draft_run_report, write_run_report
+from runtime.execute.record.spans import RunSpans
 from runtime.execute.step_outcome import RunStopped
+from runtime.execute.record.storage_state import StorageStateKeeper
 from runtime.execute.walker import PlanWalk, RunEnd
 from runtime.outcomes import StopReason, TaskState
-from runtime.plan import compile_recipe
-from runtime.recipe import Recipe
-from runtime.recipe.placeholders import fill
-from runtime.recipe.tool_registry import ToolRegistry
+from runtime.plan.order import RunOrder
 from runtime.secrets import PASSWORD_NAME, Secrets, install_log_redaction
 
 
@@ -83,29 +81,20 @@ class RunHandle:
         return self.task.done()
 
 
-def placeholder_values(recipe: Recipe, inputs: dict[str, Any]) -> dict[str, Any]:
-    """The values `{placeholders}` are filled with: the inputs, `start_url` and `goal`."""
-    values = dict(inputs)
-    values["start_url"] = fill(recipe.target.start_url, values)
-    values["goal"] = fill(recipe.goal, values)
-    return values
-
-
-def run_secrets(recipe: Recipe, inputs: dict[str, Any], secret_inputs: set[str] | frozenset[str], events: EventLog) -> Secrets:
+def run_secrets(order: RunOrder, events: EventLog) -> Secrets:
     """The run's one redaction authority: the secret inputs now, passwords as they are typed.
     It joins the event log's registry (a served run's log may already redact), so every writer
     of evidence consults the same one."""
     install_log_redaction()
-    marked = {name for name, spec in recipe.inputs.items() if spec.secret} | set(secret_inputs)
     secrets = events.secrets
-    for name in sorted(marked):
-        value = inputs.get(name)
+    for name in sorted(order.secret_inputs):
+        value = order.inputs.get(name)
         if value is not None and not isinstance(value, bool):
             secrets.add(name, value)
     return secrets
 
 
-def learn_password(secrets: Secrets, inputs: dict[str, Any]) -> Callable[[str], None]:
+def learn_password(secrets: Secrets, inputs: Mapping[str, Any]) -> Callable[[str], None]:
     """What the session calls before it types into a password field: the text becomes a secret,
     named after the input whose value it is (else `password`), before anything records it."""
 
@@ -117,66 +106,59 @@ def learn_password(secrets: Secrets, inputs: dict[str, Any]) -> Callable[[str], 
 
 
 def start_run(
-    recipe: Recipe,
-    inputs: dict[str, Any],
+    order: RunOrder,
     *,
-    run_id: str,
-    run_dir: Path,
     events: EventLog,
     browser: BrowserProvider | None = None,
-    registry: ToolRegistry | None = None,
     tracer_provider: trace.TracerProvider | None = None,
     trace_parent: otel_context.Context | None = None,
-    labels: dict[str, str] | None = None,
     allow_private_network: bool | None = None,
-    secret_inputs: set[str] | frozenset[str] = frozenset(),
     close_browser: bool = False,
 ) -> RunHandle:
-    """Start a run in the running event loop and return at once.
+    """Start the run `order` describes (prepared and placed: runtime/plan/order.py) in the running
+    event loop and return at once.
 
-    `inputs` are resolved values (see `resolve_inputs`). Without `browser`, the run launches its
-    own Chromium and closes it at the end. `tracer_provider` defaults to the global SDK provider
-    (or a private one), so `events.trace_id` is always the run's root span trace id; when the
-    caller already set `events.trace_id`, the run's spans join that trace instead of starting a new
-    one; with `trace_parent` (a served run whose caller sent `traceparent`) the run's root span is
-    a child of that context's span. `labels` become `verity.label.<key>` on the root span.
-    `allow_private_network` is the server's say over private networks for a recipe someone sent
-    (it replaces the recipe's own `target.allow_private_network` and listed private hosts); None
-    for a recipe run by its author. `secret_inputs` names inputs that are secret besides those
-    the recipe marks `secret: true` (those given as `@env:NAME`); see `run_secrets`.
+    Without `browser`, the run launches its own Chromium and closes it at the end. `tracer_provider`
+    defaults to the global SDK provider (or a private one), so `events.trace_id` is always the
+    run's root span trace id; when the caller already set `events.trace_id`, the run's spans join
+    that trace instead of starting a new one; with `trace_parent` (a served run whose caller sent
+    `traceparent`) the run's root span is a child of that context's span. The order's labels
+    become `verity.label.<key>` on the root span. `allow_private_network` is the server's say over
+    private networks for a recipe someone sent (it replaces the recipe's own
+    `target.allow_private_network` and listed private hosts); None for a recipe run by its author.
     `close_browser` hands `browser` to the run (one run per provider, as `verity run` has): the run
     closes it as it finishes, as it does a Chromium it launched itself.
     """
+    if not order.run_id or order.run_dir is None:
+        raise ValueError("the run order has no run id and directory yet: place it (RunOrder.placed) first")
     loop = asyncio.get_running_loop()
-    run_dir = Path(run_dir)
-    secrets = run_secrets(recipe, inputs, secret_inputs, events)
+    plan = order.plan
+    secrets = run_secrets(order, events)
+    name, version = plan.recipe["name"], plan.recipe["version"]
     spans = RunSpans(
-        tracer_provider, run_id, recipe.name, recipe.version, parent=trace_parent, existing_trace_id=events.trace_id, labels=labels, secrets=secrets
+        tracer_provider, order.run_id, name, version, parent=trace_parent, existing_trace_id=events.trace_id, labels=dict(order.labels) or None, secrets=secrets
     )
     events.trace_id = spans.trace_id
     events.add_listener(spans.on_event)
-    files = RunFiles(run_dir, secrets)
+    files = RunFiles(order.run_dir, secrets)
     events.add_listener(files.on_event)
     thumbnails = ScreenshotThumbnails()
     events.add_listener(thumbnails.on_event)
     approvals = ApprovalDesk(loop)
-    handle = RunHandle(run_id, run_dir, approvals)
-    events.emit(StatusChanged(status=TaskState.CREATED, detail=f"recipe {recipe.name} {recipe.version}"))
+    handle = RunHandle(order.run_id, order.run_dir, approvals)
+    events.emit(StatusChanged(status=TaskState.CREATED, detail=f"recipe {name} {version}"))
     handle.task = loop.create_task(
-        _run(handle, recipe, inputs, run_dir, events, browser, registry, files, thumbnails, spans, approvals, allow_private_network, close_browser),
-        name=f"verity-run-{run_id}",
+        _run(handle, order, events, browser, files, thumbnails, spans, approvals, allow_private_network, close_browser),
+        name=f"verity-run-{order.run_id}",
     )
     return handle
 
 
 async def _run(
     handle: RunHandle,
-    recipe: Recipe,
-    inputs: dict[str, Any],
-    run_dir: Path,
+    order: RunOrder,
     events: EventLog,
     provider: BrowserProvider | None,
-    registry: ToolRegistry | None,
     files: RunFiles,
     thumbnails: ScreenshotThumbnails,
     spans: RunSpans,
@@ -190,17 +172,14 @@ async def _run(
     walk: PlanWalk | None = None
     end: RunEnd
     cancelled_from_outside = False
-    session_files = SessionFiles.of(recipe)
-    keeper = SessionKeeper(session_files, list(recipe.target.allowed_domains)) if session_files.used else None
+    plan, run_dir = order.plan, handle.run_dir
+    keeper = StorageStateKeeper(order.storage_state, list(plan.target.get("allowed_domains", []))) if order.storage_state.used else None
     try:
         events.emit(StatusChanged(status=TaskState.RUNNING))
-        plan = compile_recipe(recipe, registry)
-        # Before the browser starts: a session file that cannot be used is the run's input error.
-        if keeper is not None and session_files.load is not None:
-            try:
-                keeper.loaded = read_storage_state(session_files.load, keeper.allowed_domains)
-            except SessionStateError as error:
-                raise RunStopped(StopReason.INVALID_INPUT, str(error)) from None
+        files.write_order(order.to_data())
+        # Before the browser starts: a storage-state file that cannot be used is the run's input error.
+        if keeper is not None:
+            keeper.read()
 
         async def open_session() -> BrowserSession:
             nonlocal own_provider, session
@@ -210,7 +189,7 @@ async def _run(
             try:
                 network = context.network
                 session = await chosen.open_session(run_dir, session_id=handle.run_id, network=network.browser, on_blocked=network.on_blocked)
-                session.on_secret_typed = learn_password(events.secrets, inputs)
+                session.on_secret_typed = learn_password(events.secrets, order.inputs)
                 session.artifacts.redact_text = events.secrets.redact_text
                 session.secret_values = events.secrets.values
             except BrowserLaunchError as error:
@@ -221,12 +200,12 @@ async def _run(
                 # Which attached browser (of a server's pool) runs it; secrets in the URL redacted.
                 events.emit(StatusChanged(status=TaskState.RUNNING, detail=f"browser endpoint {endpoint}"))
             if keeper is not None:
-                await _load_session_state(session, keeper, context)
+                await keeper.load_into(session, events, context.browser.new_action_id("session_state"))
             return session
 
         context = RunContext.create(
             plan,
-            placeholder_values(recipe, inputs),
+            order.placeholder_values,
             run_id=handle.run_id,
             events=events,
             files=files,
@@ -235,7 +214,7 @@ async def _run(
             open_session=open_session,
             private_network_override=allow_private_network,
         )
-        context.session_keeper = keeper
+        context.storage_state = keeper
         walk = PlanWalk(context)
         handle._work = asyncio.ensure_future(walk.walk())
         if handle._stop_reason is not None:  # stop() before the walk even started
@@ -268,7 +247,9 @@ async def _run(
             evidence={"traceback": traceback.format_exc(limit=8)},
         )
     if keeper is not None and keeper.files.save is not None and walk is not None:
-        end = await _save_session_state(end, session, keeper.files.save, keeper, walk.context)
+        failure = await keeper.save(end.stop_reason, session, events, walk.context.browser.new_action_id)
+        if failure is not None:
+            end = RunEnd(StopReason.EXECUTE_ERROR, f"{end.summary}; but {failure}")
     verdict = await _finish(end, walk, events, files, thumbnails, spans, session, own_provider, started, keeper.record if keeper else None)
     if cancelled_from_outside:
         raise asyncio.CancelledError()
@@ -362,70 +343,3 @@ async def _finish(
     blocked = int(walk.context.network.summary()["count"]) if walk is not None else 0
     spans.end_run(final_state.value, end.stop_reason, verified, end.blocker_kind, steps=steps, blocked_requests=blocked)
     return verdict
-
-
-async def _load_session_state(session: BrowserSession, keeper: SessionKeeper, ctx: RunContext) -> None:
-    """Follow localStorage from the first document on, and load the session file's state into
-    the fresh context; the evidence is counts and the path, never a value."""
-    action_id = ctx.browser.new_action_id("session_state")
-    loaded = keeper.loaded
-    try:
-        await session.storage.follow(loaded.local_storage if loaded else {})
-        if loaded is not None:
-            await session.storage.set_cookies(loaded.cookies)
-    except Exception as error:  # noqa: BLE001 - a CDP refusal; its text may quote a cookie, so only its type
-        ctx.events.emit(ToolUsed(tool="session.storage_state", action_id=action_id, phase="error", summary=type(error).__name__, error_code="load_failed"))
-        raise RunStopped(StopReason.EXECUTE_ERROR, f"the browser refused the session state ({type(error).__name__})") from None
-    if loaded is not None:
-        keeper.record["loaded"] = loaded.evidence
-        counts = loaded.evidence
-        ctx.events.emit(
-            ToolUsed(
-                tool="session.storage_state",
-                action_id=action_id,
-                phase="success",
-                summary=(
-                    f"loaded {counts['cookies_loaded']} cookie(s) and localStorage of {counts['origins_loaded']} origin(s) from {counts['file']}; "
-                    f"left out {counts['cookies_outside_allowed_domains']} cookie(s) and {counts['origins_outside_allowed_domains']} origin(s) outside allowed_domains"
-                ),
-            )
-        )
-
-
-async def _save_session_state(end: RunEnd, session: BrowserSession | None, path: Path, keeper: SessionKeeper, ctx: RunContext) -> RunEnd:
-    """Write session.save_storage_state when the run completed: from the live session, else from
-    what the close step captured before it ended the session."""
-    record = keeper.record
-    if end.stop_reason is not StopReason.COMPLETED:
-        record["saved"] = {"file": str(path), "written": False, "reason": f"the run ended {end.stop_reason.value}; the session is saved only by a completed run"}
-        return end
-    if session is not None and not session.stopped:
-        await keeper.capture(session)
-    action_id = ctx.browser.new_action_id("session_state")
-
-    def failed(detail: str) -> RunEnd:
-        record["saved"] = {"file": str(path), "written": False, "reason": detail}
-        ctx.events.emit(ToolUsed(tool="session.save_storage_state", action_id=action_id, phase="error", summary=detail, error_code="save_failed"))
-        return RunEnd(StopReason.EXECUTE_ERROR, f"{end.summary}; but {detail}")
-
-    if keeper.captured is None:
-        return failed(f"session.save_storage_state: {path}: {keeper.capture_error or 'the run opened no browser session to save'}")
-    try:
-        saved = write_storage_state(path, *keeper.captured, keeper.allowed_domains)
-    except OSError as error:
-        return failed(f"session.save_storage_state: {path}: cannot write the file: {error.strerror or type(error).__name__}")
-    finally:
-        keeper.captured = None  # the values are written (or not); the run keeps none of them
-    record["saved"] = {**saved, "written": True}
-    ctx.events.emit(
-        ToolUsed(
-            tool="session.save_storage_state",
-            action_id=action_id,
-            phase="success",
-            summary=(
-                f"saved {saved['cookies_saved']} cookie(s) and localStorage of {saved['origins_saved']} origin(s) to {saved['file']} (0600); "
-                f"left out {saved['cookies_outside_allowed_domains']} cookie(s) and {saved['origins_outside_allowed_domains']} origin(s) outside allowed_domains"
-            ),
-        )
-    )
-    return end

@@ -14,21 +14,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.execute.context import RunContext
+from runtime.execute.context.run_context import RunContext
 from runtime.execute.states import HANDLERS
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.outcomes import BlockerKind, StopReason
 from runtime.plan.model import State
-from runtime.recipe.expressions import ExpressionError
-from runtime.recipe.model import STEP_KINDS
-from runtime.recipe.tool_registry import PLAN_CHECK_TOOLS
+from runtime.plan.state_kinds import AGENT, PLAN_CHECK_TOOLS, RECOVERABLE_KINDS, STEP_ENTRY_KINDS, TERMINAL
+from runtime.template.expressions import ExpressionError
 
-
-# An on_failure path leads to a recipe step: its own state, or its `when` guard.
-STEP_ENTRY_KINDS = frozenset(STEP_KINDS) | {"when"}
-# States whose failure an on_failure path can recover: the steps, and an observation's evaluation
-# and replan (a blocked page whose step says where to go instead).
-RECOVERABLE_KINDS = frozenset(STEP_KINDS) | {"agent.evaluate", "replan.search"}
 
 # Failed outcomes the verdict names with the step's own summary when its handler noted nothing
 # (a blocked page has its blocker, which the verdict names instead).
@@ -68,7 +61,7 @@ class PlanWalk:
         state_id = self.plan.initial
         while True:
             state = self.plan.state(state_id)
-            if state.kind == "terminal":
+            if state.kind == TERMINAL:
                 return self._terminal_end(state)
             ctx.budget.ensure_left(f"next was {state.id}", ctx.recovery.blocker_kind)
             ctx.budget.executed += 1
@@ -163,7 +156,7 @@ class PlanWalk:
         # An agent state's own tool (agent.act) is bookkeeping: each call its model makes is
         # authorized and settled on its own, so tools.allow need not list agent.act.
         uses_tool = state.tool is not None and state.tool not in PLAN_CHECK_TOOLS
-        checked = uses_tool and state.kind != "agent"
+        checked = uses_tool and state.kind != AGENT
         if checked:
             assert state.tool is not None
             ctx.tools.authorize(state.tool, state.id)
@@ -177,11 +170,12 @@ class PlanWalk:
 
     def _leads_on(self, state: State, next_id: str) -> bool:
         """Did a failed state's own on_failure take the run to another recipe step? (A blocked
-        observation's replan, or a terminal, is not a recovery.)"""
+        observation's replan, or a terminal, is not a recovery.) The steps, an observation's
+        evaluation and its replan may recover; a step is entered by its own state or its `when`."""
         return state.kind in RECOVERABLE_KINDS and self.plan.state(next_id).kind in STEP_ENTRY_KINDS
 
     def _next_goal(self, next_id: str | None) -> str:
         if next_id is None:
             return ""
         next_state = self.plan.state(next_id)
-        return f"{next_state.kind} {next_id}" if next_state.kind != "terminal" else f"end the run ({next_id})"
+        return f"{next_state.kind} {next_id}" if next_state.kind != TERMINAL else f"end the run ({next_id})"

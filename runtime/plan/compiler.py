@@ -5,22 +5,46 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
 
 from runtime.outcomes import StopReason, TaskState
-from runtime.plan.flow_states import conditions_of, loop_params, when_state
-from runtime.plan.model import OBSERVATION_KINDS, Limits, Plan, State, Terminal, ToolPolicy, Transition
-from runtime.recipe.model import Recipe, Step
+from runtime.plan.model import Limits, Plan, State, Terminal, ToolPolicy, Transition
+from runtime.plan.state_kinds import (
+    BODY,
+    CHECKED_OBSERVATION_ROUTES,
+    COMPLETION,
+    DONE,
+    FAIL,
+    FIRST_STEP,
+    GUARDED,
+    LATEST_REPLAN,
+    NEXT,
+    OUTPUT,
+    PREFLIGHT,
+    REPLAN,
+    REPLANS_EXHAUSTED,
+    REPLANS_LEFT,
+    STATE_KINDS,
+    TARGET_CHECK_CHAIN,
+    TERMINAL,
+    WHEN,
+    At,
+    Route,
+    StateKindRow,
+)
+from runtime.recipe.model import Recipe
 from runtime.recipe.step_graph import body_ids
-from runtime.recipe.step_tools import replan_tool, step_tool
+from runtime.recipe.step_tools import replan_tool
+from runtime.recipe.steps import AGENT_CLOSE_TOOL, Step
 from runtime.recipe.tool_registry import AGENT_DEFAULT_TOOLS, ToolRegistry, load_tool_registry
 
-# Generated state ids always contain a dot; recipe step ids cannot, so the two never collide.
-DONE = "end.completed"
 
 
-def failed(reason: StopReason) -> str:
+def terminal_id(reason: StopReason) -> str:
+    """Generated state ids always contain a dot; recipe step ids cannot, so the two never collide."""
     return f"end.{reason.value}"
+
+
+DONE_ID = terminal_id(StopReason.COMPLETED)
 
 
 def query_ladder(recipe: Recipe) -> list[str]:
@@ -45,29 +69,6 @@ def query_ladder(recipe: Recipe) -> list[str]:
     return list(dict.fromkeys(ladder))
 
 
-def _step_params(step: Step, tools_for_agent: list[str] | None = None) -> dict[str, Any]:
-    if step.kind == "navigate":
-        return {"url": step.navigate_url}
-    body = getattr(step, step.kind)
-    if step.kind == "verify":
-        return {"conditions": conditions_of(body)}
-    if step.kind == "set":
-        return {"values": dict(body)}
-    if step.kind == "for_each":
-        return loop_params(body)
-    if step.kind == "agent":
-        return {
-            "task": body.task,
-            "tools": tools_for_agent,
-            "max_steps": body.max_steps,
-            "done_when": conditions_of(body.done_when),
-            "model": body.model,
-        }
-    if step.kind == "observe":
-        return dict(body)
-    return body.model_dump(mode="json", exclude_none=True, by_alias=True)
-
-
 @dataclass(frozen=True)
 class _Placed:
     """A step in its list: the plan, or a loop body (`loop` = the loop's id; its end is the loop)."""
@@ -83,203 +84,157 @@ class _Placed:
     def step(self) -> Step:
         return self.steps[self.index]
 
+    @property
+    def step_id(self) -> str:
+        return self.ids[self.index]
+
 
 def _placed_steps(recipe: Recipe, ids: list[str]) -> list[_Placed]:
     """Every step in document order, each body right after its loop step."""
     placed: list[_Placed] = []
     for i, step in enumerate(recipe.plan):
-        placed.append(_Placed(recipe.plan, ids, i, "intent.completion", None, i))
+        placed.append(_Placed(recipe.plan, ids, i, COMPLETION, None, i))
         if step.for_each is not None:
             body, loop_id = step.for_each.do, ids[i]
             placed += [_Placed(body, body_ids(loop_id, body), j, loop_id, loop_id, i) for j in range(len(body))]
     return placed
 
 
-def _all_steps(recipe: Recipe) -> list[tuple[str, Step]]:
-    return [(p.ids[p.index], p.step) for p in _placed_steps(recipe, recipe.step_ids())]
+class _Compiler:
+    """One recipe's plan states, each made from its kind's row (state_kinds.py): the compiler
+    knows where the routes lead, the rows say which routes a kind has."""
 
+    def __init__(self, recipe: Recipe, registry: ToolRegistry) -> None:
+        self.recipe = recipe
+        self.registry = registry
+        self.ids = recipe.step_ids()
+        self.needs_approval = frozenset(recipe.tools.needs_approval) | {t.name for t in registry.tools.values() if t.needs_approval}
+        # Without a search page (or replans) the replan touches nothing: it reports exhausted.
+        self.search_tool = replan_tool(recipe)
+        placed = _placed_steps(recipe, self.ids)
+        # A step with `when` is entered through its `<id>.when` state; every jump goes there.
+        when = STATE_KINDS[WHEN]
+        self.entries = {p.step_id: when.state_id(At(recipe, p.step, p.step_id)) for p in placed if p.step.when is not None}
+        self.placed = placed
+        self.last_observation: str | None = None
 
-def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan:
-    registry = registry or load_tool_registry(None)
-    ids = recipe.step_ids()
-    needs_approval = set(recipe.tools.needs_approval) | {t.name for t in registry.tools.values() if t.needs_approval}
+    def states(self) -> list[State]:
+        run = At(self.recipe)
+        states = [self._state(STATE_KINDS[PREFLIGHT], run, None)]
+        for placed in self.placed:
+            states += self._step_states(placed)
+        states += [self._state(STATE_KINDS[COMPLETION], run, None), self._state(STATE_KINDS[OUTPUT], run, None)]
+        states.append(State(id=DONE_ID, kind=TERMINAL, terminal=Terminal(status=TaskState.COMPLETED, stop_reason=StopReason.COMPLETED)))
+        referenced = {t.to for s in states for t in s.transitions}
+        for reason in StopReason:
+            if reason is not StopReason.COMPLETED and terminal_id(reason) in referenced:
+                states.append(State(id=terminal_id(reason), kind=TERMINAL, terminal=Terminal(status=reason.final_state, stop_reason=reason)))
+        return states
 
-    def agent_tools(step: Step) -> list[str] | None:
+    def _step_states(self, placed: _Placed) -> list[State]:
+        step, step_id = placed.step, placed.step_id
+        kind = STATE_KINDS[step.kind]
+        at = At(self.recipe, step, step_id, self._agent_tools(step), self.search_tool)
+        states = [self._state(STATE_KINDS[WHEN], at, placed)] if step.when is not None else []
+        if kind.observation and step.validate_target:
+            self.last_observation = step_id
+            states.append(self._state(kind, at, placed, CHECKED_OBSERVATION_ROUTES))
+            return states + [self._state(STATE_KINDS[name], at, placed) for name in TARGET_CHECK_CHAIN]
+        if kind.observation:
+            self.last_observation = None
+        return states + [self._state(kind, at, placed)]
+
+    def _state(self, kind: StateKindRow, at: At, placed: _Placed | None, routes: tuple[Route, ...] | None = None) -> State:
+        tool = kind.tool(at)
+        return State(
+            id=kind.state_id(at),
+            kind=kind.name,
+            step=placed.recipe_index if placed else None,
+            loop=placed.loop if placed else None,
+            tool=tool,
+            needs_approval=self._approval(kind, at, tool),
+            timeout_ms=kind.timeout(at),
+            params=kind.params(at),
+            transitions=[t for route in (routes or kind.routes) for t in self._transitions(route, placed)],
+        )
+
+    def _approval(self, kind: StateKindRow, at: At, tool: str | None) -> bool:
+        """Whether a person confirms the state's tool first: a step's own `needs_approval`, else
+        the tool policy (tools.needs_approval and the registry)."""
+        if not kind.asks_approval:
+            return False
+        if kind.recipe is not None and at.step is not None and at.step.needs_approval is not None:
+            return at.step.needs_approval
+        return tool in self.needs_approval
+
+    def _agent_tools(self, step: Step) -> list[str] | None:
         """The tools an agent step's model may call: its own list, else seed 002's minimal set as
         far as the recipe allows it. `close` is always offered: it is how the model finishes."""
         if step.agent is None:
             return None
         if step.agent.tools is not None:
-            return sorted(set(step.agent.tools) | {"close"})
-        allowed = set(recipe.tools.allow) if recipe.tools.allow is not None else set(registry.names)
-        return sorted({name for name in AGENT_DEFAULT_TOOLS if name in allowed} | {"close"})
+            return sorted(set(step.agent.tools) | {AGENT_CLOSE_TOOL})
+        allowed = set(self.recipe.tools.allow) if self.recipe.tools.allow is not None else set(self.registry.names)
+        return sorted({name for name in AGENT_DEFAULT_TOOLS if name in allowed} | {AGENT_CLOSE_TOOL})
 
-    # A step with `when` is entered through its `<id>.when` state; every jump goes there.
-    entries = {step_id: f"{step_id}.when" for step_id, step in _all_steps(recipe) if step.when is not None}
+    def _entry(self, step_id: str) -> str:
+        return self.entries.get(step_id, step_id)
 
-    def entry(step_id: str) -> str:
-        return entries.get(step_id, step_id)
+    def _transitions(self, route: Route, placed: _Placed | None) -> list[Transition]:
+        if route.to == LATEST_REPLAN:
+            assert placed is not None
+            return self._blocked(route.outcome, placed)
+        return [Transition(on=route.outcome, to=self._target(route, placed), guard=route.guard)]
 
-    scope: dict[str, Any] = {}
+    def _target(self, route: Route, placed: _Placed | None) -> str:
+        if route.to == FAIL:
+            assert route.reason is not None
+            return self._on_failure(placed, route.reason)
+        if route.to == FIRST_STEP:
+            return self._entry(self.ids[0])
+        if route.to == DONE:
+            return DONE_ID
+        if route.to in STATE_KINDS:
+            return STATE_KINDS[route.to].state_id(At(self.recipe, step_id=placed.step_id if placed else ""))
+        assert placed is not None
+        if route.to == NEXT:
+            return self._after(placed)
+        if route.to == GUARDED:
+            return placed.step_id
+        assert route.to == BODY and placed.step.for_each is not None
+        return self._entry(body_ids(placed.step_id, placed.step.for_each.do)[0])
 
-    def after(i: int) -> str:
-        """Where the flow goes after step i of the current list succeeds (or is skipped)."""
-        steps, scope_ids, end = scope["steps"], scope["ids"], scope["end"]
-        step = steps[i]
+    def _after(self, placed: _Placed) -> str:
+        """Where the flow goes after a step succeeds (or is skipped)."""
+        step = placed.step
         if step.next is not None:
-            return entry(step.next)
-        if i + 1 < len(steps):
-            return entry(scope_ids[i + 1])
-        return end
+            return self._entry(step.next)
+        if placed.index + 1 < len(placed.steps):
+            return self._entry(placed.ids[placed.index + 1])
+        return placed.end
 
-    def on_failure(i: int, reason: StopReason) -> str:
-        target = scope["steps"][i].on_failure
-        return entry(target) if target is not None else failed(reason)
+    def _on_failure(self, placed: _Placed | None, reason: StopReason) -> str:
+        target = placed.step.on_failure if placed else None
+        return self._entry(target) if target is not None else terminal_id(reason)
 
-    def blocked_routes(i: int, observation: str | None) -> list[Transition]:
+    def _blocked(self, outcome: str, placed: _Placed) -> list[Transition]:
         """Where a step goes when the page it reads is a blocker (a required field missing, or a
         new document that failed revalidation): the latest observation's replan while replans
         are left, then on_failure."""
-        if observation is None:
-            return [Transition(on="blocked", to=on_failure(i, StopReason.EXECUTE_ERROR))]
+        if self.last_observation is None:
+            return [Transition(on=outcome, to=self._on_failure(placed, StopReason.EXECUTE_ERROR))]
+        replan = STATE_KINDS[REPLAN].state_id(At(self.recipe, step_id=self.last_observation))
         return [
-            Transition(on="blocked", to=f"{observation}.replan", guard="replans_left"),
-            Transition(on="blocked", to=on_failure(i, StopReason.REPLANS_EXHAUSTED), guard="replans_exhausted"),
+            Transition(on=outcome, to=replan, guard=REPLANS_LEFT),
+            Transition(on=outcome, to=self._on_failure(placed, StopReason.REPLANS_EXHAUSTED), guard=REPLANS_EXHAUSTED),
         ]
 
-    states: list[State] = [
-        State(
-            id="intent.preflight",
-            kind="intent.preflight",
-            transitions=[Transition(on="ok", to=entry(ids[0])), Transition(on="blocked", to=failed(StopReason.INTENT_EXECUTION_FAILED))],
-        )
-    ]
-    last_observation: str | None = None
-    # Without a search page (or replans) the replan touches nothing: it reports exhausted.
-    search_tool = replan_tool(recipe)
-    for placed in _placed_steps(recipe, ids):
-        scope.update(steps=placed.steps, ids=placed.ids, end=placed.end)
-        i, step, step_id, loop = placed.index, placed.step, placed.ids[placed.index], placed.loop
-        tool = step_tool(step)
-        approval = step.needs_approval if step.needs_approval is not None else tool in needs_approval
-        timeout = step.timeout_ms or recipe.guards.timeouts.step_ms
-        index = placed.recipe_index
-        common = {"step": index, "loop": loop, "tool": tool, "needs_approval": approval, "timeout_ms": timeout, "params": _step_params(step, agent_tools(step))}
-        if step.when is not None:
-            states.append(when_state(step_id, index, loop, step.when, holds=step_id, skipped=after(i)))
-        if step.kind in OBSERVATION_KINDS and step.validate_target:
-            last_observation = step_id
-            validate, evaluate, replan = f"{step_id}.validate-target", f"{step_id}.evaluate", f"{step_id}.replan"
-            states.append(
-                State(id=step_id, kind=step.kind, **common, transitions=[Transition(on="ok", to=validate), Transition(on="error", to=validate)])
-            )
-            states.append(
-                State(
-                    id=validate,
-                    kind="data.validate-target",
-                    step=index,
-                    loop=loop,
-                    tool="data.validate-target",
-                    timeout_ms=recipe.guards.timeouts.verify_ms,
-                    params={"observation": step_id},
-                    transitions=[Transition(on="valid", to=evaluate), Transition(on="blocked", to=evaluate)],
-                )
-            )
-            states.append(
-                State(
-                    id=evaluate,
-                    kind="agent.evaluate",
-                    step=index,
-                    loop=loop,
-                    tool="agent.evaluate",
-                    params={"observation": step_id},
-                    transitions=[
-                        Transition(on="valid", to=after(i)),
-                        Transition(on="blocked", to=replan, guard="replans_left"),
-                        Transition(on="blocked", to=on_failure(i, StopReason.REPLANS_EXHAUSTED), guard="replans_exhausted"),
-                    ],
-                )
-            )
-            states.append(
-                State(
-                    id=replan,
-                    kind="replan.search",
-                    step=index,
-                    loop=loop,
-                    tool=search_tool,
-                    needs_approval=search_tool in needs_approval,
-                    timeout_ms=recipe.guards.timeouts.click_result_ms,
-                    params={"observation": step_id},
-                    transitions=[
-                        Transition(on="found", to=validate),
-                        Transition(on="exhausted", to=on_failure(i, StopReason.REPLANS_EXHAUSTED)),
-                    ],
-                )
-            )
-            continue
-        if step.kind in OBSERVATION_KINDS:
-            last_observation = None
-            transitions = [Transition(on="ok", to=after(i)), Transition(on="error", to=on_failure(i, StopReason.EXECUTE_ERROR))]
-        elif step.kind == "act":
-            transitions = [
-                Transition(on="verified", to=after(i)),
-                Transition(on="unverified", to=on_failure(i, StopReason.VERIFICATION_FAILED)),
-                *blocked_routes(i, last_observation),
-                Transition(on="error", to=on_failure(i, StopReason.EXECUTE_ERROR)),
-            ]
-        elif step.kind == "wait":
-            transitions = [Transition(on="ok", to=after(i)), Transition(on="timeout", to=on_failure(i, StopReason.TIMEOUT))]
-        elif step.kind == "extract":
-            transitions = [Transition(on="ok", to=after(i)), *blocked_routes(i, last_observation), Transition(on="error", to=on_failure(i, StopReason.EXECUTE_ERROR))]
-        elif step.kind == "verify":
-            transitions = [
-                Transition(on="passed", to=after(i)),
-                Transition(on="failed", to=on_failure(i, StopReason.VERIFICATION_FAILED)),
-                *blocked_routes(i, last_observation),
-            ]
-        elif step.kind == "agent":
-            transitions = [
-                Transition(on="verified", to=after(i)),
-                Transition(on="unverified", to=on_failure(i, StopReason.VERIFICATION_FAILED)),
-                *blocked_routes(i, last_observation),
-                Transition(on="exhausted", to=on_failure(i, StopReason.MAX_STEPS_EXCEEDED)),
-                Transition(on="error", to=on_failure(i, StopReason.EXECUTE_ERROR)),
-            ]
-        elif step.kind in ("evaluate", "set"):
-            transitions = [Transition(on="ok", to=after(i)), Transition(on="error", to=on_failure(i, StopReason.EXECUTE_ERROR))]
-        elif step.kind == "for_each":
-            assert step.for_each is not None
-            first = entry(body_ids(step_id, step.for_each.do)[0])
-            transitions = [
-                Transition(on="item", to=first),
-                Transition(on="done", to=after(i)),
-                Transition(on="error", to=on_failure(i, StopReason.EXECUTE_ERROR)),
-            ]
-        else:  # close
-            transitions = [Transition(on="ok", to="intent.completion")]
-        states.append(State(id=step_id, kind=step.kind, **common, transitions=transitions))
 
-    states.append(
-        State(
-            id="intent.completion",
-            kind="intent.completion",
-            transitions=[Transition(on="ok", to="output.validate"), Transition(on="unmet", to=failed(StopReason.INTENT_EXECUTION_FAILED))],
-        )
-    )
-    states.append(
-        State(
-            id="output.validate",
-            kind="output.validate",
-            params={"schema": "output_schema"},
-            transitions=[Transition(on="valid", to=DONE), Transition(on="invalid", to=failed(StopReason.OUTPUT_INVALID))],
-        )
-    )
-    states.append(State(id=DONE, kind="terminal", terminal=Terminal(status=TaskState.COMPLETED, stop_reason=StopReason.COMPLETED)))
-    referenced = {t.to for s in states for t in s.transitions}
-    for reason in StopReason:
-        if reason is not StopReason.COMPLETED and failed(reason) in referenced:
-            states.append(State(id=failed(reason), kind="terminal", terminal=Terminal(status=reason.final_state, stop_reason=reason)))
-
+def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan:
+    registry = registry or load_tool_registry(None)
+    compiler = _Compiler(recipe, registry)
+    states = compiler.states()
+    needs_approval = compiler.needs_approval
     tool_names = sorted(set(recipe.tools.allow or registry.names) | {s.tool for s in states if s.tool})
     recipe_json = json.dumps(recipe.model_dump(mode="json", by_alias=True), sort_keys=True, ensure_ascii=False)
     timeouts = recipe.guards.timeouts
@@ -313,6 +268,6 @@ def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan
         },
         output_schema=recipe.output.schema_,
         output_values=recipe.output.values,
-        initial="intent.preflight",
+        initial=PREFLIGHT,
         states=states,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from runtime.plan.model import Plan
+from runtime.plan.state_kinds import TERMINAL, WHEN
 
 
 def _label(text: str) -> str:
@@ -22,8 +23,8 @@ def to_mermaid(plan: Plan) -> str:
     alias = {state.id: f"s{i}" for i, state in enumerate(plan.states)}
     lines = ["stateDiagram-v2", f"    %% plan of recipe {plan.recipe['name']} {plan.recipe['version']}"]
     for state in plan.states:
-        title = state.id if state.kind in (state.id, "terminal") else f"{state.id} ({state.kind})"
-        if state.kind == "when":
+        title = state.id if state.kind in (state.id, TERMINAL) else f"{state.id} ({state.kind})"
+        if state.kind == WHEN:
             title = f"{state.id} (when {' and '.join(_condition_words(c) for c in state.params.get('conditions', []))})"
         if state.loop:
             title += f" for each item of {state.loop}"

@@ -13,38 +13,18 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from runtime.outcomes import StopReason, TaskState
-from runtime.recipe.step_tools import OBSERVATION_KINDS as OBSERVATION_KINDS  # the plan's observation states
+from runtime.plan.state_kinds import REPLANS_EXHAUSTED, REPLANS_LEFT, STATE_KIND_ROWS, TERMINAL
 
 PLAN_FORMAT = "verity.plan/v1"
 
-StateKind = Literal[
-    "intent.preflight",
-    "navigate",
-    "observe",
-    "data.validate-target",
-    "agent.evaluate",
-    "replan.search",
-    "act",
-    "wait",
-    "extract",
-    "verify",
-    "agent",
-    "close",
-    "evaluate",
-    "set",
-    "when",
-    "for_each",
-    "intent.completion",
-    "output.validate",
-    "terminal",
-]
+# A state's kind: a row of the table of state kinds, or a terminal.
+StateKind = Literal[tuple(kind.name for kind in STATE_KIND_ROWS) + (TERMINAL,)]  # type: ignore[valid-type]
 
 # Guard names a transition may carry, and what they mean. The executor implements exactly these.
 GUARDS: dict[str, str] = {
-    "replans_left": "fewer replans used than limits.max_replans",
-    "replans_exhausted": "limits.max_replans replans already used",
+    REPLANS_LEFT: "fewer replans used than limits.max_replans",
+    REPLANS_EXHAUSTED: "limits.max_replans replans already used",
 }
-
 
 
 class PlanModel(BaseModel):

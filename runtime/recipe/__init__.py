@@ -2,7 +2,8 @@
 
 from runtime.recipe.inputs import resolve_inputs, secret_input_names
 from runtime.recipe.load import load_recipe_file, load_recipe_text, load_recipe_with_registry
-from runtime.recipe.model import Recipe, Step
+from runtime.recipe.model import Recipe
+from runtime.recipe.steps import Step
 from runtime.recipe.problems import Problem, RecipeInvalid
 
 __all__ = [

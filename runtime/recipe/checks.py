@@ -18,20 +18,35 @@ from referencing.jsonschema import DRAFT202012
 
 from runtime.recipe.domains import domain_pattern_problem
 from runtime.recipe.model import Recipe
-from runtime.recipe.expressions import ExpressionError, split_text
-from runtime.recipe.placeholders import BUILTIN_PLACEHOLDERS, SEARCH_QUERY, builtin_defined_at, builtins_usable_at, placeholder_names
 from runtime.recipe.problems import did_you_mean, format_path
 from runtime.recipe.loop_checks import check_loops
-from runtime.recipe.references import is_reference
 from runtime.recipe.references_check import check_references
 from runtime.recipe.step_graph import body_ids
 from runtime.recipe.step_tools import tool_needs
 from runtime.recipe.url_checks import check_urls
 from runtime.recipe.templated import all_steps, condition_lists, templated_fields, when_conditions
 from runtime.recipe.tool_registry import EVALUATE_TOOL, ToolRegistry
+from runtime.recipe.steps import ACT, AGENT, CLOSE, EXTRACT, FOR_EACH, VERIFY, WAIT
+from runtime.template.expressions import ExpressionError, split_text
+from runtime.template.placeholders import BUILTIN_ORDER, BUILTIN_PLACEHOLDERS, SEARCH_QUERY, placeholder_names
+from runtime.template.references import is_reference
 
 PathParts = tuple[str | int, ...]
 Finding = tuple[PathParts, str, str]
+
+# The fields whose values the built-ins are: neither may use itself, nor a built-in filled after it.
+_DEFINED_AT: dict[tuple[str, ...], str] = {("target", "start_url"): "start_url", ("goal",): "goal"}
+
+
+def builtin_defined_at(path: PathParts) -> str | None:
+    """The built-in whose value the field at `path` is (`goal`, `start_url`), if any."""
+    return _DEFINED_AT.get(tuple(str(part) for part in path))
+
+
+def builtins_usable_at(path: PathParts) -> set[str]:
+    """The built-ins a field may use: all of them, except in the fields that define them."""
+    defined = builtin_defined_at(path)
+    return set(BUILTIN_ORDER if defined is None else BUILTIN_ORDER[: BUILTIN_ORDER.index(defined)])
 
 
 def check_recipe(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:
@@ -70,15 +85,15 @@ def _regexes(recipe: Recipe) -> Iterator[Finding]:
         for path, condition in when_conditions(step, base):
             candidates += _condition_regexes(condition, path)
         if step.wait and step.wait.until is not None:
-            candidates += _condition_regexes(step.wait.until, base + ("wait", "until"))
+            candidates += _condition_regexes(step.wait.until, base + (WAIT, "until"))
         if step.act and step.act.expect and step.act.expect.url_matches:
-            candidates.append((base + ("act", "expect", "url_matches"), step.act.expect.url_matches))
+            candidates.append((base + (ACT, "expect", "url_matches"), step.act.expect.url_matches))
         if step.act and step.act.expect and step.act.expect.not_ is not None:
-            candidates += _condition_regexes(step.act.expect.not_, base + ("act", "expect", "not"))
+            candidates += _condition_regexes(step.act.expect.not_, base + (ACT, "expect", "not"))
         if step.extract:
             for name, spec in step.extract.fields.items():
                 if spec.pattern is not None:
-                    candidates.append((base + ("extract", "fields", name, "pattern"), spec.pattern))
+                    candidates.append((base + (EXTRACT, "fields", name, "pattern"), spec.pattern))
         for conditions_path, conditions in condition_lists(step, base):
             for j, condition in enumerate(conditions):
                 candidates += _condition_regexes(condition, conditions_path + (j,))
@@ -148,7 +163,7 @@ def _flow(recipe: Recipe) -> Iterator[Finding]:
     for i, step in enumerate(recipe.plan):
         if step.for_each is not None:
             loop_id = recipe.step_ids()[i]
-            yield from _scope_flow(step.for_each.do, body_ids(loop_id, step.for_each.do), ("plan", i, "for_each", "do"), f"loop {loop_id!r}")
+            yield from _scope_flow(step.for_each.do, body_ids(loop_id, step.for_each.do), ("plan", i, FOR_EACH, "do"), f"loop {loop_id!r}")
 
 
 def _scope_flow(steps: list[Any], ids: list[str], base: PathParts, scope: str) -> Iterator[Finding]:
@@ -168,7 +183,7 @@ def _scope_flow(steps: list[Any], ids: list[str], base: PathParts, scope: str) -
                 yield base + (i, key), f"no step of {scope} has id {target!r}{did_you_mean(target, set(index_of))}", "unknown_step"
             else:
                 following.add(index_of[target])
-        if step.next is None and step.kind != "close" and i + 1 < len(steps):
+        if step.next is None and step.kind != CLOSE and i + 1 < len(steps):
             following.add(i + 1)
         successors.append(following)
     reached, frontier = {0}, [0]
@@ -182,7 +197,7 @@ def _scope_flow(steps: list[Any], ids: list[str], base: PathParts, scope: str) -
             before = steps[i - 1]
             if i - 1 not in reached:
                 why = f"only the unreachable step {ids[i - 1]!r} leads to it"
-            elif before.kind == "close":
+            elif before.kind == CLOSE:
                 why = "it follows a `close` step"
             else:
                 why = f"{format_path(base + (i - 1,))} jumps elsewhere with `next`"
@@ -197,7 +212,7 @@ def _tools(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:
     allowed = set(recipe.tools.allow) if recipe.tools.allow is not None else None
     for base, step in all_steps(recipe):
         for j, name in enumerate((step.agent.tools if step.agent else None) or []):
-            path = base + ("agent", "tools", j)
+            path = base + (AGENT, "tools", j)
             if name not in registry:
                 yield path, f"unknown tool {name!r}{did_you_mean(name, set(registry.names))}", "unknown_tool"
             elif allowed is not None and name not in allowed:
@@ -226,7 +241,7 @@ def _fields(recipe: Recipe) -> Iterator[Finding]:
             key = "field_present" if condition.field_present else "field_matches"
             for name in names:
                 if name not in extracted:
-                    yield base + ("verify", j, key), f"field {name!r} is not extracted by any step{did_you_mean(name, extracted)}", "unknown_field"
+                    yield base + (VERIFY, j, key), f"field {name!r} is not extracted by any step{did_you_mean(name, extracted)}", "unknown_field"
 
 
 _INPUT_TYPES = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,)}

@@ -7,7 +7,7 @@ from typing import Any
 
 from runtime.recipe.problems import did_you_mean
 from runtime.recipe.model import Recipe
-from runtime.recipe.placeholders import placeholder_values
+from runtime.template.placeholders import placeholder_values
 from runtime.recipe.problems import Problem, RecipeInvalid
 from runtime.recipe.url_checks import url_problems_at_start
 from runtime.secrets import env_input_names, read_env_inputs

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from runtime.recipe.model import ACT_LOCATOR_KEYS, Condition, Locator, Recipe, Step
-from runtime.recipe.references import single_placeholder
+from runtime.recipe.conditions import Condition
+from runtime.recipe.locators import Locator
+from runtime.recipe.model import Recipe
+from runtime.recipe.step_bodies import ACT_LOCATOR_KEYS
+from runtime.recipe.steps import ACT, EXTRACT, FOR_EACH, Step
+from runtime.template.references import single_placeholder
 from runtime.recipe.templated import all_steps, condition_lists, when_conditions
 
 PathParts = tuple[str | int, ...]
@@ -20,9 +24,9 @@ def check_loops(recipe: Recipe) -> Iterator[Finding]:
         if loop is None:
             continue
         if loop.values is not None and single_placeholder(loop.values) is None:
-            yield base + ("for_each", "values"), "give the list as one placeholder, such as \"{steps.parse.names}\"", "bad_loop_values"
+            yield base + (FOR_EACH, "values"), "give the list as one placeholder, such as \"{steps.parse.names}\"", "bad_loop_values"
         for j, inner in enumerate(loop.do):
-            path = base + ("for_each", "do", j)
+            path = base + (FOR_EACH, "do", j)
             if inner.for_each is not None:
                 yield path, "loops do not nest: move the inner loop into a step of its own plan", "nested_loop"
             if inner.close is not None:
@@ -49,16 +53,16 @@ def step_locators(step: Step, base: PathParts) -> Iterator[tuple[PathParts, Loca
         for key in ACT_LOCATOR_KEYS:
             locator = getattr(step.act, key)
             if locator is not None:
-                yield base + ("act", key), locator
+                yield base + (ACT, key), locator
         for name, read in (step.act.read_at_press or {}).items():
-            yield base + ("act", "read_at_press", name), read
+            yield base + (ACT, "read_at_press", name), read
         if step.act.expect is not None and step.act.expect.element is not None:
-            yield base + ("act", "expect", "element"), step.act.expect.element
+            yield base + (ACT, "expect", "element"), step.act.expect.element
     if step.extract is not None:
         for name, spec in step.extract.fields.items():
-            yield base + ("extract", "fields", name), spec
+            yield base + (EXTRACT, "fields", name), spec
     if step.for_each is not None and step.for_each.elements is not None:
-        yield base + ("for_each", "elements"), step.for_each.elements
+        yield base + (FOR_EACH, "elements"), step.for_each.elements
     for conditions_path, conditions in condition_lists(step, base):
         for j, condition in enumerate(conditions):
             yield from _condition_locators(condition, conditions_path + (j,))

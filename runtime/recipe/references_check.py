@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from runtime.recipe.model import Recipe, Step
-from runtime.recipe.placeholders import placeholder_names
+from runtime.recipe.model import Recipe
+from runtime.recipe.steps import Step
+from runtime.template.placeholders import placeholder_names
 from runtime.recipe.problems import did_you_mean
-from runtime.recipe.references import STEPS, Reference, is_reference, parse_reference
+from runtime.template.references import STEPS, Reference, is_reference, parse_reference
 from runtime.recipe.step_graph import END, StepGraph, StepNode, step_graph
 from runtime.recipe.templated import json_texts, step_texts
 

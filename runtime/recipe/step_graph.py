@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from runtime.recipe.model import Recipe, Step
+from runtime.recipe.model import Recipe
+from runtime.recipe.steps import FOR_EACH, Step
 
 PathParts = tuple[str | int, ...]
 
@@ -71,7 +72,7 @@ def _add_scope(graph: StepGraph, steps: list[Step], ids: list[str], base: PathPa
             graph.nodes[step_id] = node
             graph.order.append(step_id)
         if step.for_each is not None and loop is None:  # nested loops are refused by the flow check
-            _add_scope(graph, step.for_each.do, body_ids(step_id, step.for_each.do), path + ("for_each", "do"), loop=step_id, end=step_id)
+            _add_scope(graph, step.for_each.do, body_ids(step_id, step.for_each.do), path + (FOR_EACH, "do"), loop=step_id, end=step_id)
 
 
 def successors(node: StepNode) -> list[str]:

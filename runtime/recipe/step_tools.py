@@ -10,24 +10,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from runtime.recipe.model import Recipe, Step
+from runtime.recipe.model import Recipe
+from runtime.recipe.steps import FOR_EACH, Step
 from runtime.recipe.step_graph import body_ids
 from runtime.recipe.templated import all_steps
-from runtime.recipe.tool_registry import AGENT_CLOSE_TOOL, SEARCH_TOOL, STEP_TOOLS, UNGATED_STEP_TOOLS
+from runtime.recipe.steps import ACT, AGENT, AGENT_CLOSE_TOOL, OBSERVATION_KINDS
+from runtime.recipe.tool_registry import SEARCH_TOOL, STEP_TOOLS, UNGATED_STEP_TOOLS
 
 PathParts = tuple[str | int, ...]
 
-# Steps that are plan machinery (variables, loops): they touch no tool.
-TOOLLESS_KINDS = ("set", "for_each")
-# Steps after which the page is checked against the target, and a failed check replans.
-OBSERVATION_KINDS = ("navigate", "observe")
-
 
 def step_tool(step: Step) -> str | None:
-    """The tool a step's own plan state runs (an act's tool depends on its action)."""
-    if step.kind in TOOLLESS_KINDS:
-        return None
-    return STEP_TOOLS[f"act.{step.act.action}" if step.act else step.kind]
+    """The tool a step's own plan state runs (an act's tool depends on its action); None for
+    plan machinery (variables, loops), which touches no tool."""
+    return STEP_TOOLS.get(f"{ACT}.{step.act.action}" if step.act else step.kind)
 
 
 def replan_tool(recipe: Recipe) -> str | None:
@@ -54,7 +50,7 @@ def tool_needs(recipe: Recipe) -> Iterator[ToolNeed]:
         if tool is not None and tool not in UNGATED_STEP_TOOLS:
             why = f"act {step.act.action}" if step.act else kind
             yield ToolNeed(path + (kind,), step_id, tool, why)
-        if kind == "agent":
+        if kind == AGENT:
             yield ToolNeed(path + (kind,), step_id, AGENT_CLOSE_TOOL, "agent (its model ends the step with close)")
         if kind in OBSERVATION_KINDS and step.validate_target and search is not None:
             yield ToolNeed(path + (kind,), step_id, search, f"{kind}'s replan (fallback.search_url) when the page is not the target")
@@ -68,5 +64,5 @@ def _step_ids(recipe: Recipe) -> dict[PathParts, str]:
         ids[("plan", i)] = plan_ids[i]
         if step.for_each is not None:
             for j, inner_id in enumerate(body_ids(plan_ids[i], step.for_each.do)):
-                ids[("plan", i, "for_each", "do", j)] = inner_id
+                ids[("plan", i, FOR_EACH, "do", j)] = inner_id
     return ids

@@ -10,8 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from runtime.recipe.expressions import EXPRESSION_OPEN, ExpressionError, split_text
-from runtime.recipe.model import ACT_LOCATOR_KEYS, Condition, ElementCheck, Expect, Locator, Recipe, Step
+from runtime.template.expressions import EXPRESSION_OPEN, ExpressionError, split_text
+from runtime.recipe.conditions import Condition, Expect
+from runtime.recipe.locators import ElementCheck, Locator
+from runtime.recipe.model import Recipe
+from runtime.recipe.step_bodies import ACT_LOCATOR_KEYS
+from runtime.recipe.steps import ACT, AGENT, CLOSE, EVALUATE, EXTRACT, FOR_EACH, NAVIGATE, SET, VERIFY, WAIT, Step
 
 PathParts = tuple[str | int, ...]
 Templated = tuple[PathParts, str]
@@ -64,62 +68,62 @@ def all_steps(recipe: Recipe) -> Iterator[tuple[PathParts, Step]]:
         yield ("plan", i), step
         if step.for_each is not None:
             for j, inner in enumerate(step.for_each.do):
-                yield ("plan", i, "for_each", "do", j), inner
+                yield ("plan", i, FOR_EACH, "do", j), inner
 
 
 def condition_lists(step: Step, base: PathParts) -> Iterator[tuple[PathParts, list[Condition]]]:
     """The condition lists of a step: a verify step's, and an agent step's `done_when`."""
     if step.verify:
-        yield base + ("verify",), step.verify
+        yield base + (VERIFY,), step.verify
     if step.agent:
-        yield base + ("agent", "done_when"), step.agent.done_when
+        yield base + (AGENT, "done_when"), step.agent.done_when
 
 
 def step_texts(step: Step, base: PathParts) -> Iterator[Templated]:
     for path, condition in when_conditions(step, base):
         yield from _condition_texts(condition, path)
     if step.evaluate:
-        yield from json_texts(step.evaluate.args, base + ("evaluate", "args"))
+        yield from json_texts(step.evaluate.args, base + (EVALUATE, "args"))
     if step.set:
-        yield from json_texts(step.set, base + ("set",))
+        yield from json_texts(step.set, base + (SET,))
     if step.for_each:
         if step.for_each.values is not None:
-            yield base + ("for_each", "values"), step.for_each.values
-        yield from _locator_texts(step.for_each.elements, base + ("for_each", "elements"))
+            yield base + (FOR_EACH, "values"), step.for_each.values
+        yield from _locator_texts(step.for_each.elements, base + (FOR_EACH, "elements"))
     if step.wait and step.wait.selector is not None:
-        yield base + ("wait", "selector"), step.wait.selector
+        yield base + (WAIT, "selector"), step.wait.selector
     if step.navigate is not None:
-        yield (base + ("navigate",) if isinstance(step.navigate, str) else base + ("navigate", "url")), step.navigate_url or ""
+        yield (base + (NAVIGATE,) if isinstance(step.navigate, str) else base + (NAVIGATE, "url")), step.navigate_url or ""
     if step.act:
         act = step.act
         for key in ACT_LOCATOR_KEYS:
-            yield from _locator_texts(getattr(act, key), base + ("act", key))
+            yield from _locator_texts(getattr(act, key), base + (ACT, key))
         for name, locator in (act.read_at_press or {}).items():
-            yield from _locator_texts(locator, base + ("act", "read_at_press", name))
+            yield from _locator_texts(locator, base + (ACT, "read_at_press", name))
         for key in ("text", "value", "press"):
             if getattr(act, key) is not None:
-                yield base + ("act", key), getattr(act, key)
+                yield base + (ACT, key), getattr(act, key)
         if act.expect:
-            yield from _expect_texts(act.expect, base + ("act", "expect"))
+            yield from _expect_texts(act.expect, base + (ACT, "expect"))
     if step.wait and step.wait.until is not None:
-        yield from _condition_texts(step.wait.until, base + ("wait", "until"))
+        yield from _condition_texts(step.wait.until, base + (WAIT, "until"))
     if step.wait:
         for key in ("text", "url"):
             if getattr(step.wait, key) is not None:
-                yield base + ("wait", key), getattr(step.wait, key)
+                yield base + (WAIT, key), getattr(step.wait, key)
     if step.extract:
         for name, spec in step.extract.fields.items():
-            yield from _locator_texts(spec, base + ("extract", "fields", name))
-            yield from _pattern_texts(spec.pattern, base + ("extract", "fields", name, "pattern"))
+            yield from _locator_texts(spec, base + (EXTRACT, "fields", name))
+            yield from _pattern_texts(spec.pattern, base + (EXTRACT, "fields", name, "pattern"))
     if step.act and step.act.expect:
-        yield from _pattern_texts(step.act.expect.url_matches, base + ("act", "expect", "url_matches"))
+        yield from _pattern_texts(step.act.expect.url_matches, base + (ACT, "expect", "url_matches"))
     for conditions_path, conditions in condition_lists(step, base):
         for j, condition in enumerate(conditions):
             yield from _condition_texts(condition, conditions_path + (j,))
     if step.agent:
-        yield base + ("agent", "task"), step.agent.task
+        yield base + (AGENT, "task"), step.agent.task
     if step.close and step.close.summary:
-        yield base + ("close", "summary"), step.close.summary
+        yield base + (CLOSE, "summary"), step.close.summary
 
 
 def _locator_texts(locator: Locator | None, path: PathParts) -> Iterator[Templated]:

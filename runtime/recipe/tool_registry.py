@@ -12,6 +12,7 @@ from pathlib import Path
 
 from runtime.recipe.problems import Problem, RecipeInvalid, format_path
 from runtime.recipe.source import read_yaml
+from runtime.recipe.steps import ACT, ACT_TOOLS, AGENT, AGENT_CLOSE_TOOL, EVALUATE, STEP_KIND_ROWS
 
 
 class ToolScope(str, Enum):
@@ -53,6 +54,10 @@ def _builtin(name: str, description: str, scope: ToolScope = ToolScope.BROWSER, 
     return ToolDescriptor(name=name, description=description, scope=scope, needs_approval=needs_approval)
 
 
+# The tools of the plan's own checks: a state kind named after its tool.
+TARGET_CHECK_TOOL = "data.validate-target"
+EVALUATION_TOOL = "agent.evaluate"
+
 BUILTIN_TOOLS: tuple[ToolDescriptor, ...] = (
     _builtin("session_start", "Open a browser session with its own context and primary tab."),
     _builtin("session_stop", "Close the session's context and tabs."),
@@ -76,47 +81,31 @@ BUILTIN_TOOLS: tuple[ToolDescriptor, ...] = (
     _builtin("browser_verify", "Check conditions on the page and the extracted data."),
     _builtin("browser_search", "Search with the recipe's search page and follow a result on an allowed domain."),
     _builtin("browser_evaluate", "Run a script in the page (an isolated world unless the step says main) and return its JSON result."),
-    _builtin("close", "End the run with a summary.", ToolScope.INTERNAL),
+    _builtin(AGENT_CLOSE_TOOL, "End the run with a summary.", ToolScope.INTERNAL),
     _builtin("agent.act", "Let the model choose browser actions for an agent step; each call it makes is checked on its own.", ToolScope.INTERNAL),
-    _builtin("data.validate-target", "Check the latest observation against the target: status, domain, keywords, blocks.", ToolScope.INTERNAL),
-    _builtin("agent.evaluate", "Record a human-readable evaluation of the latest observation.", ToolScope.INTERNAL),
+    _builtin(TARGET_CHECK_TOOL, "Check the latest observation against the target: status, domain, keywords, blocks.", ToolScope.INTERNAL),
+    _builtin(EVALUATION_TOOL, "Record a human-readable evaluation of the latest observation.", ToolScope.INTERNAL),
 )
 
-# Which tool each plan step kind (and act action) uses: the one table the plan compiler (so the
-# run-time tool gate, the intent guard and approvals), the recipe validator's tools.allow check,
-# the schema's step descriptions and the README's step table all read.
+# Which tool each plan step kind (and act action) uses, read from the table of step kinds
+# (steps.py): the plan compiler (so the run-time tool gate, the intent guard and approvals), the
+# recipe validator's tools.allow check, the schema's step descriptions and the README's step
+# table all read it. `search` is the fallback search an observation's replan runs.
+SEARCH_TOOL = "browser_search"
 STEP_TOOLS: dict[str, str] = {
-    "navigate": "open_url",
-    "observe": "browser_snapshot",
-    "act.click": "browser_click",
-    "act.hover": "browser_hover",
-    "act.type": "browser_type",
-    "act.select": "browser_select",
-    "act.press": "browser_press",
-    "act.scroll": "browser_scroll",
-    "act.drag": "browser_drag",
-    "act.select_text": "browser_select_text",
-    "wait": "browser_wait",
-    "extract": "browser_extract",
-    "verify": "browser_verify",
-    "close": "close",
-    "agent": "agent.act",
-    "search": "browser_search",
-    "evaluate": "browser_evaluate",
+    **{kind.name: kind.tool for kind in STEP_KIND_ROWS if kind.tool is not None},
+    **{f"{ACT}.{action}": tool for action, tool in ACT_TOOLS.items()},
+    "search": SEARCH_TOOL,
 }
 
 # Page scripts are never allowed implicitly: a recipe must name this tool in tools.allow.
-EVALUATE_TOOL = STEP_TOOLS["evaluate"]
-# The fallback search an observation's replan runs (when the recipe names fallback.search_url).
-SEARCH_TOOL = STEP_TOOLS["search"]
-# The tool an agent step's model ends the step with: always offered, so tools.allow must name it.
-AGENT_CLOSE_TOOL = STEP_TOOLS["close"]
+EVALUATE_TOOL = STEP_TOOLS[EVALUATE]
 
 # Plan machinery that reads what the run already observed; it touches neither browser nor network,
 # so tools.allow and the intent guard do not apply to it. An agent state's own tool (agent.act) is
 # bookkeeping too: each call its model makes is authorized on its own.
-PLAN_CHECK_TOOLS = frozenset({"data.validate-target", "agent.evaluate"})
-UNGATED_STEP_TOOLS = PLAN_CHECK_TOOLS | {STEP_TOOLS["agent"]}
+PLAN_CHECK_TOOLS = frozenset({TARGET_CHECK_TOOL, EVALUATION_TOOL})
+UNGATED_STEP_TOOLS = PLAN_CHECK_TOOLS | {STEP_TOOLS[AGENT]}
 
 # What an agent step's model is offered when the step names no tools: seed 002's minimal set
 # (open-url, snapshot, act, wait, extract, close), as far as the recipe allows them.
@@ -130,7 +119,7 @@ AGENT_DEFAULT_TOOLS: tuple[str, ...] = (
     "browser_scroll",
     "browser_wait",
     "browser_extract",
-    "close",
+    AGENT_CLOSE_TOOL,
 )
 
 _DESCRIPTOR_KEYS = {"name", "description", "scope", "needs_approval", "keywords", "prompt"}

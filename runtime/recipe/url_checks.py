@@ -16,9 +16,10 @@ from typing import Any
 
 from runtime.policy.urls import scheme_problem
 from runtime.recipe.model import Recipe
-from runtime.recipe.placeholders import SEARCH_QUERY, fill
+from runtime.template.placeholders import SEARCH_QUERY, fill
 from runtime.recipe.problems import Problem, format_path
 from runtime.recipe.templated import all_steps
+from runtime.recipe.steps import NAVIGATE
 
 PathParts = tuple[str | int, ...]
 
@@ -35,7 +36,7 @@ def recipe_urls(recipe: Recipe) -> Iterator[tuple[PathParts, str]]:
     yield ("target", "start_url"), recipe.target.start_url
     for path, step in all_steps(recipe):
         if step.navigate is not None:
-            yield (path + ("navigate",) if isinstance(step.navigate, str) else path + ("navigate", "url")), step.navigate_url or ""
+            yield (path + (NAVIGATE,) if isinstance(step.navigate, str) else path + (NAVIGATE, "url")), step.navigate_url or ""
     if recipe.fallback.search_url is not None:
         yield ("fallback", "search_url"), recipe.fallback.search_url
 

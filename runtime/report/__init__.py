@@ -7,6 +7,6 @@ script. Everything the run recorded is escaped, since page text is written by wh
 """
 
 from runtime.report.run_dir import NotARunDirectory, RunContents
-from runtime.report.write import REPORT_FILE, ReportDraft, draft_report, write_report
+from runtime.report.write import ReportDraft, draft_report, write_report
 
-__all__ = ["REPORT_FILE", "NotARunDirectory", "ReportDraft", "RunContents", "draft_report", "write_report"]
+__all__ = ["NotARunDirectory", "ReportDraft", "RunContents", "draft_report", "write_report"]

@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# Written as the run ends; and complete once the run's last state is recorded.
-FINAL_FILES = ("verdict.json", "output.json")
-RECORD_FILES = ("plans.json", "executions.json")
+from runtime.run_layout import EXECUTIONS_FILE, FINAL_FILES, OUTPUT_FILE, PLANS_FILE, RECORD_FILES, VERDICT_FILE
+
 RUN_FILES = FINAL_FILES + RECORD_FILES
 
 
@@ -63,14 +62,14 @@ def read_records(run_dir: Path) -> RunContents:
     """The plan with its repairs and the executed states (plans.json, executions.json): a run's
     report can be drafted from them while the run still finishes."""
     contents = RunContents(run_dir=run_dir)
-    plans = _read_json(run_dir / "plans.json", dict, contents.problems)
+    plans = _read_json(run_dir / PLANS_FILE, dict, contents.problems)
     if plans is not None:
         plan = plans.get("plan")
         contents.plan = plan if isinstance(plan, dict) else {}
         repairs = plans.get("plan_repairs")
         contents.plan_repairs = [r for r in repairs if isinstance(r, dict)] if isinstance(repairs, list) else []
         contents.last_failure_summary = str(plans.get("last_failure_summary") or "")
-    executions = _read_json(run_dir / "executions.json", list, contents.problems)
+    executions = _read_json(run_dir / EXECUTIONS_FILE, list, contents.problems)
     if executions is not None:
         contents.executions = [record for record in executions if isinstance(record, dict)]
     return contents
@@ -80,10 +79,10 @@ def read_final(contents: RunContents) -> None:
     """Add the verdict and the output (verdict.json, output.json) to `contents`; their problems
     are listed before those of the records, in the order of RUN_FILES."""
     problems: list[str] = []
-    verdict = _read_json(contents.run_dir / "verdict.json", dict, problems)
+    verdict = _read_json(contents.run_dir / VERDICT_FILE, dict, problems)
     if verdict is not None:
         contents.verdict = verdict
-    output = _read_json(contents.run_dir / "output.json", dict, problems)
+    output = _read_json(contents.run_dir / OUTPUT_FILE, dict, problems)
     if output is not None:
         contents.output = output
     contents.problems[:0] = problems

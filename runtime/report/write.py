@@ -13,8 +13,7 @@ from pathlib import Path
 from runtime.report.page import render_records, render_report
 from runtime.report.run_dir import RunContents, check_run_directory, read_final, read_records
 from runtime.report.thumbnails import Thumbnails
-
-REPORT_FILE = "report.html"
+from runtime.run_layout import REPORT_FILE
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as ProtoSpan
 
-from runtime.trace_export import TRACE_FILE, request_from_line
+from runtime.run_layout import TRACE_FILE
+from runtime.trace_export import request_from_line
 
 
 @dataclass(frozen=True)

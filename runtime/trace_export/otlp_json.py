@@ -22,7 +22,6 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
-TRACE_FILE = "trace.jsonl"
 
 # Byte fields OTLP/JSON writes as hex (span, event-less links, and their parents).
 _ID_FIELDS = ("traceId", "spanId", "parentSpanId")

@@ -137,3 +137,36 @@ def _reported_import(imports: list[NamedImport], where: str, module: str) -> Non
 
 # What speaking gRPC takes: the library, its companions, and the stubs generated for our API.
 GRPC_MODULES = ("grpc", "grpc_status", "grpc_health", "grpc_reflection", "google.rpc", "opentelemetry.instrumentation.grpc", "runtime.service.gen")
+# runtime/execute bottom first, as its __init__ describes them. A new module must be placed here.
+EXECUTE_ROOMS = (
+    Layer("browser supply", ("provider", "browser_pool")),
+    Layer("step outcome", ("step_outcome",)),
+    Layer("values", ("values",)),
+    Layer("judges", ("judges",)),
+    Layer("record", ("record",)),
+    Layer("context", ("context",)),
+    Layer("reads", ("reads",)),
+    Layer("agent", ("agent",)),
+    Layer("states", ("states",)),
+    Layer("loop", ("walker", "run")),
+)
+
+
+@then(parsers.parse('"{where}" is reported for importing "{module}" from the recipe language'))
+def _reported_recipe_import(graph: ImportGraph, where: str, module: str) -> None:
+    wrong = downstream_imports(graph, ["execute"], ["recipe"])
+    assert [(f"{edge.path}:{edge.line}", edge.imported) for edge in wrong] == [(where, module)], wrong
+
+
+@then(parsers.parse("runtime/execute's modules import only their own room and the ones below: {rooms}"))
+def _execute_rooms(graph: ImportGraph, rooms: str) -> None:
+    assert [room.name for room in EXECUTE_ROOMS] == _names(rooms)
+    problems = layer_violations(graph, "runtime.execute", EXECUTE_ROOMS)
+    assert not problems, "\n".join(problems)
+
+
+@then(parsers.parse('"{where}" is reported for importing the executor room above it, "{room}"'))
+def _reported_execute_room(graph: ImportGraph, where: str, room: str) -> None:
+    problems = layer_violations(graph, "runtime.execute", EXECUTE_ROOMS)
+    assert len(problems) == 1 and problems[0].startswith(f"{where}: "), problems
+    assert problems[0].endswith(f"imports the layer above it, {room!r}"), problems

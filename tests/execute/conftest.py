@@ -21,7 +21,8 @@ from runtime.browser import Browser
 from runtime.demo import DEMO_RECIPE, DemoSite
 from runtime.events import Event, EventLog, FinalVerdict, StepFinished
 from runtime.execute import BrowserProvider, RunHandle, start_run
-from runtime.recipe import load_recipe_with_registry, resolve_inputs
+from runtime.plan import prepare_run
+from runtime.recipe import load_recipe_with_registry
 from tests.fixtures.browser_loop import LoopThread
 from runtime.trace_export import read_trace_file
 from tests.fixtures.gemini_fixtures import FIXTURE_API_KEY
@@ -73,18 +74,16 @@ class ExecRunner:
         # A Path is a recipe file anywhere (a test's own copy); a name, see recipe_path.
         path = recipe_name if isinstance(recipe_name, Path) else recipe_path(recipe_name)
         recipe, registry = load_recipe_with_registry(path.read_text(encoding="utf-8"), str(path), recipe_path=path)
-        inputs = resolve_inputs(recipe, raw_inputs)
         self._count += 1
         run_id = f"{recipe.name}-{self._count}"
         run_dir = self.runs_dir / run_id
+        order = prepare_run(recipe, raw_inputs, registry=registry, run_id=run_id, run_dir=run_dir)
         events = EventLog(run_id)
         collected: list[Event] = []
         events.add_listener(collected.append)
 
         async def begin() -> RunHandle:
-            return start_run(
-                recipe, inputs, run_id=run_id, run_dir=run_dir, events=events, browser=provider or self.provider, registry=registry, **start_kwargs
-            )
+            return start_run(order, events=events, browser=provider or self.provider, **start_kwargs)
 
         handle = self.loop_thread.run(begin())
         self.last = RunRecord(handle=handle, run_dir=run_dir, events=collected)

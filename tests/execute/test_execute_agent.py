@@ -17,7 +17,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.demo import DemoSite
 from runtime.events import ChatDelta, ConfirmationRequested, GuardrailTripped, StatusChanged, StepStarted, StructuredOutput, ToolUsed
-from runtime.execute.agent_tools import NUDGE
+from runtime.execute.agent.offered_tools import NUDGE
 from runtime.outcomes import TaskState
 from tests.execute.conftest import RECIPES, ExecRunner, span_tree, wait_until
 from tests.fixtures.gemini_fixtures import FIXTURE_API_KEY

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -33,9 +34,9 @@ class Command:
     run_dir: Path
 
 
-def verity(args: list[str], run_dir: Path, timeout: float = 60) -> Command:
+def verity(args: list[str], run_dir: Path, timeout: float = 60, env: dict[str, str] | None = None) -> Command:
     started = time.monotonic()
-    done = subprocess.run([*VERITY, *args], capture_output=True, text=True, timeout=timeout, cwd=run_dir.parent)
+    done = subprocess.run([*VERITY, *args], capture_output=True, text=True, timeout=timeout, cwd=run_dir.parent, env=env)
     return Command(done.returncode, done.stdout, done.stderr, time.monotonic() - started, run_dir)
 
 
@@ -43,6 +44,35 @@ def verity(args: list[str], run_dir: Path, timeout: float = 60) -> Command:
 def run_demo_json(demo_site: DemoSite, tmp_path: Path) -> Command:
     out = tmp_path / "run"
     return verity(["run", str(DEMO_RECIPE), "--input", f"site={demo_site.quote_base}", "-i", f"search_site={demo_site.search_base}", "--out", str(out), "--json"], out)
+
+
+@when(
+    parsers.parse('I run "verity run" on the demo recipe with its site given as @env:{variable} and the label {label}'), target_fixture="command"
+)
+def run_demo_with_secret_site(demo_site: DemoSite, tmp_path: Path, variable: str, label: str) -> Command:
+    out = tmp_path / "run"
+    args = ["run", str(DEMO_RECIPE), "--input", f"site=@env:{variable}", "-i", f"search_site={demo_site.search_base}", "--label", label, "--out", str(out)]
+    return verity(args, out, env={**os.environ, variable: demo_site.quote_base})
+
+
+@then("order.json holds the run's id and directory, the label and the plan plans.json holds")
+def order_kept(command: Command) -> None:
+    order = json.loads((command.run_dir / "order.json").read_text(encoding="utf-8"))
+    verdict = json.loads((command.run_dir / "verdict.json").read_text(encoding="utf-8"))
+    plans = json.loads((command.run_dir / "plans.json").read_text(encoding="utf-8"))
+    assert order["run_id"] == verdict["run_id"] and order["run_dir"] == str(command.run_dir), order
+    assert order["labels"] == {"team": "quotes"}, order["labels"]
+    assert order["plan"] == plans["plan"] and order["plan"]["recipe"]["name"] == "demo-quote"
+    assert order["session"] == {"storage_state": None, "save_storage_state": None}, order["session"]
+
+
+@then("order.json shows site as its marker, names it secret and holds its value nowhere")
+def order_secret(command: Command, demo_site: DemoSite) -> None:
+    text = (command.run_dir / "order.json").read_text(encoding="utf-8")
+    order = json.loads(text)
+    assert order["inputs"] == {"metal": "gold", "site": "«secret:site»", "search_site": demo_site.search_base}, order["inputs"]
+    assert order["secret_inputs"] == ["site"], order["secret_inputs"]
+    assert demo_site.quote_base not in text
 
 
 @when(parsers.parse('I run "verity run" on "{name}" against the quote site'), target_fixture="command")

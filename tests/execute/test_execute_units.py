@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.execute.field_values import parse_number, read_field
-from runtime.execute.target_check import PageObservation, validate_target
+from runtime.execute.values.field_values import parse_number, read_field
+from runtime.execute.judges.target_check import PageObservation, validate_target
 from runtime.outcomes import BlockerKind
 
 
@@ -69,7 +69,7 @@ def test_wildcard_domains_match_subdomains_only() -> None:
 def test_agent_tools_are_valid_json_schema_and_only_runnable_ones_are_offered() -> None:
     import jsonschema
 
-    from runtime.execute.agent_tools import AGENT_TOOL_SPECS, offered_tools
+    from runtime.execute.agent.offered_tools import AGENT_TOOL_SPECS, offered_tools
     from runtime.recipe.tool_registry import AGENT_DEFAULT_TOOLS, BUILTIN_TOOLS
 
     for spec in AGENT_TOOL_SPECS.values():
@@ -82,15 +82,15 @@ def test_agent_tools_are_valid_json_schema_and_only_runnable_ones_are_offered() 
 
 
 def test_model_text_keeps_its_braces_when_checked_like_recipe_text() -> None:
-    from runtime.execute.agent_step import literal_text
-    from runtime.recipe.placeholders import fill
+    from runtime.execute.agent.tool_calls import literal_text
+    from runtime.template.placeholders import fill
 
     assert fill(literal_text("total {price} USD"), {"price": "9"}) == "total {price} USD"
     assert literal_text({"text": "{x}", "index": 1}) == {"text": "{{x}}", "index": 1}
 
 
 def test_a_target_index_sent_as_a_float_becomes_an_int() -> None:
-    from runtime.execute.agent_tools import target_argument
+    from runtime.execute.agent.offered_tools import target_argument
 
     assert target_argument({"target": {"role": "link", "index": 2.0}}) == {"role": "link", "index": 2}
     assert target_argument({"target": "s1:e4"}) == "s1:e4"
@@ -106,8 +106,20 @@ def test_every_plan_state_kind_but_terminal_has_one_handler() -> None:
     assert set(HANDLERS) == set(get_args(StateKind)) - {"terminal"}
 
 
+def test_every_row_of_the_state_kind_table_has_exactly_one_handler_and_every_handler_a_row() -> None:
+    from runtime.execute.states import HANDLERS
+    from runtime.plan.state_kinds import STATE_KIND_ROWS
+    from runtime.recipe.steps import STEP_KINDS
+
+    rows = [kind.name for kind in STATE_KIND_ROWS]
+    assert len(rows) == len(set(rows)), "a kind has two rows"
+    assert sorted(HANDLERS) == sorted(rows), "a row without a handler, or a handler without a row"
+    assert len({id(handler) for handler in HANDLERS.values()}) == len(HANDLERS), "one handler serves two rows"
+    assert set(STEP_KINDS) <= set(HANDLERS), "a recipe step kind without a handler"
+
+
 def test_an_act_without_page_expectations_expects_an_effect_of_its_own() -> None:
-    from runtime.execute.conditions import expectation_conditions
+    from runtime.execute.judges.conditions import expectation_conditions
 
     assert expectation_conditions(None) == [{"own_effect": True}]
     assert expectation_conditions({"text_includes": "Saved", "url_matches": "/done$"}) == [{"url_matches": "/done$"}, {"text_includes": "Saved"}]

@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from runtime.execute.run_files import ExecutionRecord, RunFiles
+from runtime.execute.record.run_files import ExecutionRecord, RunFiles
 from runtime.secrets import Secrets
 
 

@@ -1,9 +1,9 @@
-"""The default ranking of a search page's links (runtime/execute/search_results.rank_links), on
+"""The default ranking of a search page's links (runtime/execute/reads/search_results.rank_links), on
 link lists as the page read returns them; the browser runs are in test_execute_search_results."""
 
 from __future__ import annotations
 
-from runtime.execute.search_results import rank_links, search_terms
+from runtime.execute.reads.search_results import rank_links, search_terms
 
 PAGE = "http://127.0.0.1:8000/3/search.html?q=json+encoder"
 

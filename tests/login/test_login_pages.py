@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
-from runtime.execute.login_intent import login_means
+from runtime.execute.judges.login_intent import login_means
 from runtime.plan import compile_recipe
 from runtime.recipe import load_recipe_with_registry
 from tests.execute.conftest import ExecRunner, recipe_path

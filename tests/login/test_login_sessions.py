@@ -16,7 +16,7 @@ import grpc
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
-from runtime.execute.session_state import cookie_allowed
+from runtime.execute.record.storage_state import cookie_allowed
 from runtime.service.api.rich_errors import load_or_report
 from runtime.service.runs.recipe_catalog import RecipeCatalog
 from runtime.service.api.rich_errors import ServiceError

@@ -18,7 +18,8 @@ from typing import Any
 
 from runtime.events import Event, EventLog, FinalVerdict
 from runtime.execute import BrowserProvider, start_run
-from runtime.recipe import RecipeInvalid, load_recipe_with_registry, resolve_inputs
+from runtime.plan import prepare_run
+from runtime.recipe import RecipeInvalid, load_recipe_with_registry
 from tests.fixtures.browser_loop import LoopThread
 from tests.fixtures.hostile.site import HostileSite, LabelledPage
 
@@ -178,14 +179,11 @@ async def run_recipe(
 ) -> RecipeRun:
     """Run a corpus-shaped recipe (input `page_url`, field `quote`) through start_run."""
     recipe, registry = load_recipe_with_registry(recipe_text, "tests/fixtures/hostile/recipe.yaml")
-    inputs = resolve_inputs(recipe, {"page_url": page_url})
+    order = prepare_run(recipe, {"page_url": page_url}, registry=registry, run_id=run_dir.name, run_dir=run_dir)
     events = EventLog(run_dir.name)
     heard: list[Event] = []
     events.add_listener(heard.append)
-    handle = start_run(
-        recipe, inputs, run_id=run_dir.name, run_dir=run_dir, events=events, browser=provider, registry=registry,
-        allow_private_network=allow_private_network,
-    )
+    handle = start_run(order, events=events, browser=provider, allow_private_network=allow_private_network)
     verdict = await asyncio.wait_for(handle.task, RUN_CEILING_SECONDS)
     written = json.loads((run_dir / "verdict.json").read_text(encoding="utf-8"))
     output = json.loads((run_dir / "output.json").read_text(encoding="utf-8"))

@@ -16,7 +16,7 @@ from runtime.artifacts import ArtifactStore
 from runtime.browser import ActionResult, Browser, BrowserSession, SessionPolicy, open_session
 from runtime.events import GuardrailTripped, StepFinished, ToolUsed
 from runtime.execute import BrowserProvider
-from runtime.execute.network import NETWORK_GUARD, REPORTED_ONE_BY_ONE, VERDICT_SAMPLES
+from runtime.execute.context.network import NETWORK_GUARD, REPORTED_ONE_BY_ONE, VERDICT_SAMPLES
 from runtime.policy import NetworkPolicy
 from tests.fixtures.browser_loop import LoopThread
 from tests.fixtures.hostile.site import OFF_DOMAIN_NAME, HostileSite, load_labels

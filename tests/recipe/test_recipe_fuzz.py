@@ -19,10 +19,10 @@ from pytest_bdd import scenario, then, when
 
 from runtime.plan import compile_recipe, to_mermaid
 from runtime.plan.model import Plan
-from runtime.recipe.expressions import ExpressionError
+from runtime.template.expressions import ExpressionError
 from runtime.recipe import Problem, Recipe, RecipeInvalid, load_recipe_with_registry, resolve_inputs
-from runtime.recipe.placeholders import SEARCH_QUERY, fill, placeholder_names, placeholder_values
-from runtime.recipe.references import is_reference
+from runtime.template.placeholders import SEARCH_QUERY, fill, placeholder_names, placeholder_values
+from runtime.template.references import is_reference
 from runtime.recipe.templated import templated_fields
 from tests.recipe.recipe_mutations import SEEDS, MutatedRecipe, mutated_recipes
 

@@ -8,7 +8,7 @@ import pytest
 
 from runtime.recipe import RecipeInvalid, load_recipe_text
 from runtime.recipe.domains import url_allowed
-from runtime.recipe.placeholders import fill, placeholder_names, placeholder_values
+from runtime.template.placeholders import fill, placeholder_names, placeholder_values
 
 MINIMAL = """\
 name: minimal

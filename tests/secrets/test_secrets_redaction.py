@@ -23,7 +23,8 @@ from pytest_bdd import given, parsers, scenarios, then, when
 from runtime.events import EventLog
 from runtime.execute.run import run_secrets
 from runtime.outcomes import StopReason
-from runtime.recipe import load_recipe_file, resolve_inputs, secret_input_names
+from runtime.plan import prepare_run
+from runtime.recipe import load_recipe_file
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
 from runtime.trace_export import CAPTURE_CONTENT_VARIABLE
@@ -371,10 +372,10 @@ def nothing_ran(world: SecretsWorld) -> None:
 def resolve_env_site() -> dict[str, Any]:
     recipe = load_recipe_file(RECIPE)
     raw = {"site": "@env:SITE_BASE", "api_key": TOKEN}
-    inputs = resolve_inputs(recipe, raw, environ={"SITE_BASE": "http://127.0.0.1:9/base"})
+    order = prepare_run(recipe, raw, environ={"SITE_BASE": "http://127.0.0.1:9/base"}, run_id="r-env", run_dir=Path("runs/r-env"))
     events = EventLog("r-env")
-    secrets = run_secrets(recipe, inputs, secret_input_names(recipe, raw), events)
-    return {"inputs": inputs, "names": secret_input_names(recipe, raw), "secrets": secrets}
+    secrets = run_secrets(order, events)
+    return {"inputs": order.inputs, "names": order.secret_inputs, "secrets": secrets}
 
 
 @then("site and api_key are the run's secret inputs, with the values read and given")

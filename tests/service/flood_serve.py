@@ -26,7 +26,7 @@ import sys
 
 from runtime.cli.main import parse_args
 from runtime.events import ChatDelta
-from runtime.execute.run_files import RunFiles
+from runtime.execute.record.run_files import RunFiles
 from runtime.cli.serve import server_config_from_args
 from runtime.service.runs.live_run import LiveRun
 from runtime.service.api.server import VerityServer

@@ -20,7 +20,7 @@ from tests.service.kill_cycles import (
 from tests.service.service_harness import ServedServer, chat_deltas, running
 
 from runtime.events import Event
-from runtime.execute.run_files import RunFiles
+from runtime.execute.record.run_files import RunFiles
 from runtime.client import VerityClient
 from runtime.service.api.proto_mapping import event_from_proto
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.execute.page_blockers import PageSignals
+from runtime.execute.judges.page_blockers import PageSignals
 from runtime.outcomes import BlockerKind
 
 LONG_ARTICLE = " ".join(

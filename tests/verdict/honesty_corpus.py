@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from runtime.execute.page_blockers import PageSignals
+from runtime.execute.judges.page_blockers import PageSignals
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "honesty"
 

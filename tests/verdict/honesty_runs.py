@@ -20,7 +20,8 @@ from urllib.parse import urlsplit
 from runtime.events import EventLog, FinalVerdict
 from runtime.execute import BrowserProvider, start_run
 from runtime.outcomes import StopReason
-from runtime.recipe import load_recipe_with_registry, resolve_inputs
+from runtime.plan import prepare_run
+from runtime.recipe import load_recipe_with_registry
 from tests.fixtures.browser_loop import LoopThread
 from tests.fixtures.honesty.site import HonestySite
 from tests.verdict.honesty_corpus import Label
@@ -92,10 +93,11 @@ def _score(outcome: CaseOutcome) -> CaseOutcome:
 async def _run_case(label: Label, site: HonestySite, provider: BrowserProvider, runs_dir: Path) -> CaseOutcome:
     text = label.recipe.read_text(encoding="utf-8")
     recipe, registry = load_recipe_with_registry(text, str(label.recipe), recipe_path=label.recipe)
-    inputs = resolve_inputs(recipe, {name: value for name, value in site.inputs.items() if name in recipe.inputs})
     run_dir = runs_dir / label.id
+    inputs = {name: value for name, value in site.inputs.items() if name in recipe.inputs}
+    order = prepare_run(recipe, inputs, registry=registry, run_id=label.id, run_dir=run_dir)
     events = EventLog(label.id)
-    handle = start_run(recipe, inputs, run_id=label.id, run_dir=run_dir, events=events, browser=provider, registry=registry)
+    handle = start_run(order, events=events, browser=provider)
     verdict: FinalVerdict = await asyncio.wait_for(asyncio.shield(handle.task), RUN_CEILING_SECONDS)
     output = json.loads((run_dir / "output.json").read_text(encoding="utf-8")).get("data") or {}
     return _score(

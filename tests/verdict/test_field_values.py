@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.execute.field_values import FieldValueError, parse_integer, parse_number, read_field
+from runtime.execute.values.field_values import FieldValueError, parse_integer, parse_number, read_field
 from tests.verdict.number_cases import NUMBER_TEXTS
 
 READS = [(text, value) for text, value in NUMBER_TEXTS if not isinstance(value, tuple)]

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from runtime.execute.page_blockers import (
+from runtime.execute.judges.page_blockers import (
     BLOCKER_GUIDANCE,
     BlockerFinding,
     detect_blocker,

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
-from runtime.execute.page_blockers import BlockerFinding, detect_blocker, replan_guidance
+from runtime.execute.judges.page_blockers import BlockerFinding, detect_blocker, replan_guidance
 from runtime.outcomes import BlockerKind
 from tests.verdict.blocker_cases import CASES, BlockerCase
 

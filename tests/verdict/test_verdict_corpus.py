@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, scenarios, then, when
 
-from runtime.execute.page_blockers import BlockerFinding, detect_blocker
+from runtime.execute.judges.page_blockers import BlockerFinding, detect_blocker
 from runtime.outcomes import BlockerKind, StopReason
 from runtime.recipe import Recipe, load_recipe_file
 from tests.fixtures.honesty.site import PAGES, ROUTES, UNKNOWN_ROUTE_HEADER, HonestySite

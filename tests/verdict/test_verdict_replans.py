@@ -16,7 +16,8 @@ from pytest_bdd import parsers, scenarios, then, when
 from runtime.browser import Browser
 from runtime.events import EventLog, ToolUsed
 from runtime.execute import BrowserProvider, start_run
-from runtime.recipe import load_recipe_with_registry, resolve_inputs
+from runtime.plan import prepare_run
+from runtime.recipe import load_recipe_with_registry
 from tests.fixtures.browser_loop import LoopThread
 from tests.fixtures.honesty.site import HonestySite
 from tests.verdict.honesty_corpus import CORPUS
@@ -36,13 +37,14 @@ def honesty_site() -> Iterator[HonestySite]:
 def run(loop_thread: LoopThread, shared_browser: Browser, honesty_site: HonestySite, tmp_path: Path) -> dict[str, Any]:
     def start(path: Path) -> None:
         recipe, registry = load_recipe_with_registry(path.read_text(encoding="utf-8"), str(path), recipe_path=path)
-        inputs = resolve_inputs(recipe, {k: v for k, v in honesty_site.inputs.items() if k in recipe.inputs})
+        inputs = {k: v for k, v in honesty_site.inputs.items() if k in recipe.inputs}
+        order = prepare_run(recipe, inputs, registry=registry, run_id=recipe.name, run_dir=tmp_path / "run")
         events = EventLog(recipe.name)
         seen: list[Any] = []
         events.add_listener(seen.append)
 
         async def go() -> Any:
-            handle = start_run(recipe, inputs, run_id=recipe.name, run_dir=tmp_path / "run", events=events, browser=BrowserProvider(browser=shared_browser), registry=registry)
+            handle = start_run(order, events=events, browser=BrowserProvider(browser=shared_browser))
             return await asyncio.wait_for(asyncio.shield(handle.task), 90)
 
         state["verdict"] = loop_thread.run(go(), 120)

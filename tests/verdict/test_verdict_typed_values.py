@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pytest_bdd import parsers, scenarios, then, when
 
-from runtime.execute.field_values import FieldReading, read_field
+from runtime.execute.values.field_values import FieldReading, read_field
 
 scenarios("verdict_typed_values.feature")
 

@@ -151,7 +151,7 @@ async def extract(scope: ActionScope, action: Action) -> Result:
     }
     if fingerprint is not None:
         # The fingerprint of the document the batch was read from, taken in the same evaluation:
-        # the run's provenance check needs no read of its own (runtime/execute/provenance.py).
+        # the run's provenance check needs no read of its own (runtime/execute/reads/provenance.py).
         data["fingerprint"] = fingerprint.to_dict()
     return data, None
 

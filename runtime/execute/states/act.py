@@ -12,12 +12,12 @@ from typing import Any
 
 from runtime.browser import ActionErrorCode, ActionResult, BrowserSession
 from runtime.events import ToolUsed
-from runtime.execute.agent_tools import scroll_motion
-from runtime.execute.browser_access import DriverCall
-from runtime.execute.conditions import ConditionCheck, check_all, expectation_conditions
-from runtime.execute.context import RunContext
-from runtime.execute.provenance import current_document
-from runtime.execute.recovery import Blocker
+from runtime.execute.agent.offered_tools import scroll_motion
+from runtime.execute.context.browser_access import DriverCall
+from runtime.execute.judges.conditions import ConditionCheck, check_all, expectation_conditions
+from runtime.execute.context.run_context import RunContext
+from runtime.execute.reads.provenance import current_document
+from runtime.execute.context.recovery import Blocker
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.guard import action_signature
 from runtime.outcomes import BlockerKind, StopReason
@@ -30,7 +30,7 @@ VERIFY_POLL_SECONDS = 0.1
 async def act(ctx: RunContext, state: State) -> StepResult:
     params = ctx.values.params(state)
     timeout = ctx.timeout_for(state)
-    # The page acted on must be a validated document (provenance.py), like any page read.
+    # The page acted on must be a validated document (reads/provenance.py), like any page read.
     acted_on = await current_document(ctx, state.id, timeout)
     if acted_on.blocked is not None:
         return acted_on.blocked

@@ -3,8 +3,8 @@ per turn, inside exactly the guardrails plan steps have.
 
 Each turn the model gets the structured prompt (goal, page, tools, strategy, completion rule, and
 the compressed observation context) and the conversation so far, and may call ONE tool, which
-agent_step.py runs. The model finishes by calling `close`: the step is `verified` only when every
-`done_when` condition holds on the page (conditions.py, the same judge verify steps use).
+agent/tool_calls.py runs. The model finishes by calling `close`: the step is `verified` only when every
+`done_when` condition holds on the page (judges/conditions.py, the same judge verify steps use).
 
 Events: streamed text -> ChatDelta; each call -> ToolUsed (start/success/error, or blocked);
 each turn -> a StepFinished of step_kind `agent.turn` carrying its agent_state.
@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 from opentelemetry.trace import Span
 
 from runtime.events import AgentState, ChatDelta, GuardrailTripped, StepFinished, StructuredOutput, ToolUsed
-from runtime.execute.agent_step import AgentToolCalls, AgentView, describe_call
-from runtime.execute.agent_tools import NUDGE, offered_tools
-from runtime.execute.conditions import check_all, describe_condition, describe_failures, filled_condition
-from runtime.execute.context import RunContext
-from runtime.execute.provenance import document_record
+from runtime.execute.agent.tool_calls import AgentToolCalls, AgentView, describe_call
+from runtime.execute.agent.offered_tools import NUDGE, offered_tools
+from runtime.execute.judges.conditions import check_all, describe_condition, describe_failures, filled_condition
+from runtime.execute.context.run_context import RunContext
+from runtime.execute.reads.provenance import document_record
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.llm import ChatMessage, LlmDelta, LlmDone, LlmError, LlmToolCall, LlmUsage, build_agent_prompt
 from runtime.outcomes import StopReason

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from runtime.execute.context import RunContext
+from runtime.execute.context.run_context import RunContext
 from runtime.execute.step_outcome import StepResult
 from runtime.plan.model import State
 
@@ -10,9 +10,9 @@ from runtime.plan.model import State
 async def close(ctx: RunContext, state: State) -> StepResult:
     summary = ctx.values.text(state.params.get("summary")) or ""
     ctx.findings.close_summary = summary
-    if ctx.session_keeper is not None and ctx.browser.current is not None:
+    if ctx.storage_state is not None and ctx.browser.current is not None:
         # The session ends here, before the run knows it completed: keep what is to be saved.
-        await ctx.session_keeper.capture(ctx.browser.current)
+        await ctx.storage_state.capture(ctx.browser.current)
     result = await ctx.browser.run_action("close", summary or "close the session", lambda s, a: s.close(summary, action_id=a))
     if not result.ok:
         assert result.error is not None

@@ -4,7 +4,7 @@ intent that never got a successful browser call is unmet."""
 from __future__ import annotations
 
 from runtime.events import GuardrailTripped
-from runtime.execute.context import RunContext
+from runtime.execute.context.run_context import RunContext
 from runtime.execute.step_outcome import StepResult
 from runtime.plan.model import State
 

@@ -1,49 +1,40 @@
-"""`agent.evaluate`: seed 001's evaluation of the target check, in words a person reads
-("page still 404"); a blocked page trips the data.validate-target guardrail."""
+"""`evaluate` (tool browser_evaluate): run the step's script in the page, keep its JSON result as
+`{steps.<id>.result}` and, for each key the step declares in `fields`, `{steps.<id>.<key>}`."""
 
 from __future__ import annotations
 
-from runtime.events import GuardrailTripped
-from runtime.execute.context import RunContext
+from runtime.execute.context.run_context import RunContext
 from runtime.execute.step_outcome import StepResult
-from runtime.execute.target_check import PageObservation, TargetCheck
-from runtime.outcomes import BlockerKind
 from runtime.plan.model import State
-
-# Seed 001's human-readable evaluation per blocker kind, e.g. "page still 404".
-EVALUATIONS: dict[BlockerKind, str] = {
-    BlockerKind.PAGE_NOT_FOUND: "page still 404 at {where}; search for a fresh page",
-    BlockerKind.ACCESS_DENIED: "access denied (HTTP {status}) at {where}; look elsewhere",
-    BlockerKind.ACCESS_BLOCKED: "{where} shows a bot wall or firewall block; not retrying it",
-    BlockerKind.SERVER_ERROR: "server error (HTTP {status}) at {where}",
-    BlockerKind.DOMAIN_NOT_ALLOWED: "{where} is outside the allowed domains; not using it",
-    BlockerKind.KEYWORDS_MISSING: "{where} does not mention the target: {reason}",
-    BlockerKind.NAVIGATION_FAILED: "could not load {where}: {reason}",
-    BlockerKind.CAPTCHA: "{where} is a captcha; not solving or retrying it",
-    BlockerKind.LOGIN_REQUIRED: "{where} asks to sign in and the run has no credentials",
-    BlockerKind.RATE_LIMITED: "{where} is rate limiting (HTTP {status}); not asking again before Retry-After",
-    BlockerKind.SCHEME_NOT_ALLOWED: "{where} is not an http(s) page; not reading it",
-}
+from runtime.plan.state_kinds import EVALUATE_RESULT_MAX_BYTES
 
 
 async def evaluate(ctx: RunContext, state: State) -> StepResult:
-    check = ctx.page.target_check
-    if check is None:
-        return StepResult("blocked", False, summary="no validation to evaluate", evaluation="nothing was validated")
-    observation = ctx.page.observation
-    if check.valid:
-        evaluation = f"the page is the target ({observation.title!r} at {observation.url}); continue" if observation else "the page is the target"
-        return StepResult("valid", True, verified=True, summary=evaluation, evaluation=evaluation, evidence=check.evidence)
-    assert check.blocker_kind is not None
-    evaluation = evaluation_sentence(check, observation)
-    ctx.events.emit(GuardrailTripped(guard="data.validate-target", blocker_kind=check.blocker_kind, detail=check.reason, evidence=check.evidence))
-    return StepResult("blocked", False, summary=evaluation, blocker_kind=check.blocker_kind, evaluation=evaluation, evidence=check.evidence)
-
-
-def evaluation_sentence(check: TargetCheck, observation: PageObservation | None) -> str:
-    template = EVALUATIONS.get(check.blocker_kind) if check.blocker_kind is not None else None
-    if template is None:
-        return check.reason
-    where = observation.url if observation else "the page"
-    status = observation.status if observation else "?"
-    return template.format(where=where, status=status, reason=check.reason)
+    params = state.params
+    timeout = ctx.timeout_for(state)
+    try:
+        args = ctx.values.value(params.get("args", {}))
+    except KeyError as missing:
+        return StepResult("error", False, summary=f"evaluate: no value {missing} yet", error="missing_value")
+    world = params.get("world", "isolated")
+    ran = await ctx.browser.run_action(
+        "browser_evaluate",
+        f"run a page script in the {world} world",
+        lambda s, a: s.evaluate(params["script"], args=args, world=world, max_bytes=EVALUATE_RESULT_MAX_BYTES, action_id=a, timeout_ms=timeout),
+    )
+    if not ran.ok:
+        assert ran.error is not None
+        return StepResult("error", False, summary=f"evaluate failed: {ran.error.code.value}: {ran.error.message}", error=ran.error.code.value, evidence={"error": ran.error.to_dict()})
+    result = ran.data.get("result")
+    declared = list(params.get("fields", []))
+    if declared and (not isinstance(result, dict) or any(key not in result for key in declared)):
+        keys = sorted(result) if isinstance(result, dict) else type(result).__name__
+        return StepResult(
+            "error", False, summary=f"evaluate: the result lacks declared field(s) {declared} (got {keys})", error="missing_field", evidence={"result": result}
+        )
+    values = {"result": result, **{key: result[key] for key in declared}}
+    ctx.values.record_step(state, values, {"url": ran.data.get("url", ""), "world": world})
+    shown = repr(result)
+    return StepResult(
+        "ok", True, verified=True, summary=f"script ran in the {world} world: {shown[:160]}", evidence={"result": result, "size": ran.data.get("size"), "world": world}
+    )

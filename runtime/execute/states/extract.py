@@ -8,13 +8,13 @@ from typing import Any
 
 from runtime.browser import ActionErrorCode, ActionResult
 from runtime.events import GuardrailTripped
-from runtime.execute.context import RunContext
-from runtime.execute.field_values import read_field
-from runtime.execute.provenance import READ_ATTEMPTS, current_document, provenance_of_read, read_from
-from runtime.execute.recovery import Blocker
-from runtime.execute.refused_path import stop_refused_path
+from runtime.execute.context.run_context import RunContext
+from runtime.execute.values.field_values import read_field
+from runtime.execute.reads.provenance import READ_ATTEMPTS, current_document, provenance_of_read, read_from
+from runtime.execute.context.recovery import Blocker
+from runtime.execute.reads.refused_path import stop_refused_path
 from runtime.execute.step_outcome import StepResult
-from runtime.execute.values import RunValues, locator_of
+from runtime.execute.values.run_values import RunValues, locator_of
 from runtime.outcomes import BlockerKind
 from runtime.plan.model import State
 
@@ -33,7 +33,7 @@ async def extract(ctx: RunContext, state: State) -> StepResult:
     if requested:
         # The common case is one read: the fields and the fingerprint of the document they came
         # from, in one evaluation. It is kept only when that document may be read as it is
-        # (provenance.py) and was not replaced meanwhile; otherwise what it read is dropped,
+        # (reads/provenance.py) and was not replaced meanwhile; otherwise what it read is dropped,
         # and the document is checked before it is read again, below.
         first = await ctx.browser.run_action("extract", summary, lambda s, a: s.extract(requested, fingerprint=True, action_id=a, timeout_ms=timeout))
         if not first.ok and first.error_code is ActionErrorCode.TIMEOUT:
@@ -42,7 +42,7 @@ async def extract(ctx: RunContext, state: State) -> StepResult:
             provenance = provenance_of_read(ctx, first.data.get("fingerprint"))
             read = first.data if provenance is not None else {}
     for _ in range(READ_ATTEMPTS if provenance is None else 0):
-        # Only a validated document is read (provenance.py); a document replaced during the read
+        # Only a validated document is read (reads/provenance.py); a document replaced during the read
         # is checked and read again.
         document = await current_document(ctx, state.id, timeout)
         if document.blocked is not None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from runtime.execute.context import RunContext
-from runtime.execute.loops import LoopFrame
+from runtime.execute.context.run_context import RunContext
+from runtime.execute.context.loops import LoopFrame
 from runtime.execute.step_outcome import StepResult
 from runtime.plan.model import State
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from runtime.execute.context import RunContext
+from runtime.execute.context.run_context import RunContext
 from runtime.execute.step_outcome import StepResult
-from runtime.execute.target_check import PageObservation
+from runtime.execute.judges.target_check import PageObservation
 from runtime.plan.model import State
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from runtime.execute.context import RunContext
+from runtime.execute.context.run_context import RunContext
 from runtime.execute.states.navigate import observed
 from runtime.execute.step_outcome import StepResult
 from runtime.plan.model import State

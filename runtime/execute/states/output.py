@@ -6,7 +6,7 @@ from __future__ import annotations
 import jsonschema
 
 from runtime.events import StructuredOutput
-from runtime.execute.context import RunContext
+from runtime.execute.context.run_context import RunContext
 from runtime.execute.step_outcome import StepResult
 from runtime.plan.model import State
 

@@ -4,7 +4,7 @@ anything runs (seed 000 section 4); a plan with agent steps also needs its model
 from __future__ import annotations
 
 from runtime.events import GuardrailTripped
-from runtime.execute.context import RunContext
+from runtime.execute.context.run_context import RunContext
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.outcomes import StopReason
 from runtime.plan.model import State

@@ -8,8 +8,8 @@ import asyncio
 from urllib.parse import quote_plus
 
 from runtime.events import Replanned
-from runtime.execute.context import RunContext
-from runtime.execute.search_results import read_search_results, same_page
+from runtime.execute.context.run_context import RunContext
+from runtime.execute.reads.search_results import read_search_results, same_page
 from runtime.execute.step_outcome import StepResult
 from runtime.outcomes import BlockerKind
 from runtime.plan.model import State
@@ -78,7 +78,7 @@ async def replan_search(ctx: RunContext, state: State) -> StepResult:
                 "search_url": search_url,
                 "followed": chosen,
                 "skipped": skipped,
-                # Without a result_selector: the best-ranked links and why (see search_results.py).
+                # Without a result_selector: the best-ranked links and why (see reads/search_results.py).
                 "ranked": [link.as_evidence() for link in found.ranked[:max_results]],
             },
         )

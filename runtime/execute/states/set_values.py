@@ -3,7 +3,7 @@ type kept when one placeholder is the whole string."""
 
 from __future__ import annotations
 
-from runtime.execute.context import RunContext
+from runtime.execute.context.run_context import RunContext
 from runtime.execute.step_outcome import StepResult
 from runtime.plan.model import State
 

@@ -3,11 +3,11 @@ becomes the run's blocker, which evaluate reports and a replan works from."""
 
 from __future__ import annotations
 
-from runtime.execute.context import RunContext
-from runtime.execute.recovery import Blocker
-from runtime.execute.provenance import target_verdict
+from runtime.execute.context.run_context import RunContext
+from runtime.execute.context.recovery import Blocker
+from runtime.execute.reads.provenance import target_verdict
 from runtime.execute.step_outcome import StepResult
-from runtime.execute.target_check import PageObservation
+from runtime.execute.judges.target_check import PageObservation
 from runtime.plan.model import State
 
 

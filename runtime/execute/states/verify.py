@@ -1,12 +1,12 @@
-"""`verify`: every condition of the step is judged once (conditions.py); the step passes only
+"""`verify`: every condition of the step is judged once (judges/conditions.py); the step passes only
 when all hold, and a failed one keeps the run from completing."""
 
 from __future__ import annotations
 
 from runtime.events import GuardrailTripped, ToolUsed
-from runtime.execute.conditions import check_all, describe_failures
-from runtime.execute.context import RunContext
-from runtime.execute.provenance import READ_ATTEMPTS, current_document, read_from
+from runtime.execute.judges.conditions import check_all, describe_failures
+from runtime.execute.context.run_context import RunContext
+from runtime.execute.reads.provenance import READ_ATTEMPTS, current_document, read_from
 from runtime.execute.step_outcome import StepResult
 from runtime.plan.model import State
 
@@ -17,7 +17,7 @@ async def verify(ctx: RunContext, state: State) -> StepResult:
     conditions = state.params.get("conditions", [])
     timeout = ctx.timeout_for(state)
     for _ in range(READ_ATTEMPTS):
-        # Conditions are judged on a validated document only (provenance.py); a document
+        # Conditions are judged on a validated document only (reads/provenance.py); a document
         # replaced while they were judged is checked and judged again.
         document = await current_document(ctx, state.id, timeout)
         if document.blocked is not None:

@@ -3,7 +3,7 @@ matching a CSS selector is visible (or hidden, attached, detached), any conditio
 time passed.
 
 The driver waits for load, text, URL, a visible selector and time itself. Every other wait is a
-condition polled until it holds: the same judge as `when` and `verify` (conditions.py), so a wait
+condition polled until it holds: the same judge as `when` and `verify` (judges/conditions.py), so a wait
 and a check can never disagree on what "hidden" or "gone" means. It is bounded by the step's
 timeout like any wait.
 """
@@ -14,8 +14,8 @@ import asyncio
 import time
 from typing import Any
 
-from runtime.execute.conditions import check_condition, condition_as_written
-from runtime.execute.context import RunContext
+from runtime.execute.judges.conditions import check_condition, condition_as_written
+from runtime.execute.context.run_context import RunContext
 from runtime.execute.step_outcome import StepResult
 from runtime.plan.model import State
 

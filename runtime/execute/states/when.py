@@ -1,10 +1,10 @@
-"""`<step>.when`: judge a step's `when` (the verify vocabulary, conditions.py) just before the
+"""`<step>.when`: judge a step's `when` (the verify vocabulary, judges/conditions.py) just before the
 step; `holds` runs it, `skipped` goes on without it and the record says why."""
 
 from __future__ import annotations
 
-from runtime.execute.conditions import check_all, describe_failures
-from runtime.execute.context import RunContext
+from runtime.execute.judges.conditions import check_all, describe_failures
+from runtime.execute.context.run_context import RunContext
 from runtime.execute.step_outcome import StepResult
 from runtime.plan.model import State
 

@@ -13,7 +13,8 @@ import grpc
 
 from runtime.events import Event
 from runtime.outcomes import TaskState
-from runtime.recipe import RecipeInvalid, resolve_inputs, secret_input_names
+from runtime.plan.order import prepare_run
+from runtime.recipe import RecipeInvalid
 from runtime.service.api.proto_mapping import (
     artifact_to_proto,
     confirmation_to_proto,
@@ -150,7 +151,9 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
         try:
             # An input `@env:NAME` is read from the server's environment (only VERITY_SECRET_*
             # names: a client may not read the server's own keys); such an input is secret.
-            inputs = resolve_inputs(loaded.recipe, raw_inputs, environ=os.environ, env_prefix=SERVER_ENV_PREFIX)
+            order = prepare_run(
+                loaded.recipe, raw_inputs, registry=loaded.registry, labels=dict(request.options.labels), environ=os.environ, env_prefix=SERVER_ENV_PREFIX
+            )
         except RecipeInvalid as error:
             raise recipe_invalid(error, "the run inputs") from None
         timeout_seconds: float | None = None
@@ -159,11 +162,8 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
             if timeout_seconds <= 0:
                 raise InvalidRequest("options.timeout", f"must be positive, got {timeout_seconds}s")
         return await self._supervisor.start(
-            loaded,
-            inputs,
+            order,
             raw_inputs=raw_inputs,
-            secret_inputs=secret_input_names(loaded.recipe, raw_inputs),
-            labels=dict(request.options.labels),
             timeout_seconds=timeout_seconds,
             source=RecipeRequest(request.WhichOneof("recipe"), request.recipe_yaml, request.recipe_name),
         )

@@ -33,7 +33,8 @@ from opentelemetry import trace
 
 from runtime.events import ConfirmationRequested, Event, StatusChanged
 from runtime.outcomes import StopReason, TaskState
-from runtime.recipe import RecipeInvalid, resolve_inputs, secret_input_names
+from runtime.plan.order import RunOrder, prepare_run
+from runtime.recipe import RecipeInvalid
 from runtime.service.replicas.commands import ReplicaCommands, answered_error
 from runtime.service.replicas.follow import RunTails, follow_tailed
 from runtime.service.replicas.leases import Leases, ReplicaTimings, dispatch_notifications
@@ -41,7 +42,7 @@ from runtime.service.runs.errors import ConfirmationNotPending, ReplicaUnavailab
 from runtime.service.runs.hosting import SupervisorLimits
 from runtime.service.runs.ledger import recorded_inputs
 from runtime.service.runs.live_run import LiveRun
-from runtime.service.runs.recipe_catalog import LoadedRecipe, RecipeCatalog, RecipeRequest
+from runtime.service.runs.recipe_catalog import RecipeCatalog, RecipeRequest
 from runtime.service.runs.sent_recipes import SERVER_ENV_PREFIX
 from runtime.service.runs.supervisor import RunSupervisor
 from runtime.service.runs.tracing import RunTracer
@@ -148,24 +149,18 @@ class ReplicaSupervisor(RunSupervisor):
 
     async def start(
         self,
-        loaded: LoadedRecipe,
-        inputs: dict[str, Any],
+        order: RunOrder,
         *,
         raw_inputs: dict[str, str],
-        secret_inputs: set[str] | frozenset[str] = frozenset(),
-        labels: dict[str, str] | None = None,
         timeout_seconds: float | None = None,
         source: RecipeRequest | None = None,
         existing: RunRecord | None = None,
     ) -> Any:
         if existing is not None or source is None:
-            return await super().start(
-                loaded, inputs, raw_inputs=raw_inputs, secret_inputs=secret_inputs, labels=labels,
-                timeout_seconds=timeout_seconds, existing=existing,
-            )
+            return await super().start(order, raw_inputs=raw_inputs, timeout_seconds=timeout_seconds, existing=existing)
         if not self._accepting:
             raise ServerShuttingDown()
-        recipe = loaded.recipe
+        recipe, labels = order.plan.recipe, order.labels
         now = time.time_ns()
         # The run's trace is chosen now, so StartRun can answer with it: the caller's when it sent
         # traceparent, else a new one. The engine joins it by its id on whichever replica claims the run.
@@ -173,13 +168,13 @@ class ReplicaSupervisor(RunSupervisor):
         trace_id = caller.trace_id if caller.is_valid else random.getrandbits(128) or 1
         record = RunRecord(
             run_id=f"run-{uuid.uuid4().hex[:16]}",
-            recipe_name=recipe.name,
-            recipe_version=recipe.version,
+            recipe_name=recipe["name"],
+            recipe_version=recipe["version"],
             status=TaskState.CREATED,
             trace_id=format(trace_id, "032x"),
             created_ns=now,
             updated_ns=now,
-            inputs=recorded_inputs(recipe, raw_inputs),
+            inputs=recorded_inputs(order.plan, raw_inputs),
             labels=dict(labels or {}),
         )
         request = {
@@ -229,21 +224,20 @@ class ReplicaSupervisor(RunSupervisor):
         raw_inputs = dict(request.get("raw_inputs") or {})
         try:
             loaded = self._catalog.recipe_from_request(source.which, source.recipe_yaml, source.recipe_name)
-            inputs = resolve_inputs(loaded.recipe, raw_inputs, environ=os.environ, env_prefix=SERVER_ENV_PREFIX)
+            order = prepare_run(
+                loaded.recipe,
+                raw_inputs,
+                registry=loaded.registry,
+                labels=dict(request.get("labels") or {}),
+                environ=os.environ,
+                env_prefix=SERVER_ENV_PREFIX,
+            )
         except (RecipeInvalid, RunError) as error:
             # Checked by the replica that queued it; this one's recipes or environment differ.
             live = await self.open_run(record.recipe_name, record.recipe_version, {}, {}, existing=record)
             self._end_without_engine(live, StopReason.INVALID_INPUT, f"replica {self.replica_id} cannot start the run: {error}")
             return
-        await super().start(
-            loaded,
-            inputs,
-            raw_inputs=raw_inputs,
-            secret_inputs=secret_input_names(loaded.recipe, raw_inputs),
-            labels=dict(request.get("labels") or {}),
-            timeout_seconds=request.get("timeout_seconds"),
-            existing=record,
-        )
+        await super().start(order, raw_inputs=raw_inputs, timeout_seconds=request.get("timeout_seconds"), existing=record)
 
     async def _finalize(self, live: LiveRun) -> None:
         await super()._finalize(live)

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from runtime.artifacts import ArtifactRef
 from runtime.events import ArtifactStored, Event, FinalVerdict, StatusChanged
-from runtime.recipe import Recipe
+from runtime.plan.model import Plan
 from runtime.secrets import marker
 from runtime.service.runs.event_bounds import BoundedEvent, EventBounder, cut_text
 from runtime.store import ArtifactRecord, BufferedRunStore, RunRecord, RunUpdate
@@ -21,9 +21,9 @@ from runtime.store import ArtifactRecord, BufferedRunStore, RunRecord, RunUpdate
 RECORD_SUMMARY_BYTES = 4096
 
 
-def recorded_inputs(recipe: Recipe, raw_inputs: dict[str, str]) -> dict[str, str]:
+def recorded_inputs(plan: Plan, raw_inputs: dict[str, str]) -> dict[str, str]:
     """The inputs as a run's record keeps them: each one the recipe marks secret as its marker."""
-    marked = {name for name, spec in recipe.inputs.items() if spec.secret}
+    marked = {name for name, spec in plan.inputs.items() if spec.get("secret")}
     return {name: marker(name) if name in marked else value for name, value in raw_inputs.items()}
 
 

@@ -25,8 +25,9 @@ from pathlib import Path
 
 from runtime.events import Event, EventLog, FinalVerdict, StatusChanged
 from runtime.events.model import payload_to_dict
-from runtime.execute.run_files import json_default, write_json_atomically
+from runtime.execute.record.run_files import json_default, write_json_atomically
 from runtime.outcomes import StopReason, TaskState
+from runtime.run_layout import EVENTS_FILE, VERDICT_FILE
 from runtime.service.runs.event_bounds import EventBounder, EventLimits
 from runtime.service.runs.ledger import write_event
 from runtime.store import BufferedRunStore, RunFilter, RunRecord
@@ -92,7 +93,7 @@ async def _close(store: BufferedRunStore, run_dir: Path, limits: EventLimits, re
     stored_beyond = await store.read_events(run_id, record.last_seq)  # committed with the row; checked anyway
     last_stored = max([record.last_seq, *(e.seq for e in stored_beyond)])
     has_dir = run_dir.is_dir()
-    events_file = EventsFile.read(run_dir / "events.jsonl", run_id) if has_dir else EventsFile((), 0, 0)
+    events_file = EventsFile.read(run_dir / EVENTS_FILE, run_id) if has_dir else EventsFile((), 0, 0)
 
     recovered: list[Event] = []
     for event in sorted(events_file.events, key=lambda e: e.seq):
@@ -107,12 +108,12 @@ async def _close(store: BufferedRunStore, run_dir: Path, limits: EventLimits, re
 
     if has_dir:
         missing = await store.read_events(run_id, events_file.highest_seq) if events_file.highest_seq < last_stored else []
-        _append_events(run_dir / "events.jsonl", events_file.complete_bytes, [*missing, *closing])
+        _append_events(run_dir / EVENTS_FILE, events_file.complete_bytes, [*missing, *closing])
         verdict = closing[-1] if closing else own_verdict
-        if closing or not (run_dir / "verdict.json").exists():
+        if closing or not (run_dir / VERDICT_FILE).exists():
             assert verdict is not None and isinstance(verdict.payload, FinalVerdict)
             write_json_atomically(
-                run_dir / "verdict.json", {**payload_to_dict(verdict.payload), "run_id": run_id, "trace_id": verdict.trace_id}
+                run_dir / VERDICT_FILE, {**payload_to_dict(verdict.payload), "run_id": run_id, "trace_id": verdict.trace_id}
             )
 
     bounder = EventBounder(limits, run_dir)

@@ -13,11 +13,11 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 from runtime.events import ConfirmationRequested, Event
 from runtime.execute import start_run
 from runtime.outcomes import StopReason, TaskState
+from runtime.plan.order import RunOrder
 from runtime.service.runs.artifact_reader import artifact_path
 from runtime.service.runs.errors import (
     ArtifactMissing,
@@ -32,7 +32,7 @@ from runtime.service.runs.follow import follow_live, follow_stored
 from runtime.service.runs.hosting import RunHost
 from runtime.service.runs.ledger import recorded_inputs
 from runtime.service.runs.live_run import LiveRun
-from runtime.service.runs.recipe_catalog import LoadedRecipe, RecipeRequest
+from runtime.service.runs.recipe_catalog import RecipeRequest
 from runtime.service.runs.recovery import close_runs_left_in_flight
 from runtime.store import ArtifactRecord, RunCursor, RunFilter, RunRecord, StoreWriteError
 
@@ -44,12 +44,9 @@ class RunSupervisor(RunHost):
 
     async def start(
         self,
-        loaded: LoadedRecipe,
-        inputs: dict[str, Any],
+        order: RunOrder,
         *,
         raw_inputs: dict[str, str],
-        secret_inputs: set[str] | frozenset[str] = frozenset(),
-        labels: dict[str, str] | None = None,
         timeout_seconds: float | None = None,
         source: RecipeRequest | None = None,
         existing: RunRecord | None = None,
@@ -58,9 +55,9 @@ class RunSupervisor(RunHost):
         The record keeps the raw inputs with each secret one (marked in the recipe, or sent as
         `@env:NAME`, which stays as written) shown as its marker. `existing`: the run is recorded
         already (queued by a replica, see replicas/supervisor.py, which also uses `source`)."""
-        recipe = loaded.recipe
-        recorded = recorded_inputs(recipe, raw_inputs)
-        live = await self.open_run(recipe.name, recipe.version, recorded, labels or {}, traced=False, existing=existing)
+        recipe = order.plan.recipe
+        recorded = recorded_inputs(order.plan, raw_inputs)
+        live = await self.open_run(recipe["name"], recipe["version"], recorded, dict(order.labels), traced=False, existing=existing)
         run_dir = self._runs_dir / live.run_id
         # The run's spans: exported, and written to its trace.jsonl until its engine is done.
         tracing = self._tracer.for_run(run_dir)
@@ -68,19 +65,13 @@ class RunSupervisor(RunHost):
             # The engine opens the run's root span (a child of the caller's span when it sent
             # traceparent) and stamps its trace id on the log; its first event carries it into the record.
             live.handle = start_run(
-                recipe,
-                inputs,
-                run_id=live.run_id,
-                run_dir=run_dir,
+                order.placed(live.run_id, run_dir),
                 events=live.events,
                 browser=self._browser,
-                registry=loaded.registry,
                 tracer_provider=tracing.provider,
                 trace_parent=self._tracer.caller_context(),
-                labels=labels,
                 # A recipe someone sent: only the server's configuration may open private networks.
                 allow_private_network=self.limits.allow_private_network,
-                secret_inputs=secret_inputs,
             )
         except Exception as error:  # noqa: BLE001 - a failed start is recorded as the run's end
             tracing.close()

@@ -1,4 +1,4 @@
-"""OpenTelemetry for served runs: the same spans as `verity run` (runtime/execute/spans.py), sent
+"""OpenTelemetry for served runs: the same spans as `verity run` (runtime/execute/record/spans.py), sent
 wherever the OTEL_* variables say and written to each run's trace.jsonl, in the caller's trace.
 
 The face a call comes through makes the caller's trace context current while the call runs (the
@@ -18,7 +18,8 @@ from opentelemetry.trace import Span, Status, StatusCode
 from runtime import __version__
 from runtime.outcomes import StopReason, TaskState
 from runtime.service.config.errors import ServiceConfigError
-from runtime.trace_export import TRACE_FILE, RunTracing, TelemetryConfigError, TraceExport
+from runtime.run_layout import TRACE_FILE
+from runtime.trace_export import RunTracing, TelemetryConfigError, TraceExport
 from runtime.trace_export import attributes as attr
 
 

@@ -1,0 +1,328 @@
+"""Agent steps, the tool side (seed 002 section 7): what one tool call of the model does.
+
+A call passes the step's tool list, tools.allow and the intent guard, asks for approval when the
+tool needs it, runs on the driver with the state's timeout, settles the guard and feeds the
+no-progress detector, exactly as plan steps do; it counts against guards.max_steps. Its compact
+result goes back to the model as a functionResponse. The turn loop is states/agent.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from runtime.browser import ActionResult, BrowserSession, ObservationContext, Snapshot
+from runtime.events import ToolUsed
+from runtime.execute.agent.offered_tools import PAGE_CHANGING_TOOLS, scroll_motion, target_argument
+from runtime.execute.judges.conditions import check_condition
+from runtime.execute.context.run_context import RunContext
+from runtime.execute.step_outcome import RunStopped
+from runtime.execute.judges.target_check import PageObservation
+from runtime.guard import action_signature
+from runtime.llm import LlmToolCall, PageContext
+from runtime.outcomes import StopReason
+from runtime.plan.model import State
+
+# Bounds on what goes back to the model: results are summaries, never whole pages.
+RESPONSE_TEXT_CHARS = 600
+FIELD_VALUE_CHARS = 300
+ERROR_MESSAGE_CHARS = 300
+OBSERVE_CONTEXT_CHARS = 2000
+SETTLE_POLL_SECONDS = 0.1
+
+
+@dataclass
+class ToolOutcome:
+    """One tool call's result: `response` goes back to the model, `summary` into events."""
+
+    ok: bool
+    response: dict[str, Any]
+    summary: str
+    error_code: str = ""
+
+    @classmethod
+    def failed(cls, code: str, message: str) -> ToolOutcome:
+        message = message[:ERROR_MESSAGE_CHARS]
+        return cls(False, {"ok": False, "error": {"code": code, "message": message}}, f"{code}: {message}", code)
+
+    @classmethod
+    def from_error(cls, result: ActionResult) -> ToolOutcome:
+        assert result.error is not None
+        return cls.failed(result.error.code.value, result.error.message)
+
+
+@dataclass
+class AgentView:
+    """What the model is shown of the page: where it is, and seed 002's observation context
+    (the latest observe, the latest two snapshots, 10k chars each)."""
+
+    page: PageContext = field(default_factory=PageContext)
+    context: ObservationContext = field(default_factory=ObservationContext)
+
+    def saw(self, observation: PageObservation, tab_id: str) -> None:
+        self.page = PageContext(observation.url, tab_id, observation.title)
+        summary = f"{observation.url} HTTP {observation.status} {observation.title!r}\n{observation.text[:OBSERVE_CONTEXT_CHARS]}"
+        self.context.add_observe(observation.url, summary)
+
+
+def describe_call(tool: str, arguments: dict[str, Any]) -> str:
+    return f"{tool} {json.dumps(arguments, ensure_ascii=False, sort_keys=True, default=str)}"[:200]
+
+
+def literal_text(value: Any) -> Any:
+    """Model-written text passed where recipe text is filled: braces stay braces, not placeholders."""
+    if isinstance(value, str):
+        return value.replace("{", "{{").replace("}", "}}")
+    if isinstance(value, dict):
+        return {k: literal_text(v) for k, v in value.items()}
+    return value
+
+
+class AgentToolCalls:
+    """Runs the model's tool calls for one execution of one agent state."""
+
+    def __init__(self, ctx: RunContext, state: State, view: AgentView, offered: set[str], timeout: int) -> None:
+        self.ctx = ctx
+        self.state = state
+        self.view = view
+        self.offered = offered
+        self.timeout = timeout
+        # Every field the model extracted in this execution of the step.
+        self.extracted: dict[str, Any] = {}
+
+    def authorize(self, tool: str) -> None:
+        """The step's tool list, then tools.allow and the intent guard, as for plan steps."""
+        ctx = self.ctx
+        if tool not in self.offered:
+            allowed = ctx.plan.tools.allowed
+            if allowed is not None and tool not in allowed:
+                ctx.tools.authorize(tool, self.state.id)  # trips tools.allow and stops the run
+            detail = f"the model called {tool}, which {self.state.id} does not offer (offered: {', '.join(sorted(self.offered))})"
+            ctx.tools.trip(tool, detail, "agent.tools")
+            raise RunStopped(StopReason.TOOL_POLICY_BLOCKED, detail, evidence={"tool": tool, "offered": sorted(self.offered)})
+        ctx.tools.authorize(tool, self.state.id)
+        ctx.budget.ensure_left(f"the model's next call was {tool}")
+        ctx.budget.agent_calls += 1
+
+    async def call(self, call: LlmToolCall) -> ToolOutcome:
+        ctx, tool, arguments = self.ctx, call.name, dict(call.arguments)
+        self.authorize(tool)
+        action_id = ctx.browser.new_action_id(tool)
+        described = describe_call(tool, arguments)
+        # The call's execute_tool span holds the driver actions it runs (README Tracing).
+        with ctx.spans.tool(tool, action_id, arguments=json.dumps(arguments, ensure_ascii=False, default=str)) as span:
+            outcome, before, after = await self._run(tool, arguments, action_id, described)
+            span.finish(
+                ok=outcome.ok, error_code=outcome.error_code, url=self.view.page.url, tab_id=self.view.page.tab_id or None,
+                snapshot_id=outcome.response.get("snapshot_id"), result=json.dumps(outcome.response, ensure_ascii=False, default=str),
+            )
+        signature_target = json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+        verdict = ctx.progress.record(action_signature(tool, signature_target, before, after))
+        if verdict is not None:
+            raise RunStopped(StopReason.NO_PROGRESS, verdict.detail, evidence={"signatures": list(verdict.signatures), "tool": tool})
+        return outcome
+
+    async def learn_secret_field(self, call: LlmToolCall) -> None:
+        """Text the model types into a password field is secret: learned as the call arrives,
+        before the model call's span, an event or a later request describes it (the session
+        itself would learn it only as it types)."""
+        if call.name != "browser_type":
+            return
+        arguments = call.arguments
+        target, text = target_argument(arguments), self.ctx.secrets.reveal(str(arguments.get("text", "")))
+        if target is None or not text:
+            return
+        session = await self.ctx.browser.session()
+        found = await session.extract(
+            fields={"type": {"target": target, "attr": "type"}}, action_id=self.ctx.browser.new_action_id("field_type"), timeout_ms=self.timeout
+        )
+        kind = str((found.data.get("fields") or {}).get("type") or "") if found.ok else ""
+        if kind.lower() == "password" and session.on_secret_typed is not None:
+            session.on_secret_typed(text)
+
+    async def _run(self, tool: str, arguments: dict[str, Any], action_id: str, described: str) -> tuple[ToolOutcome, str, str]:
+        """Approval, the call itself, and the page fingerprints before and after it."""
+        ctx = self.ctx
+        ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="start", summary=described))
+        if ctx.tools.needs_approval(tool):
+            try:
+                await ctx.tools.approve(tool, f"agent {self.state.id}: {described}", arguments, self.state.id)
+            except RunStopped:
+                ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="error", summary="denied by a person", error_code="approval_denied"))
+                raise
+        session = await ctx.browser.session()
+        before = await self._fingerprint(session)
+        outcome = await self._dispatch(tool, arguments, session)
+        after = before
+        if tool in PAGE_CHANGING_TOOLS:
+            after = await self._settled(session, before) if outcome.ok and tool not in ("open_url", "browser_wait") else await self._fingerprint(session)
+            outcome.response["page_changed"] = bool(after) and after != before
+        ctx.guard.on_settled(tool, outcome.ok)
+        if outcome.ok:
+            ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="success", summary=outcome.summary))
+        else:
+            ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="error", summary=outcome.summary, error_code=outcome.error_code))
+        return outcome, before, after
+
+    async def _fingerprint(self, session: BrowserSession) -> str:
+        # Polled often while an act settles, so it bypasses run_action's events.
+        result = await session.fingerprint(action_id=self.ctx.browser.new_action_id("fingerprint"), timeout_ms=self.timeout)
+        if result.ok:
+            page = self.view.page
+            self.view.page = PageContext(str(result.data.get("url", "")), page.tab_id, page.title if result.data.get("url") == page.url else "")
+            return str(result.data.get("digest", ""))
+        return ""
+
+    async def _settled(self, session: BrowserSession, before: str) -> str:
+        """Wait (up to guards.timeouts.verify_ms) for the act's effect; a navigation then loads."""
+        deadline = time.monotonic() + self.ctx.plan.limits.verify_timeout_ms / 1000
+        while True:
+            after = await self._fingerprint(session)
+            if (after and after != before) or time.monotonic() >= deadline:
+                break
+            await asyncio.sleep(SETTLE_POLL_SECONDS)
+        if after and after != before:
+            await session.wait_for_loaded(action_id=self.ctx.browser.new_action_id("settle"), timeout_ms=self.timeout)
+            after = await self._fingerprint(session) or after
+        return after
+
+    async def _dispatch(self, tool: str, arguments: dict[str, Any], session: BrowserSession) -> ToolOutcome:
+        run_action, timeout = self.ctx.browser.run_action, self.timeout
+        if tool == "open_url":
+            return await self._open_url(arguments)
+        if tool == "browser_snapshot":
+            return await self._snapshot(arguments)
+        if tool == "browser_extract":
+            return await self._extract(arguments)
+        if tool == "browser_verify":
+            return await self._verify(arguments)
+        if tool == "browser_wait":
+            kind = str(arguments.get("kind", "load"))
+            value: str | int | None = arguments.get("value")
+            if kind == "timeout":
+                try:
+                    value = int(float(str(value)))
+                except ValueError:
+                    return ToolOutcome.failed("invalid_params", "a timeout wait needs value = milliseconds")
+            result = await run_action("wait", f"wait for {kind} {value or ''}".strip(), lambda s, a: s.wait(kind, value, action_id=a, timeout_ms=timeout))
+            return self._acted(result, f"{kind} satisfied")
+        target = target_argument(arguments)
+        if tool == "browser_click":
+            result = await run_action("act", f"click {target}", lambda s, a: s.click(target, action_id=a, timeout_ms=timeout))
+        elif tool == "browser_type":
+            # The model writes a secret as its marker; only here, typed into the field, is it the value.
+            text, submit = self.ctx.secrets.reveal(str(arguments.get("text", ""))), bool(arguments.get("submit"))
+            result = await run_action("act", f"type into {target}", lambda s, a: s.type_text(target, text, submit=submit, action_id=a, timeout_ms=timeout))
+        elif tool == "browser_select":
+            value_arg, label = arguments.get("value"), arguments.get("label")
+            result = await run_action("act", f"select in {target}", lambda s, a: s.select(target, value=value_arg, label=label, action_id=a, timeout_ms=timeout))
+        elif tool == "browser_press":
+            key = str(arguments.get("key", ""))
+            result = await run_action("act", f"press {key}", lambda s, a: s.press(key, target=target, action_id=a, timeout_ms=timeout))
+        else:  # browser_scroll
+            direction, amount = scroll_motion(str(arguments.get("direction", "down")))
+            result = await run_action("act", f"scroll {direction}", lambda s, a: s.scroll(direction=direction, amount=amount, target=target, action_id=a, timeout_ms=timeout))
+        return self._acted(result, f"{tool.removeprefix('browser_')} done")
+
+    @staticmethod
+    def _acted(result: ActionResult, summary: str) -> ToolOutcome:
+        if not result.ok:
+            return ToolOutcome.from_error(result)
+        opened = result.data.get("opened_tabs") or []
+        response: dict[str, Any] = {"ok": True}
+        if opened:
+            response["opened_tabs"] = [tab.get("url") for tab in opened]
+        return ToolOutcome(True, response, summary)
+
+    async def _open_url(self, arguments: dict[str, Any]) -> ToolOutcome:
+        ctx = self.ctx
+        url = arguments.get("url")
+        if not isinstance(url, str) or not url:
+            return ToolOutcome.failed("invalid_params", "open_url needs url, an absolute http(s) URL")
+        judgement = ctx.network.judge(url)  # the run's one URL judge, before the browser is asked
+        if not judgement.allowed:
+            assert judgement.blocker_kind is not None
+            return ToolOutcome.failed(judgement.blocker_kind.value, f"{url} is refused: {judgement.reason}; stay on the allowed domains")
+        observation = await ctx.browser.open_and_prepare(self.state.id, url, self.timeout)
+        ctx.page.saw(observation)
+        if observation.error_code:
+            return ToolOutcome.failed(observation.error_code, observation.error_message)
+        self.view.saw(observation, ctx.browser.primary_tab_id)
+        response = {"ok": True, "url": observation.url, "status": observation.status, "title": observation.title, "text": observation.text[:RESPONSE_TEXT_CHARS]}
+        return ToolOutcome(True, response, f"opened {observation.url} (HTTP {observation.status})")
+
+    async def _snapshot(self, arguments: dict[str, Any]) -> ToolOutcome:
+        max_elements, start = arguments.get("max_elements"), arguments.get("start")
+        limit = int(max_elements) if isinstance(max_elements, (int, float)) and max_elements >= 1 else None
+        first = int(start) if isinstance(start, (int, float)) and start >= 0 else None
+        page = {key: arguments[key] for key in ("role", "text", "within", "snapshot_id") if isinstance(arguments.get(key), str) and arguments[key]}
+        result = await self.ctx.browser.run_action(
+            "snapshot", "snapshot for the model",
+            lambda s, a: s.snapshot(max_elements=limit, start=first, action_id=a, timeout_ms=self.timeout, **page),
+        )
+        if not result.ok:
+            return ToolOutcome.from_error(result)
+        snapshot: Snapshot = result.value
+        self.view.context.add_snapshot(snapshot.snapshot_id, str(result.data.get("rendered", "")))
+        self.view.page = PageContext(snapshot.url, snapshot.tab_id, snapshot.title)
+        response = {
+            "ok": True,
+            "snapshot_id": snapshot.snapshot_id,
+            "url": snapshot.url,
+            "title": snapshot.title,
+            "elements": len(snapshot.elements),
+            "matching": snapshot.matching,
+            "start": snapshot.start,
+            "next_start": snapshot.next_start,
+            "truncated": snapshot.truncated,
+            "note": "the elements and their refs are listed in the page section; refs of older snapshots are stale",
+        }
+        shown = f"{snapshot.start + 1}-{snapshot.start + len(snapshot.elements)} of {snapshot.matching}"
+        return ToolOutcome(True, response, f"snapshot {snapshot.snapshot_id}: elements {shown} of {snapshot.url}")
+
+    async def _extract(self, arguments: dict[str, Any]) -> ToolOutcome:
+        run_action, timeout = self.ctx.browser.run_action, self.timeout
+        if arguments.get("readable"):
+            result = await run_action("extract", "readable text for the model", lambda s, a: s.extract(readable=True, action_id=a, timeout_ms=timeout))
+            if not result.ok:
+                return ToolOutcome.from_error(result)
+            text = str(result.data.get("text", ""))
+            return ToolOutcome(True, {"ok": True, "text": text[: RESPONSE_TEXT_CHARS * 3], "chars": len(text)}, f"read {len(text)} chars of readable text")
+        fields = arguments.get("fields")
+        if not isinstance(fields, list) or not fields or not all(isinstance(f, dict) and f.get("name") for f in fields):
+            return ToolOutcome.failed("invalid_params", "browser_extract needs fields: [{name, target, attr?}] or readable: true")
+        requested = {str(f["name"]): {"target": target_argument(f), **({"attr": f["attr"]} if f.get("attr") else {})} for f in fields}
+        result = await run_action("extract", f"extract {', '.join(requested)}", lambda s, a: s.extract(requested, action_id=a, timeout_ms=timeout))
+        if not result.ok:
+            return ToolOutcome.from_error(result)
+        extracted = dict(result.data.get("fields") or {})
+        # What the model extracts is the run's data, as an extract step's fields are: it reaches
+        # output.json (and the output schema check) in full, and later steps as
+        # {steps.<agent step id>.<field>}; the model sees it shortened.
+        found = {name: value for name, value in extracted.items() if value is not None}
+        self.ctx.findings.data.update(found)
+        self.extracted.update(found)
+        self.ctx.values.record_step(self.state, self.extracted, {"url": self.view.page.url, "tool": "browser_extract"})
+        values = {name: (value[:FIELD_VALUE_CHARS] if isinstance(value, str) else value) for name, value in extracted.items()}
+        missing = list(result.data.get("missing") or [])
+        shown = ", ".join(f"{k}={str(v)[:40]!r}" for k, v in values.items())
+        return ToolOutcome(True, {"ok": True, "fields": values, "missing": missing}, f"extracted {shown}")
+
+    async def _verify(self, arguments: dict[str, Any]) -> ToolOutcome:
+        given = [k for k in ("text_includes", "title_includes", "url_matches", "element_visible") if arguments.get(k) is not None]
+        if len(given) != 1:
+            return ToolOutcome.failed("invalid_params", "browser_verify needs exactly one of text_includes, title_includes, url_matches, element_visible")
+        key = given[0]
+        if key == "element_visible":
+            target = target_argument(arguments, key)
+            if not isinstance(target, dict):
+                return ToolOutcome.failed("invalid_params", "element_visible needs a target object")
+            condition: dict[str, Any] = {"element": {**literal_text(target), "state": "visible"}}
+        else:
+            condition = {key: literal_text(str(arguments[key])) if key != "url_matches" else str(arguments[key])}
+        checked = await check_condition(await self.ctx.probe(self.timeout), condition, self.ctx.browser.new_action_id("verify"))
+        observed = None if checked.observed is None else str(checked.observed)[:FIELD_VALUE_CHARS]
+        return ToolOutcome(True, {"ok": True, "passed": checked.passed, "observed": observed}, f"{key} {'passed' if checked.passed else 'failed'}")

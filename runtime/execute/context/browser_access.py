@@ -1,0 +1,192 @@
+"""The run's way into the browser: its session (opened on first use), driver actions bracketed by
+ToolUsed events and recorded with the running state, page preparation and its artifacts.
+
+A dead browser is not an outcome a plan can route: any action that finds it dead stops the run
+with browser_crashed.
+
+It also knows the run's current page path (issue 8): it begins with each navigation the run
+starts itself (`open_and_prepare`, or `refuse` for a URL the run's judge refused), and a
+navigation of the primary tab's top frame that the network policy refused since then stops it
+(`path_refusal`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from runtime.browser import ActionErrorCode, ActionResult, BrowserSession, PreparedPage
+from runtime.events import ArtifactStored, EventLog, ToolUsed
+from runtime.execute.context.action_ids import ActionIds
+from runtime.execute.context.network import PathRefusal
+from runtime.execute.step_outcome import RunStopped
+from runtime.execute.record.step_record import StepRecorder
+from runtime.execute.judges.target_check import PageObservation
+from runtime.outcomes import StopReason
+from runtime.policy import UrlJudgement
+
+SessionOpener = Callable[[], Awaitable[BrowserSession]]
+DriverCall = Callable[[BrowserSession, str], Awaitable[ActionResult]]
+
+
+class BrowserAccess:
+    def __init__(self, open_session: SessionOpener, events: EventLog, action_ids: ActionIds, recorder: StepRecorder) -> None:
+        self._open_session = open_session
+        self.events = events
+        self.action_ids = action_ids
+        self.recorder = recorder
+        self.current: BrowserSession | None = None  # None until the first action opens it
+        # Every URL this run asked to open or landed on; a replan does not follow them again.
+        self.opened_urls: set[str] = set()
+        # The current page path: how many top-frame refusals came before it, or the run's own refusal.
+        self._path_start = 0
+        self._refused_start: PathRefusal | None = None
+
+    def new_action_id(self, name: str) -> str:
+        return self.action_ids.new(name)
+
+    async def session(self) -> BrowserSession:
+        if self.current is None:
+            self.current = await self._open_session()
+        return self.current
+
+    @property
+    def primary_tab_id(self) -> str:
+        return self.current.primary_tab_id if self.current is not None else ""
+
+    async def run_action(self, name: str, summary: str, call: DriverCall) -> ActionResult:
+        """One driver action, bracketed by ToolUsed events; a dead browser stops the run."""
+        session = await self.session()
+        action_id = self.new_action_id(name)
+        self.events.emit(ToolUsed(tool=name, action_id=action_id, phase="start", summary=summary))
+        # Its execute_tool span (README Tracing): the page, tab and snapshot it ended on.
+        with self.recorder.spans.tool(name, action_id) as span:
+            result = await call(session, action_id)
+            span.finish(
+                ok=result.ok, error_code=result.error.code.value if result.error else "",
+                url=result.data.get("url"), tab_id=result.tab_id, snapshot_id=result.data.get("snapshot_id"),
+            )
+        summary_of_result = result_summary(result) if result.ok else ""
+        if result.ok:
+            self.events.emit(ToolUsed(tool=name, action_id=action_id, phase="success", summary=summary_of_result))
+        else:
+            assert result.error is not None
+            self.events.emit(
+                ToolUsed(tool=name, action_id=action_id, phase="error", summary=result.error.message, error_code=result.error.code.value)
+            )
+        self.recorder.add_tool_result(
+            {
+                "action": name,
+                "action_id": action_id,
+                "ok": result.ok,
+                "duration_ms": round(result.duration_ms, 1),
+                "error": result.error.to_dict() if result.error else None,
+                "summary": summary_of_result,
+            }
+        )
+        # A failed action is first asked whether the browser is still there: a timeout or an error
+        # under a killed Chromium is the crash, not the failure it looked like.
+        if result.error_code is ActionErrorCode.BROWSER_CRASHED or session.browser.crashed or (not result.ok and await session.browser.is_gone()):
+            raise RunStopped(
+                StopReason.BROWSER_CRASHED,
+                f"the browser died during {name}: " + (result.error.message if result.error else "connection lost"),
+                evidence={"action": name, "action_id": action_id},
+            )
+        return result
+
+    async def gone(self) -> bool:
+        """Has the run's browser died or disconnected? False before a session was opened."""
+        return self.current is not None and await self.current.browser.is_gone()
+
+    def stop_if_crashed(self, detail: str) -> None:
+        """For work that talks to the session directly (condition checks): a dead browser stops the run."""
+        if self.current is not None and self.current.browser.crashed:
+            raise RunStopped(StopReason.BROWSER_CRASHED, detail)
+
+    async def fingerprint(self, timeout_ms: int) -> str:
+        result = await self.run_action("page_fingerprint", "fingerprint the page", lambda s, a: s.fingerprint(action_id=a, timeout_ms=timeout_ms))
+        return str(result.data.get("digest", "")) if result.ok else ""
+
+    def path_refusal(self) -> PathRefusal | None:
+        """Why the current page path stops: the run's own refusal of its URL, else the first
+        refused navigation of the primary tab's top frame since the path began. Nothing on such
+        a path may be read."""
+        if self._refused_start is not None:
+            return self._refused_start
+        blocks = self.current.top_frame_blocks()[self._path_start :] if self.current is not None else []
+        return PathRefusal.of_block(blocks[0]) if blocks else None
+
+    def refuse(self, state_id: str, url: str, judgement: UrlJudgement) -> PageObservation:
+        """A URL the run's judge refused starts a path that stops at once; the browser never sees it."""
+        self._begin_path()
+        self._refused_start = PathRefusal.of_judgement(judgement)
+        return PageObservation(state_id, url, None, "", "", "blocked_url", self._refused_start.reason, requested_url=url)
+
+    def _begin_path(self) -> None:
+        self._refused_start = None
+        self._path_start = len(self.current.top_frame_blocks()) if self.current is not None else 0
+
+    async def open_and_prepare(self, state_id: str, url: str, timeout_ms: int) -> PageObservation:
+        """Navigate, then seed 003's mandatory page preparation (loaded -> screenshot + readable text)."""
+        self.opened_urls.add(url)
+        await self.session()
+        self._begin_path()
+        opened = await self.run_action("open_url", f"open {url}", lambda s, a: s.open_url(url, action_id=a, timeout_ms=timeout_ms))
+        if not opened.ok:
+            assert opened.error is not None
+            details = opened.error.details
+            # A navigation that failed after a response (a 401 challenge nobody answers) keeps
+            # its status and headers: they may say what the page is.
+            return PageObservation(
+                state_id, url, details.get("status"), "", "", opened.error.code.value, opened.error.message,
+                requested_url=url, headers=dict(details.get("headers") or {}),
+            )
+        self.opened_urls.add(str(opened.data.get("url", url)))
+        return await self.prepare(state_id, timeout_ms, status=opened.data.get("status"), requested_url=url)
+
+    async def prepare(self, state_id: str, timeout_ms: int, status: int | None = None, requested_url: str = "") -> PageObservation:
+        """The page as it is now, prepared: loaded, screenshot stored, readable text read."""
+        prepared = await self.run_action("prepare_page", "wait for load, screenshot, readable text", lambda s, a: s.prepare_page(action_id=a, timeout_ms=timeout_ms))
+        if not prepared.ok:
+            assert prepared.error is not None
+            return PageObservation(state_id, "", status, "", "", prepared.error.code.value, prepared.error.message, requested_url=requested_url)
+        page: PreparedPage = prepared.value
+        for ref in (page.screenshot, page.html_artifact, page.text_artifact):
+            if ref is not None:
+                self.events.emit(
+                    ArtifactStored(artifact_id=ref.id, artifact_kind=ref.kind, path=ref.path, media_type=ref.media_type, size=ref.size, sha256=ref.sha256)
+                )
+        text = page.text
+        if not text and page.text_artifact is not None:
+            text = await asyncio.to_thread(Path(page.text_artifact.path).read_text, encoding="utf-8")
+        signs = page.signals
+        return PageObservation(
+            state_id,
+            page.url,
+            page.status if page.status is not None else status,
+            page.title,
+            text,
+            screenshot_path=page.screenshot.path,
+            requested_url=requested_url,
+            headings=signs.headings,
+            visible_text=signs.visible_text,
+            has_password_field=signs.has_password_field,
+            has_captcha_widget=signs.has_captcha_widget,
+            headers=dict(signs.headers),
+            document=page.document,
+            content_digest=page.content_digest,
+            text_note=page.text_note,
+        )
+
+
+def result_summary(result: ActionResult) -> str:
+    data = result.data
+    for key in ("summary", "message"):
+        if isinstance(data.get(key), str) and data[key]:
+            return data[key][:200]
+    if "status" in data and "url" in data:
+        return f"{data.get('url')} HTTP {data.get('status')}"
+    if "url" in data:
+        return str(data["url"])
+    return ", ".join(f"{k}={v}" for k, v in list(data.items())[:4] if not isinstance(v, (dict, list)))[:200]

@@ -1,0 +1,100 @@
+"""The run's model settings: read from the environment once, when the plan first needs a model.
+
+Agent steps cannot run without a model, so a plan with agent states stops at its first state
+(intent.preflight) when no key is configured, before anything touches a page. Every gateway the
+run opens traces its calls as `chat {model}` spans under the running state (ChatTelemetry), and
+each retry of a model call is a `tool_used` event of phase `retry`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from runtime.events import EventLog, ToolUsed
+from runtime.execute.context.action_ids import ActionIds
+from runtime.execute.step_outcome import RunStopped
+from runtime.guard import IntentDecision, IntentGuard
+from runtime.llm import ChatTelemetry, LlmError, LlmRetry, ModelChoice, ModelSettings
+from runtime.llm.errors import code_for_status
+from runtime.outcomes import StopReason
+from runtime.plan.model import Plan
+from runtime.plan.state_kinds import AGENT
+from runtime.secrets import Secrets
+
+if TYPE_CHECKING:
+    from runtime.llm import LlmGateway
+
+# The tool name a model call's retry events carry (a model call is not a browser tool).
+MODEL_CALL_TOOL = "llm.chat"
+
+
+def report_retries(events: EventLog, action_ids: ActionIds) -> Callable[[LlmRetry], None]:
+    """Each retry the provider's SDK makes of a model call, as a `tool_used` event of phase `retry`."""
+
+    def report(retry: LlmRetry) -> None:
+        code = code_for_status(retry.status).value if retry.status is not None else "connection_failed"
+        events.emit(ToolUsed(tool=MODEL_CALL_TOOL, action_id=action_ids.new(MODEL_CALL_TOOL), phase="retry", summary=retry.describe(), error_code=code))
+
+    return report
+
+
+class ModelAccess:
+    def __init__(self, plan: Plan, telemetry: ChatTelemetry | None = None, secrets: Secrets | None = None) -> None:
+        # The run's secrets: every request a gateway of this run sends is redacted with them.
+        self.secrets = secrets if secrets is not None else Secrets()
+        agent_states = [s for s in plan.states if s.kind == AGENT]
+        self.agent_states = [s.id for s in agent_states]
+        self.uses_model_detector = plan.intent_guard.get("detector") == "model"
+        # Each agent state's model, as the recipe names it (None: VERITY_MODEL or the default).
+        self._choices = {s.id: _choice(s.params.get("model")) for s in agent_states}
+        self.settings: dict[str, ModelSettings] = {}
+        self.telemetry = telemetry
+
+    def require(self) -> None:
+        """Agent steps need their model: without a usable key the run stops here (invalid_input)."""
+        for state_id in self.agent_states:
+            if state_id in self.settings:
+                continue
+            try:
+                self.settings[state_id] = ModelSettings.from_env(choice=self._choices[state_id])
+            except LlmError as error:
+                choice = self._choices[state_id]
+                raise RunStopped(
+                    StopReason.INVALID_INPUT,
+                    f"agent step {state_id} needs its model ({choice.describe() if choice else 'the default model'}): {error.message}",
+                    evidence={"llm_error": error.code.value, "agent_states": self.agent_states},
+                ) from None
+
+    def gateway(self, state_id: str) -> LlmGateway:
+        """A gateway for one agent state, on the model it names. Close it after use."""
+        from runtime.llm import LlmGateway
+
+        self.require()
+        return LlmGateway(self.settings[state_id], self.telemetry, redact=self.secrets.redact)
+
+    async def detect_intent(self, guard: IntentGuard, goal: str) -> IntentDecision:
+        """`detector: model` asks the default model when the keywords miss. Without a configured key the guard
+        falls back to the heuristic and says so in the decision (seed 000 section 4.2)."""
+        if not self.uses_model_detector:
+            return await guard.detect(goal)
+        try:
+            settings = ModelSettings.from_env()
+        except LlmError:
+            return await guard.detect(goal)
+        from runtime.llm import GatewayIntentModel, LlmGateway
+
+        gateway = LlmGateway(settings, self.telemetry, redact=self.secrets.redact)
+        try:
+            return await guard.detect(goal, GatewayIntentModel(gateway))
+        finally:
+            await gateway.aclose()
+
+
+def _choice(named: object) -> ModelChoice | None:
+    """A step's `model`: "provider:name", a bare name, or {provider, name}."""
+    if isinstance(named, str) and named.strip():
+        return ModelChoice.parse(named)
+    if isinstance(named, dict):
+        return ModelChoice(named.get("provider"), named.get("name"))
+    return None

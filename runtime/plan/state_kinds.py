@@ -1,0 +1,296 @@
+"""Every kind of plan state, one row each: the recipe's step kinds (named in recipe/steps.py) and
+the plan's own states (preflight, an observation's target check, evaluation and replan, a step's
+`when`, completion, output).
+
+A row says what the compiler gives a state of its kind (its tool, params and timeout) and the
+outcomes its handler may name, each with the route it takes by default; a step kind's row holds
+the recipe's row of the kind too (its body model, tool and description, recipe/steps.py). A route leads to a
+state kind (the one of the same step: an observation's `ok` goes to its target check) or to a
+place the compiler knows:
+
+    NEXT           where success goes: the step's `next`, the following step, its loop or completion
+    FAIL           the step's `on_failure`, else the terminal of the route's stop reason
+    LATEST_REPLAN  a blocked page: the latest observation's replan while replans are left, then
+                   FAIL (replans_exhausted); without an observation to replan, FAIL (execute_error)
+    BODY           a loop's first body step
+    FIRST_STEP     the recipe's first step
+    GUARDED        the step a `when` guards
+    DONE           the completed terminal
+
+The executor registers one handler per row under the same name (runtime/execute/states/): a new
+capability is a row here, a body in recipe/step_bodies.py and a handler file. What the executor
+reads of the recipe language is carried here too, so it needs nothing from recipe/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from runtime.outcomes import StopReason
+from runtime.recipe.model import Recipe
+from runtime.recipe.step_bodies import ACT_LOCATOR_KEYS, EVALUATE_RESULT_MAX_BYTES
+from runtime.recipe.step_tools import step_tool
+from runtime.recipe.steps import (
+    ACT,
+    AGENT,
+    CLOSE,
+    EVALUATE,
+    EXTRACT,
+    FOR_EACH,
+    NAVIGATE,
+    OBSERVATION_KINDS,
+    OBSERVE,
+    SET,
+    STEP_KIND_ROWS,
+    STEP_KINDS,
+    VERIFY,
+    WAIT,
+    Step,
+    StepKind,
+)
+from runtime.recipe.tool_registry import AGENT_CLOSE_TOOL, EVALUATION_TOOL, PLAN_CHECK_TOOLS, TARGET_CHECK_TOOL
+
+PREFLIGHT = "intent.preflight"
+TARGET_CHECK = TARGET_CHECK_TOOL  # a plan check is named after its tool
+EVALUATION = EVALUATION_TOOL
+REPLAN = "replan.search"
+WHEN = "when"
+COMPLETION = "intent.completion"
+OUTPUT = "output.validate"
+TERMINAL = "terminal"  # the walker's own: a terminal ends the run, no handler runs it
+
+NEXT, FAIL, LATEST_REPLAN, BODY, FIRST_STEP, GUARDED, DONE = "next", "fail", "latest_replan", "body", "first_step", "guarded", "done"
+
+# Guard names a transition may carry (plan/model.py says what each means).
+REPLANS_LEFT = "replans_left"
+REPLANS_EXHAUSTED = "replans_exhausted"
+
+
+@dataclass(frozen=True)
+class At:
+    """Where one state is compiled: the recipe, and the step it comes from (None for the run's
+    own states) with its id, the tools its agent may call, and the fallback search's tool."""
+
+    recipe: Recipe
+    step: Step | None = None
+    step_id: str = ""
+    agent_tools: list[str] | None = None
+    search_tool: str | None = None
+
+    @property
+    def body(self) -> Any:
+        assert self.step is not None
+        return getattr(self.step, self.step.kind)
+
+
+@dataclass(frozen=True)
+class Route:
+    """An outcome and where it leads by default: a route word (NEXT, FAIL ...) or a state kind."""
+
+    outcome: str
+    to: str
+    reason: StopReason | None = None  # FAIL's stop reason
+    guard: str | None = None
+
+
+def _none(at: At) -> Any:
+    return None
+
+
+def _no_params(at: At) -> dict[str, Any]:
+    return {}
+
+
+@dataclass(frozen=True)
+class StateKindRow:
+    """One kind of plan state. `suffix`: a state of a step's own chain is `<step id><suffix>`
+    (a step kind's state is the step id itself, a run state its kind's name). `fills_*`: the
+    params the run fills with its values as the state acts (texts, locators, name -> locator
+    maps); the plan keeps their `{placeholders}`, so it is the same for every input."""
+
+    name: str
+    routes: tuple[Route, ...]
+    recipe: StepKind | None = None  # a recipe step kind's own row: its body model, tool and description
+    tool: Callable[[At], str | None] = _none
+    params: Callable[[At], dict[str, Any]] = _no_params
+    timeout: Callable[[At], int | None] = _none
+    suffix: str | None = None  # a state of a step's chain (see above)
+    asks_approval: bool = False  # needs_approval applies to its tool (a step may override it)
+    observation: bool = False  # the page it leaves is checked against the target
+    verifying: bool = False  # its outcome says whether it verified
+    recoverable: bool = False  # its failure may lead on through the step's on_failure
+    fills_texts: tuple[str, ...] = ()
+    fills_locators: tuple[str, ...] = ()
+    fills_locator_maps: tuple[str, ...] = ()
+
+    def state_id(self, at: At) -> str:
+        if self.suffix is not None:
+            return at.step_id + self.suffix
+        return at.step_id if self.recipe is not None else self.name
+
+
+def conditions_of(conditions: list[Any]) -> list[dict[str, Any]]:
+    """Conditions as plan params: the recipe's keys (`not`, not the model's `not_`)."""
+    return [condition.model_dump(mode="json", exclude_none=True, by_alias=True) for condition in conditions]
+
+
+def _as_written(at: At) -> dict[str, Any]:
+    return at.body.model_dump(mode="json", exclude_none=True, by_alias=True)
+
+
+def _agent_params(at: At) -> dict[str, Any]:
+    body = at.body
+    return {"task": body.task, "tools": at.agent_tools, "max_steps": body.max_steps, "done_when": conditions_of(body.done_when), "model": body.model}
+
+
+def _loop_params(at: At) -> dict[str, Any]:
+    loop = at.body
+    params: dict[str, Any] = {"as": loop.as_, "max_items": loop.max_items}
+    if loop.elements is not None:
+        params["elements"] = loop.elements.model_dump(mode="json", exclude_none=True)
+    else:
+        params["values"] = loop.values
+    return params
+
+
+def _when_params(at: At) -> dict[str, Any]:
+    assert at.step is not None and at.step.when is not None
+    conditions = at.step.when if isinstance(at.step.when, list) else [at.step.when]
+    return {"conditions": conditions_of(conditions), "guards": at.step_id}
+
+
+def _step_timeout(at: At) -> int:
+    assert at.step is not None
+    return at.step.timeout_ms or at.recipe.guards.timeouts.step_ms
+
+
+def _observed(at: At) -> dict[str, Any]:
+    return {"observation": at.step_id}
+
+
+_RECIPE_ROWS = {kind.name: kind for kind in STEP_KIND_ROWS}
+
+
+def _step(name: str, routes: tuple[Route, ...], params: Callable[[At], dict[str, Any]] = _as_written, **flags: Any) -> StateKindRow:
+    """A recipe step kind's row: the recipe's row of the kind, its tool from the step->tool table
+    (an act's by action), its own timeout; a person may have to approve it, and its on_failure
+    may recover it."""
+    return StateKindRow(
+        name, routes, _RECIPE_ROWS[name], tool=lambda at: step_tool(at.step), params=params, timeout=_step_timeout, asks_approval=True, recoverable=True, **flags
+    )
+
+
+def _fail(outcome: str, reason: StopReason, guard: str | None = None) -> Route:
+    return Route(outcome, FAIL, reason, guard)
+
+
+OK_OR_ERROR = (Route("ok", NEXT), _fail("error", StopReason.EXECUTE_ERROR))
+BLOCKED = Route("blocked", LATEST_REPLAN)
+# An observation whose page is checked against the target leads to its check either way; the
+# check, its evaluation and the replan follow it, in this order.
+CHECKED_OBSERVATION_ROUTES = (Route("ok", TARGET_CHECK), Route("error", TARGET_CHECK))
+TARGET_CHECK_CHAIN = (TARGET_CHECK, EVALUATION, REPLAN)
+
+STATE_KIND_ROWS: tuple[StateKindRow, ...] = (
+    StateKindRow(PREFLIGHT, (Route("ok", FIRST_STEP), _fail("blocked", StopReason.INTENT_EXECUTION_FAILED))),
+    _step(NAVIGATE, OK_OR_ERROR, lambda at: {"url": at.step.navigate_url}, observation=True, fills_texts=("url",)),
+    _step(OBSERVE, OK_OR_ERROR, lambda at: dict(at.body), observation=True),
+    StateKindRow(
+        TARGET_CHECK,
+        (Route("valid", EVALUATION), Route("blocked", EVALUATION)),
+        tool=lambda at: TARGET_CHECK_TOOL,
+        params=_observed,
+        timeout=lambda at: at.recipe.guards.timeouts.verify_ms,
+        suffix=".validate-target",
+    ),
+    StateKindRow(
+        EVALUATION,
+        (Route("valid", NEXT), Route("blocked", REPLAN, guard=REPLANS_LEFT), _fail("blocked", StopReason.REPLANS_EXHAUSTED, REPLANS_EXHAUSTED)),
+        tool=lambda at: EVALUATION_TOOL,
+        params=_observed,
+        suffix=".evaluate",
+        recoverable=True,
+    ),
+    StateKindRow(
+        REPLAN,
+        (Route("found", TARGET_CHECK), _fail("exhausted", StopReason.REPLANS_EXHAUSTED)),
+        tool=lambda at: at.search_tool,
+        params=_observed,
+        timeout=lambda at: at.recipe.guards.timeouts.click_result_ms,
+        suffix=".replan",
+        asks_approval=True,
+        recoverable=True,
+    ),
+    _step(
+        ACT,
+        (Route("verified", NEXT), _fail("unverified", StopReason.VERIFICATION_FAILED), BLOCKED, _fail("error", StopReason.EXECUTE_ERROR)),
+        verifying=True,
+        fills_locators=ACT_LOCATOR_KEYS,
+        fills_locator_maps=("read_at_press",),
+        fills_texts=("text", "value", "press"),
+    ),
+    _step(WAIT, (Route("ok", NEXT), _fail("timeout", StopReason.TIMEOUT))),
+    _step(EXTRACT, (Route("ok", NEXT), BLOCKED, _fail("error", StopReason.EXECUTE_ERROR))),
+    _step(VERIFY, (Route("passed", NEXT), _fail("failed", StopReason.VERIFICATION_FAILED), BLOCKED), lambda at: {"conditions": conditions_of(at.body)}, verifying=True),
+    _step(
+        AGENT,
+        (
+            Route("verified", NEXT),
+            _fail("unverified", StopReason.VERIFICATION_FAILED),
+            BLOCKED,
+            _fail("exhausted", StopReason.MAX_STEPS_EXCEEDED),
+            _fail("error", StopReason.EXECUTE_ERROR),
+        ),
+        _agent_params,
+        verifying=True,
+    ),
+    _step(CLOSE, (Route("ok", COMPLETION),)),
+    _step(EVALUATE, OK_OR_ERROR),
+    _step(SET, OK_OR_ERROR, lambda at: {"values": dict(at.body)}),
+    StateKindRow(WHEN, (Route("holds", GUARDED), Route("skipped", NEXT)), params=_when_params, suffix=".when"),
+    _step(FOR_EACH, (Route("item", BODY), Route("done", NEXT), _fail("error", StopReason.EXECUTE_ERROR)), _loop_params),
+    StateKindRow(COMPLETION, (Route("ok", OUTPUT), _fail("unmet", StopReason.INTENT_EXECUTION_FAILED))),
+    StateKindRow(OUTPUT, (Route("valid", DONE), _fail("invalid", StopReason.OUTPUT_INVALID)), params=lambda at: {"schema": "output_schema"}),
+)
+STATE_KINDS: dict[str, StateKindRow] = {kind.name: kind for kind in STATE_KIND_ROWS}
+assert set(STEP_KINDS) == {kind.name for kind in STATE_KIND_ROWS if kind.recipe is not None}, "every recipe step kind has its row"
+assert {kind.name for kind in STATE_KIND_ROWS if kind.observation} == set(OBSERVATION_KINDS)
+
+# The states a step is entered through (an on_failure path leads to one), those whose outcome
+# says whether they verified, and those whose failure an on_failure path may recover.
+STEP_ENTRY_KINDS = frozenset(STEP_KINDS) | {WHEN}
+VERIFYING_KINDS = frozenset(kind.name for kind in STATE_KIND_ROWS if kind.verifying)
+RECOVERABLE_KINDS = frozenset(kind.name for kind in STATE_KIND_ROWS if kind.recoverable)
+
+__all__ = [
+    "ACT",
+    "AGENT",
+    "AGENT_CLOSE_TOOL",
+    "CLOSE",
+    "COMPLETION",
+    "EVALUATE",
+    "EVALUATE_RESULT_MAX_BYTES",
+    "EVALUATION",
+    "EXTRACT",
+    "FOR_EACH",
+    "NAVIGATE",
+    "OBSERVE",
+    "OUTPUT",
+    "PLAN_CHECK_TOOLS",
+    "PREFLIGHT",
+    "RECOVERABLE_KINDS",
+    "REPLAN",
+    "SET",
+    "STATE_KINDS",
+    "STATE_KIND_ROWS",
+    "STEP_ENTRY_KINDS",
+    "STEP_KINDS",
+    "TARGET_CHECK",
+    "TERMINAL",
+    "VERIFY",
+    "VERIFYING_KINDS",
+    "WAIT",
+    "WHEN",
+]

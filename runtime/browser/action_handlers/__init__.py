@@ -29,6 +29,7 @@ HANDLERS: dict[str, Handler] = {
     ActionName.CLOSE.value: navigation.close,
     ActionName.VERIFY.value: checks.verify,
     ActionName.PAGE_FINGERPRINT.value: checks.page_fingerprint,
+    ActionName.READ_LINKS.value: read.read_links,
     ActionName.PREPARE_PAGE.value: read.prepare_page,
     ActionName.BROWSER_EVALUATE.value: recipe_scripts.browser_evaluate,
 }

@@ -9,7 +9,7 @@ from typing import Any
 
 
 from runtime.artifacts import ArtifactRef
-from runtime.browser.action_handlers.params import int_param, invalid, str_param
+from runtime.browser.action_handlers.params import int_param, invalid, required_str, str_param
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.action_handlers.checks import fingerprint_from
 from runtime.browser.action_handlers.waiting import wait_until_loaded
@@ -205,6 +205,14 @@ async def xpath_scan(scope: ActionScope, action: Action) -> Result:
     limit = int_param(action.params, "limit", 500, minimum=1)
     found = await scope.tab.call_script("xpathScan", area, limit)
     return {"elements": found["elements"], "total": found["total"], "truncated": found["total"] > limit}, None
+
+
+async def read_links(scope: ActionScope, action: Action) -> Result:
+    """Every link of the top document for ranking (a fallback search page's results), and with
+    `served` the links of the HTML the server sent for its URL."""
+    navigation = required_str(action.params, "navigation")
+    found = await scope.tab.call_script("readLinks", navigation, bool(action.params.get("served")))
+    return dict(found or {}), None
 
 
 async def _snapshot_page(scope: ActionScope, action: Action, max_chars: int) -> Snapshot:

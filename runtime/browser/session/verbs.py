@@ -79,6 +79,12 @@ class SessionVerbs(ABC):
         return await self._do(ActionName.BROWSER_READABILITY_EXTRACT, {}, tab_id=tab_id,
                               action_id=action_id, timeout_ms=timeout_ms)
 
+    async def read_links(self, navigation: str, *, served: bool = False, tab_id: str | None = None,
+                         action_id: str | None = None, timeout_ms: int | None = None) -> ActionResult:
+        """`read_links`: every link of the page for ranking search results (see ActionName)."""
+        return await self._do(ActionName.READ_LINKS, {"navigation": navigation, "served": served}, tab_id=tab_id,
+                              action_id=action_id, timeout_ms=timeout_ms)
+
     async def xpath_scan(self, *, scope: str = "viewport", tab_id: str | None = None,
                          action_id: str | None = None, timeout_ms: int | None = None) -> ActionResult:
         """`browser_xpath_scan`: interactive elements with absolute XPaths and boxes."""

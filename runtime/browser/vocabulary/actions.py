@@ -48,6 +48,9 @@ class ActionName(str, Enum):
       - verify              {check *required*: url_matches|text_present|title_includes|element_state, ...}
                                                            -> VerifyOutcome.to_dict()
       - page_fingerprint    {}                             -> PageFingerprint.to_dict()
+      - read_links          {navigation *required*: CSS, served?: bool}
+                                                           -> {url, live: [{href, key, text, navigation, visible}],
+                                                               served: [href + "\n" + text] | null}
       - prepare_page        {}                             -> PreparedPage.to_dict()
     Page scripts:
       - browser_evaluate    {script *required*, args?, world?: isolated|main, max_bytes?}
@@ -72,6 +75,7 @@ class ActionName(str, Enum):
     CLOSE = "close"
     VERIFY = "verify"
     PAGE_FINGERPRINT = "page_fingerprint"
+    READ_LINKS = "read_links"
     PREPARE_PAGE = "prepare_page"
     BROWSER_EVALUATE = "browser_evaluate"
 

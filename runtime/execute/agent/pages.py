@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from runtime.browser.document import DocumentIdentity
+from runtime.browser.vocabulary.document import DocumentIdentity
 from runtime.events import GuardrailTripped, ToolUsed
 from runtime.execute.context.run_context import RunContext
 from runtime.execute.judges.target_check import PageObservation, TargetCheck

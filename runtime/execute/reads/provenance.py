@@ -86,12 +86,19 @@ async def current_document(ctx: RunContext, state_id: str, timeout_ms: int, *, r
 
 
 async def _judged_again(ctx: RunContext, state_id: str, timeout_ms: int, validated: DocumentIdentity) -> DocumentCheck:
-    """The validated document shows something else now (a script rewrote it): is it still no
-    blocker? Its status, URL and keywords were judged once; what it shows is judged again."""
+    """The validated document shows something else now (a script rewrote it): prepared again and
+    judged again for blockers (see `judged_as_it_is_now`)."""
     observation = await ctx.browser.prepare(state_id, timeout_ms)
     if observation.document is None or not _same(observation.document, validated):
         # It went away while it was prepared: judge what is there instead, from the start.
         return await current_document(ctx, state_id, timeout_ms, required=True)
+    return judged_as_it_is_now(ctx, state_id, observation, validated)
+
+
+def judged_as_it_is_now(ctx: RunContext, state_id: str, observation: PageObservation, validated: DocumentIdentity) -> DocumentCheck:
+    """The validated document as it shows itself now: no blocker, and it stays the validated one
+    (with its new content); a blocker (a wall, an error, "not found" put in its place), and
+    nothing is read from it. Its status, URL and keywords were judged once and are not asked again."""
     check = target_verdict(ctx, observation, keywords=False)
     action_id = ctx.browser.new_action_id("revalidate")
     summary = f"{observation.url} changed what it shows since it was validated"
@@ -121,14 +128,31 @@ def _blocked(ctx: RunContext, state_id: str, check: TargetCheck, summary: str, v
     return DocumentCheck({}, blocked)
 
 
-def provenance_of_read(ctx: RunContext, fingerprint: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The provenance of a read that carries the fingerprint of the document it came from (an
-    extract with `fingerprint`, taken in the read's own evaluation) when that document needs no
-    check: it is the validated one, or nothing had to be validated. None: the read proves
-    nothing; the document is checked first (`current_document`) and read again."""
+def provenance_of_read(ctx: RunContext, state_id: str, read: dict[str, Any]) -> DocumentCheck | None:
+    """The verdict on a read that carries the fingerprint of the document it came from (an
+    extract with `fingerprint`, taken in the read's own evaluation): the document needs no check
+    (it is the validated one as validated, or nothing had to be validated), or it is the validated
+    one showing something else and the read carries its signs, which are judged again. None: the
+    read proves nothing; the document is checked first (`current_document`) and read again."""
+    fingerprint = read.get("fingerprint")
     if not fingerprint or not fingerprint.get("document"):
         return None
-    return _needs_no_check(ctx, DocumentIdentity.from_dict(fingerprint["document"]), str(fingerprint.get("digest", "")))
+    document, digest = DocumentIdentity.from_dict(fingerprint["document"]), str(fingerprint.get("digest", ""))
+    unchecked = _needs_no_check(ctx, document, digest)
+    if unchecked is not None:
+        return DocumentCheck(unchecked)
+    validated, signs = ctx.page.validated, read.get("signs")
+    if validated is None or not _same(validated, document) or not signs:
+        return None
+    seen = ctx.page.observation
+    status = seen.status if seen is not None and _same(seen.document, validated) else None
+    observation = PageObservation(
+        state_id, document.url, status, str(signs.get("title") or ""), "",
+        headings=tuple(signs.get("headings") or ()), visible_text=str(signs.get("visible_text") or ""),
+        has_password_field=bool(signs.get("has_password_field")), has_captcha_widget=bool(signs.get("has_captcha_widget")),
+        headers=dict(signs.get("headers") or {}), document=document, content_digest=digest,
+    )
+    return judged_as_it_is_now(ctx, state_id, observation, validated)
 
 
 def _needs_no_check(

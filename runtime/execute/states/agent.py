@@ -96,9 +96,10 @@ class AgentLoop:
         adopted = self.calls.pages.adopt()
         if adopted is not None:
             self.view.judged(adopted, self.ctx.browser.primary_tab_id)
-        elif self.ctx.browser.current is not None:
-            # The plan opened a page it did not judge (validate_target: false): judge it now.
-            await self.calls.page_moved()
+        if self.ctx.browser.current is not None:
+            # A page the plan opened but did not judge (validate_target: false), or one that moved
+            # since it was judged, is judged before the first turn.
+            await self._tell_if_page_moved()
         for number in range(1, self.max_turns + 1):
             turn = Turn(number)
             self.turns.append(turn)

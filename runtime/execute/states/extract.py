@@ -35,11 +35,19 @@ async def extract(ctx: RunContext, state: State) -> StepResult:
         # from, in one evaluation. It is kept only when that document may be read as it is
         # (reads/provenance.py) and was not replaced meanwhile; otherwise what it read is dropped,
         # and the document is checked before it is read again, below.
-        first = await ctx.browser.run_action("extract", summary, lambda s, a: s.extract(requested, fingerprint=True, action_id=a, timeout_ms=timeout))
+        # When the validated document shows something else than when it was validated, the same
+        # read brings what it shows about itself, judged again for blockers before any value counts.
+        shown = ctx.page.validated_digest or None
+        first = await ctx.browser.run_action(
+            "extract", summary, lambda s, a: s.extract(requested, fingerprint=True, signs_unless=shown, action_id=a, timeout_ms=timeout)
+        )
         if not first.ok and first.error_code is ActionErrorCode.TIMEOUT:
             return _failed(first)
         if first.ok and not first.data.get("document_changed_during_read"):
-            provenance = provenance_of_read(ctx, first.data.get("fingerprint"))
+            judged = provenance_of_read(ctx, state.id, first.data)
+            if judged is not None and judged.blocked is not None:
+                return judged.blocked
+            provenance = judged.provenance if judged is not None else None
             read = first.data if provenance is not None else {}
     for _ in range(READ_ATTEMPTS if provenance is None else 0):
         # Only a validated document is read (reads/provenance.py); a document replaced during the read

@@ -30,6 +30,7 @@ Feature: An agent step's pages are held to the plan's standard
       | redirect-off-the-allowed-domains    | replans_exhausted   | domain_not_allowed |
       | closes-without-reading              | verification_failed | none               |
       | hidden-instructions-on-the-page     | completed           | none               |
+      | form-sent-off-the-allowed-domains   | replans_exhausted   | domain_not_allowed |
 
   @VERDICT-021
   Scenario: A field the model reads keeps the page it was read on
@@ -50,3 +51,19 @@ Feature: An agent step's pages are held to the plan's standard
     Given the agent corpus site
     When the agent corpus case "hidden-instructions-on-the-page" runs
     Then no model request holds the page's hidden text
+
+  @VERDICT-024
+  Scenario Outline: Nothing is judged on the fence's refusal page: <steps>
+    Given the agent corpus site
+    When the plan "<steps>" runs on "<start>"
+    Then the run ends "replans_exhausted" with blocker kind "domain_not_allowed" and no output
+
+    Examples:
+      | steps                                           | start          |
+      | click Send, then verify the URL matches collect | /form-off.html |
+
+  @VERDICT-025
+  Scenario: A value read inside a frame comes from a frame document that passed validation
+    Given the agent corpus site
+    When the plan "extract last inside the partner frame" runs on "/framed-wall.html"
+    Then the run ends "replans_exhausted" with blocker kind "login_required" and no output

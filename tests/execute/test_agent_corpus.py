@@ -14,15 +14,12 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.events import FinalVerdict
 from tests.execute.conftest import ExecRunner, RunRecord
+from tests.fixtures.agent_corpus.cases import CASES, CORPUS, RECIPE, model_turn
 from tests.fixtures.agent_corpus.site import AgentCorpusSite
-from tests.fixtures.gemini_server import GeminiServer, ScriptedReply, function_call_reply
+from tests.fixtures.gemini_server import GeminiServer
 
 scenarios("verdict_agent_pages.feature")
 
-CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "agent_corpus"
-RECIPE = CORPUS / "agent-au2606.yaml"
-CASES = {case["id"]: case for case in YAML(typ="safe").load((CORPUS / "cases.yaml").read_text(encoding="utf-8"))["cases"]}
-LAST = {"name": "last", "target": {"css": "[data-field=last]"}}
 WRONG_VALUES = ("999.99", "618.10", "7.812")
 
 
@@ -30,22 +27,6 @@ WRONG_VALUES = ("999.99", "618.10", "7.812")
 def corpus_site() -> Iterator[AgentCorpusSite]:
     with AgentCorpusSite() as site:
         yield site
-
-
-def model_turn(step: Any, site: AgentCorpusSite) -> ScriptedReply:
-    """One line of a case's `model` as the Gemini answer that makes that tool call."""
-    if step == "extract":
-        return function_call_reply("browser_extract", {"fields": [LAST]})
-    if step == "snapshot":
-        return function_call_reply("browser_snapshot", {})
-    [(verb, value)] = step.items()
-    if verb == "open":
-        return function_call_reply("open_url", {"url": site.base_url + value})
-    if verb == "click":
-        return function_call_reply("browser_click", {"target": {"role": "button", "name": value}})
-    if verb == "close":
-        return function_call_reply("close", {"summary": value})
-    raise ValueError(f"unknown model step {step!r}")
 
 
 @given("the agent corpus site", target_fixture="site")
@@ -58,7 +39,7 @@ def _run_case(case_id: str, site: AgentCorpusSite, gemini: GeminiServer, runner:
     case = CASES[case_id]
     gemini.enqueue(*(model_turn(step, site) for step in case["model"]))
     inputs = {**site.inputs, **({"start": case["start"]} if case.get("start") else {})}
-    record = runner.wait(runner.start(RECIPE, inputs), timeout=90)
+    record = runner.wait(runner.start(CORPUS / case.get("recipe", RECIPE.name), inputs), timeout=90)
     return {"case": case, "record": record, "requests": list(gemini.requests)}
 
 
@@ -120,17 +101,33 @@ def _source(run: dict[str, Any]) -> None:
     assert source["state"] == "read" and source["url"].endswith("/quote/au2606.html"), source
 
 
-@when(parsers.parse('the plan "click Show more, then extract last" runs on "{start}"'), target_fixture="run")
-def _plan_run(start: str, site: AgentCorpusSite, runner: ExecRunner, tmp_path: Path) -> dict[str, Any]:
-    recipe = YAML(typ="safe").load(RECIPE.read_text(encoding="utf-8"))
-    recipe["name"] = "plan-au2606"
-    recipe["tools"]["allow"] = ["open_url", "browser_snapshot", "browser_click", "browser_extract", "close"]
-    recipe["plan"] = [
-        {"id": "open", "navigate": "{start_url}"},
+# Plan steps on the corpus pages, by the words a scenario names them with: (extra allowed domains, steps).
+PLAN_STEPS: dict[str, tuple[list[str], list[dict[str, Any]]]] = {
+    "click Show more, then extract last": ([], [
         {"id": "more", "act": {"click": {"role": "button", "name": "Show more"}}},
         {"id": "read", "extract": {"fields": {"last": {"css": "[data-field=last]"}}}},
-        {"close": {"summary": "read"}},
-    ]
+    ]),
+    "click Send, then verify the URL matches collect": ([], [
+        {"id": "send", "act": {"click": {"role": "button", "name": "Send"}}},
+        {"id": "sent", "verify": [{"url_matches": "collect"}]},
+    ]),
+    # The partner frame is on localhost, another allowed origin: allowed, and still a login wall.
+    "extract last inside the partner frame": (["localhost"], [
+        {"id": "read", "extract": {"fields": {"last": {"css": "[data-field=last]", "frame": "#partner"}}}},
+    ]),
+}
+
+
+@when(parsers.parse('the plan "{steps}" runs on "{start}"'), target_fixture="run")
+def _plan_run(steps: str, start: str, site: AgentCorpusSite, runner: ExecRunner, tmp_path: Path) -> dict[str, Any]:
+    domains, plan = PLAN_STEPS[steps]
+    recipe = YAML(typ="safe").load(RECIPE.read_text(encoding="utf-8"))
+    recipe["name"] = "plan-au2606"
+    recipe["target"]["allowed_domains"] += domains
+    recipe["tools"]["allow"] = ["open_url", "browser_snapshot", "browser_click", "browser_extract", "browser_verify", "close"]
+    recipe["plan"] = [{"id": "open", "navigate": "{start_url}"}, *plan, {"close": {"summary": "read"}}]
+    if not any("extract" in step for step in plan):
+        del recipe["output"]
     path = tmp_path / "plan-au2606.yaml"
     path.write_text(json.dumps(recipe, ensure_ascii=False), encoding="utf-8")  # JSON is YAML
     return {"record": runner.wait(runner.start(path, {**site.inputs, "start": start}), timeout=90)}
@@ -140,7 +137,8 @@ def _plan_run(start: str, site: AgentCorpusSite, runner: ExecRunner, tmp_path: P
 def _plan_ends(run: dict[str, Any], stop_reason: str, kind: str) -> None:
     verdict = _verdict(run["record"])
     assert (verdict.stop_reason.value, verdict.blocker_kind.value if verdict.blocker_kind else None) == (stop_reason, kind), verdict.summary
-    output = run["record"].file("output.json")
+    record = run["record"]
+    output = record.file("output.json") if (record.run_dir / "output.json").exists() else {}
     assert not output.get("valid") and "999.99" not in json.dumps(output), output
 
 

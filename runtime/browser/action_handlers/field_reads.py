@@ -69,17 +69,22 @@ def _field_request(name: str, spec: Any) -> _FieldRequest:
     return _FieldRequest(None, target, attr, False, how)
 
 
-async def _read_target(tab: Tab, target: Target, how: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
-    """The element's text/value/attribute and how it was found, or (None, None) when nothing
-    matches (a missing field, not an error). Several matches (ambiguous_target), a stale ref or
-    a bad selector fail the action: the caller must know."""
+async def _read_target(tab: Tab, target: Target, how: dict[str, Any]) -> tuple[Any, dict[str, Any] | None, dict[str, Any] | None]:
+    """The element's text/value/attribute, how it was found and, inside a frame, the signs of the
+    frame's document (the run judges that document before it keeps the value); (None, None, None)
+    when nothing matches (a missing field, not an error). Several matches (ambiguous_target), a
+    stale ref or a bad selector fail the action: the caller must know."""
     try:
         element = await tab.resolve(target)
     except BrowserActionError as exc:
         if exc.error.code is ActionErrorCode.NOT_FOUND:
-            return None, None
+            return None, None, None
         raise
-    return await tab.call_script_on(element, "readElement", how), element.how
+    value = await tab.call_script_on(element, "readElement", how)
+    frame = None
+    if target.frame is not None:
+        frame = await tab.call_script_on(element, "frameSigns", VISIBLE_TEXT_CHARS, SHOWN_TEXT_LIMIT_CHARS)
+    return value, element.how, frame
 
 
 async def extract(scope: ActionScope, action: Action) -> Result:
@@ -132,11 +137,14 @@ async def extract(scope: ActionScope, action: Action) -> Result:
             except BrowserActionError as exc:
                 values[name] = found[name] = None
                 _unless_field_problem(exc, ambiguous, name)
+    frames: dict[str, dict[str, Any]] = {}
     for name in one_by_one:
         request = requests[name]
         assert request.target is not None
         try:
-            values[name], found[name] = await _read_target(tab, request.target, request.how)
+            values[name], found[name], frame = await _read_target(tab, request.target, request.how)
+            if frame is not None:
+                frames[name] = {**signs_from(frame, {}).to_dict(), "visible_text": str(frame["text"]), "title": str(frame["title"]), "url": str(frame["url"])}
         except BrowserActionError as exc:
             values[name] = None
             _unless_field_problem(exc, ambiguous, name)
@@ -156,6 +164,9 @@ async def extract(scope: ActionScope, action: Action) -> Result:
         "document": read_from.to_dict(),
         "document_changed_during_read": not document.same_document(read_from),
     }
+    if frames:
+        # What each frame document a field was read in shows of itself, judged before the value is kept.
+        data["frames"] = frames
     if fingerprint is not None:
         # The fingerprint of the document the batch was read from, taken in the same evaluation:
         # the run's provenance check needs no read of its own (runtime/execute/reads/provenance.py).

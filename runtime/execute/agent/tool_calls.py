@@ -22,10 +22,10 @@ from runtime.execute.judges.conditions import check_condition
 from runtime.execute.context.run_context import RunContext
 from runtime.execute.step_outcome import RunStopped
 from runtime.execute.judges.target_check import PageObservation
-from runtime.execute.reads.provenance import DocumentCheck, current_document, read_from
+from runtime.execute.reads.provenance import DocumentCheck, current_document, judged_frames, read_from
 from runtime.guard import action_signature
 from runtime.llm import LlmToolCall, PageContext
-from runtime.outcomes import StopReason
+from runtime.outcomes import BlockerKind, StopReason
 from runtime.plan.model import State
 
 # Bounds on what goes back to the model: results are summaries, never whole pages.
@@ -44,16 +44,19 @@ class ToolOutcome:
     response: dict[str, Any]
     summary: str
     error_code: str = ""
+    # The fence refused where the call would have taken the tab (an URL, a link, a form's action).
+    refused: BlockerKind | None = None
 
     @classmethod
-    def failed(cls, code: str, message: str) -> ToolOutcome:
+    def failed(cls, code: str, message: str, refused: BlockerKind | None = None) -> ToolOutcome:
         message = message[:ERROR_MESSAGE_CHARS]
-        return cls(False, {"ok": False, "error": {"code": code, "message": message}}, f"{code}: {message}", code)
+        return cls(False, {"ok": False, "error": {"code": code, "message": message}}, f"{code}: {message}", code, refused)
 
     @classmethod
     def from_error(cls, result: ActionResult) -> ToolOutcome:
         assert result.error is not None
-        return cls.failed(result.error.code.value, result.error.message)
+        kind = result.error.details.get("blocker_kind")
+        return cls.failed(result.error.code.value, result.error.message, BlockerKind(kind) if kind else None)
 
 
 @dataclass
@@ -274,7 +277,7 @@ class AgentToolCalls:
         judgement = ctx.network.judge(url)  # the run's one URL judge, before the browser is asked
         if not judgement.allowed:
             assert judgement.blocker_kind is not None
-            return ToolOutcome.failed(judgement.blocker_kind.value, f"{url} is refused: {judgement.reason}; stay on the allowed domains")
+            return ToolOutcome.failed(judgement.blocker_kind.value, f"{url} is refused: {judgement.reason}; stay on the allowed domains", judgement.blocker_kind)
         observation = await ctx.browser.open_and_prepare(self.state.id, url, self.timeout)
         verdict = await self.pages.judge(observation)
         self.view.judged(verdict, ctx.browser.primary_tab_id)
@@ -342,6 +345,9 @@ class AgentToolCalls:
             return ToolOutcome.from_error(result)
         if not read_from(document.provenance, result.data.get("document")) or result.data.get("document_changed_during_read"):
             return ToolOutcome.failed("page_changed", "the page changed while it was read; nothing was kept: read it again")
+        framed = judged_frames(self.ctx, self.state.id, result.data)
+        if framed is not None:  # a field came from a frame whose document is not a valid page
+            return _refused_read(framed)
         extracted = dict(result.data.get("fields") or {})
         # What the model extracts is the run's data, as an extract step's fields are: it reaches
         # output.json (and the output schema check) in full, and later steps as

@@ -13,9 +13,15 @@ now (`page_fingerprint`: its identity and a hash of its content):
 - nothing validated yet (the recipe turned validation off, or observed nothing): the read goes
   on and its provenance says `document_validated: false`, unless the read requires a validated
   document (an agent step's: its model chooses its pages), which judges the document first;
+- a page path the fence refused (a click, a submit or a script sent the tab off the allowed
+  domains, whether the refusal page replaced the document or not): nothing is read on it, and
+  the read stops with the refusal's blocker kind (reads/refused_path.py);
 - the validated document, but a script changed what it shows since: it is judged again for
   blockers (a login or captcha wall, an error, a "not found" put in its place) before anything is
   read from it; its keywords are not asked again, as a page updating itself may drop them.
+
+A field read inside a frame is kept only when the frame's document passes the same judges
+(`judged_frames`; its keywords are the top document's to carry).
 
 Each read's evidence carries a `provenance` record; extracted values keep theirs, and the final
 verdict of a completed run lists them.
@@ -52,6 +58,9 @@ async def current_document(ctx: RunContext, state_id: str, timeout_ms: int, *, r
     `required`: a read that may never come from an unvalidated document (an agent step's);
     `judge_changes`: False for an act, which reads no value, so a page its own earlier acts
     changed is not judged again before each act."""
+    refused = refused_target_check(ctx)
+    if refused is not None:
+        return _blocked(ctx, state_id, refused, "the page path was refused")
     validated = ctx.page.validated
     document, digest = await document_now(ctx, timeout_ms)
     if document is None and required:
@@ -137,6 +146,9 @@ def provenance_of_read(ctx: RunContext, state_id: str, read: dict[str, Any]) -> 
     fingerprint = read.get("fingerprint")
     if not fingerprint or not fingerprint.get("document"):
         return None
+    refused = refused_target_check(ctx)
+    if refused is not None:
+        return _blocked(ctx, state_id, refused, "the page path was refused")
     document, digest = DocumentIdentity.from_dict(fingerprint["document"]), str(fingerprint.get("digest", ""))
     unchecked = _needs_no_check(ctx, document, digest)
     if unchecked is not None:
@@ -146,13 +158,36 @@ def provenance_of_read(ctx: RunContext, state_id: str, read: dict[str, Any]) -> 
         return None
     seen = ctx.page.observation
     status = seen.status if seen is not None and _same(seen.document, validated) else None
-    observation = PageObservation(
-        state_id, document.url, status, str(signs.get("title") or ""), "",
+    observation = _observed_by_signs(state_id, document.url, status, signs, document, digest)
+    return judged_as_it_is_now(ctx, state_id, observation, validated)
+
+
+def judged_frames(ctx: RunContext, state_id: str, read: dict[str, Any]) -> DocumentCheck | None:
+    """The verdict on the frame documents a read's fields came from (an extract's `frames`: what
+    each shows of itself): each is judged as a top document would be (domain, blocker kinds: a
+    login or captcha wall, an error, "not found"), but for the keywords, which the validated top
+    document carries. None when every frame passes; else the read stops with the first blocker."""
+    for name, signs in (read.get("frames") or {}).items():
+        observation = _observed_by_signs(state_id, str(signs.get("url") or ""), None, signs)
+        check = target_verdict(ctx, observation, keywords=False)
+        if not check.valid:
+            assert check.blocker_kind is not None
+            summary = f"{name} was read inside the frame {observation.url}, which is not a valid page"
+            judged = TargetCheck(False, check.blocker_kind, f"{summary}: {check.reason}", {**check.evidence, "frame_of_field": name})
+            return _blocked(ctx, state_id, judged, summary)
+    return None
+
+
+def _observed_by_signs(
+    state_id: str, url: str, status: int | None, signs: dict[str, Any], document: DocumentIdentity | None = None, digest: str = ""
+) -> PageObservation:
+    """A document as a read's signs show it (read.py's signs_from): judged without a prepare."""
+    return PageObservation(
+        state_id, url, status, str(signs.get("title") or ""), "",
         headings=tuple(signs.get("headings") or ()), visible_text=str(signs.get("visible_text") or ""),
         has_password_field=bool(signs.get("has_password_field")), has_captcha_widget=bool(signs.get("has_captcha_widget")),
         headers=dict(signs.get("headers") or {}), document=document, content_digest=digest,
     )
-    return judged_as_it_is_now(ctx, state_id, observation, validated)
 
 
 def _needs_no_check(

@@ -91,6 +91,9 @@ class AgentLoop:
         self.calls = AgentToolCalls(ctx, state, self.view, {tool.name for tool in self.tools}, self.timeout)
         self.conversation: list[ChatMessage] = [ChatMessage.user(self._opening())]
         self.turns: list[Turn] = []
+        # The latest fence refusal the model met in this step: if the step then fails, that
+        # refusal is why (a form that posts off the allowed domains leaves done_when unmet).
+        self.refusal: Blocker | None = None
 
     async def run(self) -> StepResult:
         adopted = self.calls.pages.adopt()
@@ -126,6 +129,8 @@ class AgentLoop:
                 if call.name == "close":
                     return await self._close(call, turn)
                 outcome = await self.calls.call(call)
+                if outcome.refused is not None:
+                    self.refusal = Blocker(self.state.id, outcome.refused, outcome.summary, {"tool": call.name, "arguments": turn.arguments})
                 if len(calls) > 1:
                     outcome.response["note"] = f"only the first of your {len(calls)} tool calls ran; make one call per turn"
                 self.conversation.append(ChatMessage.tool_result(call, outcome.response))
@@ -139,6 +144,10 @@ class AgentLoop:
         # Out of turns on a page that is not the target: that page is why, and its kind says so.
         latest = self.calls.pages.latest
         blocker_kind = None
+        if self.refusal is not None and (latest is None or latest.check.valid):
+            blocker_kind = self.refusal.kind
+            evidence["refused"] = {"reason": self.refusal.reason, **self.refusal.evidence}
+            self.ctx.recovery.blocker = self.refusal
         if latest is not None and not latest.check.valid:
             blocker_kind = latest.check.blocker_kind
             evidence["page"] = latest.for_model()
@@ -246,7 +255,7 @@ class AgentLoop:
                 document = await self.calls.document_for_read()
                 if document.blocked is not None:
                     span.finish(ok=False, error_code=document.blocked.blocker_kind.value if document.blocked.blocker_kind else "blocked")
-                    return self._closed_on_a_wrong_page(action_id, summary, turn, document.blocked)
+                    return self._closed_blocked(action_id, summary, turn, document.blocked)
                 checks = await check_all(await ctx.probe(self.timeout), self.done_when, action_id)
                 if all(read_from(document.provenance, c.document) for c in checks):
                     break
@@ -264,24 +273,30 @@ class AgentLoop:
                 ctx.recovery.blocker = None  # a page the model left behind is no longer the run's blocker
             turn.outcome, turn.summary = "closed", f"closed and verified: {summary}"
             return StepResult("verified", True, verified=True, summary=f"the model closed ({summary}) and all {len(checks)} done_when condition(s) hold", thinking=thinking, evidence=evidence)
-        ctx.findings.not_verified(self.state.id, "unverified")
         described = describe_failures(checks, OBSERVED_CHARS)
         evidence["failed"] = failed
+        if self.refusal is not None:
+            # done_when is unmet after the fence refused where the model sent the tab: that is why.
+            refused = StepResult("blocked", False, summary=f"done_when failed ({described}) after the fence refused: {self.refusal.reason}", blocker_kind=self.refusal.kind, evidence={**evidence, "refused": {"reason": self.refusal.reason, **self.refusal.evidence}})
+            ctx.recovery.blocker = self.refusal
+            return self._closed_blocked(action_id, summary, turn, refused)
+        ctx.findings.not_verified(self.state.id, "unverified")
         ctx.events.emit(GuardrailTripped(guard="agent.done_when", blocker_kind=None, detail=f"{len(failed)} of {len(checks)} done_when condition(s) failed: {described}", evidence=evidence))
         ctx.findings.note_failure(f"{self.state.id} closed but done_when failed: {described}", {"failed_conditions": failed, "close_summary": summary})
         turn.outcome, turn.summary = "closed", f"closed but not verified: {described}"
         return StepResult("unverified", False, summary=f"the model closed ({summary}) but {len(failed)} done_when condition(s) failed: {described}", thinking=thinking, evidence=evidence)
 
-    def _closed_on_a_wrong_page(self, action_id: str, summary: str, turn: Turn, blocked: StepResult) -> StepResult:
-        """close on a page that failed its target check: the step fails with that page's blocker."""
+    def _closed_blocked(self, action_id: str, summary: str, turn: Turn, blocked: StepResult) -> StepResult:
+        """close on a page that failed its target check, or with done_when unmet after the fence
+        refused where the model sent the tab: the step fails with that blocker kind."""
         ctx = self.ctx
         assert blocked.blocker_kind is not None
         kind = blocked.blocker_kind.value
-        ctx.events.emit(ToolUsed(tool="close", action_id=action_id, phase="error", summary=f"the page failed validation ({kind})", error_code=kind))
+        ctx.events.emit(ToolUsed(tool="close", action_id=action_id, phase="error", summary=f"blocked ({kind})", error_code=kind))
         ctx.findings.not_verified(self.state.id, kind)
         turn.outcome, turn.error_code = "closed", kind
-        turn.summary = f"closed on a page that is not the target ({kind}): {blocked.summary}"
+        turn.summary = f"closed while blocked ({kind}): {blocked.summary}"
         evidence = {**blocked.evidence, "close_summary": summary, "turns": turn.number}
-        detail = f"the model closed ({summary}) on a page that failed validation: {blocked.summary}"
+        detail = f"the model closed ({summary}), blocked: {blocked.summary}"
         ctx.findings.note_failure(f"{self.state.id}: {detail}", evidence)
         return StepResult("blocked", False, summary=detail, blocker_kind=blocked.blocker_kind, thinking=turn.text[:THINKING_CHARS], evidence=evidence)

@@ -10,7 +10,7 @@ from runtime.browser import ActionErrorCode, ActionResult
 from runtime.events import GuardrailTripped
 from runtime.execute.context.run_context import RunContext
 from runtime.execute.values.field_values import read_field
-from runtime.execute.reads.provenance import READ_ATTEMPTS, current_document, provenance_of_read, read_from
+from runtime.execute.reads.provenance import READ_ATTEMPTS, current_document, judged_frames, provenance_of_read, read_from
 from runtime.execute.context.recovery import Blocker
 from runtime.execute.reads.refused_path import stop_refused_path
 from runtime.execute.step_outcome import StepResult
@@ -70,6 +70,9 @@ async def extract(ctx: RunContext, state: State) -> StepResult:
     refused = stop_refused_path(ctx, state.id)
     if refused is not None:  # the page path was refused before or while it was read: keep nothing
         return refused
+    framed = judged_frames(ctx, state.id, read)
+    if framed is not None and framed.blocked is not None:  # a field came from a frame that is a wall
+        return framed.blocked
     readings = {
         name: read_field(name, raw.get(name), spec.get("type", "string"), ctx.values.pattern(spec.get("pattern")), trim=spec.get("trim", True))
         for name, spec in field_specs.items()

@@ -150,6 +150,7 @@ EXECUTE_ROOMS = (
     Layer("record", ("record",)),
     Layer("context", ("context",)),
     Layer("reads", ("reads",)),
+    Layer("acts", ("acts",)),
     Layer("agent", ("agent",)),
     Layer("states", ("states",)),
     Layer("loop", ("walker", "run")),

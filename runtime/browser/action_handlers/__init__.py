@@ -20,6 +20,7 @@ HANDLERS: dict[str, Handler] = {
     ActionName.BROWSER_TYPE.value: act.browser_type,
     ActionName.BROWSER_GET_HTML.value: read.get_html,
     ActionName.OPEN_URL.value: navigate.open_url,
+    ActionName.NAVIGATE_BACK.value: navigate.navigate_back,
     ActionName.OBSERVE.value: read.observe,
     ActionName.SNAPSHOT.value: read.snapshot,
     ActionName.ACT.value: act.act,

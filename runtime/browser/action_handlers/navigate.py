@@ -90,6 +90,32 @@ async def open_url(scope: ActionScope, action: Action) -> Result:
     return await navigate(scope.tab, scope.policy, required_str(action.params, "url")), None
 
 
+async def navigate_back(scope: ActionScope, action: Action) -> Result:
+    """The tab's previous history entry, as the browser's Back button goes there; the network
+    policy judges its URL first, as it judges any navigation."""
+    tab = scope.tab
+    history = await tab.cdp.send("Page.getNavigationHistory")
+    index, entries = history.get("currentIndex", 0), history.get("entries") or []
+    if not 1 <= index < len(entries):
+        raise BrowserActionError(ActionErrorCode.NOT_FOUND, "this tab has no previous page to go back to")
+    previous = str(entries[index - 1].get("url", ""))
+    scope.policy.check_navigation(previous)
+    tab.last_status = None
+    budget = max(1, int(tab.remaining_ms()) - 250)
+    try:
+        response = await tab.page.goBack({"waitUntil": "load", "timeout": budget})
+    except Exception as exc:
+        if type(exc).__name__ == "TimeoutError":
+            raise BrowserActionError(ActionErrorCode.TIMEOUT, f"going back to {previous} did not finish loading within {budget} ms", url=previous) from None
+        raise
+    status = response.status if response is not None else tab.last_status
+    tab.last_status = status
+    title = await _title(tab)
+    final_url = tab.page.url
+    tab.note_url(final_url)
+    return {"url": final_url, "status": status, "title": title, "went_back_from": str(entries[index].get("url", ""))}, None
+
+
 async def close(scope: ActionScope, action: Action) -> Result:
     summary = str_param(action.params, "summary", required=False)
     await scope.end_session()

@@ -105,7 +105,11 @@ async def _lands_on(tab: Tab, element: ResolvedElement, x: float, y: float) -> b
     press's: an element with `pointer-events: none` (the box a styled checkbox's label draws over
     its input) is passed through, as `elementFromPoint` in the first hit test passes it."""
     try:
-        located = await tab.cdp.send("DOM.getNodeForLocation", {"x": round(x), "y": round(y), "ignorePointerEventsNone": False})
+        # The hit test takes document coordinates; the pointer's are the viewport's (a page
+        # scrolled to bring the element into view is offset by its scroll position).
+        viewport = (await tab.cdp.send("Page.getLayoutMetrics")).get("cssLayoutViewport") or {}
+        at_x, at_y = x + viewport.get("pageX", 0), y + viewport.get("pageY", 0)
+        located = await tab.cdp.send("DOM.getNodeForLocation", {"x": round(at_x), "y": round(at_y), "ignorePointerEventsNone": False})
         hit = await tab.cdp.send("DOM.resolveNode", {"backendNodeId": located["backendNodeId"]})
         # Both nodes in the page's own world (the element may have been found in an isolated one).
         ours = await tab.cdp.send("DOM.describeNode", {"objectId": element.object_id})

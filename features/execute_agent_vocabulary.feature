@@ -130,3 +130,19 @@ Feature: An agent step can do everything a recipe can, in Playwright MCP's words
     And the step "accept" was verified by the box's checked state
     And the step "accept-again" found the box checked already and was verified
     And the step "attach" was verified with the input holding "resume.txt"
+
+  @EXEC-096
+  Scenario Outline: The fixed part of a request is at most half of the 10.7 KB it was, as the server receives it
+    Given the model will call, one per turn:
+      | tool  | arguments              |
+      | close | {"summary": "Looked"}  |
+    When I run "<recipe>" against the fixture site
+    Then the run ends "completed" with stop reason "completed"
+    And the model was offered <count> tools
+    And the fixed part of its request is what the measure reports, at most 5350 bytes
+
+    Examples:
+      | recipe                | count |
+      | agent/look-default    | 17    |
+      | agent/look-every-tool | 18    |
+

@@ -5,6 +5,7 @@ tool names, upload confinement, and the plan's check, uncheck and upload steps."
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,10 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.events import StepFinished, ToolUsed
+from runtime.execute.agent.fixed_part import FIXED_PART_BUDGET, compact_bytes, fixed_part
+from runtime.execute.agent.offered_tools import TARGET_HELP, offered_tools
+from runtime.llm import build_agent_prompt
+from runtime.recipe import load_recipe_file
 from runtime.recipe.tool_names import TOOL_ALIASES
 from runtime.service.api.rich_errors import ServiceError, load_or_report
 from runtime.service.runs.recipe_catalog import RecipeCatalog
@@ -80,10 +85,11 @@ def will_close(gemini: GeminiServer, summary: str) -> None:
 # ---------------------------------------------------------------------- runs
 
 
-@when(parsers.parse('I run "{name}" against the fixture site'))
-def run_on_fixture(runner: ExecRunner, fixture_site: FixtureSite, gemini: GeminiServer, name: str) -> None:
+@when(parsers.parse('I run "{name}" against the fixture site'), target_fixture="ran_recipe")
+def run_on_fixture(runner: ExecRunner, fixture_site: FixtureSite, gemini: GeminiServer, name: str) -> Path:
     runner.run(name, {"site": fixture_site.base_url})
     assert not gemini.script_failures, gemini.script_failures
+    return RECIPES / f"{name}.yaml"
 
 
 @when("I run the copy against the fixture site")
@@ -161,6 +167,35 @@ def new_names_only(runner: ExecRunner, names: str) -> None:
 def only_uploaded(gemini: GeminiServer, name: str) -> None:
     uploaded = [r["uploaded"] for r in responses(gemini) if r.get("uploaded")]
     assert uploaded == [[name]], uploaded
+
+
+# ---------------------------------------------------------------------- the fixed part
+
+
+@then(parsers.parse("the model was offered {count:d} tools"))
+def offered_count(gemini: GeminiServer, count: int) -> None:
+    assert len(gemini.requests[0].body["tools"][0]["functionDeclarations"]) == count
+
+
+def _outside_goal_and_page(prompt: str) -> str:
+    return re.sub(r"<(goal|page)>\n.*?\n</\1>", r"<\1></\1>", prompt, flags=re.DOTALL)
+
+
+@then(parsers.parse("the fixed part of its request is what the measure reports, at most {budget:d} bytes"))
+def fixed_part_as_sent(gemini: GeminiServer, ran_recipe: Path, budget: int) -> None:
+    first = gemini.requests[0]
+    sent = [
+        # google-genai writes the schema's key as parameters_json_schema (older versions camelCase it).
+        {"name": d["name"], "description": d["description"], "parameters": d.get("parameters_json_schema", d.get("parametersJsonSchema"))}
+        for d in first.body["tools"][0]["functionDeclarations"]
+    ]
+    files = list(load_recipe_file(ran_recipe).files)
+    measured = fixed_part([d["name"] for d in sent], files)
+    assert compact_bytes(sent) == measured.declarations
+    # The instructions: the system prompt, but for the goal and the page, as the measure builds it.
+    built = build_agent_prompt("", offered_tools([d["name"] for d in sent], files), tool_notes=TARGET_HELP)
+    assert _outside_goal_and_page(first.system_instruction) == _outside_goal_and_page(built)
+    assert measured.total <= budget == FIXED_PART_BUDGET, measured
 
 
 # ---------------------------------------------------------------------- plan acts

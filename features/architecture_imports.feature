@@ -59,9 +59,9 @@ Feature: The runtime's imports point one way
     Then "runtime/browser/driver.py:2" is reported for importing "runtime.execute.run" downstream
 
   @ARCH-003
-  Scenario: Inside runtime/browser each layer imports only the layers below it
+  Scenario: Inside runtime/browser each layer is a folder and imports only the layers below it
     Given the import graph of runtime/
-    Then runtime/browser's modules import only their own layer and the ones below: vocabulary, launch, tab, action handlers, session
+    Then runtime/browser's modules import only their own layer and the ones below: vocabulary, scripts, launch, tab, action handlers, session, supply
 
   @ARCH-003
   Scenario: A launcher that names the session above it, only for a type, is reported

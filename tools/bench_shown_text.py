@@ -1,5 +1,5 @@
 """What a "the page shows this text" check costs on a huge page: `innerText` against the shown-text
-walk of runtime/browser/shown.py, and the check itself for a text the page has and one it lacks.
+walk of runtime/browser/scripts/shown.js, and the check itself for a text the page has and one it lacks.
 
     uv run python tools/bench_shown_text.py --page /usr/share/doc/python3.11/html/genindex-all.html \
         [--present zipimporter] [--rounds 5]
@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import functools
 import http.server
+import json
 import shutil
 import statistics
 import sys
@@ -26,7 +27,7 @@ sys.path.insert(0, str(REPO))
 
 from runtime.artifacts import ArtifactStore  # noqa: E402
 from runtime.browser import launch_browser, open_session  # noqa: E402
-from runtime.browser.shown import SHOWN_TEXT_FUNCTION, text_shown_expression  # noqa: E402
+from runtime.browser.scripts.loader import NAMESPACE  # noqa: E402
 from runtime.demo.loopback import LoopbackSite  # noqa: E402
 
 
@@ -40,9 +41,9 @@ async def measure(url: str, present: str, rounds: int) -> None:
         tab = session._tabs.tab()  # noqa: SLF001 - a benchmark reads the tab directly
         expressions = {
             "innerText": "document.body.innerText.length",
-            "shown-text walk": f"(() => {{ {SHOWN_TEXT_FUNCTION} return shownText().length; }})()",
-            f"check, text present ({present!r})": f"{text_shown_expression(present)}.shown",
-            "check, text absent": f"{text_shown_expression('no such words on this page')}.shown",
+            "shown-text walk": f"{NAMESPACE}.shownText().length",
+            f"check, text present ({present!r})": f"{NAMESPACE}.textShown({json.dumps(present)}).shown",
+            "check, text absent": f"{NAMESPACE}.textShown('no such words on this page').shown",
         }
         for label, expression in expressions.items():
             seconds, value = [], None

@@ -1,27 +1,37 @@
 """Verity's browser driver: headless Chromium over CDP (pyppeteer transport), our verbs on top.
 
-Layers, each importing only the ones below it:
+Each layer is a folder and imports only the ones below it (tests/architecture proves it):
 
-- vocabulary: `actions` (Action, ActionResult, Target), `errors`, `observation`, `policy`, and
-  `shown`: the scripts that judge what a person can see.
-- `launch`: `launch_browser()` / `connect_browser(ws)` -> `Browser` (one Chromium, many runs;
-  knows nothing of sessions); below it `chromium_process` (the process and its profile) and
-  `chromium_start` (finding Chromium, its command line, the spawn: importable without pyppeteer);
-  beside it `reservation` (a session's context made ahead of the session) and `readable_text`
-  (trafilatura's reading of a page, in a worker process).
-- `tab`: one page: refs, snapshots, evaluation (`snapshot_capture` collects the elements);
+- `vocabulary/`: `actions` (Action, ActionResult, Target), `errors`, `document` (which document a
+  read saw), `observation`, `observation_context`, `policy`. Plain data; nothing talks to Chromium.
+- `scripts/`: the page side, as `.js` files: one namespace installed once in every document's
+  isolated world (which the page's own scripts can neither see nor reach) and called by name with
+  JSON arguments; `main_world/` for the few scripts that run in a page's own world.
+- `launch/`: `launch_browser()` / `connect_browser(ws)` -> `Browser` (one Chromium, many runs;
+  knows nothing of sessions): `chromium_start` (finding Chromium, its command line, the spawn:
+  importable without pyppeteer), `chromium_process` (the process and its profile), `transport`
+  (pyppeteer, patched), `browser`, `starting`, `attach`, `endpoints`; beside them `reservation` (a
+  session's context made ahead of the session) and `readable_text` (trafilatura's reading of a
+  page, in a worker process).
+- `tab/`: one page: `tab` (refs, snapshots, calls to the page scripts), `worlds` (its isolated
+  worlds), `snapshot_capture` and `snapshot_pages`, `locate`, `document_tracking`, and
   `top_frame`: which navigations of its top frame the network policy refused.
-- `action_handlers`: the catalog, one handler per action name, grouped by job, built on tab.
-- `tab_tracking`, `verbs`, `session`: `await open_session(browser, artifacts=ArtifactStore(run_dir))`
-  -> `BrowserSession` (one run: an incognito context, a sticky `primary_tab_id`, popups tracked
-  and reported; with `SessionPolicy(network=...)` every request of the context goes through the
-  session's own policy proxy); `udp_fence`: `require_udp_fence(browser)` refuses an attached
-  browser whose pages can send WebRTC UDP around that proxy.
-- `await session.perform(Action(name=..., action_id=..., tab_id=..., params=..., timeout_ms=...))`
-  -> `ActionResult(ok, data, error)`: serial per session, idempotent by `action_id`, always ends
-  (timeout / browser_crashed at worst), never raises. Typed verbs (`open_url`, `observe`,
-  `snapshot`, `click`, `type_text`, `select`, `press`, `scroll`, `wait`, `extract`, `verify`,
-  `fingerprint`, `prepare_page`, `close`, ...) wrap `perform`.
+- `action_handlers/`: the catalog, one handler per action name, grouped by job (navigation,
+  waiting, read, gestures and their effects, field_reads, checks, recipe_scripts), built on tab.
+- `session/`: `await open_session(browser, artifacts=ArtifactStore(run_dir))` -> `BrowserSession`
+  (`browser_session`: one run: an incognito context, a sticky `primary_tab_id`, popups tracked
+  and reported by `tab_tracking`; with `SessionPolicy(network=...)` every request of the context
+  goes through the session's own policy proxy), its typed `verbs` and its `storage`.
+- `supply/`: where runs get sessions: `BrowserProvider` (one Chromium shared by a process's runs,
+  replaced when it dies), `BrowserPool` (several attached ones), and `udp_fence`:
+  `require_udp_fence(browser)` refuses an attached browser whose pages can send WebRTC UDP around
+  the session's proxy.
+
+`await session.perform(Action(name=..., action_id=..., tab_id=..., params=..., timeout_ms=...))`
+-> `ActionResult(ok, data, error)`: serial per session, idempotent by `action_id`, always ends
+(timeout / browser_crashed at worst), never raises. Typed verbs (`open_url`, `observe`,
+`snapshot`, `click`, `type_text`, `select`, `press`, `scroll`, `wait`, `extract`, `verify`,
+`fingerprint`, `prepare_page`, `close`, ...) wrap `perform`.
 
 Usage::
 
@@ -33,9 +43,10 @@ Usage::
     (await session.verify("text_present", value="Saved")).data["passed"]
     await browser.close()
 
-The package imports nothing until one of its names is asked for, so `runtime.browser.chromium_start`
-can spawn Chromium before pyppeteer and the rest are imported (`verity run` does; BENCHMARKS.md,
-"Run start"). `from runtime.browser import Browser` loads the module that defines it.
+The package (and each of its folders) imports nothing until one of its names is asked for, so
+`runtime.browser.launch.chromium_start` can spawn Chromium before pyppeteer and the rest are
+imported (`verity run` does; BENCHMARKS.md, "Run start"). `from runtime.browser import Browser`
+loads the module that defines it.
 """
 
 from __future__ import annotations
@@ -44,7 +55,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from runtime.browser.actions import (
+    from runtime.browser.vocabulary.actions import (
         DEFAULT_ACTION_TIMEOUT_MS,
         Action,
         ActionName,
@@ -53,16 +64,18 @@ if TYPE_CHECKING:
         Target,
         WaitKind,
     )
-    from runtime.browser.errors import (
+    from runtime.browser.vocabulary.errors import (
         ActionError,
         ActionErrorCode,
         BrowserActionError,
         BrowserLaunchError,
         LaunchErrorCode,
     )
-    from runtime.browser.chromium_start import LaunchOptions, find_chromium
-    from runtime.browser.launch import Browser, connect_browser, launch_browser
-    from runtime.browser.observation import (
+    from runtime.browser.launch.chromium_start import LaunchOptions, find_chromium
+    from runtime.browser.launch.browser import Browser
+    from runtime.browser.launch.attach import connect_browser
+    from runtime.browser.launch.starting import launch_browser
+    from runtime.browser.vocabulary.observation import (
         BoundingBox,
         Observation,
         PageFingerprint,
@@ -72,22 +85,24 @@ if TYPE_CHECKING:
         TabEvent,
         VerifyOutcome,
     )
-    from runtime.browser.observation_context import ContextEntry, ObservationContext
-    from runtime.browser.policy import SessionPolicy
-    from runtime.browser.session import BrowserSession, open_session
-    from runtime.browser.tab_tracking import TabInfo
+    from runtime.browser.vocabulary.observation_context import ContextEntry, ObservationContext
+    from runtime.browser.vocabulary.policy import SessionPolicy
+    from runtime.browser.session.browser_session import BrowserSession, open_session
+    from runtime.browser.session.tab_tracking import TabInfo
 
 # Each exported name, by the module of runtime.browser that defines it.
 _EXPORTED_FROM = {
-    "actions": ("DEFAULT_ACTION_TIMEOUT_MS", "Action", "ActionName", "ActionResult", "ActKind", "Target", "WaitKind"),
-    "errors": ("ActionError", "ActionErrorCode", "BrowserActionError", "BrowserLaunchError", "LaunchErrorCode"),
-    "chromium_start": ("LaunchOptions", "find_chromium"),
-    "launch": ("Browser", "connect_browser", "launch_browser"),
-    "observation": ("BoundingBox", "Observation", "PageFingerprint", "PreparedPage", "Snapshot", "SnapshotElement", "TabEvent", "VerifyOutcome"),
-    "observation_context": ("ContextEntry", "ObservationContext"),
-    "policy": ("SessionPolicy",),
-    "session": ("BrowserSession", "open_session"),
-    "tab_tracking": ("TabInfo",),
+    "vocabulary.actions": ("DEFAULT_ACTION_TIMEOUT_MS", "Action", "ActionName", "ActionResult", "ActKind", "Target", "WaitKind"),
+    "vocabulary.errors": ("ActionError", "ActionErrorCode", "BrowserActionError", "BrowserLaunchError", "LaunchErrorCode"),
+    "launch.chromium_start": ("LaunchOptions", "find_chromium"),
+    "launch.browser": ("Browser",),
+    "launch.attach": ("connect_browser",),
+    "launch.starting": ("launch_browser",),
+    "vocabulary.observation": ("BoundingBox", "Observation", "PageFingerprint", "PreparedPage", "Snapshot", "SnapshotElement", "TabEvent", "VerifyOutcome"),
+    "vocabulary.observation_context": ("ContextEntry", "ObservationContext"),
+    "vocabulary.policy": ("SessionPolicy",),
+    "session.browser_session": ("BrowserSession", "open_session"),
+    "session.tab_tracking": ("TabInfo",),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTED_FROM.items() for name in names}
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from runtime.browser.launch import StartingChromium
+    from runtime.browser.launch.starting import StartingChromium
 
 # See _run_command.
 RUN_SWITCH_INTERVAL_S = 0.0005
@@ -57,7 +57,7 @@ def _run_command(args: argparse.Namespace) -> int:
     spawned = None if args.browser_ws else _spawn_chromium()
     # The readable-text worker warms up on a core of its own while this process imports: the
     # first page prepared needs it (about 0.3 s of CPU, none of it in this process).
-    from runtime.browser.readable_text import start_worker
+    from runtime.browser.launch.readable_text import start_worker
 
     start_worker()
     if spawned is None:
@@ -66,8 +66,8 @@ def _run_command(args: argparse.Namespace) -> int:
         return run_file_command(args)
     try:
         with _imports_left_out_of_collections():
-            from runtime.browser.launch import StartingChromium
-            from runtime.browser.reservation import reserve_context
+            from runtime.browser.launch.starting import StartingChromium
+            from runtime.browser.launch.reservation import reserve_context
 
         starting = StartingChromium(spawned)
         try:
@@ -84,7 +84,7 @@ def _run_command(args: argparse.Namespace) -> int:
 
 async def _run_with_head_start(args: argparse.Namespace, starting: StartingChromium, reserve_context: Callable[..., Awaitable[Any]]) -> int:
     """Import the executor on a thread while this loop connects to Chromium and reserves the
-    first session's context (runtime/browser/reservation.py): the browser's part of opening a
+    first session's context (runtime/browser/launch/reservation.py): the browser's part of opening a
     session, about 0.15 s of waiting, is done by the time the run asks for it (BENCHMARKS.md,
     "Run start"). Whatever the run did not take is ended before this returns."""
     starting.begin_head_start(reserve_context)
@@ -129,8 +129,8 @@ def _spawn_chromium():  # type: ignore[no-untyped-def] - its type lives in the m
     package, so Chromium is spawned about 0.03 s after the command starts instead of 0.3 s. On
     an idle 2-core machine the run's first event comes no sooner: Chromium's own start then
     takes the CPU the imports would have had (BENCHMARKS.md, "Run start")."""
-    from runtime.browser.chromium_start import spawn
-    from runtime.browser.errors import BrowserLaunchError
+    from runtime.browser.launch.chromium_start import spawn
+    from runtime.browser.vocabulary.errors import BrowserLaunchError
 
     try:
         return spawn()

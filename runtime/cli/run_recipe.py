@@ -21,10 +21,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from runtime.browser.launch import StartingChromium
+from runtime.browser.launch.starting import StartingChromium
 from runtime.events import Event, EventLog, FinalVerdict, StepFinished
 from runtime.events.model import payload_to_dict
-from runtime.execute.provider import BrowserProvider
+from runtime.browser.supply.provider import BrowserProvider
 from runtime.execute.run import start_run
 from runtime.execute.record.run_files import json_default
 from runtime.outcomes import StopReason

@@ -24,11 +24,11 @@ before it (tests/architecture proves the order):
     walker.py        the loop: state -> handler -> record -> transition
     run.py           start_run and RunHandle: one order, one walk, always one verdict
 
-provider.py and browser_pool.py supply the browser (the shared Chromium, a server's pool), and
-cli.py is `verity run`.
+The browser it runs in is supplied by runtime/browser/supply (the shared Chromium, a server's
+pool); `verity run` is runtime/cli/run_recipe.py.
 """
 
-from runtime.execute.provider import BrowserProvider
+from runtime.browser.supply.provider import BrowserProvider
 from runtime.execute.run import RunHandle, start_run
 
 __all__ = ["BrowserProvider", "RunHandle", "start_run"]

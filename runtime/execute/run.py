@@ -26,7 +26,7 @@ from runtime.browser import BrowserActionError, BrowserLaunchError, BrowserSessi
 from runtime.events import ConfirmationRequested, EventLog, FinalVerdict, StatusChanged
 from runtime.execute.context.approvals import ApprovalDesk
 from runtime.execute.context.run_context import RunContext
-from runtime.execute.provider import BrowserProvider
+from runtime.browser.supply.provider import BrowserProvider
 from runtime.execute.record.run_files import RunFiles
 from runtime.execute.record.run_report import ScreenshotThumbnails, draft_run_report, write_run_report
 from runtime.execute.record.spans import RunSpans

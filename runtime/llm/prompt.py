@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from runtime.llm.messages import ToolSpec
 
 if TYPE_CHECKING:
-    from runtime.browser.observation_context import ObservationContext
+    from runtime.browser.vocabulary.observation_context import ObservationContext
 
 SECTIONS = ("goal", "page", "tools", "strategy", "completion")
 _SECTION_TAG = re.compile(r"</?\s*(" + "|".join(SECTIONS) + r")\s*>", re.IGNORECASE)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from tests.architecture.import_graph import ImportEdge, ImportGraph
 
@@ -30,6 +31,18 @@ class Layer:
 
     name: str
     modules: tuple[str, ...]
+
+
+def folder_layers(package_dir: Path, order: Sequence[str]) -> tuple[list[Layer], list[str]]:
+    """The layers of a package whose layers are its sub-packages, one folder each, named as in
+    `order` (bottom first; "action handlers" is the folder `action_handlers`), and the problems:
+    a folder `order` does not place, or a layer with no folder."""
+    folders = {path.name for path in package_dir.iterdir() if (path / "__init__.py").is_file()}
+    layers = [Layer(name, (name.replace(" ", "_"),)) for name in order]
+    named = {layer.modules[0] for layer in layers}
+    problems = [f"{package_dir.name}/{folder}/ is in no layer; place it in the order of the layers" for folder in sorted(folders - named)]
+    problems += [f"the layer {layer.name!r} has no folder {package_dir.name}/{layer.modules[0]}/" for layer in layers if layer.modules[0] not in folders]
+    return layers, problems
 
 
 def layer_violations(graph: ImportGraph, package: str, layers: Sequence[Layer]) -> list[str]:

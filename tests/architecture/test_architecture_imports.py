@@ -8,21 +8,17 @@ from pathlib import Path
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from tests.architecture.import_graph import ImportGraph, read_import_graph
-from tests.architecture.layer_rules import Layer, downstream_imports, layer_violations
+from tests.architecture.layer_rules import Layer, downstream_imports, folder_layers, layer_violations
 from tests.architecture.named_imports import NamedImport, imports_of, read_imports
 
 scenarios("architecture_imports.feature")
 
 REPO = Path(__file__).resolve().parents[2]
 
-# runtime/browser bottom first, as its __init__ describes them. A new module must be placed here.
-BROWSER_LAYERS = (
-    Layer("vocabulary", ("errors", "actions", "document", "observation", "observation_context", "policy", "shown")),
-    Layer("launch", ("chromium_process", "chromium_start", "launch", "reservation", "readable_text")),
-    Layer("tab", ("document_tracking", "snapshot_capture", "snapshot_pages", "churn_ledger", "locate", "tab", "top_frame")),
-    Layer("action handlers", ("action_handlers",)),
-    Layer("session", ("tab_tracking", "verbs", "storage", "session", "udp_fence")),
-)
+# runtime/browser's layers, bottom first, as its __init__ describes them: each is a folder, and what
+# a folder holds is its layer's. A new folder must be placed here.
+BROWSER_LAYER_ORDER = ("vocabulary", "scripts", "launch", "tab", "action handlers", "session", "supply")
+BROWSER_LAYERS, BROWSER_FOLDER_PROBLEMS = folder_layers(REPO / "runtime" / "browser", BROWSER_LAYER_ORDER)
 
 
 def _names(listed: str) -> list[str]:
@@ -81,7 +77,7 @@ def _reported_downstream(graph: ImportGraph, where: str, module: str) -> None:
 @then(parsers.parse("runtime/browser's modules import only their own layer and the ones below: {layers}"))
 def _browser_layers(graph: ImportGraph, layers: str) -> None:
     assert [layer.name for layer in BROWSER_LAYERS] == _names(layers)
-    problems = layer_violations(graph, "runtime.browser", BROWSER_LAYERS)
+    problems = BROWSER_FOLDER_PROBLEMS + layer_violations(graph, "runtime.browser", BROWSER_LAYERS)
     assert not problems, "\n".join(problems)
 
 

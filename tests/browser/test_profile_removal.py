@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from runtime.browser.chromium_process import ChromiumProfile, remove_tree
+from runtime.browser.launch.chromium_process import ChromiumProfile, remove_tree
 
 
 def _profile_like_tree(root: Path) -> int:

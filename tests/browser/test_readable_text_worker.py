@@ -1,5 +1,5 @@
 """The readable-text worker when it cannot work: the reading still comes, from this process, and
-nothing keeps starting workers that die (runtime/browser/readable_text.py, runtime/worker_processes.py)."""
+nothing keeps starting workers that die (runtime/browser/launch/readable_text.py, runtime/worker_processes.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 import trafilatura
 
 from runtime import worker_processes
-from runtime.browser import readable_text
+from runtime.browser.launch import readable_text
 
 ARTICLE = (
     "<html><body><nav><a href=/>Home</a></nav><article><h1>Silver slips</h1>"

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from pytest_bdd import scenarios, then, when
 
-from runtime.browser.chromium_start import LaunchOptions
-from runtime.browser.launch import launch_browser
+from runtime.browser.launch.chromium_start import LaunchOptions
+from runtime.browser.launch.starting import launch_browser
 from runtime.demo import DEMO_RECIPE, DemoSite
 from tests.fixtures.site_server import FixtureSite
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
-from runtime.browser.chromium_process import PROFILE_PREFIX
+from runtime.browser.launch.chromium_process import PROFILE_PREFIX
 from runtime.demo import DEMO_RECIPE, DemoSite
 from runtime.llm.settings import API_KEY_VARIABLES
 from tests.execute.conftest import RECIPES
@@ -192,7 +192,7 @@ ARTICLE_URL = "http://127.0.0.1:1/gold.html"
 # interpreter.
 WORKER_SCRIPT = """
 import json, sys
-from runtime.browser import readable_text as rt
+from runtime.browser.launch import readable_text as rt
 html, url = json.loads(sys.stdin.read())
 first = rt.readable_text(html, url)
 (worker,) = rt._READER.workers._idle
@@ -243,7 +243,7 @@ def another_worker(worker_run: dict) -> None:
 # Reads the article once and prints the reading.
 ONE_READING_SCRIPT = """
 import json, sys
-from runtime.browser import readable_text as rt
+from runtime.browser.launch import readable_text as rt
 print(json.dumps(rt.readable_text(*json.loads(sys.stdin.read()))))
 """
 

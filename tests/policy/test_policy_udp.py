@@ -21,8 +21,8 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.browser import Browser
-from runtime.browser.chromium_start import WEBRTC_UDP_FLAG
-from runtime.browser.udp_fence import UdpFenceVerdict, probe_udp_fence
+from runtime.browser.launch.chromium_start import WEBRTC_UDP_FLAG
+from runtime.browser.supply.udp_fence import UdpFenceVerdict, probe_udp_fence
 from runtime.execute import BrowserProvider
 from runtime.outcomes import StopReason
 from tests.fixtures.browser_loop import LoopThread

@@ -18,7 +18,7 @@ from tests.service.run_steps import *  # noqa: F403 - the shared real-run steps
 from tests.service.run_steps import serve_args, start_and_watch
 
 from runtime.browser import find_chromium
-from runtime.browser.chromium_process import PROFILE_PREFIX, ChromiumProfile, process_start_ticks, reap_stale_profiles
+from runtime.browser.launch.chromium_process import PROFILE_PREFIX, ChromiumProfile, process_start_ticks, reap_stale_profiles
 
 scenarios("service_browser.feature")
 

@@ -14,30 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from runtime.browser.action_handlers.params import invalid
-from runtime.browser.errors import ActionErrorCode, BrowserActionError
-from runtime.browser.tab import ResolvedElement, Tab
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.tab.tab import ResolvedElement, Tab
 
-# The control a check acts on (the element, or the input a label names) and its checked state:
-# a native checkbox or radio, or an element whose role is checkbox, radio, switch or menuitemcheckbox.
-_CHECKABLE = """function() {
-  if (!this.isConnected) return {state: 'detached'};
-  const el = this.control || this;
-  const tag = el.localName, type = (el.getAttribute('type') || '').toLowerCase();
-  if (tag === 'input' && (type === 'checkbox' || type === 'radio')) return {state: 'ok', kind: type, checked: !!el.checked};
-  const role = (el.getAttribute('role') || '').toLowerCase();
-  if (['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio'].includes(role))
-    return {state: 'ok', kind: role, checked: el.getAttribute('aria-checked') === 'true'};
-  return {state: 'not_checkable', tag, type, role};
-}"""
-
-# The file input an upload acts on (the element, or the input a label names) and what it holds.
-_FILE_INPUT = """function() {
-  if (!this.isConnected) return {state: 'detached'};
-  const el = this.control || this;
-  if (el.localName !== 'input' || (el.getAttribute('type') || '').toLowerCase() !== 'file') return {state: 'not_file_input', tag: el.localName};
-  if (el.matches(':disabled')) return {state: 'disabled'};
-  return {state: 'ok', multiple: el.multiple, held: Array.from(el.files || []).map((f) => f.name)};
-}"""
+# The element a file input's files are set on: the input itself, or the input a label names.
 _CONTROL = "function() { return this.control || this; }"
 
 
@@ -60,7 +40,7 @@ async def set_checked(tab: Tab, element: ResolvedElement, checked: bool, press: 
 
 
 async def _checkable(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
-    found = await tab.call_on(element, _CHECKABLE)
+    found = await tab.call_script_on(element, "checkable")
     if found["state"] == "detached":
         raise BrowserActionError(ActionErrorCode.STALE_REF, f"element {element.how} is no longer in the page")
     if found["state"] != "ok":
@@ -75,7 +55,7 @@ async def upload_files(tab: Tab, element: ResolvedElement, paths: list[str]) -> 
     """Put the files at `paths` into the file input; fails unless it then holds exactly them."""
     if not paths or not all(isinstance(p, str) and p for p in paths):
         raise invalid("params.files must be a non-empty list of file paths")
-    found = await tab.call_on(element, _FILE_INPUT)
+    found = await tab.call_script_on(element, "fileInput")
     if found["state"] == "detached":
         raise BrowserActionError(ActionErrorCode.STALE_REF, f"element {element.how} is no longer in the page")
     if found["state"] != "ok":
@@ -89,7 +69,7 @@ async def upload_files(tab: Tab, element: ResolvedElement, paths: list[str]) -> 
         "Runtime.callFunctionOn", {"objectId": element.object_id, "functionDeclaration": _CONTROL, "returnByValue": False}
     )
     await tab.cdp.send("DOM.setFileInputFiles", {"files": list(paths), "objectId": control["result"]["objectId"]})
-    held = (await tab.call_on(element, _FILE_INPUT)).get("held") or []
+    held = (await tab.call_script_on(element, "fileInput")).get("held") or []
     wanted = [Path(p).name for p in paths]
     if held != wanted:
         raise BrowserActionError(ActionErrorCode.NOT_INTERACTABLE, f"element {element.how} holds {held} after the upload, not {wanted}", state="unchanged")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, TypeVar
 
-from runtime.browser.actions import Target
-from runtime.browser.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.vocabulary.actions import Target
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
 
 Choice = TypeVar("Choice", bound=Enum)
 

@@ -4,88 +4,31 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import struct
 from typing import Any
 
 
 from runtime.artifacts import ArtifactRef
-from runtime.browser.action_handlers.params import int_param, invalid, str_param
+from runtime.browser.action_handlers.params import int_param, invalid, required_str, str_param
 from runtime.browser.action_handlers.scope import ActionScope, Result
-from runtime.browser.action_handlers.verify import FINGERPRINT_SCRIPT, fingerprint_from
-from runtime.browser.action_handlers.wait import wait_until_loaded
-from runtime.browser.actions import Action, Target
-from runtime.browser.errors import document_replaced
-from runtime.browser.observation import Observation, PageSigns, PreparedPage, Snapshot
-from runtime.browser.readable_text import readable_text
-from runtime.browser.shown import SHOWN_TEXT_FUNCTION
-from runtime.browser.snapshot_pages import SnapshotQuery
-from runtime.browser.tab import Tab
+from runtime.browser.action_handlers.checks import fingerprint_from
+from runtime.browser.action_handlers.waiting import wait_until_loaded
+from runtime.browser.vocabulary.actions import Action, Target
+from runtime.browser.vocabulary.errors import document_replaced
+from runtime.browser.vocabulary.observation import Observation, PageSigns, PreparedPage, Snapshot
+from runtime.browser.launch.readable_text import readable_text
+from runtime.browser.tab.snapshot_pages import SnapshotQuery
+from runtime.browser.tab.tab import Tab
 
 # A page read while its document is being replaced is read again, at most this many times.
 PREPARE_ATTEMPTS = 3
 # The visible text kept for blocker detection and the keyword check: enough for a long article.
 VISIBLE_TEXT_CHARS = 200_000
-# Up to this much innerText, the visible text is the shown text (runtime/browser/shown.py), which
+# Up to this much innerText, the visible text is the shown text (runtime/browser/scripts/shown.js), which
 # leaves out text no one can see (opacity 0, clipped, off the page); a longer page is read as its
 # innerText, because walking every text node of a page that size costs most of a second
 # (BENCHMARKS.md, "Observe"). PageSigns.visible_text_source says which.
 SHOWN_TEXT_LIMIT_CHARS = 100_000
-
-# What blocker detection needs that the readable text loses: headings, the visible text, a
-# password field, a captcha widget (the common providers' frames and containers).
-_PAGE_SIGNS = """((limit, shownLimit) => {
-""" + SHOWN_TEXT_FUNCTION + """
-  const shown = (el) => !el.checkVisibility || el.checkVisibility({visibilityProperty: true});
-  const squash = (s) => (s || '').replace(/\\s+/g, ' ').trim();
-  const headings = Array.from(document.querySelectorAll('h1,h2,h3')).filter(shown)
-    .map(h => squash(h.innerText)).filter(Boolean).slice(0, 30);
-  const password = Array.from(document.querySelectorAll('input[type=password]')).some(shown);
-  const captcha = !!document.querySelector('iframe[src*="recaptcha"],iframe[src*="hcaptcha"],' +
-    'iframe[src*="challenges.cloudflare.com"],.g-recaptcha,.h-captcha,.cf-turnstile,[data-sitekey],' +
-    '#captcha,.captcha,[id*="geetest"],[class*="geetest"],[class*="nc_wrapper"]');
-  const inner = document.body ? document.body.innerText : '';
-  const source = inner.length <= shownLimit ? 'shown' : 'inner_text';
-  const text = source === 'shown' ? shownText() : inner;
-  return {headings, password, captcha, text: text.slice(0, limit), source};
-})"""
-
-
-# Covers, for one capture, every field whose value and every text that shows one of the given
-# values with a black box (position: absolute in page coordinates, so a full-page capture is
-# covered too); returns how many boxes it drew. Runs in the driver's isolated world.
-_MASK_SECRETS = """(function(values) {
-  const boxes = [];
-  const cover = (rect) => { if (rect.width > 0 && rect.height > 0) boxes.push(rect); };
-  const shows = (text) => values.some((v) => text.includes(v));
-  for (const field of document.querySelectorAll('input, textarea')) {
-    if (field.type !== 'password' && shows(field.value || '')) cover(field.getBoundingClientRect());
-  }
-  const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    for (const value of values) {
-      for (let at = node.data.indexOf(value); at >= 0; at = node.data.indexOf(value, at + value.length)) {
-        const range = document.createRange();
-        range.setStart(node, at);
-        range.setEnd(node, at + value.length);
-        for (const rect of range.getClientRects()) cover(rect);
-      }
-    }
-  }
-  if (!boxes.length) return 0;
-  const layer = document.createElement('div');
-  layer.setAttribute('data-verity-secret-mask', '');
-  layer.style.cssText = 'position:absolute;left:0;top:0;width:0;height:0;z-index:2147483647;pointer-events:none';
-  for (const r of boxes) {
-    const box = document.createElement('div');
-    box.style.cssText = `position:absolute;background:#000;left:${r.left + scrollX}px;top:${r.top + scrollY}px;width:${r.width}px;height:${r.height}px`;
-    layer.appendChild(box);
-  }
-  document.documentElement.appendChild(layer);
-  return boxes.length;
-})"""
-_UNMASK_SECRETS = "document.querySelectorAll('[data-verity-secret-mask]').forEach((layer) => layer.remove())"
-
 
 async def _capture_png(tab: Tab, full_page: bool, secrets: tuple[str, ...] = ()) -> tuple[bytes, int, int]:
     """The tab as a PNG; with `secrets`, the fields and texts showing one are covered for the
@@ -93,11 +36,11 @@ async def _capture_png(tab: Tab, full_page: bool, secrets: tuple[str, ...] = ())
     if not secrets:
         return await _capture_unmasked(tab, full_page)
     context_id = await tab.worlds.top_context()
-    await tab.worlds.evaluate(context_id, f"{_MASK_SECRETS}({json.dumps(list(secrets))})")
+    await tab.worlds.call(context_id, "maskSecrets", list(secrets))
     try:
         return await _capture_unmasked(tab, full_page)
     finally:
-        await tab.worlds.evaluate(context_id, _UNMASK_SECRETS)
+        await tab.worlds.call(context_id, "unmaskSecrets")
 
 
 async def _capture_unmasked(tab: Tab, full_page: bool) -> tuple[bytes, int, int]:
@@ -128,7 +71,7 @@ async def _readable_text(tab: Tab, html: str, url: str, limit_bytes: int | None 
     trafilatura (`limit_bytes`): then it is the visible text, read at once."""
     size = len(html.encode("utf-8"))
     if limit_bytes is not None and size > limit_bytes:
-        inner = await tab.evaluate("document.body ? document.body.innerText : ''")
+        inner = await tab.call_script("innerText")
         note = (f"html {size:,} bytes > readable_html_limit_bytes={limit_bytes:,}: trafilatura not run; "
                 "the readable text is the page's visible text")
         return str(inner or "").strip(), "inner_text", note
@@ -142,7 +85,7 @@ async def _extracted_text(tab: Tab, html: str, url: str) -> tuple[str, str]:
         return extracted, "trafilatura"
     # trafilatura looks for an article-like main block and returns nothing on small pages
     # (forms, one-line pages); the visible text is then the honest reduction.
-    inner = await tab.evaluate("document.body ? document.body.innerText : ''")
+    inner = await tab.call_script("innerText")
     return str(inner or "").strip(), "inner_text"
 
 
@@ -155,7 +98,7 @@ def _inline_or_artifact(scope: ActionScope, text: str) -> tuple[str, ArtifactRef
 
 async def readability_extract(scope: ActionScope, action: Action) -> Result:
     tab = scope.tab
-    html = await tab.evaluate("document.documentElement ? document.documentElement.outerHTML : ''")
+    html = await tab.call_script("pageHtml")
     url = await tab.current_url()
     text, source, _ = await _readable_text(tab, str(html or ""), url)
     inline, ref = _inline_or_artifact(scope, text)
@@ -169,22 +112,12 @@ async def get_html(scope: ActionScope, action: Action) -> Result:
     xpath = str_param(action.params, "xpath", required=False)
     if xpath:
         element = await tab.resolve(Target(xpath=xpath))
-        html = await tab.call_on(element, "function() { return this.outerHTML; }")
+        html = await tab.call_script_on(element, "elementHtml")
     else:
-        html = await tab.evaluate("document.documentElement.outerHTML")
+        html = await tab.call_script("documentHtml")
     encoded = str(html).encode("utf-8")
     ref = scope.artifacts.put("html", encoded, "text/html")
     return {"artifact": ref.to_dict(), "url": await tab.current_url(), "size": len(encoded)}, ref
-
-
-# Everything prepare_page reads in the isolated world, in one evaluation.
-_PAGE_READS = f"""({{
-  html: document.documentElement ? document.documentElement.outerHTML : '',
-  url: location.href,
-  title: document.title,
-  signs: {_PAGE_SIGNS}({VISIBLE_TEXT_CHARS}, {SHOWN_TEXT_LIMIT_CHARS}),
-  fingerprint: {FINGERPRINT_SCRIPT},
-}})"""
 
 
 async def prepare_page(scope: ActionScope, action: Action) -> Result:
@@ -215,7 +148,7 @@ async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
         # so the capture then waits for the reads. trafilatura (a worker thread) overlaps it.
         capture = asyncio.ensure_future(_capture_png(tab, False)) if not secrets else None
         try:
-            ready, reads = await asyncio.gather(tab.ready_state(), tab.evaluate(_PAGE_READS))
+            ready, reads = await asyncio.gather(tab.ready_state(), tab.call_script("pageReads", VISIBLE_TEXT_CHARS, SHOWN_TEXT_LIMIT_CHARS))
         except BaseException:
             if capture is not None:
                 capture.cancel()
@@ -265,43 +198,21 @@ async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
     )
 
 
-_XPATH_SCAN_SCRIPT = """
-((scope, limit) => {
-  const selector = 'a[href],button,input:not([type=hidden]),select,textarea,summary,[role],[onclick],[contenteditable],h1,h2,h3,h4,h5,h6';
-  const xpathOf = (el) => {
-    const steps = [];
-    for (let node = el; node && node.nodeType === 1; node = node.parentNode) {
-      let index = 1;
-      for (let sib = node.previousElementSibling; sib; sib = sib.previousElementSibling)
-        if (sib.tagName === node.tagName) index++;
-      steps.unshift(node.tagName.toLowerCase() + '[' + index + ']');
-    }
-    return '/' + steps.join('/');
-  };
-  const out = [];
-  let total = 0;
-  for (const el of document.querySelectorAll(selector)) {
-    const r = el.getBoundingClientRect();
-    if (r.width === 0 || r.height === 0) continue;
-    if (scope === 'viewport' && (r.bottom < 0 || r.top > innerHeight || r.right < 0 || r.left > innerWidth)) continue;
-    total++;
-    if (out.length >= limit) continue;
-    out.push({xpath: xpathOf(el), tag: el.tagName.toLowerCase(),
-              text: (el.innerText || el.value || el.getAttribute('aria-label') || '').trim().slice(0, 120),
-              bbox: {x: Math.round(r.x), y: Math.round(r.y + scrollY), w: Math.round(r.width), h: Math.round(r.height)}});
-  }
-  return {elements: out, total};
-})
-"""
-
-
 async def xpath_scan(scope: ActionScope, action: Action) -> Result:
     area = action.params.get("scope", "viewport")
     if area not in ("viewport", "document"):
         raise invalid(f"params.scope must be 'viewport' or 'document', got {area!r}")
     limit = int_param(action.params, "limit", 500, minimum=1)
-    found = await scope.tab.evaluate(f"{_XPATH_SCAN_SCRIPT}({json.dumps(area)}, {limit})")
+    found = await scope.tab.call_script("xpathScan", area, limit)
     return {"elements": found["elements"], "total": found["total"], "truncated": found["total"] > limit}, None
+
+
+async def read_links(scope: ActionScope, action: Action) -> Result:
+    """Every link of the top document for ranking (a fallback search page's results), and with
+    `served` the links of the HTML the server sent for its URL."""
+    navigation = required_str(action.params, "navigation")
+    found = await scope.tab.call_script("readLinks", navigation, bool(action.params.get("served")))
+    return dict(found or {}), None
 
 
 async def _snapshot_page(scope: ActionScope, action: Action, max_chars: int) -> Snapshot:
@@ -327,9 +238,7 @@ async def observe(scope: ActionScope, action: Action) -> Result:
     tab = scope.tab
     text_chars = int_param(action.params, "text_chars", 2000, minimum=0)
     max_chars = int_param(action.params, "max_chars", scope.policy.snapshot_max_chars, minimum=100)
-    url, title, excerpt = await tab.evaluate(
-        f"[location.href, document.title, (document.body ? document.body.innerText : '').slice(0, {text_chars})]"
-    )
+    url, title, excerpt = await tab.call_script("observeHead", text_chars)
     # The page is fitted to what the rendered observation leaves it (a little spare: the URL or
     # title may change between these reads).
     head_chars = len(Observation.head(tab.tab_id, str(url), str(title), str(excerpt or "")))

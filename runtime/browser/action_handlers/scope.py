@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from runtime.artifacts import ArtifactStore
-from runtime.browser.actions import Action
-from runtime.browser.errors import ActionErrorCode, BrowserActionError
-from runtime.browser.policy import SessionPolicy
-from runtime.browser.tab import Tab
+from runtime.browser.vocabulary.actions import Action
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.vocabulary.policy import SessionPolicy
+from runtime.browser.tab.tab import Tab
 
 Result = tuple[dict[str, Any], Any]
 

@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.browser.top_frame import TopFrameBlock
+from runtime.browser.tab.top_frame import TopFrameBlock
 from runtime.events import EventLog, GuardrailTripped
 from runtime.execute.values.run_values import RunValues
 from runtime.outcomes import BlockerKind

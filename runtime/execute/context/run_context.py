@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.browser.document import DocumentIdentity
+from runtime.browser.vocabulary.document import DocumentIdentity
 from runtime.events import EventLog
 from runtime.execute.context.action_ids import ActionIds
 from runtime.execute.context.approvals import ApprovalDesk

@@ -18,7 +18,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.browser.document import DocumentIdentity
+from runtime.browser.vocabulary.document import DocumentIdentity
 from runtime.execute.judges.login_intent import LoginMeans
 from runtime.execute.judges.page_blockers import BLOCKER_GUIDANCE, BlockerFinding, PageSignals, detect_blocker
 from runtime.outcomes import BlockerKind

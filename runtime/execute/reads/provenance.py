@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from runtime.browser.document import DocumentIdentity
+from runtime.browser.vocabulary.document import DocumentIdentity
 from runtime.events import GuardrailTripped, ToolUsed
 from runtime.execute.context.run_context import RunContext
 from runtime.execute.context.recovery import Blocker

@@ -49,34 +49,6 @@ NAVIGATION_CSS = (
     ".related, .sphinxsidebar, .sidebar, .footer, .breadcrumbs, .breadcrumb"
 )
 
-# Every link of the page with what ranking needs; with `served`, also the links of the HTML the
-# server sent for this URL (the same request again, so a link a script drew can be told apart).
-_READ_LINKS = r"""
-const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
-const live = [...document.querySelectorAll('a[href]')].map((a) => ({
-  href: a.href,
-  key: a.href + '\n' + norm(a.textContent),
-  text: norm(a.textContent) || norm(a.getAttribute('aria-label')) || norm(a.getAttribute('title')),
-  navigation: !!a.closest(args.navigation),
-  visible: a.getClientRects().length > 0,
-}));
-if (!args.served) return {url: location.href, live, served: null};
-let served = null;
-try {
-  const reply = await fetch(location.href, {credentials: 'include', cache: 'force-cache'});
-  if (reply.ok) {
-    const doc = new DOMParser().parseFromString(await reply.text(), 'text/html');
-    const baseTag = doc.querySelector('base[href]');
-    const base = baseTag ? new URL(baseTag.getAttribute('href'), location.href).href : location.href;
-    served = [];
-    for (const a of doc.querySelectorAll('a[href]')) {
-      try { served.push(new URL(a.getAttribute('href'), base).href + '\n' + norm(a.textContent)); } catch (e) {}
-    }
-  }
-} catch (e) { served = null; }
-return {url: location.href, live, served};
-"""
-
 _INDEX_PAGE = re.compile(r"(^|/)(gen|py-mod|mod)index\.html$")
 
 
@@ -201,13 +173,14 @@ def _wait_kind(ctx: RunContext, wait_for: dict[str, Any]) -> tuple[str, Any]:
 
 
 async def _ranked_links(ctx: RunContext, terms: set[str], timeout_ms: int) -> list[RankedLink]:
-    args = {"navigation": NAVIGATION_CSS, "served": True}
+    # Every link with what ranking needs, and the links of the HTML the server sent for this URL
+    # (runtime/browser/scripts/search_links.js), so a link a script drew can be told apart.
     read = await ctx.browser.run_action(
-        "evaluate", "read and rank the search page's links", lambda s, a: s.evaluate(_READ_LINKS, args=args, max_bytes=2 * 1024 * 1024, action_id=a, timeout_ms=timeout_ms)
+        "read_links", "read and rank the search page's links", lambda s, a: s.read_links(NAVIGATION_CSS, served=True, action_id=a, timeout_ms=timeout_ms)
     )
     if not read.ok:
         return []
-    found = read.data.get("result") or {}
+    found = read.data
     return rank_links(str(found.get("url", "")), list(found.get("live") or []), found.get("served"), terms)
 
 

@@ -16,10 +16,10 @@ from opentelemetry.instrumentation.grpc import aio_server_interceptor
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 
 from runtime.browser import LaunchErrorCode, LaunchOptions
-from runtime.browser.chromium_process import reap_stale_profiles
+from runtime.browser.launch.chromium_process import reap_stale_profiles
 from runtime.execute import BrowserProvider
-from runtime.execute.browser_pool import BrowserPool
-from runtime.execute.provider import retry_delays_up_to
+from runtime.browser.supply.browser_pool import BrowserPool
+from runtime.browser.supply.provider import retry_delays_up_to
 from runtime.service.api.agent_service import AgentServicer
 from runtime.service.api.auth import BearerTokenInterceptor
 from runtime.service.api.recipe_service import RecipeServicer

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from runtime.browser.launch import endpoint_problem, redact_endpoint
+from runtime.browser.launch.endpoints import endpoint_problem, redact_endpoint
 from runtime.service.config.errors import ServiceConfigError
 
 

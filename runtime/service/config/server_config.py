@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runtime.browser.launch import endpoint_problem, redact_endpoint
-from runtime.execute.provider import DEFAULT_RETRY_MAX_SECONDS
+from runtime.browser.launch.endpoints import endpoint_problem, redact_endpoint
+from runtime.browser.supply.provider import DEFAULT_RETRY_MAX_SECONDS
 from runtime.service.config.bind_safety import check_bind_is_safe
 from runtime.service.config.errors import ServiceConfigError
 from runtime.service.config.tls_files import check_server_tls_files
@@ -47,7 +47,7 @@ class ServerConfig:
     # The directory recipes sent by clients may name tool registries in; None: they may name none.
     tool_registry_root: Path | None = None
     # Attach to running Chromiums (their DevTools websockets) instead of launching one; with more
-    # than one, runs are spread over them by load (runtime/execute/browser_pool.py).
+    # than one, runs are spread over them by load (runtime/browser/supply/browser_pool.py).
     browser_ws_endpoints: tuple[str, ...] = ()
     # PEM files; with both set the server speaks TLS only.
     tls_cert: Path | None = None

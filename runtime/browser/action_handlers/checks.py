@@ -1,0 +1,88 @@
+"""Checking a page: verify's checks (URL, text, title, element state) and the page fingerprint."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from runtime.browser.action_handlers.effects import own_effects
+from runtime.browser.action_handlers.params import invalid, required_str, target_param
+from runtime.browser.action_handlers.scope import ActionScope, Result
+from runtime.browser.vocabulary.actions import Action
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.vocabulary.observation import PageFingerprint, VerifyOutcome
+from runtime.browser.tab.tab import Tab
+
+async def fingerprint_of(tab: Tab) -> PageFingerprint:
+    """URL, DOM structure, form values and visible text of the tab's document, hashed."""
+    return fingerprint_from(await tab.call_script("fingerprint"), tab)
+
+
+def fingerprint_from(raw: dict[str, str], tab: Tab) -> PageFingerprint:
+    """The fingerprint of what page_reads.js's `fingerprint` read in `tab`, just read."""
+    digest = hashlib.sha256(
+        "\u0000".join((raw["url"], raw["structure"], raw["fields"], raw["text"])).encode("utf-8")
+    ).hexdigest()
+    return PageFingerprint(
+        url=raw["url"],
+        digest=digest,
+        element_count=raw["structure"].count(",") + 1 if raw["structure"] else 0,
+        text_length=len(raw["text"]),
+        document=tab.document(),
+    )
+
+
+async def page_fingerprint(scope: ActionScope, action: Action) -> Result:
+    fingerprint = await fingerprint_of(scope.tab)
+    return fingerprint.to_dict(), fingerprint
+
+
+async def verify(scope: ActionScope, action: Action) -> Result:
+    tab = scope.tab
+    params = action.params
+    check = params.get("check")
+    if check == "url_matches":
+        value = required_str(params, "value")
+        url = await tab.current_url()
+        passed = bool(re.search(value, url)) if params.get("regex") else value in url
+        outcome = VerifyOutcome(check, passed, value, url, f"url {url} {'matches' if passed else 'does not match'} {value!r}")
+    elif check == "text_present":
+        value = required_str(params, "value")
+        read = await tab.call_script("textShown", value)
+        passed = bool(read["shown"])
+        outcome = VerifyOutcome(check, passed, value, read["text"],
+                                f"text {value!r} {'is' if passed else 'is not'} on the page")
+    elif check == "element_state":
+        target = target_param(params)
+        state = params.get("state", "exists")
+        if state not in ("exists", "visible", "enabled", "checked", "selected", "value"):
+            raise invalid(f"params.state must be exists, visible, enabled, checked, selected or value, got {state!r}")
+        expected = params.get("expected", True if state != "value" else None)
+        if state == "value" and not isinstance(expected, str):
+            raise invalid("element_state with state=value needs params.expected (a string)")
+        try:
+            element = await tab.resolve(target)
+            observed_states = await tab.call_script_on(element, "elementState")
+        except BrowserActionError as exc:
+            if exc.error.code is not ActionErrorCode.NOT_FOUND:
+                raise
+            observed_states = {"exists": False, "visible": False, "enabled": False, "checked": False, "selected": False, "value": None}
+        observed = observed_states[state]
+        passed = observed == expected
+        outcome = VerifyOutcome(check, passed, expected, observed,
+                                f"{target.to_dict()} {state}={observed!r} (expected {expected!r})")
+    elif check == "title_includes":
+        value = required_str(params, "value")
+        title = await tab.title()
+        passed = " ".join(value.split()).casefold() in " ".join(title.split()).casefold()
+        outcome = VerifyOutcome(check, passed, value, title,
+                                f"title {title!r} {'includes' if passed else 'does not include'} {value!r}")
+    elif check == "own_effect":
+        judged = await own_effects(tab)
+        outcome = VerifyOutcome(check, judged.passed, "a change the act caused", judged.effects, judged.message)
+    else:
+        raise invalid(
+            f"params.check must be url_matches, text_present, title_includes, element_state or own_effect, got {check!r}"
+        )
+    # The document the check read, so a verdict can say where its evidence came from.
+    return {**outcome.to_dict(), "document": tab.document().to_dict()}, outcome

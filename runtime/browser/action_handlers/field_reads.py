@@ -1,0 +1,176 @@
+"""Extracting named fields from a page, by CSS selector in one batch or by any other target."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from runtime.browser.action_handlers.params import invalid
+from runtime.browser.action_handlers.read import readability_extract
+from runtime.browser.action_handlers.checks import fingerprint_from
+from runtime.browser.action_handlers.scope import ActionScope, Result
+from runtime.browser.vocabulary.actions import Action, Target
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.tab.locate import choose_match, chosen_index, invalid_locator, locate_spec
+from runtime.browser.vocabulary.observation import PageFingerprint
+from runtime.browser.tab.tab import Tab
+
+
+_FIELD_KEYS = {"selector", "target", "attr", "all", "value", "trim"}
+
+
+@dataclass(frozen=True)
+class _FieldRequest:
+    """One field to extract: by a CSS selector read in one batch, or by any other Target."""
+
+    selector: str | None
+    target: Target | None
+    attr: str | None
+    all: bool
+    # {attr, value, trim} as field_reads.js reads them.
+    how: dict[str, Any]
+
+
+def _field_request(name: str, spec: Any) -> _FieldRequest:
+    where = f"params.fields.{name}"
+    if isinstance(spec, str):
+        spec = {"selector": spec}
+    if not isinstance(spec, dict):
+        raise invalid(f"{where} must be a CSS selector string or an object with 'selector' or 'target'")
+    unknown = sorted(set(spec) - _FIELD_KEYS)
+    if unknown:
+        raise invalid(f"{where} has unknown keys {unknown}; allowed: {sorted(_FIELD_KEYS)}")
+    if ("selector" in spec) == ("target" in spec):
+        raise invalid(f"{where} needs exactly one of 'selector' (CSS) or 'target' (ref, role+name, text, css or xpath)")
+    attr = spec.get("attr")
+    if attr is not None and not isinstance(attr, str):
+        raise invalid(f"{where}.attr must be a string")
+    read_all = bool(spec.get("all"))
+    value = spec.get("value")
+    if value is not None and not isinstance(value, bool):
+        raise invalid(f"{where}.value must be true or false")
+    if value is not None and attr is not None:
+        raise invalid(f"{where} takes attr or value, not both")
+    trim = spec.get("trim", True)
+    if not isinstance(trim, bool):
+        raise invalid(f"{where}.trim must be true or false")
+    how = {"attr": attr, "value": value, "trim": trim}
+    if "selector" in spec:
+        if not isinstance(spec["selector"], str):
+            raise invalid(f"{where}.selector must be a string")
+        if read_all:
+            return _FieldRequest(spec["selector"], None, attr, True, how)
+        return _FieldRequest(None, Target(css=spec["selector"]), attr, False, how)
+    target = Target.from_params(spec["target"], field_path=f"{where}.target")
+    if read_all:
+        if not target.css or target.to_dict().keys() - {"css"}:
+            raise invalid(f"{where}.all needs a plain CSS selector; a {target.kind} target names one element")
+        return _FieldRequest(target.css, None, attr, True, how)
+    return _FieldRequest(None, target, attr, False, how)
+
+
+async def _read_target(tab: Tab, target: Target, how: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
+    """The element's text/value/attribute and how it was found, or (None, None) when nothing
+    matches (a missing field, not an error). Several matches (ambiguous_target), a stale ref or
+    a bad selector fail the action: the caller must know."""
+    try:
+        element = await tab.resolve(target)
+    except BrowserActionError as exc:
+        if exc.error.code is ActionErrorCode.NOT_FOUND:
+            return None, None
+        raise
+    return await tab.call_script_on(element, "readElement", how), element.how
+
+
+async def extract(scope: ActionScope, action: Action) -> Result:
+    tab = scope.tab
+    params = action.params
+    if params.get("readable"):
+        return await readability_extract(scope, action)
+    fields = params.get("fields")
+    if not isinstance(fields, dict) or not fields:
+        raise invalid("extract needs params.fields ({name: {selector | target, attr?, value?, trim?, all?}}) or params.readable=true")
+    with_fingerprint = params.get("fingerprint", False)
+    if not isinstance(with_fingerprint, bool):
+        raise invalid("params.fingerprint must be true or false")
+    requests = {name: _field_request(name, spec) for name, spec in fields.items()}
+    # Fields the top document answers are read in one evaluation; those by a ref (a handle the
+    # tab keeps) or inside an iframe (another world) are found and read one by one after it.
+    in_batch: dict[str, dict[str, Any]] = {}
+    for name, request in requests.items():
+        if request.selector is not None:
+            in_batch[name] = {"all": True, "selector": request.selector, "how": request.how}
+        elif request.target is not None and not request.target.ref and request.target.frame is None:
+            spec = locate_spec(request.target)
+            in_batch[name] = {"spec": spec, "index": chosen_index(spec), "how": request.how}
+    one_by_one = [name for name in requests if name not in in_batch]
+    document = tab.document()
+    values: dict[str, Any] = {}
+    found: dict[str, Any] = {}
+    ambiguous: dict[str, Any] = {}
+    url: str | None = None
+    fingerprint: PageFingerprint | None = None
+    if in_batch or with_fingerprint:
+        reads = await _read_in_one(tab, in_batch, with_fingerprint)
+        url = str(reads["url"])
+        if with_fingerprint:
+            fingerprint = fingerprint_from(reads["fingerprint"], tab)
+        values.update(reads["values"])
+        for name, located in reads["located"].items():
+            how = requests[name].target.to_dict()  # type: ignore[union-attr] - located fields have targets
+            try:
+                if "error" in located:
+                    raise invalid_locator(how, str(located["error"]))
+                found[name] = choose_match(located, in_batch[name]["spec"], how)[1]
+            except BrowserActionError as exc:
+                values[name] = found[name] = None
+                _unless_field_problem(exc, ambiguous, name)
+    for name in one_by_one:
+        request = requests[name]
+        assert request.target is not None
+        try:
+            values[name], found[name] = await _read_target(tab, request.target, request.how)
+        except BrowserActionError as exc:
+            values[name] = None
+            _unless_field_problem(exc, ambiguous, name)
+    if url is None or one_by_one:
+        url = await tab.current_url()
+    ordered = {name: values.get(name) for name in requests}
+    missing = [name for name, value in ordered.items() if value is None or value == []]
+    read_from = tab.document()
+    data: dict[str, Any] = {
+        "fields": ordered,
+        "missing": missing,
+        "ambiguous": ambiguous,
+        "found": found,
+        "url": url,
+        # The document the fields were read from; a different one after the read means it was
+        # replaced meanwhile and the read proves nothing about either.
+        "document": read_from.to_dict(),
+        "document_changed_during_read": not document.same_document(read_from),
+    }
+    if fingerprint is not None:
+        # The fingerprint of the document the batch was read from, taken in the same evaluation:
+        # the run's provenance check needs no read of its own (runtime/execute/reads/provenance.py).
+        data["fingerprint"] = fingerprint.to_dict()
+    return data, None
+
+
+async def _read_in_one(tab: Tab, in_batch: dict[str, dict[str, Any]], with_fingerprint: bool) -> dict[str, Any]:
+    try:
+        # In the isolated world, as every other read: the page's own scripts cannot stand in
+        # for the DOM they show.
+        return await tab.call_script("readFields", in_batch, with_fingerprint)  # type: ignore[no-any-return]
+    except BrowserActionError as exc:
+        if exc.error.code is ActionErrorCode.SCRIPT_FAILED:  # a CSS `all` selector the browser cannot parse
+            raise invalid(f"bad selector in params.fields: {exc.error.message}") from None
+        raise
+
+
+def _unless_field_problem(exc: BrowserActionError, ambiguous: dict[str, Any], name: str) -> None:
+    """A field nothing matches is missing, and one naming several elements is that field's
+    problem (listed in `ambiguous`), not the whole read's; anything else fails the action."""
+    if exc.error.code is ActionErrorCode.AMBIGUOUS_TARGET:
+        ambiguous[name] = {"message": exc.error.message, **exc.error.details}
+    elif exc.error.code is not ActionErrorCode.NOT_FOUND:
+        raise exc

@@ -1,0 +1,63 @@
+"""`browser_evaluate`: run a recipe's script in the page and bring back its JSON result.
+
+The script is the body of an async function of `args`. It runs in a fresh isolated world of the
+top frame by default (it sees the DOM, not the page's own scripts, and leaves nothing behind for
+the next script); `world: main` runs it in the page's own world, globals included. The action's
+timeout bounds it (a synchronous loop is terminated by Chromium), and a result whose JSON is
+larger than `max_bytes` fails as `result_too_large`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from runtime.browser.action_handlers.params import int_param, invalid, required_str
+from runtime.browser.action_handlers.scope import ActionScope, Result
+from runtime.browser.vocabulary.actions import Action
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
+
+EVALUATE_WORLD = "verity-evaluate"
+DEFAULT_MAX_BYTES = 64 * 1024
+WORLDS = ("isolated", "main")
+
+
+async def browser_evaluate(scope: ActionScope, action: Action) -> Result:
+    tab = scope.tab
+    params = action.params
+    script = required_str(params, "script")
+    world = params.get("world", "isolated")
+    if world not in WORLDS:
+        raise invalid(f"params.world must be one of {list(WORLDS)}, got {world!r}")
+    args = params.get("args", {})
+    try:
+        args_json = json.dumps(args, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise invalid(f"params.args must be JSON: {error}") from None
+    max_bytes = int_param(params, "max_bytes", DEFAULT_MAX_BYTES, minimum=1)
+    request: dict[str, Any] = {
+        "expression": f"(async (args) => {{\n{script}\n}})({args_json})",
+        "returnByValue": True,
+        "awaitPromise": True,
+        # Chromium terminates a script still running when this runs out (a synchronous loop too).
+        "timeout": max(1, int(tab.remaining_ms())),
+    }
+    if world == "isolated":
+        frame = (await tab.worlds.frames())[0]
+        created = await tab.cdp.send("Page.createIsolatedWorld", {"frameId": frame["id"], "worldName": EVALUATE_WORLD})
+        request["contextId"] = created["executionContextId"]
+    reply = await tab.cdp.send("Runtime.evaluate", request)
+    if "exceptionDetails" in reply:
+        details = reply["exceptionDetails"]
+        text = str((details.get("exception") or {}).get("description") or details.get("text") or "script error").splitlines()[0]
+        if "terminated" in text.lower():
+            raise BrowserActionError(ActionErrorCode.TIMEOUT, f"the script did not finish in time: {text}", world=world)
+        raise BrowserActionError(ActionErrorCode.SCRIPT_FAILED, f"the script threw: {text}", world=world)
+    result = reply.get("result", {})
+    value = result.get("value") if result.get("type") != "undefined" else None
+    size = len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
+    if size > max_bytes:
+        raise BrowserActionError(
+            ActionErrorCode.RESULT_TOO_LARGE, f"the script's result is {size} bytes of JSON; at most {max_bytes} may come back", size=size, max_bytes=max_bytes
+        )
+    return {"result": value, "world": world, "size": size, "url": await tab.current_url()}, None

@@ -1,0 +1,231 @@
+"""Finding Chromium, the command line Verity starts it with, and the spawn itself.
+
+Nothing here imports pyppeteer or the rest of `runtime.browser`: `verity run` spawns its Chromium
+from this module before it imports anything else, so the browser starts up on one core while the
+run's code is imported on the other (BENCHMARKS.md, "Run start"). Connecting to the spawned
+process is `runtime.browser.launch.browser`'s `StartingChromium`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from runtime.browser.launch.chromium_process import ChromiumProfile, reap_stale_profiles, spawn_chromium
+from runtime.browser.vocabulary.errors import BrowserLaunchError, LaunchErrorCode
+
+_log = logging.getLogger(__name__)
+
+CHROMIUM_ENV_VAR = "VERITY_CHROME"
+CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
+
+# What an automated browser is started with (the switches pyppeteer's launcher has always given
+# Verity's Chromium): no background traffic or updates, no crash reports, extensions, default
+# apps, translation, popup blocking or hang monitor, and no keyring.
+AUTOMATION_FLAGS = (
+    "--disable-background-networking",
+    "--disable-background-timer-throttling",
+    "--disable-breakpad",
+    "--disable-browser-side-navigation",
+    "--disable-client-side-phishing-detection",
+    "--disable-default-apps",
+    "--disable-dev-shm-usage",
+    "--disable-extensions",
+    "--disable-hang-monitor",
+    "--disable-popup-blocking",
+    "--disable-prompt-on-repost",
+    "--disable-sync",
+    "--disable-translate",
+    "--metrics-recording-only",
+    "--no-first-run",
+    "--safebrowsing-disable-auto-update",
+    "--enable-automation",
+    "--password-store=basic",
+    "--use-mock-keychain",
+)
+HEADLESS_FLAGS = ("--headless", "--hide-scrollbars", "--mute-audio")
+
+OFFLINE_FLAGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
+
+# Cross-origin iframes normally live in other renderer processes (site isolation); keeping them
+# in-process lets one DOMSnapshot capture, and one CDP session act on, every frame of a tab.
+IN_PROCESS_FRAME_FLAGS = ("--disable-site-isolation-trials",)
+IN_PROCESS_FRAME_FEATURES = ("IsolateOrigins", "site-per-process")
+
+# The network fence (README "What the fence covers"). A context's proxy carries HTTP, but WebRTC
+# sends UDP straight to STUN/TURN servers and remote candidates; this policy keeps WebRTC to TCP
+# through the proxy (measured: 0 datagrams for STUN, TURN, a forged candidate and a late start).
+WEBRTC_UDP_FLAG = "--webrtc-ip-handling-policy=disable_non_proxied_udp"
+# Gathering host candidates otherwise multicasts mDNS (224.0.0.251), which leaves loopback.
+WEBRTC_FENCE_FEATURES = ("WebRtcHideLocalIpsWithMdns",)
+
+# Headless Chromium still builds each window's omnibox popup, a WebUI page in a renderer of its own,
+# for every tab opened in a new context: one such renderer per run's session, and 1.3 s of CPU at
+# each launch (BENCHMARKS.md, "Suite"). No page can reach it, and nothing shows it.
+BROWSER_UI_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
+
+NO_STARTUP_WINDOW_FLAG = "--no-startup-window"
+
+_DISABLE_FEATURES = "--disable-features="
+_WEBRTC_POLICY_SWITCH = "--webrtc-ip-handling-policy="
+
+
+def merge_disabled_features(args: Sequence[str]) -> list[str]:
+    """`args` with every `--disable-features=` folded into one, placed last, ours included.
+
+    Chromium keeps one value per switch: measured on 156 (chrome://version, "Command-line
+    Variations"), of two `--disable-features=` only the last counts. pyppeteer's default arguments
+    carried `--disable-features=site-per-process` after ours, which had silently dropped every
+    feature Verity disabled, so none may stay apart.
+    """
+    disabled = [*IN_PROCESS_FRAME_FEATURES, *WEBRTC_FENCE_FEATURES, *BROWSER_UI_FEATURES]
+    others: list[str] = []
+    for arg in args:
+        if arg.startswith(_DISABLE_FEATURES):
+            disabled.extend(name for name in arg[len(_DISABLE_FEATURES) :].split(",") if name and name not in disabled)
+        else:
+            others.append(arg)
+    return [*others, _DISABLE_FEATURES + ",".join(disabled)]
+
+
+def chromium_command(executable: str, *, headless: bool, user_data_dir: str, extra_args: Sequence[str] = ()) -> list[str]:
+    """The whole command line Verity starts Chromium with: the automation defaults, the profile,
+    headless mode, the offline and in-process-frame flags, `extra_args`, the WebRTC fence, one
+    merged `--disable-features=`. A caller's own `--webrtc-ip-handling-policy=` is dropped: the
+    last one would win, and the fence is not an option."""
+    kept = [arg for arg in extra_args if not arg.startswith(_WEBRTC_POLICY_SWITCH)]
+    ours = [*OFFLINE_FLAGS, *IN_PROCESS_FRAME_FLAGS, *kept, WEBRTC_UDP_FLAG, "--remote-debugging-port=0"]
+    args = [*AUTOMATION_FLAGS, f"--user-data-dir={user_data_dir}", *(HEADLESS_FLAGS if headless else ())]
+    # No first window: every run opens its tab in a context of its own, so the default context's
+    # about:blank would be a renderer process nobody uses (about 0.13 s of CPU at each launch,
+    # BENCHMARKS.md, "Run start"). A caller's own URL still opens.
+    if all(arg.startswith("-") for arg in ours):
+        args.append(NO_STARTUP_WINDOW_FLAG)
+    return [executable, *merge_disabled_features([*args, *ours])]
+
+
+def find_chromium() -> str:
+    """Path of the Chromium to use: $VERITY_CHROME, else chromium / chromium-browser /
+    google-chrome on PATH. Raises `BrowserLaunchError(chromium_not_found)` saying how to fix it."""
+    configured = os.environ.get(CHROMIUM_ENV_VAR)
+    if configured:
+        path = Path(configured)
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path)
+        resolved = shutil.which(configured)
+        if resolved:
+            return resolved
+        raise BrowserLaunchError(
+            LaunchErrorCode.CHROMIUM_NOT_FOUND,
+            f"{CHROMIUM_ENV_VAR}={configured!r} is not an executable file; point it at a Chromium "
+            "binary (e.g. /usr/bin/chromium) or unset it to search PATH",
+        )
+    for name in CHROMIUM_CANDIDATES:
+        resolved = shutil.which(name)
+        if resolved:
+            return resolved
+    raise BrowserLaunchError(
+        LaunchErrorCode.CHROMIUM_NOT_FOUND,
+        "no Chromium found: looked for $VERITY_CHROME, then "
+        + ", ".join(CHROMIUM_CANDIDATES)
+        + " on PATH. Install one (`apt-get install chromium`) or set VERITY_CHROME=/path/to/chrome",
+    )
+
+
+@dataclass(frozen=True)
+class LaunchOptions:
+    """How to start Chromium. `executable_path=None` means `find_chromium()`."""
+
+    executable_path: str | None = None
+    headless: bool = True
+    extra_args: Sequence[str] = field(default_factory=tuple)
+    # A profile directory to use as it is; by default a marked one is made and removed on close.
+    user_data_dir: str | None = None
+    # Where the marked profiles are made (default: the system's temporary directory); a server
+    # points this into its store directory and reaps what a killed predecessor left there.
+    profiles_dir: Path | None = None
+    launch_timeout_ms: int = 30_000
+
+
+class SpawnedChromium:
+    """A Chromium process `spawn` started, which nobody has taken yet.
+
+    Whoever connects to it first `claim()`s it (and from then on owns the process and profile);
+    `abandon()` kills an unclaimed one with its process group and removes the profile made for it,
+    and does nothing to a claimed one, so a command may call it on every way out.
+    """
+
+    def __init__(self, process: subprocess.Popen[bytes], profile: ChromiumProfile | None, user_data_dir: str, executable: str, timeout_s: float) -> None:
+        self.process = process
+        self.profile = profile
+        self.user_data_dir = user_data_dir
+        self.executable = executable
+        self.timeout_s = timeout_s
+        self._claimed = False
+
+    def claim(self) -> None:
+        """Take the process over; raises if it was taken or abandoned already."""
+        if self._claimed:
+            raise BrowserLaunchError(LaunchErrorCode.LAUNCH_FAILED, f"Chromium pid {self.process.pid} was already taken or abandoned")
+        self._claimed = True
+
+    def abandon(self) -> None:
+        """Kill the process (its whole group) and remove the profile we made for it; nothing
+        once it was claimed."""
+        if self._claimed:
+            return
+        self._claimed = True
+        self.end()
+
+    def end(self) -> None:
+        """Kill the process with its group, reap it, and remove the profile made for it, whoever
+        holds it (a connect that failed ends the Chromium it claimed)."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=10)
+        if self.profile is not None:
+            self.profile.remove()
+
+
+def spawn(options: LaunchOptions | None = None) -> SpawnedChromium:
+    """Start a headless Chromium with the offline flags and return at once, before it listens.
+    Never downloads a browser.
+
+    The process is ours (chromium_process.py): an allowlisted environment, its own process group,
+    killed by the kernel if we die, in a marked profile directory that closing it removes.
+    Profiles a dead predecessor left in the same directory are reaped first. It listens for
+    DevTools on a port it picks itself and names in the profile.
+    """
+    options = options or LaunchOptions()
+    executable = options.executable_path or find_chromium()
+    profile: ChromiumProfile | None = None
+    user_data_dir = options.user_data_dir
+    if user_data_dir is None:
+        reap_stale_profiles(options.profiles_dir or Path(tempfile.gettempdir()))
+        profile = ChromiumProfile.create(options.profiles_dir)
+        user_data_dir = str(profile.path)
+    command = chromium_command(executable, headless=options.headless, user_data_dir=user_data_dir, extra_args=options.extra_args)
+    try:
+        process = spawn_chromium(command)
+    except OSError as error:
+        if profile is not None:
+            profile.remove()
+        raise BrowserLaunchError(LaunchErrorCode.LAUNCH_FAILED, f"could not start Chromium at {executable}: {error}") from None
+    _log.debug("started Chromium: pid %d, profile %s", process.pid, user_data_dir)
+    return SpawnedChromium(process, profile, user_data_dir, executable, options.launch_timeout_ms / 1000)

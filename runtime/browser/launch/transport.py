@@ -1,0 +1,91 @@
+"""pyppeteer as the CDP transport, with two patches of ours: commands whose caller gave up do not
+kill the connection, and the DevTools websocket is opened without compression.
+
+Imported before anything else of pyppeteer's is used (`browser.py` imports it first).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+# pyppeteer must never try to download its own Chromium; we always pass executablePath.
+os.environ.setdefault("PYPPETEER_SKIP_CHROMIUM_DOWNLOAD", "1")
+
+import pyppeteer.connection  # noqa: E402
+
+
+def _drop_settled_callbacks(callbacks: dict[int, asyncio.Future[Any]]) -> None:
+    for message_id in [key for key, future in callbacks.items() if future.done()]:
+        del callbacks[message_id]
+
+
+def _tolerate_abandoned_commands() -> None:
+    """Let pyppeteer's transport survive commands whose caller gave up.
+
+    An action that times out cancels the CDP command it was waiting for, and cancelling a task
+    cancels that command's future. pyppeteer later settles the future anyway (the reply comes,
+    or the target detaches), which raises InvalidStateError inside its receive loop and kills
+    the browser connection for every session on it. Settled futures are dropped first.
+    """
+    connection_class, session_class = pyppeteer.connection.Connection, pyppeteer.connection.CDPSession
+    if getattr(connection_class, "_verity_tolerant", False):
+        return
+    on_response, on_close = connection_class._on_response, connection_class._on_close
+    on_message, on_closed = session_class._on_message, session_class._on_closed
+
+    def connection_on_response(self: Any, msg: dict[str, Any]) -> None:
+        future = self._callbacks.get(msg.get("id", -1))
+        if future is not None and future.done():
+            del self._callbacks[msg["id"]]
+            return
+        on_response(self, msg)
+
+    async def connection_on_close(self: Any) -> None:
+        _drop_settled_callbacks(self._callbacks)
+        await on_close(self)
+
+    def session_on_message(self: Any, msg: str) -> None:
+        _drop_settled_callbacks(self._callbacks)
+        on_message(self, msg)
+
+    def session_on_closed(self: Any) -> None:
+        _drop_settled_callbacks(self._callbacks)
+        on_closed(self)
+
+    connection_class._on_response = connection_on_response
+    connection_class._on_close = connection_on_close
+    session_class._on_message = session_on_message
+    session_class._on_closed = session_on_closed
+    connection_class._verity_tolerant = True
+
+
+_tolerate_abandoned_commands()
+
+
+def _uncompressed_devtools_socket() -> None:
+    """Open the DevTools websocket without permessage-deflate.
+
+    The socket only ever runs over loopback (or to a pool's attached browser on the host's
+    network), where compressing every CDP message costs CPU on both ends and saves nothing worth
+    it: screenshots travel base64-encoded, HTML and texts in full. pyppeteer's Connection builds
+    its (lazy) connect in __init__ and opens it from a task that runs after, so the connect is
+    replaced before it is used.
+    """
+    connection_class = pyppeteer.connection.Connection
+    if getattr(connection_class, "_verity_uncompressed", False):
+        return
+    initialise = connection_class.__init__
+
+    def connection_init(self: Any, url: str, loop: asyncio.AbstractEventLoop, delay: int = 0) -> None:
+        initialise(self, url, loop, delay)
+        self._ws = pyppeteer.connection.ws_connect(
+            self._url, max_size=None, loop=self._loop, ping_interval=None, ping_timeout=None, compression=None
+        )
+
+    connection_class.__init__ = connection_init
+    connection_class._verity_uncompressed = True
+
+
+_uncompressed_devtools_socket()

@@ -1,0 +1,37 @@
+// Extracting fields (runtime/browser/action_handlers/field_reads.py).
+
+// How one element reads, by `how` = {attr, value, trim}: a form control (input, textarea, select)
+// reads what it holds now unless `value` is false; `attr: value` on one means the same (its
+// attribute is only the markup's initial value); a multiple select reads its chosen values joined
+// by ', '; anything else reads its text, trimmed unless `trim` is false.
+const read = (el, how) => {
+  const control = ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName);
+  const holds = () => el.tagName === 'SELECT' && el.multiple
+    ? Array.from(el.selectedOptions).map(o => o.value).join(', ') : el.value;
+  if (how.attr && !(how.attr === 'value' && control)) return el.getAttribute(how.attr);
+  if (control && how.value !== false) return holds();
+  if (how.value === true) return null;
+  const text = el.innerText !== undefined ? el.innerText : (el.textContent || '');
+  return how.trim === false ? text : text.trim();
+};
+
+// Every field the top document's isolated world can answer, in one call: a CSS `all` field's
+// matches, and each located field's search (the strict locator's, locate.js) with the match it
+// takes read at once; with `withFingerprint`, the page fingerprint of the document they were read
+// from (one JavaScript task: nothing can change the document between them).
+verity.readFields = (fields, withFingerprint) => {
+  const values = {}, located = {};
+  for (const [name, field] of Object.entries(fields)) {
+    if (field.all) { values[name] = Array.from(document.querySelectorAll(field.selector)).map((el) => read(el, field.how)); continue; }
+    let found;
+    try { found = verity.locate(field.spec); } catch (e) { located[name] = {error: String(e)}; continue; }
+    located[name] = found;
+    if (found.scope_error) continue;
+    const el = verity.located(field.index);
+    values[name] = el ? read(el, field.how) : null;
+  }
+  return {values, located, url: location.href, fingerprint: withFingerprint ? verity.fingerprint() : null};
+};
+
+// The same reading rule, for an element found by a ref or in an iframe (`this`).
+verity.readElement = function (how) { return read(this, how); };

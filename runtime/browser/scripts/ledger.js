@@ -1,0 +1,112 @@
+// The churn ledger: what each element of a document changed by itself, kept from the document's
+// start.
+//
+// A short watch before an act sees only a change faster than the watch (a clock ticking every
+// 60 ms); a clock ticking once a second may tick in the act's settle and pass for its effect. So
+// every document of a tab starts, in the driver's isolated world (page scripts cannot see or
+// disturb it), a MutationObserver from its first moment that keeps per element (a WeakMap) the
+// last few distinct moments each of its aspects changed: its content (text, child nodes) or an
+// attribute by name.
+//
+// - The parser building the page is one render, not churn: nothing is kept while the document
+//   loads.
+// - An act marks its own window (from its gesture to the end of its settle, effects.js): what
+//   changes then is the act's and never kept as churn.
+// - At the next act, an element (or element + attribute) that changed at two or more moments, at
+//   least DISTINCT_MS apart, in the RECENT_MS before the gesture changes by itself (a clock, a
+//   ticker, a carousel): the same change after the act is not the act's. A page's one-off update
+//   (a "loading..." shown once) is a single moment, so an act that later writes there still
+//   counts.
+// - A write that leaves a node as it was (textContent, innerHTML, setAttribute or a text node's
+//   data set to what it held, as frameworks re-render) is no change, here and for an act's effect.
+//
+// Memory stays bounded: KEEP moments per aspect, ASPECTS aspects per element, RECURRING elements.
+
+// Changes closer than this are one moment (a render touches an element several times at once).
+const DISTINCT_MS = 100;
+// How far back before a gesture a repeated change counts as the page's own.
+const RECENT_MS = 5000;
+const KEEP = 8;
+const ASPECTS = 16;
+const RECURRING = 500;
+
+// What an observer of changes asks for: old values too, for `unchanged`.
+const OBSERVE_OPTIONS = {
+  subtree: true, childList: true, characterData: true, attributes: true, attributeOldValue: true, characterDataOldValue: true,
+};
+
+// Whether a MutationRecord left its node as it was: an attribute or text whose old value is the
+// current one, or children replaced by equal ones in the same places.
+const unchanged = (r) => {
+  if (r.type === 'attributes') return r.oldValue === r.target.getAttribute(r.attributeName);
+  if (r.type === 'characterData') return r.oldValue === r.target.data;
+  const gone = r.removedNodes, came = r.addedNodes;
+  if (!gone.length || gone.length !== came.length) return false;
+  for (let i = 0; i < gone.length; i++) if (!gone[i].isEqualNode(came[i])) return false;
+  return true;
+};
+
+// The ledger of the document this world shows, once started.
+let current = null;
+
+// `verity.ledger.start()` starts the ledger of the world's document, once per document (at the
+// document's start: the tab adds it to every new document; or when an act first needs it, for a
+// document that began before the tab was followed), and answers it. `ledger.churn(now)` lists
+// [element, aspect, times] changed at 2+ idle moments in the RECENT_MS before `now`;
+// `ledger.beginAct()` / `ledger.endAct()` mark an act's own window.
+const start = () => {
+  if (current && current.doc === document) return current;
+  const moments = new WeakMap();
+  const recurring = new Map();
+  const ledger = {doc: document, actingUntil: -1, recentMs: RECENT_MS};
+  const note = (records) => {
+    const now = performance.now();
+    if (now < ledger.actingUntil || document.readyState === 'loading') return;
+    for (const r of records) {
+      const e = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+      if (!e || unchanged(r)) continue;
+      const a = r.type === 'attributes' ? '@' + r.attributeName : 'content';
+      let byAspect = moments.get(e);
+      if (!byAspect) { byAspect = new Map(); moments.set(e, byAspect); }
+      let times = byAspect.get(a);
+      if (!times) {
+        if (byAspect.size >= ASPECTS) continue;
+        times = [];
+        byAspect.set(a, times);
+      }
+      if (times.length && now - times[times.length - 1] < DISTINCT_MS) continue;
+      times.push(now);
+      if (times.length > KEEP) times.shift();
+      if (times.length >= 2) {
+        recurring.delete(e);
+        recurring.set(e, true);
+        if (recurring.size > RECURRING) recurring.delete(recurring.keys().next().value);
+      }
+    }
+  };
+  ledger.observer = new MutationObserver(note);
+  ledger.observer.observe(document, OBSERVE_OPTIONS);
+  ledger.flush = () => note(ledger.observer.takeRecords());
+  ledger.churn = (now) => {
+    ledger.flush();
+    const found = [];
+    for (const e of Array.from(recurring.keys())) {
+      let live = false;
+      for (const [a, times] of moments.get(e) || []) {
+        const recent = times.filter((t) => t >= now - RECENT_MS && t <= now).length;
+        if (times.length && times[times.length - 1] >= now - RECENT_MS) live = true;
+        if (recent >= 2) found.push([e, a, recent]);
+      }
+      if (!live) recurring.delete(e);
+    }
+    return found;
+  };
+  // What changes from the gesture to the end of the settle is the act's (what came before is
+  // flushed as idle first). An act that never says it ended (its document went) ends by itself.
+  ledger.beginAct = (longestMs) => { ledger.flush(); ledger.actingUntil = performance.now() + longestMs; };
+  ledger.endAct = () => { ledger.observer.takeRecords(); ledger.actingUntil = -1; };
+  current = ledger;
+  return ledger;
+};
+
+verity.ledger = {start, current: () => current, unchanged, OBSERVE_OPTIONS};

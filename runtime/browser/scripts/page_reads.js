@@ -1,0 +1,119 @@
+// Reading a page (runtime/browser/action_handlers/read.py and the tab): what it shows and holds,
+// read in the isolated world, where the page's own scripts cannot stand in for the DOM.
+
+verity.url = () => location.href;
+verity.origin = () => location.origin;
+verity.title = () => document.title;
+verity.innerText = () => document.body ? document.body.innerText : '';
+verity.pageHtml = () => document.documentElement ? document.documentElement.outerHTML : '';
+verity.documentHtml = () => document.documentElement.outerHTML;
+verity.elementHtml = function () { return this.outerHTML; };
+verity.isConnected = function () { return this.isConnected; };
+// The focused element (the body when nothing has focus).
+verity.activeElement = () => document.activeElement || document.body || document.documentElement;
+
+// What observe shows above the snapshot: the URL, the title and the start of the text.
+verity.observeHead = (textChars) => [location.href, document.title, (document.body ? document.body.innerText : '').slice(0, textChars)];
+
+// What a page fingerprint hashes: URL, DOM structure, form values and visible text.
+verity.fingerprint = () => {
+  const els = document.getElementsByTagName('*');
+  const tags = new Array(els.length);
+  for (let i = 0; i < els.length; i++) tags[i] = els[i].tagName;
+  const fields = Array.from(document.querySelectorAll('input,textarea,select'))
+    .map(e => e.type === 'checkbox' || e.type === 'radio' ? String(e.checked) : e.value);
+  return {url: location.href, structure: tags.join(','), fields: fields.join('\u0001'),
+          text: document.body ? document.body.innerText : ''};
+};
+
+// What blocker detection needs that the readable text loses: headings, the visible text (the shown
+// text on a page of up to `shownLimit` characters of innerText, else the innerText), a password
+// field, a captcha widget (the common providers' frames and containers).
+verity.pageSigns = (limit, shownLimit) => {
+  const shown = (el) => !el.checkVisibility || el.checkVisibility({visibilityProperty: true});
+  const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
+  const headings = Array.from(document.querySelectorAll('h1,h2,h3')).filter(shown)
+    .map(h => squash(h.innerText)).filter(Boolean).slice(0, 30);
+  const password = Array.from(document.querySelectorAll('input[type=password]')).some(shown);
+  const captcha = !!document.querySelector('iframe[src*="recaptcha"],iframe[src*="hcaptcha"],' +
+    'iframe[src*="challenges.cloudflare.com"],.g-recaptcha,.h-captcha,.cf-turnstile,[data-sitekey],' +
+    '#captcha,.captcha,[id*="geetest"],[class*="geetest"],[class*="nc_wrapper"]');
+  const inner = document.body ? document.body.innerText : '';
+  const source = inner.length <= shownLimit ? 'shown' : 'inner_text';
+  const text = source === 'shown' ? verity.shownText() : inner;
+  return {headings, password, captcha, text: text.slice(0, limit), source};
+};
+
+// Everything prepare_page reads, in one JavaScript task: the HTML, URL, title, signs and
+// fingerprint all belong to the one document.
+verity.pageReads = (visibleChars, shownLimit) => ({
+  html: document.documentElement ? document.documentElement.outerHTML : '',
+  url: location.href,
+  title: document.title,
+  signs: verity.pageSigns(visibleChars, shownLimit),
+  fingerprint: verity.fingerprint(),
+});
+
+// Covers, for one capture, every field whose value and every text that shows one of the given
+// values with a black box (position: absolute in page coordinates, so a full-page capture is
+// covered too); returns how many boxes it drew. `unmaskSecrets` takes the boxes away.
+verity.maskSecrets = function (values) {
+  const boxes = [];
+  const cover = (rect) => { if (rect.width > 0 && rect.height > 0) boxes.push(rect); };
+  const shows = (text) => values.some((v) => text.includes(v));
+  for (const field of document.querySelectorAll('input, textarea')) {
+    if (field.type !== 'password' && shows(field.value || '')) cover(field.getBoundingClientRect());
+  }
+  const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const value of values) {
+      for (let at = node.data.indexOf(value); at >= 0; at = node.data.indexOf(value, at + value.length)) {
+        const range = document.createRange();
+        range.setStart(node, at);
+        range.setEnd(node, at + value.length);
+        for (const rect of range.getClientRects()) cover(rect);
+      }
+    }
+  }
+  if (!boxes.length) return 0;
+  const layer = document.createElement('div');
+  layer.setAttribute('data-verity-secret-mask', '');
+  layer.style.cssText = 'position:absolute;left:0;top:0;width:0;height:0;z-index:2147483647;pointer-events:none';
+  for (const r of boxes) {
+    const box = document.createElement('div');
+    box.style.cssText = `position:absolute;background:#000;left:${r.left + scrollX}px;top:${r.top + scrollY}px;width:${r.width}px;height:${r.height}px`;
+    layer.appendChild(box);
+  }
+  document.documentElement.appendChild(layer);
+  return boxes.length;
+};
+verity.unmaskSecrets = () => document.querySelectorAll('[data-verity-secret-mask]').forEach((layer) => layer.remove());
+
+// The elements a seed-003 XPath scan lists: in the viewport or the whole document, `limit` at
+// most, each with its XPath, tag, text and box.
+verity.xpathScan = (scope, limit) => {
+  const selector = 'a[href],button,input:not([type=hidden]),select,textarea,summary,[role],[onclick],[contenteditable],h1,h2,h3,h4,h5,h6';
+  const xpathOf = (el) => {
+    const steps = [];
+    for (let node = el; node && node.nodeType === 1; node = node.parentNode) {
+      let index = 1;
+      for (let sib = node.previousElementSibling; sib; sib = sib.previousElementSibling)
+        if (sib.tagName === node.tagName) index++;
+      steps.unshift(node.tagName.toLowerCase() + '[' + index + ']');
+    }
+    return '/' + steps.join('/');
+  };
+  const out = [];
+  let total = 0;
+  for (const el of document.querySelectorAll(selector)) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if (scope === 'viewport' && (r.bottom < 0 || r.top > innerHeight || r.right < 0 || r.left > innerWidth)) continue;
+    total++;
+    if (out.length >= limit) continue;
+    out.push({xpath: xpathOf(el), tag: el.tagName.toLowerCase(),
+              text: (el.innerText || el.value || el.getAttribute('aria-label') || '').trim().slice(0, 120),
+              bbox: {x: Math.round(r.x), y: Math.round(r.y + scrollY), w: Math.round(r.width), h: Math.round(r.height)}});
+  }
+  return {elements: out, total};
+};

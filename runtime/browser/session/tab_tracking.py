@@ -1,0 +1,238 @@
+"""`TabTracker`: the tabs of one browser context, the sticky primary tab, and the popups it opens.
+
+The primary tab is the context's first page and stays the default target for the session's life.
+Tabs a page opens (target=_blank, window.open) are adopted as they appear and announced as
+`TabEvent`s; tabs that close are marked closed.
+
+A new tab is noticed by the browser's own `Target.targetCreated` event, heard as it arrives
+(pyppeteer's `targetcreated` comes later: it waits for the new target's first URL). Chromium
+creates a popup's target while the page's click handler is still running, so the event reaches
+us before the reply to the input that caused it; one more browser round trip after an action
+flushes any event sent before it. So `opened_since_mark()` knows every tab an action opened
+without waiting for time to pass.
+
+With a judge (the session has a network policy) each tab also gets a `TopFrameWatch`: which
+navigations of its top frame the policy refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from runtime.browser.vocabulary.actions import ActionName
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.launch.browser import Browser
+from runtime.browser.vocabulary.observation import TabEvent
+from runtime.browser.tab.tab import Tab, TabHooks
+from runtime.browser.tab.top_frame import Judge, RefusalLookup, TopFrameBlock, TopFrameWatch
+
+# Popups come from user gestures, so only these actions report the tabs they opened in
+# `opened_tabs`; a tab a page opens on its own later is still tracked and announced as a TabEvent.
+ACTIONS_THAT_MAY_OPEN_TABS = frozenset({
+    ActionName.ACT.value,
+    ActionName.BROWSER_CLICK.value,
+    ActionName.BROWSER_TYPE.value,
+})
+# A ceiling for attaching to a popup the browser has already announced, not a wait for it to appear.
+ADOPTION_CEILING_SECONDS = 10.0
+
+
+@dataclass
+class TabInfo:
+    """What the session knows about one of its tabs."""
+
+    tab_id: str
+    url: str
+    opener_tab_id: str | None
+    closed: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tab_id": self.tab_id, "url": self.url, "opener_tab_id": self.opener_tab_id, "closed": self.closed}
+
+
+@dataclass(frozen=True)
+class NetworkWatch:
+    """What a tab's TopFrameWatch needs from the session: the URL judge and the proxy's log."""
+
+    judge: Judge
+    refusal_for: RefusalLookup
+
+
+class TabTracker:
+    """Every tab of one context by tab id, live or closed; `tab()` resolves the live ones."""
+
+    def __init__(
+        self, session_id: str, browser: Browser, on_tab_event: Callable[[TabEvent], None] | None, network: NetworkWatch | None = None
+    ) -> None:
+        self._session_id = session_id
+        self._browser = browser
+        self._on_tab_event = on_tab_event
+        self._network = network
+        self._context_id: str | None = None
+        self._tabs: dict[str, Tab] = {}
+        self._tab_info: dict[str, TabInfo] = {}
+        self._top_frames: dict[str, TopFrameWatch] = {}
+        self._tab_by_target: dict[str, str] = {}  # CDP target id -> tab id
+        self._adoptions: dict[str, asyncio.Task[None]] = {}  # CDP target id -> its adoption
+        self._created_since_mark: list[str] = []
+        self._tab_counter = itertools.count(1)
+        self._snapshot_counter = itertools.count(1)
+        self._primary_tab_id: str | None = None
+        self._watching = True
+        self._hooks = TabHooks(next_snapshot_id=self._next_snapshot_id, url_changed=self._update_url)
+
+    async def open_primary(self, context: Any, page: Any = None) -> Tab:
+        """Open the context's first page (or take `page`, one it has already opened) as the
+        primary tab, then watch the context for more."""
+        if page is None:
+            page = await context.newPage()
+        primary = await self._attach(page, opener_tab_id=None)
+        self._register(primary, announce=False)
+        self._primary_tab_id = primary.tab_id
+        self._context_id = context._id
+        self._browser.on_cdp_event("Target.targetCreated", self._on_target_created)
+        self._browser.on_cdp_event("Target.targetDestroyed", self._on_target_destroyed)
+        return primary
+
+    def stop_watching(self) -> None:
+        """Adopt no more tabs (the context is closing)."""
+        self._watching = False
+        self._browser.off_cdp_event("Target.targetCreated", self._on_target_created)
+        self._browser.off_cdp_event("Target.targetDestroyed", self._on_target_destroyed)
+
+    @property
+    def primary_tab_id(self) -> str:
+        assert self._primary_tab_id is not None
+        return self._primary_tab_id
+
+    @property
+    def tabs(self) -> dict[str, TabInfo]:
+        return dict(self._tab_info)
+
+    def tab(self, tab_id: str | None = None) -> Tab:
+        """The live `Tab` for `tab_id` (default: primary). Raises `BrowserActionError(tab_closed)`."""
+        resolved = tab_id or self.primary_tab_id
+        tab = self._tabs.get(resolved)
+        if tab is None:
+            if resolved in self._tab_info:
+                raise BrowserActionError(ActionErrorCode.TAB_CLOSED, f"tab {resolved} was closed")
+            raise BrowserActionError(
+                ActionErrorCode.INVALID_PARAMS,
+                f"unknown tab_id {resolved!r}; this session's tabs: {sorted(self._tab_info)}",
+            )
+        return tab
+
+    def top_frame(self, tab_id: str | None = None) -> TopFrameWatch | None:
+        """The tab's TopFrameWatch; None without a network policy (or for an unknown tab)."""
+        return self._top_frames.get(tab_id or self.primary_tab_id)
+
+    def top_frame_blocks(self, tab_id: str | None = None) -> list[TopFrameBlock]:
+        """Every refused navigation of the tab's top frame so far, oldest first."""
+        watch = self.top_frame(tab_id)
+        return list(watch.blocks) if watch is not None else []
+
+    # ----------------------------------------------------------------- popups
+
+    def mark(self) -> None:
+        """Start collecting the tabs opened from now on (an action is about to run)."""
+        self._created_since_mark = []
+
+    async def opened_since_mark(self) -> list[TabInfo]:
+        """The tabs opened since `mark()`: one browser round trip flushes their announcements,
+        then each announced tab is waited for until it is attached."""
+        await self._browser.round_trip()
+        pending = [self._adoptions[t] for t in self._created_since_mark if not self._adoptions[t].done()]
+        if pending:
+            await asyncio.wait(pending, timeout=ADOPTION_CEILING_SECONDS)
+        opened = [self._tab_by_target.get(target_id) for target_id in self._created_since_mark]
+        return [self._tab_info[tab_id] for tab_id in opened if tab_id is not None]
+
+    def _on_target_created(self, event: dict[str, Any]) -> None:
+        info = event.get("targetInfo") or {}
+        target_id = str(info.get("targetId", ""))
+        if (
+            not self._watching
+            or info.get("type") != "page"
+            or info.get("browserContextId") != self._context_id
+            or target_id in self._tab_by_target
+            or target_id in self._adoptions
+        ):
+            return
+        self._created_since_mark.append(target_id)
+        self._adoptions[target_id] = asyncio.ensure_future(self._adopt(target_id, info.get("openerId")))
+
+    async def _adopt(self, target_id: str, opener_id: str | None) -> None:
+        # pyppeteer files the target in a task it scheduled for the same event, before this one.
+        target = self._browser.raw._targets.get(target_id)
+        if target is None:
+            return
+        try:
+            page = await target.page()
+            if page is None:
+                return
+            tab = await self._attach(page, opener_tab_id=self._tab_by_target.get(opener_id or ""))
+        except Exception:  # noqa: BLE001 - the popup may close before we attach; nothing to adopt
+            return
+        if not self._watching:
+            return
+        self._register(tab, announce=True)
+        await self._keep_primary_in_front()
+
+    async def _keep_primary_in_front(self) -> None:
+        """A popup comes to the front and hides its opener; a hidden tab paints no frames (a
+        screenshot of it waits forever) and its timers are throttled. The primary tab is the
+        one the run reads, so it goes back to the front."""
+        primary = self._tabs.get(self.primary_tab_id)
+        if primary is None:
+            return
+        try:
+            await primary.page.bringToFront()
+        except Exception:  # noqa: BLE001 - the primary tab may be closing; nothing to keep visible
+            pass
+
+    def _on_target_destroyed(self, event: dict[str, Any]) -> None:
+        tab_id = self._tab_by_target.get(str(event.get("targetId", "")))
+        if tab_id is None or tab_id not in self._tabs:
+            return
+        self._tabs.pop(tab_id)
+        info = self._tab_info[tab_id]
+        info.closed = True
+        self._emit(TabEvent("closed", self._session_id, tab_id, info.url, info.opener_tab_id))
+
+    # ----------------------------------------------------------------- bookkeeping
+
+    async def _attach(self, page: Any, *, opener_tab_id: str | None) -> Tab:
+        tab = await Tab.attach(self._next_tab_id(), page, opener_tab_id=opener_tab_id, hooks=self._hooks)
+        if self._network is not None:
+            watch = TopFrameWatch(tab.tab_id, self._network.judge, self._network.refusal_for)
+            await watch.start(tab.cdp)
+            self._top_frames[tab.tab_id] = watch
+        return tab
+
+    def _register(self, tab: Tab, *, announce: bool) -> None:
+        self._tabs[tab.tab_id] = tab
+        info = TabInfo(tab_id=tab.tab_id, url=tab.page.url, opener_tab_id=tab.opener_tab_id)
+        self._tab_info[tab.tab_id] = info
+        # pyppeteer keeps the CDP target id private; it is the key the browser's events use.
+        self._tab_by_target[tab.page.target._targetId] = tab.tab_id
+        if announce:
+            self._emit(TabEvent("opened", self._session_id, tab.tab_id, info.url, tab.opener_tab_id))
+
+    def _next_tab_id(self) -> str:
+        return f"t{next(self._tab_counter)}"
+
+    def _next_snapshot_id(self) -> str:
+        # Unique across the context's tabs, so a ref names its tab's snapshot.
+        return f"s{next(self._snapshot_counter)}"
+
+    def _update_url(self, tab_id: str, url: str) -> None:
+        if tab_id in self._tab_info:
+            self._tab_info[tab_id].url = url
+
+    def _emit(self, event: TabEvent) -> None:
+        if self._on_tab_event is not None:
+            self._on_tab_event(event)

@@ -1,0 +1,343 @@
+"""One tab: its pyppeteer page, a raw CDP session, and its snapshot refs.
+
+Refs are bound to DOM node identity (the element object registered by the snapshot walker in an
+isolated world) and to the tab's latest snapshot: a ref is resolved only if it belongs to that
+snapshot and the very node it named is still connected.
+Anything else is `stale_ref` - the driver never re-finds "a similar element" behind a ref.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from runtime.browser.vocabulary.actions import Target
+from runtime.browser.vocabulary.document import DocumentIdentity
+from runtime.browser.tab.document_tracking import DocumentTracker
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError, document_replaced
+from runtime.browser.vocabulary.observation import Snapshot
+from runtime.browser.tab.locate import locate
+from runtime.browser.scripts.loader import WORLD_NAME, new_document_source
+from runtime.browser.tab.snapshot_capture import Capture, capture_candidates, show_page
+from runtime.browser.tab.worlds import FrameWorlds, call_page_script
+from runtime.browser.tab.snapshot_pages import REF_PATTERN, SnapshotQuery
+
+if TYPE_CHECKING:
+    from pyppeteer.page import Page
+
+T = TypeVar("T")
+
+# How long (x 10 ms) a gesture's navigation request may take to be reported.
+NAVIGATION_NOTICE_POLLS = 5
+# How long a requested navigation that neither loads nor commits is waited for.
+NAVIGATION_COMMIT_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class ResolvedElement:
+    """A live element handle (CDP RemoteObject id) plus how it was found, for results."""
+
+    object_id: str
+    how: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TabHooks:
+    """What a tab needs from whoever keeps track of it, as plain callables.
+
+    `next_snapshot_id` names each snapshot (unique across the tabs that share it, so a ref names
+    its tab's snapshot); `url_changed(tab_id, url)` hears every new URL of the top document.
+    """
+
+    next_snapshot_id: Callable[[], str]
+    url_changed: Callable[[str, str], None]
+
+
+class Tab:
+    """One page driven over CDP. Knows its own page only; ids and URL bookkeeping go through `hooks`."""
+
+    def __init__(self, tab_id: str, page: Page, cdp: Any, opener_tab_id: str | None, hooks: TabHooks) -> None:
+        self.hooks = hooks
+        self.tab_id = tab_id
+        self.page = page
+        self.cdp = cdp
+        self.opener_tab_id = opener_tab_id
+        self.last_status: int | None = None
+        self.deadline: float = 0.0
+        self.latest_snapshot: Snapshot | None = None
+        self.worlds = FrameWorlds(cdp, lambda: self.documents.frame_id)
+        self.documents = DocumentTracker(tab_id, cdp)
+        # What the latest act watches for its own effect (action_handlers/effects.py sets it).
+        self.effect_watch: Any = None
+        # The latest snapshot's capture (where its refs live) and whether one came before it.
+        self._captured: Capture | None = None
+        self._captured_id: str | None = None
+        self._had_previous = False
+
+    @classmethod
+    async def attach(cls, tab_id: str, page: Page, *, opener_tab_id: str | None, hooks: TabHooks) -> Tab:
+        # The tab's reads, worlds and document tracking share the page's own CDP session, the one
+        # pyppeteer drives it with, which already has the Page, Network and Runtime events on. A
+        # session of its own made the browser send each of those events twice, and the run
+        # decode them twice (BENCHMARKS.md, "Tenth sitting").
+        cdp = page._client
+        tab = cls(tab_id, page, cdp, opener_tab_id, hooks)
+        page.on("response", tab._on_response)
+        page.on("framenavigated", tab._on_frame_navigated)
+        await tab.documents.start()
+        # Every document of the tab gets the page scripts in the world the driver reads from, and
+        # keeps its churn ledger from its first moment (an act's judge asks it what changed by itself).
+        await cdp.send("Page.addScriptToEvaluateOnNewDocument", {"source": new_document_source(), "worldName": WORLD_NAME})
+        return tab
+
+    def document(self) -> DocumentIdentity:
+        """The document the top frame shows now (as of the last CDP event received)."""
+        return self.documents.current()
+
+    def _on_response(self, response: Any) -> None:
+        # Only the top document's status classifies a navigation (404 -> page_not_found).
+        request = response.request
+        if request.resourceType == "document" and request.frame is self.page.mainFrame:
+            self.last_status = response.status
+
+    def _on_frame_navigated(self, frame: Any) -> None:
+        if frame is self.page.mainFrame:
+            self.note_url(frame.url)
+
+    def note_url(self, url: str) -> None:
+        """Tell the tracker the top document now shows `url`."""
+        self.hooks.url_changed(self.tab_id, url)
+
+    def remaining_ms(self) -> float:
+        return max(0.0, (self.deadline - time.monotonic()) * 1000)
+
+    # ----------------------------------------------------------------- scripting
+
+    async def evaluate(self, expression: str) -> Any:
+        """Evaluate `expression` in the top document's isolated world and return its JSON value
+        (a promise is awaited). What the driver itself asks goes through `call_script`."""
+        return await self._in_top_world(lambda context_id: self.worlds.evaluate(context_id, expression, await_promise=True))
+
+    async def call_script(self, name: str, *args: Any) -> Any:
+        """The JSON value of the page scripts' function `name` (runtime/browser/scripts) called
+        with JSON `args` in the top document's isolated world (a promise is awaited). The isolated
+        world has the DOM without the page's own scripts: a page that redefines `document.title`,
+        `innerText` or `querySelectorAll` for its scripts cannot change what Verity reads, checks
+        and reports (features/verdict_honesty_runs.feature)."""
+        return await self._in_top_world(lambda context_id: self.worlds.call(context_id, name, *args))
+
+    async def _in_top_world(self, send: Callable[[int], Awaitable[dict[str, Any]]]) -> Any:
+        """The JSON value of what `send` asks the top document's isolated world (by its context id)."""
+        async def in_top_world() -> dict[str, Any]:
+            return await send(await self.worlds.top_context())
+
+        return _script_value(await self._in_live_worlds(in_top_world))
+
+    async def ready_state(self) -> str:
+        """`document.readyState`, read in the page's own world: the one read that is not
+        evidence. A page that lies about it only makes Verity wait, or read a document whose
+        reads are then tied to their document anyway; and it is the read through which a page's
+        own script can replace the document mid-read (tests/fixtures/site/moves_on.html)."""
+        reply = await self.cdp.send(
+            "Runtime.evaluate",
+            {"expression": "document.readyState", "returnByValue": True, "awaitPromise": True},
+        )
+        return str(_script_value(reply))
+
+    async def _in_live_worlds(self, operation: Callable[[], Awaitable[T]]) -> T:
+        """`operation`, run once more on fresh isolated worlds when a world it used went with a
+        document replaced in place (a javascript: URL keeps the loader id the worlds are keyed by)."""
+        try:
+            return await operation()
+        except BrowserActionError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the frame's world went with its document
+            if "context" not in str(exc).lower():
+                raise
+        self.worlds.reset()
+        return await operation()
+
+    async def call_script_on(self, element: ResolvedElement, name: str, *args: Any) -> Any:
+        """The page scripts' function `name` called with `this` = the element (in the world it
+        was found in) and JSON `args`; returns its JSON value (a promise is awaited)."""
+        return _script_value(await call_page_script(self.cdp, {"objectId": element.object_id}, name, args))
+
+    async def call_on(self, element: ResolvedElement, function: str, *args: Any) -> Any:
+        """Call the function declaration `function` with `this` = the element and JSON `args`;
+        returns its JSON value. What the driver itself asks goes through `call_script_on`."""
+        reply = await self.cdp.send(
+            "Runtime.callFunctionOn",
+            {
+                "objectId": element.object_id,
+                "functionDeclaration": function,
+                "arguments": [{"value": arg} for arg in args],
+                "returnByValue": True,
+                "awaitPromise": True,
+            },
+        )
+        return _script_value(reply)
+
+    async def settle_navigation(self, started_before: int, before: DocumentIdentity) -> dict[str, Any]:
+        """After a gesture: when it started a navigation of the top frame, wait (within the
+        action's deadline) until the new document has committed and loaded. The old document's
+        context is gone then, so nothing is evaluated in it; a context lost mid-way is asked
+        again. A navigation that never commits (Chromium refuses some) is waited for only
+        while it loads, or NAVIGATION_COMMIT_SECONDS at most; the run's next read sees it anyway."""
+        # The gesture's navigation request arrives as a CDP event just after the gesture returns.
+        for _ in range(NAVIGATION_NOTICE_POLLS):
+            if self.documents.navigations_started != started_before:
+                break
+            await asyncio.sleep(0.01)
+        else:
+            return {}
+        requested_at = time.monotonic()
+        while self.remaining_ms() > 200:
+            committed = not self.document().same_document(before)
+            if not committed and not self.documents.loading and time.monotonic() - requested_at > NAVIGATION_COMMIT_SECONDS:
+                return {"navigated": False, "navigation_requested": True}
+            if committed and not self.documents.loading:
+                try:
+                    if await self.ready_state() == "complete":
+                        break
+                except Exception as exc:  # noqa: BLE001 - the context went with the old document
+                    if not document_replaced(exc):
+                        raise
+            await asyncio.sleep(0.05)
+        return {"navigated": True, "url": self.documents.url, "loaded": not self.documents.loading}
+
+    async def active_element(self) -> ResolvedElement:
+        """The focused element of the top document (the body when nothing has focus), in the
+        driver's isolated world."""
+        context_id = await self.worlds.top_context()
+        reply = await self.worlds.call(context_id, "activeElement", by_value=False)
+        return ResolvedElement(reply["result"]["objectId"], {"focused": True})
+
+    async def current_url(self) -> str:
+        return str(await self.call_script("url"))
+
+    async def title(self) -> str:
+        """The document's title as the page shows it (the isolated world's `document.title`)."""
+        return str(await self.call_script("title") or "")
+
+    # ----------------------------------------------------------------- snapshots
+
+    async def take_snapshot(self, max_elements: int, query: SnapshotQuery | None = None, max_chars: int | None = None) -> Snapshot:
+        """Capture (every candidate gets a ref; older refs become stale), then show the page
+        `query` asks for (default: the first `max_elements`)."""
+        started = time.perf_counter()
+        snapshot_id = self.hooks.next_snapshot_id()
+        self._had_previous = self._captured is not None
+        # Refs of the previous snapshot go stale from here on, whatever happens next.
+        self._captured, self._captured_id = None, snapshot_id
+        self._captured = await capture_candidates(self.cdp, self.worlds, snapshot_id=snapshot_id)
+        return await self._show(query or SnapshotQuery(max_elements=max_elements), max_chars, started)
+
+    async def show_snapshot(self, snapshot_id: str, query: SnapshotQuery, max_chars: int | None = None) -> Snapshot:
+        """Another page of the tab's latest snapshot: no new capture, every ref stays valid."""
+        if snapshot_id != self._captured_id or self._captured is None:
+            raise BrowserActionError(
+                ActionErrorCode.STALE_REF,
+                f"snapshot {snapshot_id} is not tab {self.tab_id}'s latest ({self._captured_id or 'none'}); take a new snapshot",
+                latest_snapshot_id=self._captured_id,
+            )
+        return await self._show(query, max_chars, time.perf_counter())
+
+    async def _show(self, query: SnapshotQuery, max_chars: int | None, started: float) -> Snapshot:
+        capture, snapshot_id = self._captured, self._captured_id
+        assert capture is not None and snapshot_id is not None
+        snapshot = await show_page(
+            self.worlds, capture, snapshot_id, self.tab_id, query, self._within_location(query, snapshot_id), max_chars, started,
+            had_previous=self._had_previous,
+        )  # fmt: skip
+        self.latest_snapshot = snapshot
+        return snapshot
+
+    def _within_location(self, query: SnapshotQuery, snapshot_id: str) -> tuple[int, int] | None:
+        """(frame index, local index) of the query's `within` ref, which must be of this snapshot."""
+        named = query.within_ref()
+        if named is None:
+            return None
+        ref_snapshot, number = named
+        if ref_snapshot != snapshot_id:
+            raise BrowserActionError(
+                ActionErrorCode.STALE_REF, f"within={query.within} is not a ref of snapshot {snapshot_id}", ref=query.within
+            )
+        location = self._locate_number(number)
+        if location is None:
+            raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"snapshot {snapshot_id} has no element {query.within}", ref=query.within)
+        return location
+
+    def _locate_number(self, number: int) -> tuple[int, int] | None:
+        """(frame index, local index) of ref number `number` of the latest snapshot."""
+        if self._captured is None:
+            return None
+        for index, frame in enumerate(self._captured.frames):
+            if frame.first_number <= number < frame.first_number + frame.total:
+                return index, number - frame.first_number
+        return None
+
+    # ----------------------------------------------------------------- targets
+
+    async def resolve(self, target: Target) -> ResolvedElement:
+        """Find the one element a target names (locate.py: strict), or raise `stale_ref` /
+        `not_found` / `ambiguous_target` / `invalid_params`."""
+        if target.ref:
+            return await self._resolve_ref(target.ref)
+        found = await self._in_live_worlds(lambda: locate(self.worlds, self.cdp, target))
+        return ResolvedElement(found.object_id, found.how)
+
+    async def _resolve_ref(self, ref: str) -> ResolvedElement:
+        match = REF_PATTERN.match(ref)
+        if not match:
+            raise BrowserActionError(
+                ActionErrorCode.INVALID_PARAMS, f"ref {ref!r} is not a snapshot ref like 's3:e12'"
+            )
+        latest = self._captured_id
+        if match.group(1) != latest:
+            raise BrowserActionError(
+                ActionErrorCode.STALE_REF,
+                f"ref {ref} is not from tab {self.tab_id}'s latest snapshot ({latest or 'none'}); "
+                "take a new snapshot and use its refs",
+                ref=ref,
+                latest_snapshot_id=latest,
+            )
+        location = self._locate_number(int(match.group(2)))
+        if location is None or self._captured is None:
+            raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"snapshot {latest} has no element {ref}", ref=ref)
+        stale = BrowserActionError(
+            ActionErrorCode.STALE_REF,
+            f"the element behind {ref} was removed, re-rendered or navigated away since snapshot {latest}; "
+            "take a new snapshot",
+            ref=ref,
+        )
+        frame_index, local_index = location
+        context_id = self._captured.frames[frame_index].context_id
+        try:
+            reply = await self.worlds.call(context_id, "snapshotElement", latest, local_index, by_value=False)
+        except Exception as exc:  # noqa: BLE001 - the frame's world is gone: it navigated
+            if "context" in str(exc).lower():
+                raise stale from None
+            raise
+        result = reply.get("result", {})
+        if "exceptionDetails" in reply or result.get("subtype") != "node":
+            raise stale
+        element = ResolvedElement(result["objectId"], {"ref": ref})
+        if not await self.call_script_on(element, "isConnected"):
+            raise stale
+        return element
+
+
+def _script_value(reply: dict[str, Any]) -> Any:
+    """The JSON value a Runtime.evaluate / callFunctionOn reply returned, or its exception as
+    script_failed."""
+    if "exceptionDetails" in reply:
+        raise BrowserActionError(ActionErrorCode.SCRIPT_FAILED, _exception_text(reply["exceptionDetails"]))
+    return reply["result"].get("value")
+
+
+def _exception_text(details: dict[str, Any]) -> str:
+    exception = details.get("exception") or {}
+    return str(exception.get("description") or details.get("text") or "script error").splitlines()[0]

@@ -219,8 +219,7 @@ def model_view(gemini: GeminiServer) -> None:
     assert len(nudges) == 1
     assert "[snapshot s1]" in requests[2].system_instruction and "[snapshot" not in requests[1].system_instruction
     declared = {d["name"] for d in requests[0].body["tools"][0]["functionDeclarations"]}
-    # tools.allow names open_url, the old name of browser_navigate: the model is offered the new one.
-    assert declared == {"browser_navigate", "browser_snapshot", "browser_click", "browser_extract", "browser_verify", "close"}
+    assert declared == {"browser_navigate", "browser_snapshot", "browser_click", "browser_extract", "browser_verify", "close"}  # open_url: its new name
     assert all(r.model == "gemini-fixture-flash" for r in requests)
 
 

@@ -144,7 +144,7 @@ Feature: The runtime's imports point one way
   @ARCH-005
   Scenario: Inside runtime/execute each room imports only the rooms below it
     Given the import graph of runtime/
-    Then runtime/execute's modules import only their own room and the ones below: browser supply, step outcome, values, judges, record, context, reads, agent, states, loop
+    Then runtime/execute's modules import only their own room and the ones below: browser supply, step outcome, values, judges, record, context, reads, acts, agent, states, loop
 
   @ARCH-005
   Scenario: A judge that names the run context, only for a type, is reported

@@ -6,7 +6,7 @@ Feature: People and policies stay in control of a run
   @EXEC-008
   Scenario: An approved step resumes the run
     When I start "approval" against the quote site
-    Then the run waits for confirmation of "open_url"
+    Then the run waits for confirmation of "browser_navigate"
     And answering an unknown request is refused
     When I approve the pending request
     Then the run ends "completed" with stop reason "completed"
@@ -15,7 +15,7 @@ Feature: People and policies stay in control of a run
   @EXEC-008
   Scenario: A denied step stops the run
     When I start "approval" against the quote site
-    Then the run waits for confirmation of "open_url"
+    Then the run waits for confirmation of "browser_navigate"
     When I deny the pending request because "not today"
     Then the run ends "error" with stop reason "approval_denied"
     And no page was opened

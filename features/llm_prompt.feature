@@ -11,7 +11,7 @@ Feature: The agent prompt is structured and carries compressed page context
     Then the prompt's sections are "goal, page, tools, strategy, completion" in that order
     And the page section holds the URL and tab "tab-1"
     And the page section holds "snapshot-3" and "snapshot-2" verbatim and "snapshot-1" as a placeholder
-    And the tools section lists "browser_click"
+    And the tools section says how to write a target and repeats no tool's declaration
     And the completion section asks to call "close"
 
   @LLM-007

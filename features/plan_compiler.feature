@@ -49,7 +49,7 @@ Feature: Compiling recipes into state-machine plans
     And "find" on "unverified" goes to "end.verification_failed"
     And "find" on "exhausted" goes to "end.max_steps_exceeded"
     And "find" on "error" goes to "end.execute_error"
-    And the agent step "find" offers the model "browser_click, browser_extract, browser_snapshot, close, open_url"
+    And the agent step "find" offers the model "browser_click, browser_extract, browser_navigate, browser_snapshot, browser_verify, close"
 
   @PLAN-008
   Scenario: A step's when becomes a guard state in front of it

@@ -115,3 +115,19 @@ Feature: Recipe validation with precise errors
     When I validate it
     Then the problems are exactly those listed in its expect comments
     And the problem at "plan[1].evaluate" says "name 'browser_evaluate' in tools.allow"
+
+  @RECIPE-028
+  Scenario: Files to upload are declared inside the recipe's directory
+    Given the broken recipe "upload-files.yaml"
+    When I validate it
+    Then the problems are exactly those listed in its expect comments
+    And the problem at "files.outside" says "leads out of the recipe's directory"
+    And the problem at "files.absolute" says "not a path relative to the recipe's directory"
+    And the problem at "plan[1].act.files[1]" suggests "here"
+
+  @RECIPE-028
+  Scenario: Only an upload act names files, and it names at least one
+    Given the broken recipe "upload-acts.yaml"
+    When I validate it
+    Then the problems are exactly those listed in its expect comments
+    And the problem at "plan[1].act" says "`upload` needs `files`"

@@ -18,6 +18,7 @@ before it (tests/architecture proves the order):
     record/          what a run records: run files, step records, spans, report, storage state
     context/         RunContext, the one thing a handler receives, and its collaborators
     reads/           reading the page for a step: provenance, refused paths, search results
+    acts/            acting and waiting, for act and wait steps and agents alike: driver calls, expectations
     agent/           an agent step's model side: the tools offered, each tool call
     states/          one handler per plan state kind, registered under the kind's name
     walker.py        the loop: state -> handler -> record -> transition

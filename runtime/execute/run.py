@@ -215,6 +215,7 @@ async def _run(
             private_network_override=allow_private_network,
         )
         context.storage_state = keeper
+        context.uploads = order.uploads
         walk = PlanWalk(context)
         handle._work = asyncio.ensure_future(walk.walk())
         if handle._stop_reason is not None:  # stop() before the walk even started

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from runtime.outcomes import StopReason
+from runtime.recipe.tool_names import canonical_tool
 from runtime.recipe.tool_registry import ToolScope, classify_tool_name
 
 if TYPE_CHECKING:
@@ -200,7 +201,7 @@ class IntentGuard:
     # --- checks ------------------------------------------------------------------------------
 
     def scope_of(self, tool: str) -> ToolScope:
-        scope = self._scopes.get(tool)
+        scope = self._scopes.get(canonical_tool(tool))
         if scope is not None:
             try:
                 return ToolScope(scope)
@@ -227,7 +228,7 @@ class IntentGuard:
             False,
             StopReason.INTENT_EXECUTION_FAILED,
             f"the goal asks for browser access ({self._intent_reason()}) but no browser tool is available "
-            f"(available: {listed}); expose a browser tool (e.g. open_url, browser_snapshot) in tools.allow "
+            f"(available: {listed}); expose a browser tool (e.g. browser_navigate, browser_snapshot) in tools.allow "
             "or the tool registry, or set guards.intentGuard.browser.noFallback: false",
         )
 

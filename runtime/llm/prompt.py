@@ -1,7 +1,10 @@
 """Seed 002's structured system prompt for the browser agent, as a pure function.
 
-Sections, in order: <goal>, <page> (URL, tab, then the compressed observations), <tools>,
-<strategy> (observe before act, structured actions only), <completion> (end by calling close).
+Sections, in order: <goal>, <page> (URL, tab, then the compressed observations), <tools> (what
+the tools' declarations do not say: how to write a target), <strategy> (observe before act,
+structured actions only), <completion> (end by calling close). The tools themselves travel as
+declarations beside the prompt; nothing of theirs is repeated here, so the fixed part of every
+request stays small (BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -20,11 +23,9 @@ SECTIONS = ("goal", "page", "tools", "strategy", "completion")
 _SECTION_TAG = re.compile(r"</?\s*(" + "|".join(SECTIONS) + r")\s*>", re.IGNORECASE)
 
 STRATEGY = (
-    "- Observe before you act: take a snapshot, then act on a ref from the latest snapshot only.\n"
-    "- Act with structured tool arguments (refs, roles, names), never with free-text instructions.\n"
-    "- Make at most one tool call per step and read its result before the next one.\n"
-    "- After an action, verify its effect on the page; if nothing changed, try another approach instead of repeating it.\n"
-    "- Stay on the target site; do not invent URLs or data the page does not show."
+    "- Snapshot first; act on refs of the latest snapshot.\n"
+    "- One call per turn. Its result says if an act had an effect; if not, try another way.\n"
+    "- Stay on the site; never invent URLs or data."
 )
 
 
@@ -41,8 +42,10 @@ def build_agent_prompt(
     page: PageContext | None = None,
     observations: ObservationContext | None = None,
     completion_tool: str = "close",
+    tool_notes: str = "",
 ) -> str:
-    """The system prompt. Page text and goal cannot close or open our sections (tags are neutralised)."""
+    """The system prompt. Page text and goal cannot close or open our sections (tags are neutralised).
+    `tool_notes` is what the tools section says beyond the declarations (none repeats them)."""
     page_lines = []
     if page is not None:
         page_lines += [f"url: {page.url or '(none yet)'}", f"tab: {page.tab_id or '(none yet)'}"]
@@ -53,16 +56,13 @@ def build_agent_prompt(
     if observations is not None:
         for entry in observations.render():
             page_lines.append(f"[{entry.kind} {entry.label}]\n{entry.text}")
-    tool_lines = [f"- {tool.name}: {tool.description}" for tool in tools] or ["(no tools available)"]
     completion = (
-        f"When the goal is reached and verified on the page, call `{completion_tool}` with a short summary of what you did "
-        "and the result. A task only counts as done when the last action succeeded and its verification passed. "
-        f"If you cannot reach the goal, call `{completion_tool}` and say what blocked you."
+        f"When the goal holds, call {completion_tool} with the result; if blocked, say why in {completion_tool}."
     )
     bodies = {
         "goal": _neutralise(goal),
         "page": _neutralise("\n".join(page_lines)),
-        "tools": _neutralise("\n".join(tool_lines)),
+        "tools": _neutralise(tool_notes if tools else "(no tools available)"),
         "strategy": STRATEGY,
         "completion": completion,
     }

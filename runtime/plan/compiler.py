@@ -35,7 +35,7 @@ from runtime.recipe.model import Recipe
 from runtime.recipe.step_graph import body_ids
 from runtime.recipe.step_tools import replan_tool
 from runtime.recipe.steps import AGENT_CLOSE_TOOL, Step
-from runtime.recipe.tool_registry import AGENT_DEFAULT_TOOLS, ToolRegistry, load_tool_registry
+from runtime.recipe.tool_registry import AGENT_DEFAULT_TOOLS, UPLOAD_TOOL, ToolRegistry, load_tool_registry
 
 
 
@@ -175,6 +175,8 @@ class _Compiler:
         if step.agent.tools is not None:
             return sorted(set(step.agent.tools) | {AGENT_CLOSE_TOOL})
         allowed = set(self.recipe.tools.allow) if self.recipe.tools.allow is not None else set(self.registry.names)
+        if not self.recipe.files:
+            allowed.discard(UPLOAD_TOOL)  # nothing it could upload: not worth its declaration
         return sorted({name for name in AGENT_DEFAULT_TOOLS if name in allowed} | {AGENT_CLOSE_TOOL})
 
     def _entry(self, step_id: str) -> str:
@@ -255,7 +257,7 @@ def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan
             run_timeout_ms=timeouts.run_ms,
         ),
         tools=ToolPolicy(
-            allowed=sorted(recipe.tools.allow) if recipe.tools.allow is not None else None,
+            allowed=sorted(set(recipe.tools.allow)) if recipe.tools.allow is not None else None,
             needs_approval=sorted(needs_approval),
             scopes={name: registry.scope_of(name).value for name in tool_names},
         ),

@@ -12,8 +12,8 @@ plan only, never the recipe. A server prepares the order when the request arrive
 is refused before any run exists) and places it (`placed`) once the run has its id.
 
 The run directory keeps the order it ran (order.json, `to_data`): the plan, the inputs with each
-secret one as its marker (never its value), which inputs are secret, labels, session files, run
-id and directory.
+secret one as its marker (never its value), which inputs are secret, labels, session files, the
+files it may upload, run id and directory.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from runtime.plan.model import Plan
 from runtime.recipe.inputs import resolve_inputs, secret_input_names
 from runtime.recipe.model import Recipe
 from runtime.recipe.tool_registry import ToolRegistry
+from runtime.recipe.upload_files import UploadRefused, confined_file, files_root
 from runtime.secrets import marker
 from runtime.template.placeholders import placeholder_values
 
@@ -57,6 +58,32 @@ class StorageStateFiles:
 
 
 @dataclass(frozen=True)
+class UploadFiles:
+    """The files a recipe lets its run upload (its `files:` section): name -> the path as written,
+    relative to `root`, the directory each must stay inside. `path_of` is the one way from a
+    name to a file, checked at the moment it is asked (the file may have changed since the
+    recipe loaded)."""
+
+    root: Path | None = None
+    declared: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, recipe: Recipe) -> UploadFiles:
+        return cls(files_root(recipe), dict(recipe.files)) if recipe.files else cls()
+
+    @property
+    def names(self) -> list[str]:
+        return sorted(self.declared)
+
+    def path_of(self, name: str) -> Path:
+        """The file declared as `name`, still inside the root; UploadRefused saying why not."""
+        if name not in self.declared or self.root is None:
+            declared = ", ".join(self.names) or "none"
+            raise UploadRefused(f"no file named {name!r} is declared for upload (declared: {declared}); name one of them, never a path")
+        return confined_file(self.root, self.declared[name])
+
+
+@dataclass(frozen=True)
 class RunOrder:
     """What one run runs: its plan, its resolved inputs (`secret_inputs` names those that are
     secret: marked `secret: true`, given as `@env:NAME`, or named by the caller), its labels and
@@ -67,6 +94,7 @@ class RunOrder:
     secret_inputs: frozenset[str] = frozenset()
     labels: Mapping[str, str] = field(default_factory=dict)
     storage_state: StorageStateFiles = StorageStateFiles()
+    uploads: UploadFiles = UploadFiles()
     run_id: str = ""
     run_dir: Path | None = None
 
@@ -91,6 +119,7 @@ class RunOrder:
                 "storage_state": str(self.storage_state.load) if self.storage_state.load else None,
                 "save_storage_state": str(self.storage_state.save) if self.storage_state.save else None,
             },
+            "files": dict(self.uploads.declared),
             "plan": self.plan.to_data(),
         }
 
@@ -123,6 +152,7 @@ def prepare_run(
         secret_inputs=frozenset(secret_input_names(recipe, raw_inputs) | set(secret_inputs)),
         labels=dict(labels or {}),
         storage_state=StorageStateFiles.of(recipe),
+        uploads=UploadFiles.of(recipe),
         run_id=run_id,
         run_dir=Path(run_dir) if run_dir is not None else None,
     )

@@ -23,6 +23,7 @@ from runtime.recipe.loop_checks import check_loops
 from runtime.recipe.references_check import check_references
 from runtime.recipe.step_graph import body_ids
 from runtime.recipe.step_tools import tool_needs
+from runtime.recipe.upload_files import check_upload_files
 from runtime.recipe.url_checks import check_urls
 from runtime.recipe.templated import all_steps, condition_lists, templated_fields, when_conditions
 from runtime.recipe.tool_registry import EVALUATE_TOOL, ToolRegistry
@@ -61,6 +62,7 @@ def check_recipe(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:
     yield from check_loops(recipe)
     yield from check_references(recipe)
     yield from check_urls(recipe)
+    yield from check_upload_files(recipe)
 
 
 def _regex_problem(pattern: str) -> str | None:

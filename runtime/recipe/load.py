@@ -83,6 +83,9 @@ def load_recipe_document(
         rejected = [format_path(path) for path in doc.rejected]
         found = [p for p in _pydantic_problems(error, doc, source) if not any(_within(p.path, r) for r in rejected)]
         raise RecipeInvalid(problems + found) from None
+    if recipe_path is not None:
+        # Before the checks: relative paths (the files a run may upload) resolve there.
+        recipe._directory = Path(os.path.abspath(recipe_path.parent))  # abspath: no file system access
     registry = load_tool_registry(None)
     if ("tools", "registry") not in doc.rejected:
         try:
@@ -98,8 +101,6 @@ def load_recipe_document(
         problems.append(Problem(source, line, col, format_path(path), message, code))
     if problems:
         raise RecipeInvalid(problems)
-    if recipe_path is not None:
-        recipe._directory = Path(os.path.abspath(recipe_path.parent))  # abspath: no file system access
     return recipe, registry
 
 

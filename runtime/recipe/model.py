@@ -13,10 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, PrivateAttr, model_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
+from runtime.recipe.step_bodies import FileName
 from runtime.recipe.steps import Step
 from runtime.recipe.strict import Milliseconds, Strict
+from runtime.recipe.tool_names import canonical_tools
 
 
 # --- identity -------------------------------------------------------------------------------------
@@ -107,9 +109,16 @@ class Target(Strict):
 
 
 class Tools(Strict):
-    allow: list[str] | None = Field(default=None, description="Tools the run may use; all registered tools when omitted.")
+    allow: list[str] | None = Field(
+        default=None, description="Tools the run may use; all registered tools when omitted. Old names (open_url, browser_select, browser_press, browser_wait) mean their new ones."
+    )
     needs_approval: list[str] = Field(default_factory=list, description="Tools that wait for a person's confirmation.")
     registry: str | None = Field(default=None, description="A directory of JSON/YAML tool descriptors, relative to the recipe.")
+
+    @field_validator("allow", "needs_approval", mode="after")
+    @classmethod
+    def _new_names(cls, names: list[str] | None) -> list[str] | None:
+        return canonical_tools(names)
 
 
 # --- fallback and output ----------------------------------------------------------------------------
@@ -189,6 +198,13 @@ class Recipe(Strict):
     fallback: Fallback = Field(default_factory=Fallback, description="The search used to find another page when the target is blocked.")
     output: Output = Field(default_factory=Output, description="The structured result the run brings back.")
     session: Session = Field(default_factory=Session, description="Cookies and localStorage loaded before the run and saved after it.")
+    files: dict[FileName, str] = Field(
+        default_factory=dict,
+        description=(
+            "Files a run may upload (an act's `upload`, an agent's browser_file_upload), name -> path relative to the recipe's directory, "
+            "which each must stay inside. Steps and models name them, never a path."
+        ),
+    )
     # The directory of the recipe's file, when it came from one: relative session files resolve there.
     _directory: Path | None = PrivateAttr(default=None)
 

@@ -8,19 +8,22 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from runtime.outcomes import BlockerKind
 from runtime.recipe.conditions import Condition, Expect
 from runtime.recipe.locators import Locator
 from runtime.recipe.strict import Strict, VarName
+from runtime.recipe.tool_names import canonical_tools
 
 # JSON text an `evaluate` step may bring back; past it the step fails with `result_too_large`.
 EVALUATE_RESULT_MAX_BYTES = 64 * 1024
 
-ACT_KINDS = ("click", "hover", "type", "select", "press", "scroll", "drag", "select_text")
+ACT_KINDS = ("click", "hover", "type", "select", "press", "scroll", "drag", "select_text", "check", "uncheck", "upload")
 # Every key of an act that holds a locator: the element acted on, and where a drag ends.
-ACT_LOCATOR_KEYS = ("click", "hover", "type", "select", "drag", "to", "select_text")
+ACT_LOCATOR_KEYS = ("click", "hover", "type", "select", "drag", "to", "select_text", "check", "uncheck", "upload")
+# A name under the recipe's `files:` (and in an upload's `files`).
+FileName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")]
 
 
 class ActStep(Strict):
@@ -51,6 +54,20 @@ class ActStep(Strict):
         default=None,
         description="Select `text` inside the element this locator finds (an editor, a paragraph) by dragging the mouse over it, its first occurrence; "
         "without `text`, all of the element's text. Verified by the page's selection holding that text.",
+    )
+    check: Locator | None = Field(
+        default=None,
+        description="Check the checkbox, radio or switch this locator finds (or the one its label names); one already checked is left as it is. Verified by its checked state.",
+    )
+    uncheck: Locator | None = Field(
+        default=None, description="Uncheck the checkbox or switch this locator finds; one already unchecked is left as it is. Verified by its checked state."
+    )
+    upload: Locator | None = Field(
+        default=None,
+        description="Put the files `files` names into the file input this locator finds (or the one its label names). Verified by the input holding them.",
+    )
+    files: Annotated[list[FileName], Field(min_length=1)] | None = Field(
+        default=None, description="With `upload`: names of files the recipe declares under `files:` (never a path)."
     )
     text: str | None = Field(default=None, description="Text to type (with `type`), or to select (with `select_text`).")
     value: str | None = Field(default=None, description="Option value or label (with `select`).")
@@ -93,6 +110,8 @@ class ActStep(Strict):
             raise ValueError("`add` and `remove` go with `select`")
         if self.add and self.remove:
             raise ValueError("give `add` or `remove`, not both")
+        if (given[0] == "upload") != (self.files is not None):
+            raise ValueError("`upload` needs `files`, and `files` goes with `upload`")
         return self
 
     @property
@@ -179,7 +198,9 @@ class AgentStep(Strict):
     guardrails. It ends when the model calls `close`; it is done only when `done_when` verifies."""
 
     task: str = Field(description="What the model should achieve, in plain words; may use {placeholders}.")
-    tools: list[str] | None = Field(default=None, description="Tools the model may call; the recipe's browser tools when omitted.")
+    tools: list[str] | None = Field(
+        default=None, description="Tools the model may call (old names mean their new ones); the recipe's browser tools when omitted."
+    )
     max_steps: int = Field(default=12, ge=1, le=50, description="Tool calls at most (seed 002 suggests 10 to 15).")
     done_when: Annotated[list[Condition], Field(min_length=1)] = Field(
         description="Conditions checked after the model closes; the step counts as done only when all pass."
@@ -188,6 +209,11 @@ class AgentStep(Strict):
         default=None,
         description="The model: {provider, name}, or 'provider:name', or a bare name for the default provider; VERITY_MODEL (else Gemini's default) when omitted.",
     )
+
+    @field_validator("tools", mode="after")
+    @classmethod
+    def _new_names(cls, names: list[str] | None) -> list[str] | None:
+        return canonical_tools(names)
 
 
 class NavigateStep(Strict):

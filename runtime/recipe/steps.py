@@ -41,11 +41,14 @@ ACT_TOOLS: dict[str, str] = {
     "click": "browser_click",
     "hover": "browser_hover",
     "type": "browser_type",
-    "select": "browser_select",
-    "press": "browser_press",
+    "select": "browser_select_option",
+    "press": "browser_press_key",
     "scroll": "browser_scroll",
     "drag": "browser_drag",
     "select_text": "browser_select_text",
+    "check": "browser_check",
+    "uncheck": "browser_uncheck",
+    "upload": "browser_file_upload",
 }
 assert tuple(ACT_TOOLS) == ACT_KINDS
 
@@ -95,7 +98,7 @@ class StepKind:
 
 
 STEP_KIND_ROWS: tuple[StepKind, ...] = (
-    StepKind(NAVIGATE, str | NavigateStep, "Open a URL (may use {placeholders}), then check the page against the target. Tool: {tool}.", "open_url"),
+    StepKind(NAVIGATE, str | NavigateStep, "Open a URL (may use {placeholders}), then check the page against the target. Tool: {tool}.", "browser_navigate"),
     StepKind(
         OBSERVE,
         dict[str, Any],
@@ -103,12 +106,16 @@ STEP_KIND_ROWS: tuple[StepKind, ...] = (
         "browser_snapshot",
         bare=True,
     ),
-    StepKind(ACT, ActStep, "Click, hover, type, select, press a key, scroll, drag or select text, then verify the effect. Tool, by action: {tool}."),
+    StepKind(
+        ACT,
+        ActStep,
+        "Click, hover, type, select, press a key, scroll, drag, select text, check, uncheck or upload, then verify the effect. Tool, by action: {tool}.",
+    ),
     StepKind(
         WAIT,
         WaitStep,
         "Wait for one condition: load, text (or its going), url, a selector's state, any condition (`until`) or a fixed time. Tool: {tool}.",
-        "browser_wait",
+        "browser_wait_for",
     ),
     StepKind(EXTRACT, ExtractStep, "Read named fields (and optionally the readable text) from the page. Tool: {tool}.", "browser_extract"),
     StepKind(VERIFY, list[Condition], "Checks that must all pass for the run to go on. Tool: {tool}.", "browser_verify"),

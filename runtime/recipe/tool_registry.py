@@ -12,6 +12,7 @@ from pathlib import Path
 
 from runtime.recipe.problems import Problem, RecipeInvalid, format_path
 from runtime.recipe.source import read_yaml
+from runtime.recipe.tool_names import canonical_tool
 from runtime.recipe.steps import ACT, ACT_TOOLS, AGENT, AGENT_CLOSE_TOOL, EVALUATE, STEP_KIND_ROWS
 
 
@@ -31,7 +32,9 @@ _NETWORK_NAMES = re.compile(r"webfetch|web_fetch|fetch|http|url|page|search", re
 
 
 def classify_tool_name(name: str) -> ToolScope:
-    """Classify a tool by its name, as seed 000 does for tools that do not declare a scope."""
+    """Classify a tool by its name, as seed 000 does for tools that do not declare a scope (an
+    old name as the tool it now names: open_url is browser_navigate, a browser tool)."""
+    name = canonical_tool(name)
     if _BROWSER_NAMES.search(name):
         return ToolScope.BROWSER
     if _NETWORK_NAMES.search(name):
@@ -61,7 +64,8 @@ EVALUATION_TOOL = "agent.evaluate"
 BUILTIN_TOOLS: tuple[ToolDescriptor, ...] = (
     _builtin("session_start", "Open a browser session with its own context and primary tab."),
     _builtin("session_stop", "Close the session's context and tabs."),
-    _builtin("open_url", "Navigate the primary tab to a URL."),
+    _builtin("browser_navigate", "Navigate the tab to a URL."),
+    _builtin("browser_navigate_back", "Go back to the tab's previous page."),
     _builtin("browser_wait_for_loaded", "Wait until the page has loaded."),
     _builtin("browser_screenshot", "Capture the page as a PNG artifact."),
     _builtin("browser_readability_extract", "Reduce the page to its readable text."),
@@ -71,12 +75,15 @@ BUILTIN_TOOLS: tuple[ToolDescriptor, ...] = (
     _builtin("browser_click", "Click an element."),
     _builtin("browser_hover", "Put the pointer on an element."),
     _builtin("browser_type", "Type text into an element."),
-    _builtin("browser_select", "Choose an option of a select element."),
-    _builtin("browser_press", "Press a key."),
+    _builtin("browser_select_option", "Choose, add or remove options of a select element."),
+    _builtin("browser_check", "Check a checkbox, radio or switch."),
+    _builtin("browser_uncheck", "Uncheck a checkbox or switch."),
+    _builtin("browser_press_key", "Press a key or a chord."),
     _builtin("browser_scroll", "Scroll the page."),
     _builtin("browser_drag", "Drag an element onto another with the mouse."),
     _builtin("browser_select_text", "Select text in an element by dragging the mouse over it."),
-    _builtin("browser_wait", "Wait for load, text, URL or a time."),
+    _builtin("browser_file_upload", "Put files the recipe declares into a file input."),
+    _builtin("browser_wait_for", "Wait for load, text (or its going), URL, a selector or a time."),
     _builtin("browser_extract", "Extract fields or readable text from the page."),
     _builtin("browser_verify", "Check conditions on the page and the extracted data."),
     _builtin("browser_search", "Search with the recipe's search page and follow a result on an allowed domain."),
@@ -107,20 +114,30 @@ EVALUATE_TOOL = STEP_TOOLS[EVALUATE]
 PLAN_CHECK_TOOLS = frozenset({TARGET_CHECK_TOOL, EVALUATION_TOOL})
 UNGATED_STEP_TOOLS = PLAN_CHECK_TOOLS | {STEP_TOOLS[AGENT]}
 
-# What an agent step's model is offered when the step names no tools: seed 002's minimal set
-# (open-url, snapshot, act, wait, extract, close), as far as the recipe allows them.
+# What an agent step's model is offered when the step names no tools: every act a recipe has,
+# plus observing, waiting, reading and closing, as far as the recipe allows them.
 AGENT_DEFAULT_TOOLS: tuple[str, ...] = (
-    "open_url",
+    "browser_navigate",
+    "browser_navigate_back",
     "browser_snapshot",
     "browser_click",
     "browser_type",
-    "browser_select",
-    "browser_press",
+    "browser_select_option",
+    "browser_check",
+    "browser_uncheck",
+    "browser_press_key",
+    "browser_hover",
+    "browser_drag",
+    "browser_select_text",
     "browser_scroll",
-    "browser_wait",
+    "browser_file_upload",
+    "browser_wait_for",
     "browser_extract",
+    "browser_verify",
     AGENT_CLOSE_TOOL,
 )
+# Offered by default only when the recipe declares files it may upload (`files:`).
+UPLOAD_TOOL = "browser_file_upload"
 
 _DESCRIPTOR_KEYS = {"name", "description", "scope", "needs_approval", "keywords", "prompt"}
 
@@ -130,13 +147,13 @@ class ToolRegistry:
     tools: dict[str, ToolDescriptor] = field(default_factory=dict)
 
     def __contains__(self, name: object) -> bool:
-        return name in self.tools
+        return isinstance(name, str) and canonical_tool(name) in self.tools
 
     def get(self, name: str) -> ToolDescriptor:
-        return self.tools[name]
+        return self.tools[canonical_tool(name)]
 
     def scope_of(self, name: str) -> ToolScope:
-        descriptor = self.tools.get(name)
+        descriptor = self.tools.get(canonical_tool(name))
         return descriptor.scope if descriptor else classify_tool_name(name)
 
     @property
@@ -214,7 +231,7 @@ def _descriptor(entry: object, path: tuple[str | int, ...], doc, source: str) ->
         return None, problems
     return (
         ToolDescriptor(
-            name=name,
+            name=canonical_tool(name),  # a descriptor under an old name describes the tool it now means
             description=str(description),
             scope=scope,
             needs_approval=bool(entry.get("needs_approval", False)),

@@ -146,6 +146,7 @@ EXECUTE_ROOMS = (
     Layer("record", ("record",)),
     Layer("context", ("context",)),
     Layer("reads", ("reads",)),
+    Layer("acts", ("acts",)),
     Layer("agent", ("agent",)),
     Layer("states", ("states",)),
     Layer("loop", ("walker", "run")),

@@ -219,7 +219,7 @@ def model_view(gemini: GeminiServer) -> None:
     assert len(nudges) == 1
     assert "[snapshot s1]" in requests[2].system_instruction and "[snapshot" not in requests[1].system_instruction
     declared = {d["name"] for d in requests[0].body["tools"][0]["functionDeclarations"]}
-    assert declared == {"open_url", "browser_snapshot", "browser_click", "browser_extract", "close"}
+    assert declared == {"browser_navigate", "browser_snapshot", "browser_click", "browser_extract", "browser_verify", "close"}  # open_url: its new name
     assert all(r.model == "gemini-fixture-flash" for r in requests)
 
 
@@ -401,11 +401,11 @@ def open_url_calls(runner: ExecRunner, gemini: GeminiServer) -> None:
     assert responses[0]["ok"] is False and "allowed domains" in responses[0]["error"]["message"]
     assert responses[1]["ok"] is True and responses[1]["status"] == 200 and responses[1]["url"].endswith("/quotes/gold")
     assert "Demo Metals Exchange" in responses[1]["title"] and len(responses[1]["text"]) <= 600
-    used = [u for u in runner.last.payloads(ToolUsed) if u.tool == "open_url"]
-    # The model's calls (ToolUsed of the tool) wrap the driver's navigations (ToolUsed "open <url>").
-    calls = [(u.phase, u.error_code) for u in used if u.summary.startswith("open_url ") or u.error_code == "domain_not_allowed"]
-    assert [phase for phase, _ in calls] == ["start", "error", "start"] and calls[1][1] == "domain_not_allowed"
-    loaded = [u.summary for u in used if u.summary.startswith("open http") and u.phase == "start"]
+    # The model called open_url, the old name of browser_navigate: every record says the tool it means.
+    calls = [(u.phase, u.error_code) for u in runner.last.payloads(ToolUsed) if u.tool == "browser_navigate"]
+    assert [phase for phase, _ in calls] == ["start", "error", "start", "success"] and calls[1][1] == "domain_not_allowed"
+    # The model's calls wrap the driver's navigations (its action open_url, "open <url>").
+    loaded = [u.summary for u in runner.last.payloads(ToolUsed) if u.tool == "open_url" and u.summary.startswith("open http") and u.phase == "start"]
     assert len(loaded) == 2 and loaded[1].endswith("/quotes/gold")  # the plan's navigate, then the model's second call
 
 

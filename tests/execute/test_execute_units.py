@@ -69,20 +69,22 @@ def test_wildcard_domains_match_subdomains_only() -> None:
 def test_agent_tools_are_valid_json_schema_and_only_runnable_ones_are_offered() -> None:
     import jsonschema
 
-    from runtime.execute.agent.offered_tools import AGENT_TOOL_SPECS, offered_tools
+    from runtime.execute.agent.acting import ACT_TOOLS
+    from runtime.execute.agent.offered_tools import AGENT_TOOL_NAMES, offered_tools
     from runtime.recipe.tool_registry import AGENT_DEFAULT_TOOLS, BUILTIN_TOOLS
 
-    for spec in AGENT_TOOL_SPECS.values():
+    for spec in offered_tools(None):
         jsonschema.Draft202012Validator.check_schema(spec.schema)
     builtin = {tool.name for tool in BUILTIN_TOOLS}
-    assert set(AGENT_TOOL_SPECS) <= builtin  # names users see are the registry's
-    assert set(AGENT_DEFAULT_TOOLS) <= set(AGENT_TOOL_SPECS)
+    assert set(AGENT_TOOL_NAMES) <= builtin  # names users see are the registry's
+    assert set(AGENT_DEFAULT_TOOLS) <= set(AGENT_TOOL_NAMES)
+    assert set(ACT_TOOLS) <= set(AGENT_TOOL_NAMES)
     offered = [spec.name for spec in offered_tools(["browser_click", "notes_write", "close"])]
     assert offered == ["browser_click", "close"]
 
 
 def test_model_text_keeps_its_braces_when_checked_like_recipe_text() -> None:
-    from runtime.execute.agent.tool_calls import literal_text
+    from runtime.execute.agent.acting import literal_text
     from runtime.template.placeholders import fill
 
     assert fill(literal_text("total {price} USD"), {"price": "9"}) == "total {price} USD"
@@ -90,11 +92,10 @@ def test_model_text_keeps_its_braces_when_checked_like_recipe_text() -> None:
 
 
 def test_a_target_index_sent_as_a_float_becomes_an_int() -> None:
-    from runtime.execute.agent.offered_tools import target_argument
+    from runtime.plan.agent_vocabulary import agent_target
 
-    assert target_argument({"target": {"role": "link", "index": 2.0}}) == {"role": "link", "index": 2}
-    assert target_argument({"target": "s1:e4"}) == "s1:e4"
-    assert target_argument({}) is None
+    assert agent_target({"role": "link", "index": 2.0}) == {"role": "link", "nth": 2}
+    assert agent_target("s1:e4") == {"ref": "s1:e4"}
 
 
 def test_every_plan_state_kind_but_terminal_has_one_handler() -> None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.browser import ObservationContext
+from runtime.execute.agent.offered_tools import TARGET_HELP, offered_tools
 from runtime.llm import PageContext, ToolSpec, build_agent_prompt
 
 scenarios("llm_prompt.feature")
@@ -20,6 +21,7 @@ class PromptInputs:
     goal: str
     page: PageContext | None = None
     observations: ObservationContext = field(default_factory=ObservationContext)
+    specs: list[ToolSpec] = field(default_factory=list)
     prompt: str = ""
 
     def section(self, name: str) -> str:
@@ -50,8 +52,9 @@ def _observations(inputs: PromptInputs, labels: str) -> None:
 
 @when(parsers.parse('I build the agent prompt with the tools "{tools}"'))
 def _build(inputs: PromptInputs, tools: str) -> None:
-    specs = [ToolSpec(name.strip(), f"the {name.strip()} tool") for name in tools.split(",")]
-    inputs.prompt = build_agent_prompt(inputs.goal, specs, page=inputs.page, observations=inputs.observations)
+    # The declarations and the note an agent step sends (execute/agent/offered_tools.py).
+    inputs.specs = offered_tools([name.strip() for name in tools.split(",")])
+    inputs.prompt = build_agent_prompt(inputs.goal, inputs.specs, page=inputs.page, observations=inputs.observations, tool_notes=TARGET_HELP)
 
 
 @then(parsers.parse('the prompt\'s sections are "{names}" in that order'))
@@ -78,11 +81,14 @@ def _compressed(inputs: PromptInputs, newest: str, second: str, oldest: str) -> 
     assert page.index(second) < page.index(newest)
 
 
-@then(parsers.parse('the tools section lists "{tool}"'))
-def _tools(inputs: PromptInputs, tool: str) -> None:
-    assert f"- {tool}: the {tool} tool" in inputs.section("tools")
+@then("the tools section says how to write a target and repeats no tool's declaration")
+def _tools(inputs: PromptInputs) -> None:
+    tools = inputs.section("tools")
+    assert 'role=button[name="Buy"]' in tools and "label=" in tools and "frame=" in tools and ">> nth=" in tools, tools
+    for spec in inputs.specs:
+        assert spec.name not in tools and spec.description not in tools, spec
 
 
 @then(parsers.parse('the completion section asks to call "{tool}"'))
 def _completion(inputs: PromptInputs, tool: str) -> None:
-    assert f"call `{tool}`" in inputs.section("completion")
+    assert f"call {tool} " in inputs.section("completion")

@@ -21,6 +21,7 @@ HANDLERS: dict[str, Handler] = {
     ActionName.BROWSER_TYPE.value: gestures.browser_type,
     ActionName.BROWSER_GET_HTML.value: read.get_html,
     ActionName.OPEN_URL.value: navigation.open_url,
+    ActionName.NAVIGATE_BACK.value: navigation.navigate_back,
     ActionName.OBSERVE.value: read.observe,
     ActionName.SNAPSHOT.value: read.snapshot,
     ActionName.ACT.value: gestures.act,

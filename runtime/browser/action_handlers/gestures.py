@@ -1,4 +1,5 @@
-"""Acting on a page like a person would: click, hover, type, select, press, scroll and drag.
+"""Acting on a page like a person would: click, hover, type, select, press, scroll and drag
+(check, uncheck and upload: form_controls.py).
 
 `act` addresses its element through any target; `browser_click` / `browser_type` are seed 003's
 XPath forms of the same gestures. A covered, hidden, off-screen or disabled element (by itself, its
@@ -21,6 +22,7 @@ from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.vocabulary.actions import Action, ActKind, Target
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.action_handlers.field_dates import field_value
+from runtime.browser.action_handlers.form_controls import set_checked, upload_files
 from runtime.browser.scripts.loader import main_world_script
 from runtime.browser.tab.tab import ResolvedElement, Tab
 
@@ -31,7 +33,11 @@ async def _lands_on(tab: Tab, element: ResolvedElement, x: float, y: float) -> b
     press's: an element with `pointer-events: none` (the box a styled checkbox's label draws over
     its input) is passed through, as `elementFromPoint` in the first hit test passes it."""
     try:
-        located = await tab.cdp.send("DOM.getNodeForLocation", {"x": round(x), "y": round(y), "ignorePointerEventsNone": False})
+        # The hit test takes document coordinates; the pointer's are the viewport's (a page
+        # scrolled to bring the element into view is offset by its scroll position).
+        viewport = (await tab.cdp.send("Page.getLayoutMetrics")).get("cssLayoutViewport") or {}
+        at_x, at_y = x + viewport.get("pageX", 0), y + viewport.get("pageY", 0)
+        located = await tab.cdp.send("DOM.getNodeForLocation", {"x": round(at_x), "y": round(at_y), "ignorePointerEventsNone": False})
         hit = await tab.cdp.send("DOM.resolveNode", {"backendNodeId": located["backendNodeId"]})
         # Both nodes in the page's own world (the element may have been found in an isolated one).
         ours = await tab.cdp.send("DOM.describeNode", {"objectId": element.object_id})
@@ -301,13 +307,14 @@ async def act(scope: ActionScope, action: Action) -> Result:
     kind = enum_param(params, "kind", ActKind)
     await scope.refuse_blocked_tab()
     element: ResolvedElement | None = None
-    needs_target = kind in (ActKind.CLICK, ActKind.TYPE, ActKind.SELECT, ActKind.HOVER, ActKind.DRAG, ActKind.SELECT_TEXT)
+    needs_target = kind not in (ActKind.PRESS, ActKind.SCROLL)
     if needs_target or params.get("target") is not None:
         element = await tab.resolve(target_param(params))
     # 0: nothing will ask for this act's own effect (its step says what it expects), so neither the
     # baseline before the gesture nor the settle after it is worth its time.
     baseline_ms = int_param(params, "effect_baseline_ms", BASELINE_MS, minimum=0)
-    await watch_effects(tab, element, kind.value, baseline_ms)
+    # A check is a click on the box, judged as one (its checked state) when it presses.
+    await watch_effects(tab, element, "click" if kind in (ActKind.CHECK, ActKind.UNCHECK) else kind.value, baseline_ms)
     reads = params.get("read_at_press") or {}
     armed = await _arm_reads_at_press(tab, kind, reads)
     navigations, document = tab.documents.navigations_started, tab.document()
@@ -345,6 +352,18 @@ async def act(scope: ActionScope, action: Action) -> Result:
             raise invalid(f"params.mode must be replace, add or remove, got {mode!r}")
         data = await _select(tab, element, value, label, mode)
         note_intent(tab, value=data["value"], mode=mode)
+    elif kind in (ActKind.CHECK, ActKind.UNCHECK):
+        assert element is not None
+        pressed = element
+
+        async def press() -> dict[str, Any]:
+            await refuse_off_policy_click(scope, pressed)
+            return await _click(tab, pressed)
+
+        data = await set_checked(tab, element, kind is ActKind.CHECK, press)
+    elif kind is ActKind.UPLOAD:
+        assert element is not None
+        data = await upload_files(tab, element, list(params.get("files") or []))
     elif kind is ActKind.PRESS:
         key = required_str(params, "key")
         if element is not None:

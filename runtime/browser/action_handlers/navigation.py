@@ -90,6 +90,42 @@ async def open_url(scope: ActionScope, action: Action) -> Result:
     return await navigate(scope.tab, scope.policy, required_str(action.params, "url")), None
 
 
+async def navigate_back(scope: ActionScope, action: Action) -> Result:
+    """The tab's previous history entry, as the browser's Back button goes there; the network
+    policy judges its URL first, as it judges any navigation. A page restored from the
+    back-forward cache fires no load event: the tab has gone back once it shows that entry's URL
+    and its document is complete."""
+    tab = scope.tab
+    history = await tab.cdp.send("Page.getNavigationHistory")
+    index, entries = int(history.get("currentIndex", 0)), history.get("entries") or []
+    if not 1 <= index < len(entries):
+        raise BrowserActionError(ActionErrorCode.NOT_FOUND, "this tab has no previous page to go back to")
+    previous = str(entries[index - 1].get("url", ""))
+    scope.policy.check_navigation(previous)
+    tab.last_status = None
+    loader_before = tab.documents.latest_loader()
+    await tab.cdp.send("Page.navigateToHistoryEntry", {"entryId": entries[index - 1]["id"]})
+    while True:
+        if tab.remaining_ms() <= _REREAD_PAUSE_S * 1000:
+            raise BrowserActionError(ActionErrorCode.TIMEOUT, f"going back to {previous} did not finish loading in time", url=previous)
+        await asyncio.sleep(_REREAD_PAUSE_S)
+        try:
+            there = await tab.current_url() == previous and await tab.ready_state() == "complete"
+        except Exception as exc:
+            if not _replaced(exc):
+                raise
+            there = False  # the document is being replaced: ask again
+        if there and not tab.documents.loading:
+            break
+    loader = tab.documents.latest_loader()
+    # A page the cache restored was not fetched again: it has no new status.
+    status = tab.documents.response_of(loader)[0] if loader != loader_before else None
+    tab.last_status = status
+    final_url = tab.page.url
+    tab.note_url(final_url)
+    return {"url": final_url, "status": status, "title": await _title(tab), "went_back_from": str(entries[index].get("url", ""))}, None
+
+
 async def close(scope: ActionScope, action: Action) -> Result:
     summary = str_param(action.params, "summary", required=False)
     await scope.end_session()

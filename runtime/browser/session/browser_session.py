@@ -44,7 +44,7 @@ from runtime.policy import PROXY_BYPASS_LIST, OnBlocked, PolicyProxy, judge_url
 _log = logging.getLogger(__name__)
 
 # Actions that move a tab to a URL: a refused top-frame navigation during one is its failure.
-NAVIGATION_ACTIONS = frozenset({ActionName.OPEN_URL.value, ActionName.SESSION_START.value})
+NAVIGATION_ACTIONS = frozenset({ActionName.OPEN_URL.value, ActionName.NAVIGATE_BACK.value, ActionName.SESSION_START.value})
 
 
 async def open_session(

@@ -61,6 +61,12 @@ class SessionVerbs(ABC):
         return await self._do(ActionName.OPEN_URL, {"url": url}, tab_id=tab_id,
                               action_id=action_id, timeout_ms=timeout_ms)
 
+    async def navigate_back(self, *, tab_id: str | None = None, action_id: str | None = None,
+                            timeout_ms: int | None = None) -> ActionResult:
+        """`navigate_back`: the tab's previous history entry (its URL judged by the policy first),
+        waited for as open_url waits. `not_found` when there is none."""
+        return await self._do(ActionName.NAVIGATE_BACK, {}, tab_id=tab_id, action_id=action_id, timeout_ms=timeout_ms)
+
     async def wait_for_loaded(self, *, tab_id: str | None = None, action_id: str | None = None,
                               timeout_ms: int | None = None) -> ActionResult:
         """`browser_wait_for_loaded`: until document.readyState is complete."""
@@ -172,6 +178,20 @@ class SessionVerbs(ABC):
         the only chosen option; add and remove change only it, in a <select multiple>."""
         return await self._act("select", target, {"value": value, "label": label, "mode": mode, "effect_baseline_ms": effect_baseline_ms},
                                tab_id, action_id, timeout_ms)
+
+    async def check(self, target: Target | dict[str, Any] | str, *, checked: bool = True, tab_id: str | None = None,
+                    action_id: str | None = None, timeout_ms: int | None = None,
+                    effect_baseline_ms: int | None = None) -> ActionResult:
+        """`act` kind=check (or uncheck, `checked=False`): click the checkbox, radio or switch only
+        when it is not in that state yet; fails unless it is afterwards. data.already: no press."""
+        return await self._act("check" if checked else "uncheck", target, {"effect_baseline_ms": effect_baseline_ms}, tab_id, action_id, timeout_ms)
+
+    async def upload(self, target: Target | dict[str, Any] | str, files: list[str], *, tab_id: str | None = None,
+                     action_id: str | None = None, timeout_ms: int | None = None,
+                     effect_baseline_ms: int | None = None) -> ActionResult:
+        """`act` kind=upload: the file input (or its label's) gets the files at these paths, which
+        the caller has already allowed; fails unless it holds exactly them afterwards."""
+        return await self._act("upload", target, {"files": list(files), "effect_baseline_ms": effect_baseline_ms}, tab_id, action_id, timeout_ms)
 
     async def press(self, key: str, *, target: Target | dict[str, Any] | str | None = None,
                     tab_id: str | None = None, action_id: str | None = None,

@@ -29,12 +29,14 @@ class ActionName(str, Enum):
       - browser_get_html    {xpath?}                       -> {artifact: ArtifactRef, url, size}
     Seed 002 verbs:
       - open_url            {url *required*}               -> {url, status, title, opened_tabs}
+      - navigate_back       {}                             -> {url, status, title, went_back_from}
       - observe             {max_elements?, max_chars?, text_chars?, start?, role?, text?, within?,
                              snapshot_id?}                 -> Observation.to_dict()
       - snapshot            {max_elements?, max_chars?, start?, role?, text?, within?, snapshot_id?}
                                                            -> Snapshot.to_dict() (one page)
-      - act                 {kind *required*: click|type|select|press|scroll, target?, text?,
-                             submit?, clear?, value?, label?, key?, direction?, amount?}
+      - act                 {kind *required*: click|type|select|press|scroll|hover|drag|select_text|
+                             check|uncheck|upload, target?, text?, submit?, clear?, value?, label?,
+                             key?, direction?, amount?, files? (upload: paths)}
                                                            -> {kind, target: {...}, opened_tabs, ...}
       - wait                {kind *required*: load|text_includes|url|timeout, value?, regex?}
                                                            -> {kind, satisfied: true, waited_ms}
@@ -67,6 +69,7 @@ class ActionName(str, Enum):
     BROWSER_TYPE = "browser_type"
     BROWSER_GET_HTML = "browser_get_html"
     OPEN_URL = "open_url"
+    NAVIGATE_BACK = "navigate_back"
     OBSERVE = "observe"
     SNAPSHOT = "snapshot"
     ACT = "act"
@@ -89,6 +92,9 @@ class ActKind(str, Enum):
     HOVER = "hover"
     DRAG = "drag"
     SELECT_TEXT = "select_text"
+    CHECK = "check"
+    UNCHECK = "uncheck"
+    UPLOAD = "upload"
 
 
 class WaitKind(str, Enum):

@@ -1,8 +1,14 @@
-"""The tools an agent step offers the model, as Gemini function declarations (JSON Schema).
+"""The tools an agent step offers the model, as function declarations (JSON Schema), and the one
+note the prompt adds about them: how to write a target.
 
-Names are the registry's (seed 002's minimal set plus verify); every target is one object with
-exactly one of ref | role (+ name) | text | css | xpath, the same forms plan steps and the driver
-accept. Only tools the executor can run are declared; the step's tool list picks among them.
+Names and argument shapes are Playwright MCP's where it has the tool (`browser_navigate`,
+`browser_click`, `browser_type` with `slowly`, `browser_select_option` with `values`,
+`browser_wait_for` with `time`/`text`/`textGone` ...); Verity's own keep plain names
+(`browser_extract`, `browser_verify`, `close`). Every element is one string, `target`: a ref or a
+one-line locator (plan/agent_vocabulary.py), explained once in the prompt (TARGET_HELP), never per
+tool. Declarations stay terse: every byte here goes with every request (BENCHMARKS.md, "The fixed
+part of an agent request"). Only tools the executor can run are declared; the step's tool list
+picks among them.
 """
 
 from __future__ import annotations
@@ -10,137 +16,73 @@ from __future__ import annotations
 from typing import Any
 
 from runtime.llm import ToolSpec
+from runtime.plan.agent_vocabulary import UPLOAD_TOOL
 
-TARGET_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "description": (
-        "Which element: give exactly one of ref (from the latest snapshot, e.g. 's2:e7'), role (+ name), text, css or xpath."
-    ),
-    "properties": {
-        "ref": {"type": "string", "description": "A ref from the latest snapshot, like 's2:e7'."},
-        "role": {"type": "string", "description": "An ARIA role as shown in snapshots: button, link, textbox, ..."},
-        "name": {"type": "string", "description": "The accessible name, with role."},
-        "text": {"type": "string", "description": "The element's visible text."},
-        "css": {"type": "string", "description": "A CSS selector."},
-        "xpath": {"type": "string", "description": "An XPath expression."},
-        "index": {"type": "integer", "description": "Which match when several elements match (0-based)."},
-    },
-}
+_S: dict[str, Any] = {"type": "string"}
+_B: dict[str, Any] = {"type": "boolean"}
+_I: dict[str, Any] = {"type": "integer"}
+_N: dict[str, Any] = {"type": "number"}
+_LIST: dict[str, Any] = {"type": "array", "items": _S}
 
 
-def _object(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+def _args(properties: dict[str, Any], *required: str) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
-        schema["required"] = required
+        schema["required"] = list(required)
     return schema
 
 
-AGENT_TOOL_SPECS: dict[str, ToolSpec] = {
-    spec.name: spec
-    for spec in (
-        ToolSpec(
-            "open_url",
-            "Open a URL in the tab and prepare the page (load, screenshot, readable text). Only the recipe's allowed domains.",
-            _object({"url": {"type": "string", "description": "An absolute http(s) URL."}}, ["url"]),
-        ),
-        ToolSpec(
-            "browser_snapshot",
-            "Observe the page: every element of the page gets a ref; one page of them (interactive elements first) appears in the "
-            "page section of your instructions, with how many match and where the next page starts. To reach any other element, "
-            "call again with snapshot_id (the one you have) and start (the next page), or narrow with role, text or within; "
-            "refs of that snapshot stay valid. Without snapshot_id a new snapshot is taken and older refs become stale.",
-            _object(
-                {
-                    "snapshot_id": {"type": "string", "description": "Show another page of this snapshot (e.g. 's3') instead of taking a new one."},
-                    "start": {"type": "integer", "description": "The first element of the page, as 'next page: start=N' said (default 0)."},
-                    "role": {"type": "string", "description": "Only elements with this role (link, button, textbox, heading, ...; several separated by commas)."},
-                    "text": {"type": "string", "description": "Only elements whose name or text contains this, ignoring case."},
-                    "within": {
-                        "type": "string",
-                        "description": "Only elements inside a ref of the snapshot (its subtree), or inside a region the snapshot lists: "
-                        "a landmark role such as main or navigation, optionally with its name in double quotes.",
-                    },
-                    "max_elements": {"type": "integer", "description": "At most this many elements on the page (default 400)."},
-                }
-            ),
-        ),
-        ToolSpec("browser_click", "Click an element.", _object({"target": TARGET_SCHEMA}, ["target"])),
-        ToolSpec(
-            "browser_type",
-            "Replace the text of an input or textarea, optionally pressing Enter afterwards.",
-            _object({"target": TARGET_SCHEMA, "text": {"type": "string"}, "submit": {"type": "boolean"}}, ["target", "text"]),
-        ),
-        ToolSpec(
-            "browser_select",
-            "Choose an option of a select element by its value or its visible label.",
-            _object({"target": TARGET_SCHEMA, "value": {"type": "string"}, "label": {"type": "string"}}, ["target"]),
-        ),
-        ToolSpec(
-            "browser_press",
-            "Press a key such as Enter, Tab, Escape or ArrowDown, optionally in an element.",
-            _object({"key": {"type": "string"}, "target": TARGET_SCHEMA}, ["key"]),
-        ),
-        ToolSpec(
-            "browser_scroll",
-            "Scroll the page, or scroll an element into view.",
-            _object({"direction": {"type": "string", "enum": ["up", "down", "left", "right", "top", "bottom"]}, "target": TARGET_SCHEMA}),
-        ),
-        ToolSpec(
-            "browser_wait",
-            "Wait until the page has loaded, a text appears, the URL contains a value, or some milliseconds passed.",
-            _object(
-                {"kind": {"type": "string", "enum": ["load", "text_includes", "url", "timeout"]}, "value": {"type": "string"}},
-                ["kind"],
-            ),
-        ),
-        ToolSpec(
-            "browser_extract",
-            "Read fields from the page (each through a target, as text or an attribute), or its readable text.",
-            _object(
-                {
-                    "fields": {
-                        "type": "array",
-                        "items": _object(
-                            {"name": {"type": "string"}, "target": TARGET_SCHEMA, "attr": {"type": "string"}}, ["name", "target"]
-                        ),
-                    },
-                    "readable": {"type": "boolean", "description": "Read the page's readable text instead of fields."},
-                }
-            ),
-        ),
-        ToolSpec(
-            "browser_verify",
-            "Check one condition on the page: text_includes, title_includes, url_matches (a regular expression) or element_visible.",
-            _object(
-                {
-                    "text_includes": {"type": "string"},
-                    "title_includes": {"type": "string"},
-                    "url_matches": {"type": "string"},
-                    "element_visible": TARGET_SCHEMA,
-                }
-            ),
-        ),
-        ToolSpec(
-            "close",
-            "Finish this step with a short summary of what you did and the result, or of what blocked you.",
-            _object({"summary": {"type": "string"}}, ["summary"]),
-        ),
-    )
+def _on_target(description: str, **extra: Any) -> tuple[str, dict[str, Any]]:
+    return description, _args({"target": _S, **extra}, "target")
+
+
+_DECLARED: dict[str, tuple[str, dict[str, Any]]] = {
+    "browser_navigate": ("Open a URL.", _args({"url": _S}, "url")),
+    "browser_navigate_back": ("Go back.", _args({})),
+    "browser_snapshot": (
+        "Snapshot into <page>; snapshot_id+start: its next page; role, text, within (ref or landmark) filter.",
+        _args({"snapshot_id": _S, "start": _I, "role": _S, "text": _S, "within": _S}),
+    ),
+    "browser_click": _on_target("Click."),
+    "browser_type": _on_target("Replace a field's text; slowly: key by key; submit: Enter after.", text=_S, slowly=_B, submit=_B),
+    "browser_press_key": ("Press a key (Enter, Control+a), in target if given.", _args({"key": _S, "target": _S}, "key")),
+    "browser_select_option": _on_target("Choose options (value or label); mode add/remove keeps others.", values=_LIST, mode=_S),
+    "browser_check": _on_target("Check a box, radio or switch."),
+    "browser_uncheck": _on_target("Uncheck a box or switch."),
+    "browser_hover": _on_target("Hover."),
+    "browser_drag": ("Drag one element onto another.", _args({"startTarget": _S, "endTarget": _S}, "startTarget", "endTarget")),
+    "browser_select_text": _on_target("Select text (or all) in target.", text=_S),
+    "browser_scroll": ("Scroll up/down/left/right/top/bottom, or target into view.", _args({"direction": _S, "target": _S})),
+    UPLOAD_TOOL: _on_target("Put files into a file input:", files=_LIST),
+    "browser_wait_for": (
+        "Wait for one: text, textGone, url (part), selector (CSS; state: hidden|attached|detached), load, time (s).",
+        _args({"text": _S, "textGone": _S, "url": _S, "selector": _S, "state": _S, "load": _B, "time": _N}),
+    ),
+    "browser_extract": (
+        "Read fields, or the readable text.",
+        _args({"fields": {"type": "array", "items": _args({"name": _S, "target": _S, "attr": _S}, "name", "target")}, "readable": _B}),
+    ),
+    "browser_verify": (
+        "Check one condition; url_matches is a regex.",
+        _args({"text_includes": _S, "title_includes": _S, "url_matches": _S, "element_visible": _S}),
+    ),
+    "close": ("End the step: the result, or what blocked you.", _args({"summary": _S}, "summary")),
 }
+AGENT_TOOL_NAMES: tuple[str, ...] = tuple(_DECLARED)
 
-# Tools that change the page: their effect is awaited and fingerprinted before the result goes back.
-PAGE_CHANGING_TOOLS = frozenset({"open_url", "browser_click", "browser_type", "browser_select", "browser_press", "browser_scroll", "browser_wait"})
+# Said once in the prompt's <tools> section, for every tool that takes a target.
+TARGET_HELP = (
+    'A target is a snapshot ref (s3:e12) or role=button[name="Buy"], text=Buy, label=Email, placeholder=, alt=, title=, '
+    'testid=, css=#q, xpath=//a; "quoted" matches exactly. A >> B: B inside A; frame=#f >> B: in iframe #f; '
+    ">> nth=1 or >> first: which match."
+)
 
-SCROLL_STEP_PX = 600
-SCROLL_TO_END_PX = 1_000_000
-
-
-def scroll_motion(direction: str) -> tuple[str, int]:
-    """A recipe's or model's scroll direction as the driver's: top/bottom scroll all the way."""
-    if direction in ("top", "bottom"):
-        return ("up" if direction == "top" else "down"), SCROLL_TO_END_PX
-    return direction, SCROLL_STEP_PX
-
+# Tools after which the page may differ: their result says whether it did (page_changed).
+PAGE_CHANGING_TOOLS = frozenset(
+    {"browser_navigate", "browser_navigate_back", "browser_wait_for", "browser_click", "browser_type", "browser_select_option",
+     "browser_check", "browser_uncheck", "browser_press_key", "browser_hover", "browser_drag", "browser_select_text", "browser_scroll",
+     UPLOAD_TOOL}
+)  # fmt: skip
 
 NUDGE = (
     "You answered without calling a tool. Call exactly one of the tools now; call `close` with a summary "
@@ -148,16 +90,15 @@ NUDGE = (
 )
 
 
-def offered_tools(step_tools: list[str] | None) -> list[ToolSpec]:
+def tool_spec(name: str, upload_files: list[str] | None = None) -> ToolSpec:
+    """One tool's declaration; the upload tool names the files the recipe declares."""
+    description, schema = _DECLARED[name]
+    if name == UPLOAD_TOOL:
+        description = f"{description} {', '.join(upload_files or []) or '(none declared)'}."
+    return ToolSpec(name, description, schema)
+
+
+def offered_tools(step_tools: list[str] | None, upload_files: list[str] | None = None) -> list[ToolSpec]:
     """The declarations for a step's tool list, in its order; names the executor cannot run are left out."""
-    names = step_tools if step_tools is not None else list(AGENT_TOOL_SPECS)
-    return [AGENT_TOOL_SPECS[name] for name in names if name in AGENT_TOOL_SPECS]
-
-
-def target_argument(arguments: dict[str, Any], key: str = "target") -> dict[str, Any] | str | None:
-    """A target as the model sent it; the driver validates its shape and names what is wrong."""
-    value = arguments.get(key)
-    if isinstance(value, dict):
-        # Gemini may send integral numbers as floats (1.0); the driver wants an int index.
-        return {k: (int(v) if k == "index" and isinstance(v, float) and v.is_integer() else v) for k, v in value.items()}
-    return value
+    names = step_tools if step_tools is not None else list(AGENT_TOOL_NAMES)
+    return [tool_spec(name, upload_files) for name in names if name in _DECLARED]

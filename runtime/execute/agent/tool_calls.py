@@ -8,16 +8,17 @@ result goes back to the model as a functionResponse. The turn loop is states/age
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.browser import ActionResult, BrowserSession, ObservationContext, Snapshot
+from runtime.browser import BrowserSession, ObservationContext, Snapshot
 from runtime.events import ToolUsed
-from runtime.execute.agent.offered_tools import PAGE_CHANGING_TOOLS, scroll_motion, target_argument
+from runtime.execute.agent.acting import ACT_TOOLS, ToolCall, literal_text, run_tool
+from runtime.execute.agent.offered_tools import PAGE_CHANGING_TOOLS
 from runtime.execute.agent.pages import AgentPages, PageVerdict
+from runtime.execute.agent.tool_outcome import ToolOutcome
 from runtime.execute.judges.conditions import check_condition
 from runtime.execute.context.run_context import RunContext
 from runtime.execute.step_outcome import RunStopped
@@ -25,38 +26,14 @@ from runtime.execute.judges.target_check import PageObservation
 from runtime.execute.reads.provenance import DocumentCheck, current_document, judged_frames, read_from
 from runtime.guard import action_signature
 from runtime.llm import LlmToolCall, PageContext
-from runtime.outcomes import BlockerKind, StopReason
+from runtime.outcomes import StopReason
+from runtime.plan.agent_vocabulary import TargetInvalid, agent_target, canonical_tool
 from runtime.plan.model import State
 
 # Bounds on what goes back to the model: results are summaries, never whole pages.
 RESPONSE_TEXT_CHARS = 600
 FIELD_VALUE_CHARS = 300
-ERROR_MESSAGE_CHARS = 300
 OBSERVE_CONTEXT_CHARS = 2000
-SETTLE_POLL_SECONDS = 0.1
-
-
-@dataclass
-class ToolOutcome:
-    """One tool call's result: `response` goes back to the model, `summary` into events."""
-
-    ok: bool
-    response: dict[str, Any]
-    summary: str
-    error_code: str = ""
-    # The fence refused where the call would have taken the tab (an URL, a link, a form's action).
-    refused: BlockerKind | None = None
-
-    @classmethod
-    def failed(cls, code: str, message: str, refused: BlockerKind | None = None) -> ToolOutcome:
-        message = message[:ERROR_MESSAGE_CHARS]
-        return cls(False, {"ok": False, "error": {"code": code, "message": message}}, f"{code}: {message}", code, refused)
-
-    @classmethod
-    def from_error(cls, result: ActionResult) -> ToolOutcome:
-        assert result.error is not None
-        kind = result.error.details.get("blocker_kind")
-        return cls.failed(result.error.code.value, result.error.message, BlockerKind(kind) if kind else None)
 
 
 @dataclass
@@ -83,15 +60,6 @@ class AgentView:
 
 def describe_call(tool: str, arguments: dict[str, Any]) -> str:
     return f"{tool} {json.dumps(arguments, ensure_ascii=False, sort_keys=True, default=str)}"[:200]
-
-
-def literal_text(value: Any) -> Any:
-    """Model-written text passed where recipe text is filled: braces stay braces, not placeholders."""
-    if isinstance(value, str):
-        return value.replace("{", "{{").replace("}", "}}")
-    if isinstance(value, dict):
-        return {k: literal_text(v) for k, v in value.items()}
-    return value
 
 
 class AgentToolCalls:
@@ -135,7 +103,8 @@ class AgentToolCalls:
         ctx.budget.agent_calls += 1
 
     async def call(self, call: LlmToolCall) -> ToolOutcome:
-        ctx, tool, arguments = self.ctx, call.name, dict(call.arguments)
+        # An old name (open_url, browser_select ...) is the tool it now names, for every guard.
+        ctx, tool, arguments = self.ctx, canonical_tool(call.name), dict(call.arguments)
         self.authorize(tool)
         action_id = ctx.browser.new_action_id(tool)
         described = describe_call(tool, arguments)
@@ -156,11 +125,15 @@ class AgentToolCalls:
         """Text the model types into a password field is secret: learned as the call arrives,
         before the model call's span, an event or a later request describes it (the session
         itself would learn it only as it types)."""
-        if call.name != "browser_type":
+        if canonical_tool(call.name) != "browser_type":
             return
         arguments = call.arguments
-        target, text = target_argument(arguments), self.ctx.secrets.reveal(str(arguments.get("text", "")))
-        if target is None or not text:
+        text = self.ctx.secrets.reveal(str(arguments.get("text", "")))
+        try:
+            target = agent_target(arguments.get("target", arguments.get("ref")))
+        except TargetInvalid:
+            return  # the call itself will say what is wrong with its target
+        if not text:
             return
         session = await self.ctx.browser.session()
         found = await session.extract(
@@ -182,10 +155,11 @@ class AgentToolCalls:
                 raise
         session = await ctx.browser.session()
         before = await self._fingerprint(session)
-        outcome = await self._dispatch(tool, arguments, session)
+        outcome = await self._dispatch(tool, arguments)
         after = before
         if tool in PAGE_CHANGING_TOOLS:
-            after = await self._settled(session, before) if outcome.ok and tool not in ("open_url", "browser_wait") else await self._fingerprint(session)
+            # An act has waited for its effect already (acting.py); a navigation for its load.
+            after = await self._fingerprint(session)
             outcome.response["page_changed"] = bool(after) and after != before
             # A new document the call led to is judged like a plan step's page, and the model told.
             verdict = await self.pages.settle()
@@ -208,79 +182,51 @@ class AgentToolCalls:
             return str(result.data.get("digest", ""))
         return ""
 
-    async def _settled(self, session: BrowserSession, before: str) -> str:
-        """Wait (up to guards.timeouts.verify_ms) for the act's effect; a navigation then loads."""
-        deadline = time.monotonic() + self.ctx.plan.limits.verify_timeout_ms / 1000
-        while True:
-            after = await self._fingerprint(session)
-            if (after and after != before) or time.monotonic() >= deadline:
-                break
-            await asyncio.sleep(SETTLE_POLL_SECONDS)
-        if after and after != before:
-            await session.wait_for_loaded(action_id=self.ctx.browser.new_action_id("settle"), timeout_ms=self.timeout)
-            after = await self._fingerprint(session) or after
-        return after
-
-    async def _dispatch(self, tool: str, arguments: dict[str, Any], session: BrowserSession) -> ToolOutcome:
-        run_action, timeout = self.ctx.browser.run_action, self.timeout
-        if tool == "open_url":
-            return await self._open_url(arguments)
-        if tool == "browser_snapshot":
-            return await self._snapshot(arguments)
-        if tool == "browser_extract":
-            return await self._extract(arguments)
-        if tool == "browser_verify":
-            return await self._verify(arguments)
-        if tool == "browser_wait":
-            kind = str(arguments.get("kind", "load"))
-            value: str | int | None = arguments.get("value")
-            if kind == "timeout":
-                try:
-                    value = int(float(str(value)))
-                except ValueError:
-                    return ToolOutcome.failed("invalid_params", "a timeout wait needs value = milliseconds")
-            result = await run_action("wait", f"wait for {kind} {value or ''}".strip(), lambda s, a: s.wait(kind, value, action_id=a, timeout_ms=timeout))
-            return self._acted(result, f"{kind} satisfied")
-        target = target_argument(arguments)
-        if tool == "browser_click":
-            result = await run_action("act", f"click {target}", lambda s, a: s.click(target, action_id=a, timeout_ms=timeout))
-        elif tool == "browser_type":
-            # The model writes a secret as its marker; only here, typed into the field, is it the value.
-            text, submit = self.ctx.secrets.reveal(str(arguments.get("text", ""))), bool(arguments.get("submit"))
-            result = await run_action("act", f"type into {target}", lambda s, a: s.type_text(target, text, submit=submit, action_id=a, timeout_ms=timeout))
-        elif tool == "browser_select":
-            value_arg, label = arguments.get("value"), arguments.get("label")
-            result = await run_action("act", f"select in {target}", lambda s, a: s.select(target, value=value_arg, label=label, action_id=a, timeout_ms=timeout))
-        elif tool == "browser_press":
-            key = str(arguments.get("key", ""))
-            result = await run_action("act", f"press {key}", lambda s, a: s.press(key, target=target, action_id=a, timeout_ms=timeout))
-        else:  # browser_scroll
-            direction, amount = scroll_motion(str(arguments.get("direction", "down")))
-            result = await run_action("act", f"scroll {direction}", lambda s, a: s.scroll(direction=direction, amount=amount, target=target, action_id=a, timeout_ms=timeout))
-        return self._acted(result, f"{tool.removeprefix('browser_')} done")
-
-    @staticmethod
-    def _acted(result: ActionResult, summary: str) -> ToolOutcome:
-        if not result.ok:
-            return ToolOutcome.from_error(result)
-        opened = result.data.get("opened_tabs") or []
-        response: dict[str, Any] = {"ok": True}
-        if opened:
-            response["opened_tabs"] = [tab.get("url") for tab in opened]
-        return ToolOutcome(True, response, summary)
+    async def _dispatch(self, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
+        """Each tool's own function: the acts and waits (acting.py), the others below."""
+        if tool in ACT_TOOLS:
+            return await run_tool(ACT_TOOLS[tool], ToolCall(self.ctx, self.timeout, arguments))
+        own = {
+            "browser_navigate": self._open_url,
+            "browser_navigate_back": self._navigate_back,
+            "browser_snapshot": self._snapshot,
+            "browser_extract": self._extract,
+            "browser_verify": self._verify,
+        }
+        if tool not in own:
+            return ToolOutcome.failed("unknown_tool", f"{tool} cannot run in an agent step")
+        return await own[tool](arguments)
 
     async def _open_url(self, arguments: dict[str, Any]) -> ToolOutcome:
         ctx = self.ctx
         url = arguments.get("url")
         if not isinstance(url, str) or not url:
-            return ToolOutcome.failed("invalid_params", "open_url needs url, an absolute http(s) URL")
+            return ToolOutcome.invalid("browser_navigate needs url, an absolute http(s) URL")
         judgement = ctx.network.judge(url)  # the run's one URL judge, before the browser is asked
         if not judgement.allowed:
             assert judgement.blocker_kind is not None
             return ToolOutcome.failed(judgement.blocker_kind.value, f"{url} is refused: {judgement.reason}; stay on the allowed domains", judgement.blocker_kind)
         observation = await ctx.browser.open_and_prepare(self.state.id, url, self.timeout)
+        return await self._arrived(observation, f"opened {observation.url} (HTTP {observation.status})")
+
+    async def _navigate_back(self, arguments: dict[str, Any]) -> ToolOutcome:
+        ctx = self.ctx
+        went = await ctx.browser.run_action("navigate_back", "go back", lambda s, a: s.navigate_back(action_id=a, timeout_ms=self.timeout))
+        if not went.ok:
+            return ToolOutcome.from_error(went)
+        url = str(went.data.get("url", ""))
+        judgement = ctx.network.judge(url)  # the page it went back to, judged as an opened one is
+        if not judgement.allowed:
+            assert judgement.blocker_kind is not None
+            return ToolOutcome.failed(judgement.blocker_kind.value, f"went back to {url}, which is refused: {judgement.reason}", judgement.blocker_kind)
+        observation = await ctx.browser.prepare(self.state.id, self.timeout, status=went.data.get("status"), requested_url=url)
+        return await self._arrived(observation, f"went back to {observation.url}")
+
+    async def _arrived(self, observation: PageObservation, summary: str) -> ToolOutcome:
+        """A page the model navigated to (or back to), prepared: judged like a plan step's page,
+        and the model told whether it is the target."""
         verdict = await self.pages.judge(observation)
-        self.view.judged(verdict, ctx.browser.primary_tab_id)
+        self.view.judged(verdict, self.ctx.browser.primary_tab_id)
         if observation.error_code:
             failed = ToolOutcome.failed(verdict.check.blocker_kind.value if verdict.check.blocker_kind else observation.error_code, observation.error_message)
             failed.response["page"] = verdict.for_model()
@@ -293,7 +239,7 @@ class AgentToolCalls:
             refused.response.update(where, page=verdict.for_model())
             return refused
         response = {"ok": True, **where, "text": observation.visible_text[:RESPONSE_TEXT_CHARS], "page": verdict.for_model()}
-        return ToolOutcome(True, response, f"opened {observation.url} (HTTP {observation.status}): the target")
+        return ToolOutcome(True, response, f"{summary}: the target")
 
     async def _snapshot(self, arguments: dict[str, Any]) -> ToolOutcome:
         max_elements, start = arguments.get("max_elements"), arguments.get("start")
@@ -338,8 +284,14 @@ class AgentToolCalls:
             return ToolOutcome(True, {"ok": True, "text": text[: RESPONSE_TEXT_CHARS * 3], "chars": len(text)}, f"read {len(text)} chars of readable text")
         fields = arguments.get("fields")
         if not isinstance(fields, list) or not fields or not all(isinstance(f, dict) and f.get("name") for f in fields):
-            return ToolOutcome.failed("invalid_params", "browser_extract needs fields: [{name, target, attr?}] or readable: true")
-        requested = {str(f["name"]): {"target": target_argument(f), **({"attr": f["attr"]} if f.get("attr") else {})} for f in fields}
+            return ToolOutcome.invalid("browser_extract needs fields: [{name, target, attr?}] or readable: true")
+        try:
+            requested = {
+                str(f["name"]): {"target": agent_target(f.get("target"), f"fields.{f['name']}.target"), **({"attr": f["attr"]} if f.get("attr") else {})}
+                for f in fields
+            }
+        except TargetInvalid as error:
+            return ToolOutcome.invalid(str(error))
         result = await run_action("extract", f"extract {', '.join(requested)}", lambda s, a: s.extract(requested, action_id=a, timeout_ms=timeout))
         if not result.ok:
             return ToolOutcome.from_error(result)
@@ -354,12 +306,12 @@ class AgentToolCalls:
         # {steps.<agent step id>.<field>}; the model sees it shortened. Each field keeps the
         # document it was read from, which was validated.
         found = {name: value for name, value in extracted.items() if value is not None}
+        self.ctx.findings.data.update(found)
+        self.extracted.update(found)
         read_url = (document.provenance.get("document") or {}).get("url") or self.view.page.url
         for name in found:
             self.ctx.findings.provenance[name] = {"state": self.state.id, **document.provenance}
             self.sources[name] = {"url": read_url, "document": document.provenance.get("document"), "tool": "browser_extract", "at": round(time.time(), 3)}
-        self.ctx.findings.data.update(found)
-        self.extracted.update(found)
         self.ctx.values.record_step_fields(self.state, {name: (value, self.sources[name]) for name, value in self.extracted.items()})
         values = {name: (value[:FIELD_VALUE_CHARS] if isinstance(value, str) else value) for name, value in extracted.items()}
         missing = list(result.data.get("missing") or [])
@@ -369,16 +321,18 @@ class AgentToolCalls:
     async def _verify(self, arguments: dict[str, Any]) -> ToolOutcome:
         given = [k for k in ("text_includes", "title_includes", "url_matches", "element_visible") if arguments.get(k) is not None]
         if len(given) != 1:
-            return ToolOutcome.failed("invalid_params", "browser_verify needs exactly one of text_includes, title_includes, url_matches, element_visible")
+            return ToolOutcome.invalid("browser_verify needs exactly one of text_includes, title_includes, url_matches, element_visible")
         key = given[0]
         document = await self.document_for_read()
         if document.blocked is not None:
             return _refused_read(document)
         if key == "element_visible":
-            target = target_argument(arguments, key)
-            if not isinstance(target, dict):
-                return ToolOutcome.failed("invalid_params", "element_visible needs a target object")
-            condition: dict[str, Any] = {"element": {**literal_text(target), "state": "visible"}}
+            try:
+                target = agent_target(arguments[key], key)
+            except TargetInvalid as error:
+                return ToolOutcome.invalid(str(error))
+            # A model's names match loosely unless it quoted them (a recipe's are exact by default).
+            condition: dict[str, Any] = {"element": {"exact": False, **literal_text(target), "state": "visible"}}
         else:
             condition = {key: literal_text(str(arguments[key])) if key != "url_matches" else str(arguments[key])}
         checked = await check_condition(await self.ctx.probe(self.timeout), condition, self.ctx.browser.new_action_id("verify"))

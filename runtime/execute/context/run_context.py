@@ -18,6 +18,7 @@ one job:
     loops      the for_each loops in progress (context/loops.py)
     login      how the plan logs in, judged once from the plan (judges/login_intent.py), or None
     storage_state   the recipe's storage-state files and the state to save (record/storage_state.py), or None
+    uploads    the files the recipe lets the run upload, by name (plan/order.py)
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from runtime.execute.values.run_values import RunValues
 from runtime.guard import IntentGuard, NoProgressDetector
 from runtime.outcomes import BlockerKind, StopReason
 from runtime.plan.model import Plan, State
+from runtime.plan.order import UploadFiles
 from runtime.secrets import Secrets
 
 
@@ -168,6 +170,7 @@ class RunContext:
     loops: LoopFrames = field(default_factory=LoopFrames)
     login: LoginMeans | None = None
     storage_state: StorageStateKeeper | None = None
+    uploads: UploadFiles = field(default_factory=UploadFiles)
 
     @classmethod
     def create(

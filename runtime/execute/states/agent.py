@@ -21,7 +21,7 @@ from opentelemetry.trace import Span
 
 from runtime.events import AgentState, ChatDelta, GuardrailTripped, StepFinished, StructuredOutput, ToolUsed
 from runtime.execute.agent.tool_calls import AgentToolCalls, AgentView, describe_call
-from runtime.execute.agent.offered_tools import NUDGE, offered_tools
+from runtime.execute.agent.offered_tools import NUDGE, TARGET_HELP, offered_tools
 from runtime.execute.judges.conditions import check_all, describe_condition, describe_failures, filled_condition
 from runtime.execute.context.recovery import Blocker
 from runtime.execute.context.run_context import RunContext
@@ -29,6 +29,7 @@ from runtime.execute.reads.provenance import READ_ATTEMPTS, read_from
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.llm import ChatMessage, LlmDelta, LlmDone, LlmError, LlmToolCall, LlmUsage, build_agent_prompt
 from runtime.outcomes import StopReason
+from runtime.plan.agent_vocabulary import canonical_tool
 from runtime.plan.model import State
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ class AgentLoop:
         params = state.params
         self.task = ctx.values.text(str(params["task"])) or ""
         self.max_turns = int(params.get("max_steps") or DEFAULT_MAX_TURNS)
-        self.tools = offered_tools(params.get("tools"))
+        self.tools = offered_tools(params.get("tools"), ctx.uploads.names)
         # Recipe conditions, unfilled: the condition judge fills their placeholders itself.
         self.done_when: list[dict[str, Any]] = list(params.get("done_when", []))
         self.timeout = ctx.timeout_for(state)
@@ -126,11 +127,11 @@ class AgentLoop:
                 call = calls[0]
                 turn.tool, turn.arguments = call.name, dict(call.arguments)
                 self.conversation.append(ChatMessage.assistant(turn.text, [call]))
-                if call.name == "close":
+                if canonical_tool(call.name) == "close":
                     return await self._close(call, turn)
                 outcome = await self.calls.call(call)
                 if outcome.refused is not None:
-                    self.refusal = Blocker(self.state.id, outcome.refused, outcome.summary, {"tool": call.name, "arguments": turn.arguments})
+                    self.refusal = Blocker(self.state.id, outcome.refused, outcome.summary, {"tool": canonical_tool(call.name), "arguments": turn.arguments})
                 if len(calls) > 1:
                     outcome.response["note"] = f"only the first of your {len(calls)} tool calls ran; make one call per turn"
                 self.conversation.append(ChatMessage.tool_result(call, outcome.response))
@@ -190,7 +191,7 @@ class AgentLoop:
         )
 
     async def _ask_model(self) -> tuple[str, list[LlmToolCall], LlmUsage]:
-        prompt = build_agent_prompt(self.task, self.tools, self.view.page, self.view.context)
+        prompt = build_agent_prompt(self.task, self.tools, self.view.page, self.view.context, tool_notes=TARGET_HELP)
         text: list[str] = []
         calls: list[LlmToolCall] = []
         usage = LlmUsage()

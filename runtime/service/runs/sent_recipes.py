@@ -4,7 +4,8 @@ that one document is what every check below and the loader read.
 
 - The tool registry it names is confined to the server's registry root before anything reads it
   (registry_confinement.py); problems inside the operator's registry files are summarised.
-- It may not name session files: they would be read and written on the server's disk.
+- It may not name session files, nor files to upload: they would be read (and written) on the
+  server's disk.
 - Its problems name the source the client gave it, or `<request>`.
 - Its inputs may read only `VERITY_SECRET_*` variables of the server's environment with `@env:`.
 
@@ -33,6 +34,7 @@ def load_sent_recipe(text: str, registry_root: RegistryRoot, source_name: str = 
     # name the client gives its recipe (shown in the problems it gets back).
     doc, problems = read_yaml(text, INLINE_SOURCE)
     try:
+        _refuse_upload_files(doc)  # before the loader's checks look for them on the server's disk
         recipe_path = registry_root.recipe_path_for(doc, INLINE_SOURCE)
         recipe, registry = load_recipe_document(doc, problems, INLINE_SOURCE, recipe_path=recipe_path)
         _refuse_session_files(recipe, doc)
@@ -50,3 +52,12 @@ def _refuse_session_files(recipe: Recipe, doc: YamlDocument) -> None:
             line, col = doc.position(("session", key))
             message = "a recipe sent to the server may not name session files (they are on the server's disk); put the recipe in the server's recipe directory"
             raise RecipeInvalid([Problem(INLINE_SOURCE, line, col, f"session.{key}", message, "session_not_allowed")])
+
+
+def _refuse_upload_files(doc: YamlDocument) -> None:
+    """A recipe someone sent may not declare files to upload: they would be read from the
+    server's disk and sent to a page (and the check that they exist would tell what is there)."""
+    if isinstance(doc.data, dict) and doc.data.get("files"):
+        line, col = doc.position(("files",), prefer_key=True)
+        message = "a recipe sent to the server may not declare files to upload (they are on the server's disk); put the recipe and its files in the server's recipe directory"
+        raise RecipeInvalid([Problem(INLINE_SOURCE, line, col, "files", message, "files_not_allowed")])

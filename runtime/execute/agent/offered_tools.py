@@ -121,6 +121,11 @@ AGENT_TOOL_SPECS: dict[str, ToolSpec] = {
             ),
         ),
         ToolSpec(
+            "browser_tabs",
+            "List the open tabs, select the one you act in, close one (default: the current), or open a blank one.",
+            _object({"action": {"type": "string", "enum": ["list", "select", "close", "new"]}, "index": {"type": "integer"}}, ["action"]),
+        ),
+        ToolSpec(
             "close",
             "Finish this step with a short summary of what you did and the result, or of what blocked you.",
             _object({"summary": {"type": "string"}}, ["summary"]),

@@ -14,9 +14,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.browser import ActionResult, BrowserSession, ObservationContext, Snapshot
+from runtime.browser import ActionResult, ObservationContext, Snapshot
+from runtime.browser.session.verbs import SessionVerbs
 from runtime.events import ToolUsed
 from runtime.execute.agent.offered_tools import PAGE_CHANGING_TOOLS, scroll_motion, target_argument
+from runtime.execute.agent.tab_tool import use_tabs
+from runtime.execute.agent.tool_outcome import ToolOutcome
 from runtime.execute.judges.conditions import check_condition
 from runtime.execute.context.run_context import RunContext
 from runtime.execute.step_outcome import RunStopped
@@ -25,33 +28,13 @@ from runtime.guard import action_signature
 from runtime.llm import LlmToolCall, PageContext
 from runtime.outcomes import StopReason
 from runtime.plan.model import State
+from runtime.plan.state_kinds import TABS_TOOL
 
 # Bounds on what goes back to the model: results are summaries, never whole pages.
 RESPONSE_TEXT_CHARS = 600
 FIELD_VALUE_CHARS = 300
-ERROR_MESSAGE_CHARS = 300
 OBSERVE_CONTEXT_CHARS = 2000
 SETTLE_POLL_SECONDS = 0.1
-
-
-@dataclass
-class ToolOutcome:
-    """One tool call's result: `response` goes back to the model, `summary` into events."""
-
-    ok: bool
-    response: dict[str, Any]
-    summary: str
-    error_code: str = ""
-
-    @classmethod
-    def failed(cls, code: str, message: str) -> ToolOutcome:
-        message = message[:ERROR_MESSAGE_CHARS]
-        return cls(False, {"ok": False, "error": {"code": code, "message": message}}, f"{code}: {message}", code)
-
-    @classmethod
-    def from_error(cls, result: ActionResult) -> ToolOutcome:
-        assert result.error is not None
-        return cls.failed(result.error.code.value, result.error.message)
 
 
 @dataclass
@@ -136,7 +119,7 @@ class AgentToolCalls:
         if target is None or not text:
             return
         session = await self.ctx.browser.session()
-        found = await session.extract(
+        found = await (await self.ctx.browser.verbs()).extract(
             fields={"type": {"target": target, "attr": "type"}}, action_id=self.ctx.browser.new_action_id("field_type"), timeout_ms=self.timeout
         )
         kind = str((found.data.get("fields") or {}).get("type") or "") if found.ok else ""
@@ -146,14 +129,15 @@ class AgentToolCalls:
     async def _run(self, tool: str, arguments: dict[str, Any], action_id: str, described: str) -> tuple[ToolOutcome, str, str]:
         """Approval, the call itself, and the page fingerprints before and after it."""
         ctx = self.ctx
-        ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="start", summary=described))
+        tab_id = ctx.browser.tabs.acting_id
+        ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="start", summary=described, tab_id=tab_id))
         if ctx.tools.needs_approval(tool):
             try:
                 await ctx.tools.approve(tool, f"agent {self.state.id}: {described}", arguments, self.state.id)
             except RunStopped:
-                ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="error", summary="denied by a person", error_code="approval_denied"))
+                ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="error", summary="denied by a person", error_code="approval_denied", tab_id=tab_id))
                 raise
-        session = await ctx.browser.session()
+        session = await ctx.browser.verbs()
         before = await self._fingerprint(session)
         outcome = await self._dispatch(tool, arguments, session)
         after = before
@@ -162,12 +146,12 @@ class AgentToolCalls:
             outcome.response["page_changed"] = bool(after) and after != before
         ctx.guard.on_settled(tool, outcome.ok)
         if outcome.ok:
-            ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="success", summary=outcome.summary))
+            ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="success", summary=outcome.summary, tab_id=tab_id))
         else:
-            ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="error", summary=outcome.summary, error_code=outcome.error_code))
+            ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="error", summary=outcome.summary, error_code=outcome.error_code, tab_id=tab_id))
         return outcome, before, after
 
-    async def _fingerprint(self, session: BrowserSession) -> str:
+    async def _fingerprint(self, session: SessionVerbs) -> str:
         # Polled often while an act settles, so it bypasses run_action's events.
         result = await session.fingerprint(action_id=self.ctx.browser.new_action_id("fingerprint"), timeout_ms=self.timeout)
         if result.ok:
@@ -176,7 +160,7 @@ class AgentToolCalls:
             return str(result.data.get("digest", ""))
         return ""
 
-    async def _settled(self, session: BrowserSession, before: str) -> str:
+    async def _settled(self, session: SessionVerbs, before: str) -> str:
         """Wait (up to guards.timeouts.verify_ms) for the act's effect; a navigation then loads."""
         deadline = time.monotonic() + self.ctx.plan.limits.verify_timeout_ms / 1000
         while True:
@@ -189,8 +173,12 @@ class AgentToolCalls:
             after = await self._fingerprint(session) or after
         return after
 
-    async def _dispatch(self, tool: str, arguments: dict[str, Any], session: BrowserSession) -> ToolOutcome:
+    async def _dispatch(self, tool: str, arguments: dict[str, Any], session: SessionVerbs) -> ToolOutcome:
         run_action, timeout = self.ctx.browser.run_action, self.timeout
+        if tool == TABS_TOOL:
+            outcome, page = await use_tabs(self.ctx, arguments, timeout)
+            self.view.page = page or self.view.page
+            return outcome
         if tool == "open_url":
             return await self._open_url(arguments)
         if tool == "browser_snapshot":
@@ -250,7 +238,7 @@ class AgentToolCalls:
         ctx.page.saw(observation)
         if observation.error_code:
             return ToolOutcome.failed(observation.error_code, observation.error_message)
-        self.view.saw(observation, ctx.browser.primary_tab_id)
+        self.view.saw(observation, ctx.browser.tabs.acting_id)
         response = {"ok": True, "url": observation.url, "status": observation.status, "title": observation.title, "text": observation.text[:RESPONSE_TEXT_CHARS]}
         return ToolOutcome(True, response, f"opened {observation.url} (HTTP {observation.status})")
 

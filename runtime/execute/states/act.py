@@ -10,7 +10,8 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from runtime.browser import ActionErrorCode, ActionResult, BrowserSession
+from runtime.browser import ActionErrorCode, ActionResult
+from runtime.browser.session.verbs import SessionVerbs
 from runtime.events import ToolUsed
 from runtime.execute.agent.offered_tools import scroll_motion
 from runtime.execute.context.browser_access import DriverCall
@@ -128,7 +129,7 @@ def driver_call(action_name: str, params: dict[str, Any], timeout: int, baseline
 
 
 async def select_by_value_or_label(
-    session: BrowserSession, action_id: str, target: Any, value: str, timeout: int, baseline: int | None = None, *, mode: str = "replace"
+    session: SessionVerbs, action_id: str, target: Any, value: str, timeout: int, baseline: int | None = None, *, mode: str = "replace"
 ) -> ActionResult:
     # The recipe's `value` is an option value or its visible label; try the value first.
     result = await session.select(target, value=value, mode=mode, action_id=action_id, timeout_ms=timeout, effect_baseline_ms=baseline)
@@ -149,7 +150,8 @@ async def await_expectations(
     deadline = time.monotonic() + ctx.plan.limits.verify_timeout_ms / 1000
     probe = replace(await ctx.probe(timeout, before), act_effects=act_effects)
     action_id = ctx.browser.new_action_id("verify")
-    ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="start", summary=f"verify {sorted(expect or {}) or ['own_effect']}"))
+    tab_id = ctx.browser.tabs.acting_id
+    ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="start", summary=f"verify {sorted(expect or {}) or ['own_effect']}", tab_id=tab_id))
     polls = 0
     while True:
         polls += 1
@@ -161,6 +163,6 @@ async def await_expectations(
             raise RunStopped(StopReason.BROWSER_CRASHED, "the browser died or disconnected while the act's effect was checked")
         await asyncio.sleep(VERIFY_POLL_SECONDS)
     passed = all(c.passed for c in checks)
-    ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="success", summary=f"{'passed' if passed else 'failed'} after {polls} check(s)"))
+    ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="success", summary=f"{'passed' if passed else 'failed'} after {polls} check(s)", tab_id=tab_id))
     ctx.browser.stop_if_crashed("the browser died while verifying")
     return checks

@@ -13,12 +13,13 @@ each turn -> a StepFinished of step_kind `agent.turn` carrying its agent_state.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import Span
 
 from runtime.events import AgentState, ChatDelta, GuardrailTripped, StepFinished, StructuredOutput, ToolUsed
+from runtime.execute.agent.tab_tool import tab_lines
 from runtime.execute.agent.tool_calls import AgentToolCalls, AgentView, describe_call
 from runtime.execute.agent.offered_tools import NUDGE, offered_tools
 from runtime.execute.judges.conditions import check_all, describe_condition, describe_failures, filled_condition
@@ -152,7 +153,7 @@ class AgentLoop:
         )
 
     async def _ask_model(self) -> tuple[str, list[LlmToolCall], LlmUsage]:
-        prompt = build_agent_prompt(self.task, self.tools, self.view.page, self.view.context)
+        prompt = build_agent_prompt(self.task, self.tools, replace(self.view.page, open_tabs=tab_lines(self.ctx)), self.view.context)
         text: list[str] = []
         calls: list[LlmToolCall] = []
         usage = LlmUsage()

@@ -115,3 +115,10 @@ Feature: Recipe validation with precise errors
     When I validate it
     Then the problems are exactly those listed in its expect comments
     And the problem at "plan[1].evaluate" says "name 'browser_evaluate' in tools.allow"
+
+  @RECIPE-021
+  Scenario: Tabs named before a step opens them, or named by no step, are refused at their positions
+    Given the broken recipe "tabs.yaml"
+    When I validate it
+    Then the problems are exactly those listed in its expect comments
+    And the problem at "plan[4].tab" suggests "terms"

@@ -33,7 +33,7 @@ def opened_tabs(node: StepNode) -> set[str]:
 
 def named_tabs(step: Step, path: PathParts) -> Iterator[tuple[PathParts, str]]:
     """The tabs a step names, with the path of each name."""
-    if step.tab is not None:
+    if step.tab is not None and step.kind in TAB_KINDS:  # elsewhere `tab` is refused as misplaced
         yield path + ("tab",), step.tab
     for kind in (SWITCH_TAB, CLOSE_TAB):
         name = getattr(step, kind)

@@ -57,15 +57,15 @@ async def current_document(ctx: RunContext, state_id: str, timeout_ms: int) -> D
     ctx.page.judge(check)
     earlier = f"the validated {validated.url} ({_which(validated)})" if validated else "a page that failed validation"
     summary = f"the page is now {observation.url} ({_which(observation.document)}), not {earlier}"
-    action_id = ctx.browser.new_action_id("revalidate")
-    ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="start", summary=f"revalidate: {summary}"))
+    action_id, tab_id = ctx.browser.new_action_id("revalidate"), ctx.browser.tabs.acting_id
+    ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="start", summary=f"revalidate: {summary}", tab_id=tab_id))
     if check.valid:
-        ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="success", summary=check.reason))
+        ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="success", summary=check.reason, tab_id=tab_id))
         record = _record(observation.document, observation.document, observation.content_digest, observation.content_digest)
         record.update(document_changed_since_validation=True, revalidated=True, previously_validated=validated.to_dict() if validated else None)
         return DocumentCheck(record)
     assert check.blocker_kind is not None
-    ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="error", summary=check.reason, error_code=check.blocker_kind.value))
+    ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="error", summary=check.reason, error_code=check.blocker_kind.value, tab_id=tab_id))
     evidence = {**check.evidence, "revalidated": True, "validated_document": validated.to_dict() if validated else None}
     ctx.recovery.blocker = Blocker(state_id, check.blocker_kind, f"{summary}; {check.reason}", evidence)
     ctx.events.emit(GuardrailTripped(guard=TARGET_CHECK, blocker_kind=check.blocker_kind, detail=check.reason, evidence=evidence))

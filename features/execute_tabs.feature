@@ -12,6 +12,7 @@ Feature: Steps and agents act in every tab, and the primary tab stays where it i
     And the page of tab "t2" was checked against the target before "read" read it
     And the value "read" read is kept with tab "t2"'s validated document
     And executions.json says "read" acted in tab "t2" and "shut" closed it
+    And the report's timeline shows "read" in tab "t2" and "shut" closing tab "t2"
 
   @EXEC-079
   Scenario: A link's tab does not move the primary tab; switch_tab does, and closing it gives it back

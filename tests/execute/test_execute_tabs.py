@@ -107,6 +107,20 @@ def executions_tabs(runner: ExecRunner, reader: str, tab_id: str, closer: str) -
     assert records[closer]["evidence"]["tab_id"] == tab_id
 
 
+@then(parsers.parse('the report\'s timeline shows "{reader}" in tab "{tab_id}" and "{closer}" closing tab "{closed}"'))
+def report_tabs(runner: ExecRunner, reader: str, tab_id: str, closer: str, closed: str) -> None:
+    assert runner.last is not None
+    page = (runner.last.run_dir / "report.html").read_text(encoding="utf-8")
+
+    def row(state_id: str) -> str:
+        found = re.search(r'<tr class="state"[^>]*data-state-id="' + re.escape(state_id) + r'".*?</tr>', page, re.S)
+        assert found, f"no timeline row for {state_id}"
+        return found.group(0)
+
+    assert f'<span class="meta tab">in tab {tab_id}</span>' in row(reader)
+    assert re.search(r'<ul class="tab-changes"><li>tab ' + re.escape(closed) + r" \(terms\) closed ", row(closer)), row(closer)
+
+
 @then(parsers.parse('the primary tab moved to "{moved}" during "{mover}" and back to "{back}" during "{closer}"'))
 def primary_moves(runner: ExecRunner, moved: str, mover: str, back: str, closer: str) -> None:
     primary = [(c.tab_id, c.state_id, c.primary_tab_id) for c in _changes(runner) if c.change == "primary"]

@@ -14,6 +14,13 @@ Feature: Steps and agents act in every tab, and the primary tab stays where it i
     And executions.json says "read" acted in tab "t2" and "shut" closed it
     And the report's timeline shows "read" in tab "t2" and "shut" closing tab "t2"
 
+  @EXEC-078
+  Scenario: A step acting in a tab that never opened fails, and its on_failure leads on
+    When I run the tab recipe "tab-never-opened" on the fixture site
+    Then the run ends "completed" with stop reason "completed"
+    And the step "read" failed with "tab_unavailable" saying "no tab is named 'terms'"
+    And the steps started in tabs "read=t1 first=t1"
+
   @EXEC-079
   Scenario: A link's tab does not move the primary tab; switch_tab does, and closing it gives it back
     When I run the tab recipe "switch-primary" on the fixture site

@@ -61,6 +61,14 @@ def steps_in_tabs(runner: ExecRunner, pairs: str) -> None:
     assert {state: started.get(state) for state in expected} == expected, started
 
 
+@then(parsers.parse('the step "{state_id}" failed with "{code}" saying "{text}"'))
+def step_failed(runner: ExecRunner, state_id: str, code: str, text: str) -> None:
+    assert runner.last is not None
+    finished = runner.last.steps(state_id)
+    assert [(step.ok, step.error) for step in finished] == [(False, code)], finished
+    assert text in finished[0].observation_summary, finished[0]
+
+
 @then(parsers.parse('the output\'s heading is "{heading}"'))
 def output_heading(runner: ExecRunner, heading: str) -> None:
     assert runner.last is not None

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from runtime.browser import ActionResult
+from runtime.outcomes import BlockerKind
 
 ERROR_MESSAGE_CHARS = 300
 
@@ -18,13 +19,16 @@ class ToolOutcome:
     response: dict[str, Any]
     summary: str
     error_code: str = ""
+    # The fence refused where the call would have taken the tab (an URL, a link, a form's action).
+    refused: BlockerKind | None = None
 
     @classmethod
-    def failed(cls, code: str, message: str) -> ToolOutcome:
+    def failed(cls, code: str, message: str, refused: BlockerKind | None = None) -> ToolOutcome:
         message = message[:ERROR_MESSAGE_CHARS]
-        return cls(False, {"ok": False, "error": {"code": code, "message": message}}, f"{code}: {message}", code)
+        return cls(False, {"ok": False, "error": {"code": code, "message": message}}, f"{code}: {message}", code, refused)
 
     @classmethod
     def from_error(cls, result: ActionResult) -> ToolOutcome:
         assert result.error is not None
-        return cls.failed(result.error.code.value, result.error.message)
+        kind = result.error.details.get("blocker_kind")
+        return cls.failed(result.error.code.value, result.error.message, BlockerKind(kind) if kind else None)

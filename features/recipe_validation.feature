@@ -131,3 +131,9 @@ Feature: Recipe validation with precise errors
     When I validate it
     Then the problems are exactly those listed in its expect comments
     And the problem at "plan[1].act" says "`upload` needs `files`"
+  @RECIPE-021
+  Scenario: Tabs named before a step opens them, or named by no step, are refused at their positions
+    Given the broken recipe "tabs.yaml"
+    When I validate it
+    Then the problems are exactly those listed in its expect comments
+    And the problem at "plan[4].tab" suggests "terms"

@@ -15,6 +15,7 @@ from runtime.events.model import (
     StepFinished,
     StepStarted,
     StructuredOutput,
+    TabChanged,
     ToolUsed,
     payload_from_dict,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "StepFinished",
     "StepStarted",
     "StructuredOutput",
+    "TabChanged",
     "ToolUsed",
     "payload_from_dict",
 ]

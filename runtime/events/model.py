@@ -36,6 +36,7 @@ class StepStarted:
     state_id: str
     step_kind: str
     attempt: int = 1
+    tab_id: str = ""  # the tab the state acts in ("" before the run has a browser)
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,24 @@ class ToolUsed:
     phase: str  # "start" | "success" | "error" | "blocked"
     summary: str = ""
     error_code: str = ""
+    tab_id: str = ""  # the tab the tool acts in; "" for a tool that acts in none
+
+
+@dataclass(frozen=True)
+class TabChanged:
+    """A change to the run's tabs (the design notes' twin sync): a tab `opened` (by the state
+    `state_id`, from `opener_tab_id`), `navigated` to `url`, `closed`, or made the `primary` tab,
+    the one steps act in unless they name another. `primary_tab_id` is the primary tab after
+    the change; `name` is what the recipe calls the tab (a step's `as`), once it has one."""
+
+    KIND: ClassVar[str] = "tab"
+    change: str  # "opened" | "navigated" | "closed" | "primary"
+    tab_id: str
+    url: str = ""
+    opener_tab_id: str = ""
+    state_id: str = ""
+    primary_tab_id: str = ""
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -139,6 +158,7 @@ EventPayload = Union[
     ArtifactStored,
     StructuredOutput,
     FinalVerdict,
+    TabChanged,
 ]
 
 PAYLOAD_TYPES: dict[str, type] = {
@@ -155,6 +175,7 @@ PAYLOAD_TYPES: dict[str, type] = {
         ArtifactStored,
         StructuredOutput,
         FinalVerdict,
+        TabChanged,
     )
 }
 

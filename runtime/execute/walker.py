@@ -2,6 +2,10 @@
 execution, follow the transition its outcome names. All effects (browser, clock, files) happen
 in the handlers, and every one is recorded as an event.
 
+Each state acts in its step's tab (context/run_tabs.py): the walker enters that tab before the
+state starts and goes back to the primary tab after it; a tab the run cannot act in (never
+opened, or closed) fails the state.
+
 A state can also stop the run outright (a guard trips, the browser dies, a person denies an
 approval): it raises `RunStopped`, which ends the walk. A terminal state ends it with its stop
 reason, checked against what the run found (an unverified step or an invalid output is not done).
@@ -96,13 +100,23 @@ class PlanWalk:
         return RunEnd(reason, detail, blocker.kind if blocker else None, evidence)
 
     async def _execute(self, state: State) -> tuple[StepResult, str | None]:
-        """Run one state's handler inside its record; the next state id, None when unrouted."""
+        """Run one state in its tab; the next state id, None when unrouted."""
+        tabs = self.context.browser.tabs
+        unavailable = tabs.enter(state)
+        try:
+            return await self._execute_in_tab(state, unavailable)
+        finally:
+            tabs.leave()
+
+    async def _execute_in_tab(self, state: State, unavailable: str) -> tuple[StepResult, str | None]:
+        """Run one state's handler inside its record (or fail it: `unavailable` says why its tab
+        cannot be acted in); the next state id, None when unrouted."""
         ctx = self.context
-        ctx.recorder.start(ctx.budget.executed, state)
+        ctx.recorder.start(ctx.budget.executed, state, tab_id=ctx.browser.tabs.acting_id)
         stop: RunStopped | None = None
         failure_before = ctx.findings.failure
         try:
-            result = await self._run_handler(state)
+            result = await self._run_handler(state) if not unavailable else self._tab_unavailable(state, unavailable)
             if not result.ok and await ctx.browser.gone():
                 raise RunStopped(StopReason.BROWSER_CRASHED, f"the browser died or disconnected: {result.summary}", evidence={"step_result": result.outcome})
         except RunStopped as stopped:
@@ -148,6 +162,14 @@ class PlanWalk:
         return RunStopped(
             StopReason.BROWSER_CRASHED, f"{where}: {detail}", evidence={**stopped.evidence, "state": state.id, "kind": state.kind}
         )
+
+    @staticmethod
+    def _tab_unavailable(state: State, why: str) -> StepResult:
+        """The state's tab cannot be acted in: the step fails (its on_failure may lead on); a
+        state that cannot fail that way (a target check) stops the run."""
+        if any(transition.on == "error" for transition in state.transitions):
+            return StepResult("error", False, summary=why, error="tab_unavailable")
+        raise RunStopped(StopReason.EXECUTE_ERROR, why, evidence={"state": state.id, "tab": state.tab})
 
     async def _run_handler(self, state: State) -> StepResult:
         """The state's tool passes tools.allow, the intent guard and any approval first; its

@@ -34,6 +34,8 @@ class PageContext:
     url: str = ""
     tab_id: str = ""
     title: str = ""
+    # The run's open tabs, one line each ("1: <url> (current)"), when there is more than one.
+    open_tabs: tuple[str, ...] = ()
 
 
 def build_agent_prompt(
@@ -51,6 +53,8 @@ def build_agent_prompt(
         page_lines += [f"url: {page.url or '(none yet)'}", f"tab: {page.tab_id or '(none yet)'}"]
         if page.title:
             page_lines.append(f"title: {page.title}")
+        if page.open_tabs:
+            page_lines.append("open tabs (browser_tabs index: url):\n" + "\n".join(page.open_tabs))
     else:
         page_lines.append("No page is open yet.")
     if observations is not None:

@@ -156,6 +156,9 @@ class _Compiler:
             timeout_ms=kind.timeout(at),
             params=kind.params(at),
             transitions=[t for route in (routes or kind.routes) for t in self._transitions(route, placed)],
+            # Every state of a step acts in the step's tab; the step's own state names what it opens.
+            tab=at.step.tab if at.step is not None else None,
+            names_tab=at.step.as_ if at.step is not None and kind.recipe is not None else None,
         )
 
     def _approval(self, kind: StateKindRow, at: At, tool: str | None) -> bool:

@@ -53,6 +53,10 @@ class State(PlanModel):
     params: dict[str, Any] = Field(default_factory=dict)
     transitions: list[Transition] = Field(default_factory=list)
     terminal: Terminal | None = None
+    tab: str | None = Field(
+        default=None, description="The tab the state acts in: `new`, `primary` or a name a step gave (its step's `tab`); the primary tab when None."
+    )
+    names_tab: str | None = Field(default=None, description="The name the tab this state opens is given (its step's `as`).")
 
     def next_for(self, outcome: str, guards: dict[str, bool] | None = None) -> str | None:
         """The target of the first transition matching `outcome` whose guard holds."""

@@ -21,6 +21,7 @@ from runtime.recipe.model import Recipe
 from runtime.recipe.problems import did_you_mean, format_path
 from runtime.recipe.loop_checks import check_loops
 from runtime.recipe.references_check import check_references
+from runtime.recipe.tab_checks import check_tabs
 from runtime.recipe.step_graph import body_ids
 from runtime.recipe.step_tools import tool_needs
 from runtime.recipe.upload_files import check_upload_files
@@ -61,6 +62,7 @@ def check_recipe(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:
     yield from _fallback_and_output(recipe)
     yield from check_loops(recipe)
     yield from check_references(recipe)
+    yield from check_tabs(recipe)
     yield from check_urls(recipe)
     yield from check_upload_files(recipe)
 

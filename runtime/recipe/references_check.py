@@ -8,7 +8,7 @@ a failure path and a loop that ran zero times define nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from runtime.recipe.model import Recipe
 from runtime.recipe.steps import Step
@@ -47,9 +47,12 @@ def loop_values(node: StepNode) -> tuple[set[str], set[str]]:
     return {f"vars.{name}", f"vars.{name}_index"}, {f"{STEPS}.{node.id}.count"}
 
 
-def defined_before(graph: StepGraph) -> tuple[dict[str, frozenset[str]], frozenset[str] | None]:
+def defined_before(
+    graph: StepGraph, gives: Callable[[StepNode], set[str]] | None = None
+) -> tuple[dict[str, frozenset[str]], frozenset[str] | None]:
     """For each reachable step, the values defined on every path to it; and those at the end
-    (None when no path reaches the end)."""
+    (None when no path reaches the end). `gives`: what a step defines when it succeeds, instead
+    of its values (the tab check asks which tabs a step opens)."""
     incoming: dict[str, list[frozenset[str]]] = {}
     state: dict[str, frozenset[str]] = {graph.first: frozenset()}
     changed = True
@@ -58,7 +61,7 @@ def defined_before(graph: StepGraph) -> tuple[dict[str, frozenset[str]], frozens
         incoming = {graph.first: [frozenset()]}
         for step_id, before in list(state.items()):
             node = graph.nodes[step_id]
-            for target, carried in _edges(node, before):
+            for target, carried in _edges(node, before, gives):
                 incoming.setdefault(target, []).append(carried)
         for target, sets in incoming.items():
             if target == END or target not in graph:
@@ -71,15 +74,15 @@ def defined_before(graph: StepGraph) -> tuple[dict[str, frozenset[str]], frozens
     return state, frozenset.intersection(*at_end) if at_end else None
 
 
-def _edges(node: StepNode, before: frozenset[str]) -> Iterator[tuple[str, frozenset[str]]]:
+def _edges(node: StepNode, before: frozenset[str], gives: Callable[[StepNode], set[str]] | None) -> Iterator[tuple[str, frozenset[str]]]:
     step = node.step
     if step.for_each is not None:
-        inside, after = loop_values(node)
+        inside, after = loop_values(node) if gives is None else (set(), gives(node))
         assert node.body_entry is not None
         yield node.body_entry, before | inside
         yield node.after, before | after
     else:
-        yield node.after, before | step_values(node.id, step)
+        yield node.after, before | (step_values(node.id, step) if gives is None else gives(node))
         if step.when is not None:
             yield node.after, before
     if node.failure is not None:

@@ -17,7 +17,7 @@ from pydantic import Field, create_model, model_validator
 from runtime.recipe.conditions import Condition
 from runtime.recipe.locators import Locator
 from runtime.recipe.step_bodies import ACT_KINDS, ActStep, AgentStep, CloseStep, EvaluateStep, ExtractStep, NavigateStep, SetBody, WaitStep
-from runtime.recipe.strict import Milliseconds, StepId, Strict, VarName
+from runtime.recipe.strict import Milliseconds, StepId, Strict, TabName, VarName
 
 NAVIGATE = "navigate"
 OBSERVE = "observe"
@@ -30,6 +30,14 @@ CLOSE = "close"
 EVALUATE = "evaluate"
 SET = "set"
 FOR_EACH = "for_each"
+SWITCH_TAB = "switch_tab"
+CLOSE_TAB = "close_tab"
+
+# The tab words a step's `tab` (and switch_tab, close_tab) may use besides a name a step gave.
+NEW_TAB = "new"
+PRIMARY_TAB = "primary"
+# The tool of the tab steps, and of an agent's tab tool (Playwright MCP's name).
+TABS_TOOL = "browser_tabs"
 
 FOR_EACH_DEFAULT_ITEMS = 10
 FOR_EACH_MAX_ITEMS = 100
@@ -139,10 +147,26 @@ STEP_KIND_ROWS: tuple[StepKind, ...] = (
         ForEach,
         "Run a sub-plan once per element a locator matches, or per item of a list value, at most `max_items` times. No tool of its own.",
     ),
+    StepKind(
+        SWITCH_TAB,
+        TabName,
+        "Make a tab the primary tab, the one later steps act in unless they name another: `new` or a name a step gave with `as`. Tool: {tool}.",
+        TABS_TOOL,
+    ),
+    StepKind(
+        CLOSE_TAB,
+        TabName,
+        "Close a tab: `new`, `primary` or a name a step gave with `as`; closing the primary tab makes the tab that opened it primary. Tool: {tool}.",
+        TABS_TOOL,
+    ),
 )
 STEP_KINDS: tuple[str, ...] = tuple(kind.name for kind in STEP_KIND_ROWS)
 # Steps after which the page is checked against the target, and a failed check replans.
 OBSERVATION_KINDS = (NAVIGATE, OBSERVE)
+# Steps that act in a page, and so may name the tab they act in; and those that may open a tab
+# (a click on a target=_blank link, a page script, a model), and so may name it with `as`.
+TAB_KINDS = (NAVIGATE, OBSERVE, ACT, WAIT, EXTRACT, VERIFY, AGENT, EVALUATE)
+TAB_OPENING_KINDS = (ACT, AGENT, EVALUATE)
 
 
 class StepFlow(Strict):
@@ -157,6 +181,16 @@ class StepFlow(Strict):
     when: Condition | list[Condition] | None = Field(
         default=None,
         description="Run the step only when this condition (or every one of a list) holds, judged just before it; otherwise it is skipped, with the reason recorded, and the flow goes on as after success.",
+    )
+    tab: TabName | None = Field(
+        default=None,
+        description="The tab this step acts in: `new` (the tab opened most recently), `primary`, or a name a step gave with `as`; "
+        "the primary tab when omitted. Later steps go back to the primary tab.",
+    )
+    as_: TabName | None = Field(
+        default=None,
+        alias="as",
+        description="A name for the tab this step opens (a target=_blank link, a popup), for later steps' `tab`, `switch_tab` and `close_tab`.",
     )
 
     @model_validator(mode="before")

@@ -13,7 +13,7 @@ from pathlib import Path
 from runtime.recipe.problems import Problem, RecipeInvalid, format_path
 from runtime.recipe.source import read_yaml
 from runtime.recipe.tool_names import canonical_tool
-from runtime.recipe.steps import ACT, ACT_TOOLS, AGENT, AGENT_CLOSE_TOOL, EVALUATE, STEP_KIND_ROWS
+from runtime.recipe.steps import ACT, ACT_TOOLS, AGENT, AGENT_CLOSE_TOOL, EVALUATE, STEP_KIND_ROWS, TABS_TOOL
 
 
 class ToolScope(str, Enum):
@@ -88,6 +88,7 @@ BUILTIN_TOOLS: tuple[ToolDescriptor, ...] = (
     _builtin("browser_verify", "Check conditions on the page and the extracted data."),
     _builtin("browser_search", "Search with the recipe's search page and follow a result on an allowed domain."),
     _builtin("browser_evaluate", "Run a script in the page (an isolated world unless the step says main) and return its JSON result."),
+    _builtin(TABS_TOOL, "List, select, open or close tabs (a recipe's switch_tab and close_tab steps, an agent's browser_tabs)."),
     _builtin(AGENT_CLOSE_TOOL, "End the run with a summary.", ToolScope.INTERNAL),
     _builtin("agent.act", "Let the model choose browser actions for an agent step; each call it makes is checked on its own.", ToolScope.INTERNAL),
     _builtin(TARGET_CHECK_TOOL, "Check the latest observation against the target: status, domain, keywords, blocks.", ToolScope.INTERNAL),
@@ -134,6 +135,7 @@ AGENT_DEFAULT_TOOLS: tuple[str, ...] = (
     "browser_wait_for",
     "browser_extract",
     "browser_verify",
+    TABS_TOOL,
     AGENT_CLOSE_TOOL,
 )
 # Offered by default only when the recipe declares files it may upload (`files:`).

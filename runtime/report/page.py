@@ -178,19 +178,34 @@ def _state_row(position: int, record: dict[str, Any], contents: RunContents, thu
     plain_evidence = {key: value for key, value in evidence.items() if key not in provenance}
     more = details(f"tool calls ({len(record['tool_results'])})", _tool_calls(record["tool_results"])) if _non_empty_list(record.get("tool_results")) else ""
     turns = details(f"model turns ({len(record['agent_turns'])})", _agent_turns(record["agent_turns"])) if _non_empty_list(record.get("agent_turns")) else ""
+    tab = f'<br><span class="meta tab">in tab {text(record["tab_id"])}</span>' if record.get("tab_id") else ""
     return (
         f'<tr class="state" id="state-{position}" data-state-id="{attr(state_id)}" data-outcome="{attr(outcome)}">'
         f'<td class="index">{position}</td>'
-        f'<td class="state-id"><code>{text(state_id)}</code><br><span class="meta">{text(record.get("kind"))}</span></td>'
+        f'<td class="state-id"><code>{text(state_id)}</code><br><span class="meta">{text(record.get("kind"))}</span>{tab}</td>'
         f'<td class="outcome">{marks}</td>'
         f'<td class="duration">{text(_milliseconds(record.get("duration_ms")))}</td>'
         f'<td class="page">{_thumbnail(record.get("screenshot"), state_id, contents, thumbnails)}</td>'
-        f'<td class="evaluation">{long_text(evaluation)}{error}</td>'
+        f'<td class="evaluation">{long_text(evaluation)}{error}{_tab_changes(record.get("tab_changes"))}</td>'
         f'<td class="blocker">{blocker}</td>'
         f'<td class="evidence">{key_values(plain_evidence)}{more}{turns}</td>'
         f'<td class="provenance">{_provenance(provenance)}</td>'
         "</tr>"
     )
+
+
+def _tab_changes(changes: Any) -> str:
+    """The tabs a state opened, navigated, closed or made primary, in order."""
+    if not _non_empty_list(changes):
+        return ""
+    items = []
+    for change in changes:
+        if not isinstance(change, dict):
+            continue
+        name = f" ({text(change['name'])})" if change.get("name") else ""
+        opener = f" from {text(change['opener_tab_id'])}" if change.get("change") == "opened" and change.get("opener_tab_id") else ""
+        items.append(f'<li>tab {text(change.get("tab_id"))}{name} {text(change.get("change"))}{opener} {scalar(change.get("url") or "")}</li>')
+    return f'<ul class="tab-changes">{"".join(items)}</ul>'
 
 
 def _thumbnail(relative: Any, state_id: str, contents: RunContents, thumbnails: Thumbnails) -> str:

@@ -89,6 +89,9 @@ def _recipes(tmp_path: Path, site: FixtureSite) -> Path:
     )
     # Its page never answers: the run stays in the browser until something ends it.
     (directory / "hang.yaml").write_text(HANGING_RECIPE)
+    # Opens a tab with a target=_blank link, reads it and closes it (service_tabs.feature).
+    tabs = (Path(__file__).resolve().parents[1] / "fixtures" / "recipes" / "tabs" / "read-new-tab.yaml").read_text(encoding="utf-8")
+    (directory / "tabs.yaml").write_text(tabs.replace("name: tabs-read-new-tab", "name: service-tabs"))
     return directory
 
 

@@ -23,6 +23,7 @@ from runtime.events import (
     StepFinished,
     StepStarted,
     StructuredOutput,
+    TabChanged,
     ToolUsed,
 )
 from runtime.events.model import PAYLOAD_TYPES
@@ -40,13 +41,14 @@ PROTO_FILES: tuple[FileDescriptor, ...] = (events_pb2.DESCRIPTOR, agent_service_
 
 ONE_OF_EACH = [
     StatusChanged(status=TaskState.WAITING_FOR_USER_CONFIRMATION, detail="approve?"),
-    StepStarted(state_id="open", step_kind="navigate", attempt=2),
+    StepStarted(state_id="open", step_kind="navigate", attempt=2, tab_id="t1"),
     StepFinished(
         state_id="read", step_kind="extract", outcome="failed", ok=False, verified=False, duration_ms=3.25,
         observation_summary="no price", blocker_kind=BlockerKind.QUOTE_FETCH_FAILED,
         agent_state=AgentState(thinking="t", evaluation="e", memory="m", next_goal="g"), error="missing",
     ),
-    ToolUsed(tool="browser_click", action_id="a1", phase="blocked", summary="outside scope", error_code="tool_policy_blocked"),
+    ToolUsed(tool="browser_click", action_id="a1", phase="blocked", summary="outside scope", error_code="tool_policy_blocked", tab_id="t2"),
+    TabChanged(change="opened", tab_id="t2", url="http://x/terms", opener_tab_id="t1", state_id="pop", primary_tab_id="t1", name="terms"),
     ChatDelta(text="héllo ✓"),
     GuardrailTripped(guard="data.validate-target", blocker_kind=BlockerKind.PAGE_NOT_FOUND, detail="404", evidence={"status": 404, "url": "http://x/", "nested": {"ok": False, "list": [1, "two"]}}),
     Replanned(attempt=1, blocker_kind=None, failure_summary="blocked", query="gold quote", url="http://s/?q=gold"),

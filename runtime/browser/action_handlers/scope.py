@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from runtime.artifacts import ArtifactStore
 from runtime.browser.vocabulary.actions import Action
@@ -17,6 +17,26 @@ from runtime.browser.vocabulary.policy import SessionPolicy
 from runtime.browser.tab.tab import Tab
 
 Result = tuple[dict[str, Any], Any]
+
+
+class TabInfoLike(Protocol):
+    tab_id: str
+    url: str
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+class SessionTabs(Protocol):
+    """The session's tabs as the tab actions use them (the session's tab tracking)."""
+
+    @property
+    def primary_tab_id(self) -> str: ...
+
+    def make_primary(self, tab_id: str) -> TabInfoLike: ...
+
+    async def close(self, tab_id: str) -> TabInfoLike: ...
+
+    async def open_new(self) -> TabInfoLike: ...
 
 
 @dataclass(frozen=True)
@@ -37,6 +57,8 @@ class ActionScope:
     secret_typed: Callable[[str], None] | None = None
     # The values a screenshot must not show (BrowserSession.secret_values): covered while capturing.
     secret_values: Callable[[], tuple[str, ...]] = tuple
+    # The session's tabs, for the actions that switch, close or open one.
+    tabs: SessionTabs | None = None
 
     async def refuse_blocked_tab(self) -> None:
         """Refuse to act on a tab whose page is under a blocked prefix (seed 003: not the operator UI)."""

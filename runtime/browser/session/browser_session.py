@@ -38,7 +38,7 @@ from runtime.browser.session.storage import SessionStorage
 from runtime.browser.tab.tab import Tab
 from runtime.browser.session.tab_tracking import ACTIONS_THAT_MAY_OPEN_TABS, NetworkWatch, TabInfo, TabTracker
 from runtime.browser.tab.top_frame import TopFrameBlock
-from runtime.browser.session.verbs import SessionVerbs
+from runtime.browser.session.verbs import SessionVerbs, TabVerbs
 from runtime.policy import PROXY_BYPASS_LIST, OnBlocked, PolicyProxy, judge_url
 
 _log = logging.getLogger(__name__)
@@ -107,8 +107,9 @@ async def open_session(
 class BrowserSession(SessionVerbs):
     """One run's browser state: an incognito context, a sticky primary tab, popups it opened.
 
-    Open with `await open_session(browser, artifacts=...)`. `primary_tab_id` is fixed for the
-    session's life; actions with `tab_id=None` go to it, never to "whatever tab is active".
+    Open with `await open_session(browser, artifacts=...)`. Actions with `tab_id=None` go to
+    `primary_tab_id`, never to "whatever tab is active"; it changes only by `switch_tab` (or when
+    `close_tab` closes it).
     """
 
     def __init__(
@@ -145,7 +146,7 @@ class BrowserSession(SessionVerbs):
 
     @property
     def primary_tab_id(self) -> str:
-        """The session's first tab. Sticky: popups and focus changes never move it."""
+        """The session's first tab until `switch_tab` moves it. Sticky: popups and focus changes never do."""
         return self._tabs.primary_tab_id
 
     @property
@@ -167,6 +168,14 @@ class BrowserSession(SessionVerbs):
     def tab(self, tab_id: str | None = None) -> Tab:
         """The live `Tab` for `tab_id` (default: primary). Raises `BrowserActionError(tab_closed)`."""
         return self._tabs.tab(tab_id)
+
+    def in_tab(self, tab_id: str) -> TabVerbs:
+        """This session's verbs aimed at `tab_id`: actions that name no tab go there."""
+        return TabVerbs(self, tab_id)
+
+    def listen_to_tabs(self, listener: Callable[[TabEvent], None]) -> None:
+        """Hear every later change of the session's tabs (opened, navigated, closed, primary)."""
+        self._tabs.listen(listener)
 
     def top_frame_blocks(self, tab_id: str | None = None) -> list[TopFrameBlock]:
         """The tab's (default: primary) refused top-frame navigations so far, oldest first;
@@ -305,6 +314,7 @@ class BrowserSession(SessionVerbs):
     ) -> tuple[dict[str, Any], Any]:
         tab = self.tab(tab_id)
         tab.deadline = time.monotonic() + timeout_ms / 1000
+        await self._tabs.bring_to_front(tab.tab_id)
         scope = ActionScope(
             tab=tab,
             session_id=self.session_id,
@@ -314,6 +324,7 @@ class BrowserSession(SessionVerbs):
             end_session=self._close_context,
             secret_typed=self.on_secret_typed,
             secret_values=self.secret_values,
+            tabs=self._tabs,
         )
         return await handler(scope, action)
 

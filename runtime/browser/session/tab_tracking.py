@@ -1,8 +1,13 @@
 """`TabTracker`: the tabs of one browser context, the sticky primary tab, and the popups it opens.
 
-The primary tab is the context's first page and stays the default target for the session's life.
-Tabs a page opens (target=_blank, window.open) are adopted as they appear and announced as
-`TabEvent`s; tabs that close are marked closed.
+The primary tab is the context's first page and stays the default target until the session is
+told to make another tab primary (`make_primary`, seed 004: on purpose, never by focus or a
+popup). Tabs a page opens (target=_blank, window.open) are adopted as they appear; every change
+(opened, navigated, closed, primary) is announced as a `TabEvent` to each listener.
+
+Only the tab in front paints: a hidden tab's screenshot waits forever and its timers are
+throttled. So the tab an action runs on is brought to the front first (`bring_to_front`), and a
+popup, which takes the front as it opens, gives it back to the tab that had it.
 
 A new tab is noticed by the browser's own `Target.targetCreated` event, heard as it arrives
 (pyppeteer's `targetcreated` comes later: it waits for the new target's first URL). Chromium
@@ -20,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from runtime.browser.vocabulary.actions import ActionName
@@ -30,12 +35,14 @@ from runtime.browser.vocabulary.observation import TabEvent
 from runtime.browser.tab.tab import Tab, TabHooks
 from runtime.browser.tab.top_frame import Judge, RefusalLookup, TopFrameBlock, TopFrameWatch
 
-# Popups come from user gestures, so only these actions report the tabs they opened in
-# `opened_tabs`; a tab a page opens on its own later is still tracked and announced as a TabEvent.
+# Popups come from user gestures (and a recipe's page scripts), so only these actions report the
+# tabs they opened in `opened_tabs`, each announced before the action ends; a tab a page opens on
+# its own later is still tracked and announced as a TabEvent.
 ACTIONS_THAT_MAY_OPEN_TABS = frozenset({
     ActionName.ACT.value,
     ActionName.BROWSER_CLICK.value,
     ActionName.BROWSER_TYPE.value,
+    ActionName.BROWSER_EVALUATE.value,
 })
 # A ceiling for attaching to a popup the browser has already announced, not a wait for it to appear.
 ADOPTION_CEILING_SECONDS = 10.0
@@ -70,7 +77,7 @@ class TabTracker:
     ) -> None:
         self._session_id = session_id
         self._browser = browser
-        self._on_tab_event = on_tab_event
+        self._listeners: list[Callable[[TabEvent], None]] = [on_tab_event] if on_tab_event is not None else []
         self._network = network
         self._context_id: str | None = None
         self._tabs: dict[str, Tab] = {}
@@ -82,6 +89,7 @@ class TabTracker:
         self._tab_counter = itertools.count(1)
         self._snapshot_counter = itertools.count(1)
         self._primary_tab_id: str | None = None
+        self._front: str | None = None  # the tab in front, as far as this tracker made it so
         self._watching = True
         self._hooks = TabHooks(next_snapshot_id=self._next_snapshot_id, url_changed=self._update_url)
 
@@ -92,11 +100,15 @@ class TabTracker:
             page = await context.newPage()
         primary = await self._attach(page, opener_tab_id=None)
         self._register(primary, announce=False)
-        self._primary_tab_id = primary.tab_id
+        self._primary_tab_id = self._front = primary.tab_id
         self._context_id = context._id
         self._browser.on_cdp_event("Target.targetCreated", self._on_target_created)
         self._browser.on_cdp_event("Target.targetDestroyed", self._on_target_destroyed)
         return primary
+
+    def listen(self, listener: Callable[[TabEvent], None]) -> None:
+        """Hear every later tab change too."""
+        self._listeners.append(listener)
 
     def stop_watching(self) -> None:
         """Adopt no more tabs (the context is closing)."""
@@ -163,9 +175,9 @@ class TabTracker:
         ):
             return
         self._created_since_mark.append(target_id)
-        self._adoptions[target_id] = asyncio.ensure_future(self._adopt(target_id, info.get("openerId")))
+        self._adoptions[target_id] = asyncio.ensure_future(self._adopt(target_id, info.get("openerId"), str(info.get("url") or "")))
 
-    async def _adopt(self, target_id: str, opener_id: str | None) -> None:
+    async def _adopt(self, target_id: str, opener_id: str | None, url: str) -> None:
         # pyppeteer files the target in a task it scheduled for the same event, before this one.
         target = self._browser.raw._targets.get(target_id)
         if target is None:
@@ -179,25 +191,69 @@ class TabTracker:
             return
         if not self._watching:
             return
-        self._register(tab, announce=True)
-        await self._keep_primary_in_front()
+        self._register(tab, announce=True, url=url)
+        # A popup comes to the front and hides the tab that had it, the one the run reads.
+        front, self._front = self._front, None
+        await self.bring_to_front(front if front in self._tabs else self.primary_tab_id)
 
-    async def _keep_primary_in_front(self) -> None:
-        """A popup comes to the front and hides its opener; a hidden tab paints no frames (a
-        screenshot of it waits forever) and its timers are throttled. The primary tab is the
-        one the run reads, so it goes back to the front."""
-        primary = self._tabs.get(self.primary_tab_id)
-        if primary is None:
+    async def bring_to_front(self, tab_id: str) -> None:
+        """Make `tab_id` the tab in front (a no-op when it is already)."""
+        tab = self._tabs.get(tab_id)
+        if tab is None or self._front == tab_id:
             return
         try:
-            await primary.page.bringToFront()
-        except Exception:  # noqa: BLE001 - the primary tab may be closing; nothing to keep visible
+            await tab.page.bringToFront()
+            self._front = tab_id
+        except Exception:  # noqa: BLE001 - the tab may be closing; nothing to keep visible
             pass
+
+    # ----------------------------------------------------------------- tab actions
+
+    def make_primary(self, tab_id: str) -> TabInfo:
+        """Make a live tab the session's primary tab: the default target of later actions."""
+        self.tab(tab_id)
+        if tab_id != self._primary_tab_id:
+            self._primary_tab_id = tab_id
+            info = self._tab_info[tab_id]
+            self._emit(TabEvent("primary", self._session_id, tab_id, info.url, info.opener_tab_id))
+        return self._tab_info[tab_id]
+
+    async def close(self, tab_id: str) -> TabInfo:
+        """Close a live tab. The primary tab passes to the tab that opened it (else the first
+        open tab) before it closes; the session's last tab is not closed."""
+        tab = self.tab(tab_id)
+        others = [other for other in self._tabs if other != tab_id]
+        if not others:
+            raise BrowserActionError(ActionErrorCode.INVALID_PARAMS, f"tab {tab_id} is the session's only open tab; it stays open")
+        if tab_id == self._primary_tab_id:
+            self.make_primary(tab.opener_tab_id if tab.opener_tab_id in self._tabs else others[0])
+        self._forget(tab_id)
+        try:
+            await tab.page.close()
+        except Exception:  # noqa: BLE001 - a tab that closed on its own meanwhile is closed all the same
+            pass
+        return self._tab_info[tab_id]
+
+    async def open_new(self) -> TabInfo:
+        """A new blank tab in the session's context, in the background; adopted like a popup
+        (the same fence, the same top-frame watch), with no opener."""
+        created = await self._browser.send("Target.createTarget", {"url": "about:blank", "browserContextId": self._context_id, "background": True})
+        target_id = str(created.get("targetId", ""))
+        await self._browser.round_trip()
+        adoption = self._adoptions.get(target_id)
+        if adoption is not None:
+            await asyncio.wait({adoption}, timeout=ADOPTION_CEILING_SECONDS)
+        tab_id = self._tab_by_target.get(target_id)
+        if tab_id is None:
+            raise BrowserActionError(ActionErrorCode.TIMEOUT, "the new tab was not ready in time")
+        return self._tab_info[tab_id]
 
     def _on_target_destroyed(self, event: dict[str, Any]) -> None:
         tab_id = self._tab_by_target.get(str(event.get("targetId", "")))
-        if tab_id is None or tab_id not in self._tabs:
-            return
+        if tab_id is not None and tab_id in self._tabs:
+            self._forget(tab_id)
+
+    def _forget(self, tab_id: str) -> None:
         self._tabs.pop(tab_id)
         info = self._tab_info[tab_id]
         info.closed = True
@@ -213,9 +269,10 @@ class TabTracker:
             self._top_frames[tab.tab_id] = watch
         return tab
 
-    def _register(self, tab: Tab, *, announce: bool) -> None:
+    def _register(self, tab: Tab, *, announce: bool, url: str = "") -> None:
         self._tabs[tab.tab_id] = tab
-        info = TabInfo(tab_id=tab.tab_id, url=tab.page.url, opener_tab_id=tab.opener_tab_id)
+        # The URL the browser announced the target with (where a link opens) until it navigates.
+        info = TabInfo(tab_id=tab.tab_id, url=url or tab.page.url, opener_tab_id=tab.opener_tab_id)
         self._tab_info[tab.tab_id] = info
         # pyppeteer keeps the CDP target id private; it is the key the browser's events use.
         self._tab_by_target[tab.page.target._targetId] = tab.tab_id
@@ -230,9 +287,13 @@ class TabTracker:
         return f"s{next(self._snapshot_counter)}"
 
     def _update_url(self, tab_id: str, url: str) -> None:
-        if tab_id in self._tab_info:
-            self._tab_info[tab_id].url = url
+        info = self._tab_info.get(tab_id)
+        if info is None or info.closed or info.url == url:
+            return
+        info.url = url
+        self._emit(TabEvent("navigated", self._session_id, tab_id, url, info.opener_tab_id))
 
     def _emit(self, event: TabEvent) -> None:
-        if self._on_tab_event is not None:
-            self._on_tab_event(event)
+        event = replace(event, primary_tab_id=self._primary_tab_id)
+        for listener in self._listeners:
+            listener(event)

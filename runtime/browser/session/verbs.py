@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from abc import ABC, abstractmethod
+from dataclasses import replace
 from typing import Any
 
 from runtime.browser.vocabulary.actions import Action, ActionName, ActionResult, Target
@@ -273,3 +274,33 @@ class SessionVerbs(ABC):
         """`close` (seed 002): finish the browser task with a summary; stops the session."""
         return await self._do(ActionName.CLOSE, {"summary": summary}, tab_id=None,
                               action_id=action_id, timeout_ms=None)
+
+    async def switch_tab(self, tab_id: str, *, action_id: str | None = None, timeout_ms: int | None = None) -> ActionResult:
+        """`switch_tab`: make `tab_id` the primary tab, where later actions without a tab go."""
+        return await self._do(ActionName.SWITCH_TAB, {}, tab_id=tab_id, action_id=action_id, timeout_ms=timeout_ms)
+
+    async def close_tab(self, tab_id: str, *, action_id: str | None = None, timeout_ms: int | None = None) -> ActionResult:
+        """`close_tab`: close `tab_id`; closing the primary tab makes its opener (else the first
+        open tab) primary. The last open tab stays open (invalid_params)."""
+        return await self._do(ActionName.CLOSE_TAB, {}, tab_id=tab_id, action_id=action_id, timeout_ms=timeout_ms)
+
+    async def new_tab(self, *, action_id: str | None = None, timeout_ms: int | None = None) -> ActionResult:
+        """`new_tab`: a blank tab in the session's context (behind its fence), in the background."""
+        return await self._do(ActionName.NEW_TAB, {}, tab_id=None, action_id=action_id, timeout_ms=timeout_ms)
+
+
+class TabVerbs(SessionVerbs):
+    """A session's verbs aimed at one tab: an action that names no tab goes to `tab_id` instead
+    of the primary tab, so code written against the verbs acts in that tab unchanged."""
+
+    def __init__(self, session: SessionVerbs, tab_id: str) -> None:
+        super().__init__(session.session_id)
+        self.session = session
+        self.tab_id = tab_id
+
+    def _auto_id(self, name: str) -> str:
+        # The session's own counter: an id of ours must never repeat one of the session's.
+        return self.session._auto_id(name)
+
+    async def perform(self, action: Action) -> ActionResult:
+        return await self.session.perform(action if action.tab_id else replace(action, tab_id=self.tab_id))

@@ -57,6 +57,10 @@ class ActionName(str, Enum):
     Page scripts:
       - browser_evaluate    {script *required*, args?, world?: isolated|main, max_bytes?}
                                                            -> {result, world, size, url}
+    Tabs (the action's tab_id is the tab acted on):
+      - switch_tab          {}                             -> {tab_id, url, opener_tab_id, closed, primary_tab_id}
+      - close_tab           {}                             -> the same, closed: true (the primary passes on)
+      - new_tab             {}                             -> the same, for a new blank tab in the background
     """
 
     SESSION_START = "session_start"
@@ -81,6 +85,9 @@ class ActionName(str, Enum):
     READ_LINKS = "read_links"
     PREPARE_PAGE = "prepare_page"
     BROWSER_EVALUATE = "browser_evaluate"
+    SWITCH_TAB = "switch_tab"
+    CLOSE_TAB = "close_tab"
+    NEW_TAB = "new_tab"
 
 
 class ActKind(str, Enum):

@@ -288,13 +288,16 @@ class VerifyOutcome:
 
 @dataclass(frozen=True)
 class TabEvent:
-    """A tab opened (popup, target=_blank, window.open) or closed within a session."""
+    """A change to a session's tabs: one opened (a popup, target=_blank, window.open, a new tab),
+    navigated (its top document shows a new URL), closed, or made the primary tab (`primary`).
+    `primary_tab_id` is the session's primary tab after the change."""
 
-    kind: str  # "opened" | "closed"
+    kind: str  # "opened" | "navigated" | "closed" | "primary"
     session_id: str
     tab_id: str
     url: str
     opener_tab_id: str | None = None
+    primary_tab_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

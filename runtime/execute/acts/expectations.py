@@ -29,7 +29,8 @@ async def await_expectations(
     deadline = time.monotonic() + ctx.plan.limits.verify_timeout_ms / 1000
     probe = replace(await ctx.probe(timeout, before), act_effects=act_effects)
     action_id = ctx.browser.new_action_id("verify")
-    ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="start", summary=f"verify {sorted(expect or {}) or ['own_effect']}"))
+    tab_id = ctx.browser.tabs.acting_id
+    ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="start", summary=f"verify {sorted(expect or {}) or ['own_effect']}", tab_id=tab_id))
     polls = 0
     while True:
         polls += 1
@@ -41,6 +42,6 @@ async def await_expectations(
             raise RunStopped(StopReason.BROWSER_CRASHED, "the browser died or disconnected while the act's effect was checked")
         await asyncio.sleep(VERIFY_POLL_SECONDS)
     passed = all(c.passed for c in checks)
-    ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="success", summary=f"{'passed' if passed else 'failed'} after {polls} check(s)"))
+    ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="success", summary=f"{'passed' if passed else 'failed'} after {polls} check(s)", tab_id=tab_id))
     ctx.browser.stop_if_crashed("the browser died while verifying")
     return checks

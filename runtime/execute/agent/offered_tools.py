@@ -66,6 +66,7 @@ _DECLARED: dict[str, tuple[str, dict[str, Any]]] = {
         "Check one condition; url_matches is a regex.",
         _args({"text_includes": _S, "title_includes": _S, "url_matches": _S, "element_visible": _S}),
     ),
+    "browser_tabs": ("Tabs: list, select (index), close (index; default current), new (blank).", _args({"action": _S, "index": _I}, "action")),
     "close": ("End the step: the result, or what blocked you.", _args({"summary": _S}, "summary")),
 }
 AGENT_TOOL_NAMES: tuple[str, ...] = tuple(_DECLARED)

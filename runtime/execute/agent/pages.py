@@ -67,8 +67,9 @@ class AgentPages:
     async def settle(self) -> PageVerdict | None:
         """If the tab shows a document not judged yet, prepare and judge it; the new verdict, or
         None when the document is the one judged last."""
-        # Asked before every turn: the session's own fingerprint, without a tool event each time.
-        session = await self.ctx.browser.session()
+        # Asked before every turn, of the tab the step acts in: the session's own fingerprint,
+        # without a tool event each time.
+        session = await self.ctx.browser.verbs()
         found = await session.fingerprint(action_id=self.ctx.browser.new_action_id("fingerprint"), timeout_ms=self.timeout_ms)
         document = DocumentIdentity.from_dict(found.data["document"]) if found.ok and found.data.get("document") else None
         if document is None or (self._judged is not None and document.same_document(self._judged) and document.url == self._judged.url):
@@ -83,13 +84,13 @@ class AgentPages:
         ctx.page.judge(check)
         self._judged = observation.document
         self.latest = PageVerdict(observation, check)
-        action_id = ctx.browser.new_action_id("agent_page")
-        ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="start", summary=f"{self.state.id} reached {observation.url}"))
+        action_id, tab_id = ctx.browser.new_action_id("agent_page"), ctx.browser.tabs.acting_id
+        ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="start", summary=f"{self.state.id} reached {observation.url}", tab_id=tab_id))
         if check.valid:
-            ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="success", summary=check.reason))
+            ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="success", summary=check.reason, tab_id=tab_id))
         else:
             assert check.blocker_kind is not None
-            ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="error", summary=check.reason, error_code=check.blocker_kind.value))
+            ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="error", summary=check.reason, error_code=check.blocker_kind.value, tab_id=tab_id))
             ctx.events.emit(
                 GuardrailTripped(guard=TARGET_CHECK, blocker_kind=check.blocker_kind, detail=f"{self.state.id}: {check.reason}", evidence=check.evidence)
             )

@@ -13,11 +13,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.browser import BrowserSession, ObservationContext, Snapshot
+from runtime.browser import ObservationContext, Snapshot
+from runtime.browser.session.verbs import SessionVerbs
 from runtime.events import ToolUsed
 from runtime.execute.agent.acting import ACT_TOOLS, ToolCall, literal_text, run_tool
 from runtime.execute.agent.offered_tools import PAGE_CHANGING_TOOLS
 from runtime.execute.agent.pages import AgentPages, PageVerdict
+from runtime.execute.agent.tab_tool import use_tabs
 from runtime.execute.agent.tool_outcome import ToolOutcome
 from runtime.execute.judges.conditions import check_condition
 from runtime.execute.context.run_context import RunContext
@@ -29,6 +31,7 @@ from runtime.llm import LlmToolCall, PageContext
 from runtime.outcomes import StopReason
 from runtime.plan.agent_vocabulary import TargetInvalid, agent_target, canonical_tool
 from runtime.plan.model import State
+from runtime.plan.state_kinds import TABS_TOOL
 
 # Bounds on what goes back to the model: results are summaries, never whole pages.
 RESPONSE_TEXT_CHARS = 600
@@ -81,7 +84,7 @@ class AgentToolCalls:
         moved it), or None: checked before each turn."""
         verdict = await self.pages.settle()
         if verdict is not None:
-            self.view.judged(verdict, self.ctx.browser.primary_tab_id)
+            self.view.judged(verdict, self.ctx.browser.tabs.acting_id)
         return verdict
 
     async def document_for_read(self) -> DocumentCheck:
@@ -136,7 +139,7 @@ class AgentToolCalls:
         if not text:
             return
         session = await self.ctx.browser.session()
-        found = await session.extract(
+        found = await (await self.ctx.browser.verbs()).extract(
             fields={"type": {"target": target, "attr": "type"}}, action_id=self.ctx.browser.new_action_id("field_type"), timeout_ms=self.timeout
         )
         kind = str((found.data.get("fields") or {}).get("type") or "") if found.ok else ""
@@ -146,14 +149,15 @@ class AgentToolCalls:
     async def _run(self, tool: str, arguments: dict[str, Any], action_id: str, described: str) -> tuple[ToolOutcome, str, str]:
         """Approval, the call itself, and the page fingerprints before and after it."""
         ctx = self.ctx
-        ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="start", summary=described))
+        tab_id = ctx.browser.tabs.acting_id
+        ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="start", summary=described, tab_id=tab_id))
         if ctx.tools.needs_approval(tool):
             try:
                 await ctx.tools.approve(tool, f"agent {self.state.id}: {described}", arguments, self.state.id)
             except RunStopped:
-                ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="error", summary="denied by a person", error_code="approval_denied"))
+                ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="error", summary="denied by a person", error_code="approval_denied", tab_id=tab_id))
                 raise
-        session = await ctx.browser.session()
+        session = await ctx.browser.verbs()
         before = await self._fingerprint(session)
         outcome = await self._dispatch(tool, arguments)
         after = before
@@ -164,16 +168,16 @@ class AgentToolCalls:
             # A new document the call led to is judged like a plan step's page, and the model told.
             verdict = await self.pages.settle()
             if verdict is not None:
-                self.view.judged(verdict, ctx.browser.primary_tab_id)
+                self.view.judged(verdict, ctx.browser.tabs.acting_id)
                 outcome.response["page"] = verdict.for_model()
         ctx.guard.on_settled(tool, outcome.ok)
         if outcome.ok:
-            ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="success", summary=outcome.summary))
+            ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="success", summary=outcome.summary, tab_id=tab_id))
         else:
-            ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="error", summary=outcome.summary, error_code=outcome.error_code))
+            ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="error", summary=outcome.summary, error_code=outcome.error_code, tab_id=tab_id))
         return outcome, before, after
 
-    async def _fingerprint(self, session: BrowserSession) -> str:
+    async def _fingerprint(self, session: SessionVerbs) -> str:
         # Polled often while an act settles, so it bypasses run_action's events.
         result = await session.fingerprint(action_id=self.ctx.browser.new_action_id("fingerprint"), timeout_ms=self.timeout)
         if result.ok:
@@ -184,6 +188,10 @@ class AgentToolCalls:
 
     async def _dispatch(self, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Each tool's own function: the acts and waits (acting.py), the others below."""
+        if tool == TABS_TOOL:
+            outcome, page = await use_tabs(self.ctx, arguments, self.timeout)
+            self.view.page = page or self.view.page
+            return outcome
         if tool in ACT_TOOLS:
             return await run_tool(ACT_TOOLS[tool], ToolCall(self.ctx, self.timeout, arguments))
         own = {
@@ -226,7 +234,7 @@ class AgentToolCalls:
         """A page the model navigated to (or back to), prepared: judged like a plan step's page,
         and the model told whether it is the target."""
         verdict = await self.pages.judge(observation)
-        self.view.judged(verdict, self.ctx.browser.primary_tab_id)
+        self.view.judged(verdict, self.ctx.browser.tabs.acting_id)
         if observation.error_code:
             failed = ToolOutcome.failed(verdict.check.blocker_kind.value if verdict.check.blocker_kind else observation.error_code, observation.error_message)
             failed.response["page"] = verdict.for_model()

@@ -4,9 +4,12 @@ ToolUsed events and recorded with the running state, page preparation and its ar
 A dead browser is not an outcome a plan can route: any action that finds it dead stops the run
 with browser_crashed.
 
-It also knows the run's current page path (issue 8): it begins with each navigation the run
+Driver actions go to the tab the running state acts in (`tabs`, context/run_tabs.py: the primary
+tab unless the state's step names another), and so does each tab's page state.
+
+It also knows each tab's current page path (issue 8): it begins with each navigation the run
 starts itself (`open_and_prepare`, or `refuse` for a URL the run's judge refused), and a
-navigation of the primary tab's top frame that the network policy refused since then stops it
+navigation of that tab's top frame that the network policy refused since then stops it
 (`path_refusal`).
 """
 
@@ -17,9 +20,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from runtime.browser import ActionErrorCode, ActionResult, BrowserSession, PreparedPage
+from runtime.browser.session.verbs import SessionVerbs
 from runtime.events import ArtifactStored, EventLog, ToolUsed
 from runtime.execute.context.action_ids import ActionIds
 from runtime.execute.context.network import PathRefusal
+from runtime.execute.context.run_tabs import PageState, RunTabs
 from runtime.execute.step_outcome import RunStopped
 from runtime.execute.record.step_record import StepRecorder
 from runtime.execute.judges.target_check import PageObservation
@@ -27,7 +32,8 @@ from runtime.outcomes import StopReason
 from runtime.policy import UrlJudgement
 
 SessionOpener = Callable[[], Awaitable[BrowserSession]]
-DriverCall = Callable[[BrowserSession, str], Awaitable[ActionResult]]
+# A driver call gets the session's verbs aimed at the acting tab, and its action id.
+DriverCall = Callable[[SessionVerbs, str], Awaitable[ActionResult]]
 
 
 class BrowserAccess:
@@ -39,9 +45,7 @@ class BrowserAccess:
         self.current: BrowserSession | None = None  # None until the first action opens it
         # Every URL this run asked to open or landed on; a replan does not follow them again.
         self.opened_urls: set[str] = set()
-        # The current page path: how many top-frame refusals came before it, or the run's own refusal.
-        self._path_start = 0
-        self._refused_start: PathRefusal | None = None
+        self.tabs = RunTabs(events, lambda: recorder.record.state_id if recorder.record is not None else "")
 
     def new_action_id(self, name: str) -> str:
         return self.action_ids.new(name)
@@ -49,31 +53,45 @@ class BrowserAccess:
     async def session(self) -> BrowserSession:
         if self.current is None:
             self.current = await self._open_session()
+            self.tabs.bind(self.current.primary_tab_id)
+            self.current.listen_to_tabs(self.tabs.heard)
         return self.current
+
+    async def verbs(self) -> SessionVerbs:
+        """The session's verbs aimed at the tab the running state acts in."""
+        session = await self.session()
+        return session if self.tabs.acting is None else session.in_tab(self.tabs.acting)
+
+    @property
+    def page(self) -> PageState:
+        """The page state of the tab the running state acts in."""
+        return self.tabs.page
 
     @property
     def primary_tab_id(self) -> str:
         return self.current.primary_tab_id if self.current is not None else ""
 
     async def run_action(self, name: str, summary: str, call: DriverCall) -> ActionResult:
-        """One driver action, bracketed by ToolUsed events; a dead browser stops the run."""
+        """One driver action in the acting tab, bracketed by ToolUsed events; a dead browser stops the run."""
         session = await self.session()
+        verbs = await self.verbs()
+        tab_id = self.tabs.acting_id
         action_id = self.new_action_id(name)
-        self.events.emit(ToolUsed(tool=name, action_id=action_id, phase="start", summary=summary))
+        self.events.emit(ToolUsed(tool=name, action_id=action_id, phase="start", summary=summary, tab_id=tab_id))
         # Its execute_tool span (README Tracing): the page, tab and snapshot it ended on.
         with self.recorder.spans.tool(name, action_id) as span:
-            result = await call(session, action_id)
+            result = await call(verbs, action_id)
             span.finish(
                 ok=result.ok, error_code=result.error.code.value if result.error else "",
                 url=result.data.get("url"), tab_id=result.tab_id, snapshot_id=result.data.get("snapshot_id"),
             )
         summary_of_result = result_summary(result) if result.ok else ""
         if result.ok:
-            self.events.emit(ToolUsed(tool=name, action_id=action_id, phase="success", summary=summary_of_result))
+            self.events.emit(ToolUsed(tool=name, action_id=action_id, phase="success", summary=summary_of_result, tab_id=tab_id))
         else:
             assert result.error is not None
             self.events.emit(
-                ToolUsed(tool=name, action_id=action_id, phase="error", summary=result.error.message, error_code=result.error.code.value)
+                ToolUsed(tool=name, action_id=action_id, phase="error", summary=result.error.message, error_code=result.error.code.value, tab_id=tab_id)
             )
         self.recorder.add_tool_result(
             {
@@ -109,23 +127,25 @@ class BrowserAccess:
         return str(result.data.get("digest", "")) if result.ok else ""
 
     def path_refusal(self) -> PathRefusal | None:
-        """Why the current page path stops: the run's own refusal of its URL, else the first
-        refused navigation of the primary tab's top frame since the path began. Nothing on such
-        a path may be read."""
-        if self._refused_start is not None:
-            return self._refused_start
-        blocks = self.current.top_frame_blocks()[self._path_start :] if self.current is not None else []
+        """Why the acting tab's current page path stops: the run's own refusal of its URL, else
+        the first refused navigation of the tab's top frame since the path began. Nothing on
+        such a path may be read."""
+        page = self.page
+        if page.refused_start is not None:
+            return page.refused_start
+        blocks = self.current.top_frame_blocks(self.tabs.acting_id)[page.path_start :] if self.current is not None else []
         return PathRefusal.of_block(blocks[0]) if blocks else None
 
     def refuse(self, state_id: str, url: str, judgement: UrlJudgement) -> PageObservation:
         """A URL the run's judge refused starts a path that stops at once; the browser never sees it."""
         self._begin_path()
-        self._refused_start = PathRefusal.of_judgement(judgement)
-        return PageObservation(state_id, url, None, "", "", "blocked_url", self._refused_start.reason, requested_url=url)
+        refusal = self.page.refused_start = PathRefusal.of_judgement(judgement)
+        return PageObservation(state_id, url, None, "", "", "blocked_url", refusal.reason, requested_url=url)
 
     def _begin_path(self) -> None:
-        self._refused_start = None
-        self._path_start = len(self.current.top_frame_blocks()) if self.current is not None else 0
+        page = self.page
+        page.refused_start = None
+        page.path_start = len(self.current.top_frame_blocks(self.tabs.acting_id)) if self.current is not None else 0
 
     async def open_and_prepare(self, state_id: str, url: str, timeout_ms: int) -> PageObservation:
         """Navigate, then seed 003's mandatory page preparation (loaded -> screenshot + readable text)."""

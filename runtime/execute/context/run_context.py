@@ -10,7 +10,7 @@ one job:
     browser    the session, driver actions, page preparation and artifacts (context/browser_access.py)
     network    the run's network policy: the URL judge, what the policy proxy refused (context/network.py)
     recorder   the running state's execution record and span (record/step_record.py)
-    page       the latest observation and whether it is the target
+    page       the acting tab's latest observation and whether it is the target (context/run_tabs.py)
     recovery   the latest blocker, replans and plan repairs (context/recovery.py)
     findings   extracted data and what the verdict will say
     budget     guards.max_steps: executed states plus agent tool calls
@@ -27,7 +27,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.browser.vocabulary.document import DocumentIdentity
 from runtime.events import EventLog
 from runtime.execute.context.action_ids import ActionIds
 from runtime.execute.context.approvals import ApprovalDesk
@@ -38,12 +37,12 @@ from runtime.execute.context.loops import LoopFrames
 from runtime.execute.context.model_access import ModelAccess, report_retries
 from runtime.execute.context.network import RunNetwork
 from runtime.execute.context.recovery import Recovery
+from runtime.execute.context.run_tabs import PageState
 from runtime.execute.record.run_files import RunFiles
 from runtime.execute.record.storage_state import StorageStateKeeper
 from runtime.execute.record.spans import RunSpans
 from runtime.execute.step_outcome import RunStopped
 from runtime.execute.record.step_record import StepRecorder
-from runtime.execute.judges.target_check import PageObservation, TargetCheck
 from runtime.execute.context.tool_gate import ToolGate
 from runtime.execute.values.run_values import RunValues
 from runtime.guard import IntentGuard, NoProgressDetector
@@ -51,33 +50,6 @@ from runtime.outcomes import BlockerKind, StopReason
 from runtime.plan.model import Plan, State
 from runtime.plan.order import UploadFiles
 from runtime.secrets import Secrets
-
-
-@dataclass
-class PageState:
-    """What the run last saw of the page (navigate, observe, a followed search result, an agent's
-    open_url) and, once data.validate-target ran on it, whether it is the recipe's target."""
-
-    observation: PageObservation | None = None
-    target_check: TargetCheck | None = None
-    # The document the latest passing target check judged, with its content hash then; reads
-    # must come from it (reads/provenance.py). Once any check ran, an unvalidated page is never read.
-    validated: DocumentIdentity | None = None
-    validated_digest: str = ""
-    validation_required: bool = False
-
-    def saw(self, observation: PageObservation) -> None:
-        """A new observation: any earlier target check was about another page."""
-        self.observation = observation
-        self.target_check = None
-
-    def judge(self, check: TargetCheck) -> None:
-        """The target check of the latest observation; a valid one validates its document."""
-        self.target_check = check
-        self.validation_required = True
-        observation = self.observation
-        if check.valid and observation is not None and observation.document is not None:
-            self.validated, self.validated_digest = observation.document, observation.content_digest
 
 
 @dataclass
@@ -165,7 +137,6 @@ class RunContext:
     model: ModelAccess
     recovery: Recovery
     budget: StepBudget
-    page: PageState = field(default_factory=PageState)
     findings: RunFindings = field(default_factory=RunFindings)
     loops: LoopFrames = field(default_factory=LoopFrames)
     login: LoginMeans | None = None
@@ -209,6 +180,11 @@ class RunContext:
         )
 
     @property
+    def page(self) -> PageState:
+        """The page state of the tab the running state acts in (its own for each tab)."""
+        return self.browser.page
+
+    @property
     def secrets(self) -> Secrets:
         """The run's one redaction authority (the event log's): secret inputs, passwords typed."""
         return self.events.secrets
@@ -219,7 +195,7 @@ class RunContext:
 
     async def probe(self, timeout_ms: int, before: str = "") -> ConditionProbe:
         """Where conditions are judged now: this run's page, values and extracted fields."""
-        return ConditionProbe(await self.browser.session(), self.values, self.findings.data, timeout_ms, before)
+        return ConditionProbe(await self.browser.verbs(), self.values, self.findings.data, timeout_ms, before)
 
     def memory(self) -> str:
         """The run in one line, for each step's agent_state."""

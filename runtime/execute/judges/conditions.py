@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from runtime.browser import BrowserSession
+from runtime.browser.session.verbs import SessionVerbs
 from runtime.execute.judges.value_conditions import VALUE_CHECKS, judge_value
 from runtime.execute.values.run_values import RunValues, locator_of
 
@@ -61,10 +61,11 @@ class ConditionCheck:
 
 @dataclass(frozen=True)
 class ConditionProbe:
-    """Where conditions are judged: the page (through the session), the run's placeholder values
-    and extracted fields. `before` is the page fingerprint an act took before acting."""
+    """Where conditions are judged: the page (through the session's verbs, aimed at the tab the
+    state acts in), the run's placeholder values and extracted fields. `before` is the page
+    fingerprint an act took before acting."""
 
-    session: BrowserSession
+    session: SessionVerbs
     values: RunValues
     fields: Mapping[str, Any]
     timeout_ms: int

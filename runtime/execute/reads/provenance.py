@@ -82,15 +82,15 @@ async def current_document(ctx: RunContext, state_id: str, timeout_ms: int, *, r
     ctx.page.judge(check)
     earlier = f"the validated {validated.url} ({_which(validated)})" if validated else "a page that was validated"
     summary = f"the page is now {observation.url} ({_which(observation.document)}), not {earlier}"
-    action_id = ctx.browser.new_action_id("revalidate")
-    ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="start", summary=f"revalidate: {summary}"))
+    action_id, tab_id = ctx.browser.new_action_id("revalidate"), ctx.browser.tabs.acting_id
+    ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="start", summary=f"revalidate: {summary}", tab_id=tab_id))
     if check.valid:
-        ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="success", summary=check.reason))
+        ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="success", summary=check.reason, tab_id=tab_id))
         record = _record(observation.document, observation.document, observation.content_digest, observation.content_digest)
         record.update(document_changed_since_validation=True, revalidated=True, previously_validated=validated.to_dict() if validated else None)
         return DocumentCheck(record)
     assert check.blocker_kind is not None
-    ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="error", summary=check.reason, error_code=check.blocker_kind.value))
+    ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="error", summary=check.reason, error_code=check.blocker_kind.value, tab_id=tab_id))
     return _blocked(ctx, state_id, check, summary, validated)
 
 
@@ -109,17 +109,17 @@ def judged_as_it_is_now(ctx: RunContext, state_id: str, observation: PageObserva
     (with its new content); a blocker (a wall, an error, "not found" put in its place), and
     nothing is read from it. Its status, URL and keywords were judged once and are not asked again."""
     check = target_verdict(ctx, observation, keywords=False)
-    action_id = ctx.browser.new_action_id("revalidate")
+    action_id, tab_id = ctx.browser.new_action_id("revalidate"), ctx.browser.tabs.acting_id
     summary = f"{observation.url} changed what it shows since it was validated"
-    ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="start", summary=f"judge again: {summary}"))
+    ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="start", summary=f"judge again: {summary}", tab_id=tab_id))
     if check.valid:
-        ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="success", summary="still no blocker"))
+        ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="success", summary="still no blocker", tab_id=tab_id))
         ctx.page.validated_digest = observation.content_digest
         record = _record(validated, validated, observation.content_digest, observation.content_digest)
         record.update(content_changed_since_validation=True, judged_again=True)
         return DocumentCheck(record)
     assert check.blocker_kind is not None
-    ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="error", summary=check.reason, error_code=check.blocker_kind.value))
+    ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="error", summary=check.reason, error_code=check.blocker_kind.value, tab_id=tab_id))
     ctx.page.saw(observation)
     check = TargetCheck(False, check.blocker_kind, f"{summary}: {check.reason}", {**check.evidence, "judged_again": True})
     ctx.page.judge(check)

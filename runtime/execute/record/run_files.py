@@ -54,6 +54,9 @@ class ExecutionRecord:
     screenshot: str | None = None
     # A failed step whose on_failure path led on: {"reason": why it failed, "next": where the run went}.
     recovered: dict[str, str] | None = None
+    # The tab the state acted in ("" before the run had a browser), and the tab changes during it.
+    tab_id: str = ""
+    tab_changes: list[dict[str, Any]] = field(default_factory=list)
 
 
 def json_default(value: Any) -> Any:

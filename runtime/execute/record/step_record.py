@@ -10,7 +10,8 @@ from typing import Any
 
 from opentelemetry.trace import Span
 
-from runtime.events import AgentState, ArtifactStored, Event, EventLog, StepFinished, StepStarted
+from runtime.events import AgentState, ArtifactStored, Event, EventLog, StepFinished, StepStarted, TabChanged
+from runtime.events.model import payload_to_dict
 from runtime.execute.record.run_files import ExecutionRecord, RunFiles
 from runtime.execute.record.spans import RunSpans
 from runtime.execute.step_outcome import StepResult
@@ -31,6 +32,7 @@ class StepRecorder:
         # How often each state has started: its attempt number, without counting the records.
         self._attempts: dict[str, int] = {}
         events.add_listener(self._note_screenshot)
+        events.add_listener(self._note_tab_change)
 
     def _note_screenshot(self, event: Event) -> None:
         """executions.json names the screenshot each state took, so a report can show the page."""
@@ -38,12 +40,18 @@ class StepRecorder:
         if isinstance(payload, ArtifactStored) and payload.artifact_kind == "screenshot" and self.record is not None:
             self.record.screenshot = os.path.relpath(payload.path, self.files.run_dir)
 
-    def start(self, index: int, state: State) -> None:
+    def _note_tab_change(self, event: Event) -> None:
+        """executions.json lists the tab changes (opened, navigated, closed, primary) during each state."""
+        if isinstance(event.payload, TabChanged) and self.record is not None:
+            self.record.tab_changes.append(payload_to_dict(event.payload))
+
+    def start(self, index: int, state: State, *, tab_id: str = "") -> None:
+        """A state begins, acting in `tab_id` ("" before the run has a browser)."""
         attempt = self._attempts[state.id] = self._attempts.get(state.id, 0) + 1
         self.span = self.spans.start_state(state.id, state.kind, attempt)
         self._began = time.perf_counter()
-        self.record = ExecutionRecord(index=index, state_id=state.id, kind=state.kind, tool=state.tool, started_at=time.time())
-        self.events.emit(StepStarted(state_id=state.id, step_kind=state.kind, attempt=attempt))
+        self.record = ExecutionRecord(index=index, state_id=state.id, kind=state.kind, tool=state.tool, started_at=time.time(), tab_id=tab_id)
+        self.events.emit(StepStarted(state_id=state.id, step_kind=state.kind, attempt=attempt, tab_id=tab_id))
 
     def add_tool_result(self, entry: dict[str, Any]) -> None:
         if self.record is not None:

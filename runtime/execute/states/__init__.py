@@ -17,6 +17,7 @@ from runtime.execute.states.act import act
 from runtime.execute.states.agent import agent
 from runtime.execute.states.agent_evaluate import agent_evaluate
 from runtime.execute.states.close import close
+from runtime.execute.states.close_tab import close_tab
 from runtime.execute.states.completion import completion
 from runtime.execute.states.evaluate import evaluate
 from runtime.execute.states.extract import extract
@@ -27,6 +28,7 @@ from runtime.execute.states.output import validate_output
 from runtime.execute.states.preflight import preflight
 from runtime.execute.states.replan import replan_search
 from runtime.execute.states.set_values import set_values
+from runtime.execute.states.switch_tab import switch_tab
 from runtime.execute.states.validate_target import validate
 from runtime.execute.states.verify import verify
 from runtime.execute.states.wait import wait
@@ -37,6 +39,7 @@ from runtime.plan.state_kinds import (
     ACT,
     AGENT,
     CLOSE,
+    CLOSE_TAB,
     COMPLETION,
     EVALUATE,
     EVALUATION,
@@ -48,6 +51,7 @@ from runtime.plan.state_kinds import (
     PREFLIGHT,
     REPLAN,
     SET,
+    SWITCH_TAB,
     TARGET_CHECK,
     VERIFY,
     WAIT,
@@ -73,6 +77,8 @@ HANDLERS: dict[str, StateHandler] = {
     SET: set_values,
     WHEN: when,
     FOR_EACH: for_each,
+    SWITCH_TAB: switch_tab,
+    CLOSE_TAB: close_tab,
     COMPLETION: completion,
     OUTPUT: validate_output,
 }

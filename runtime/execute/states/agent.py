@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import Span
 
 from runtime.events import AgentState, ChatDelta, GuardrailTripped, StepFinished, StructuredOutput, ToolUsed
+from runtime.execute.agent.tab_tool import tab_lines
 from runtime.execute.agent.tool_calls import AgentToolCalls, AgentView, describe_call
 from runtime.execute.agent.offered_tools import NUDGE, TARGET_HELP, offered_tools
 from runtime.execute.judges.conditions import check_all, describe_condition, describe_failures, filled_condition
@@ -99,7 +100,7 @@ class AgentLoop:
     async def run(self) -> StepResult:
         adopted = self.calls.pages.adopt()
         if adopted is not None:
-            self.view.judged(adopted, self.ctx.browser.primary_tab_id)
+            self.view.judged(adopted, self.ctx.browser.tabs.acting_id)
         if self.ctx.browser.current is not None:
             # A page the plan opened but did not judge (validate_target: false), or one that moved
             # since it was judged, is judged before the first turn.
@@ -191,7 +192,7 @@ class AgentLoop:
         )
 
     async def _ask_model(self) -> tuple[str, list[LlmToolCall], LlmUsage]:
-        prompt = build_agent_prompt(self.task, self.tools, self.view.page, self.view.context, tool_notes=TARGET_HELP)
+        prompt = build_agent_prompt(self.task, self.tools, replace(self.view.page, open_tabs=tab_lines(self.ctx)), self.view.context, tool_notes=TARGET_HELP)
         text: list[str] = []
         calls: list[LlmToolCall] = []
         usage = LlmUsage()

@@ -24,12 +24,12 @@ async def verify(ctx: RunContext, state: State) -> StepResult:
             return document.blocked
         probe = await ctx.probe(timeout)
         action_id = ctx.browser.new_action_id("verify")
-        ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="start", summary=f"{len(conditions)} condition(s)"))
+        ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="start", summary=f"{len(conditions)} condition(s)", tab_id=ctx.browser.tabs.acting_id))
         checks = await check_all(probe, conditions, action_id)
         if all(read_from(document.provenance, c.document) for c in checks):
             break
     passed = [c for c in checks if c.passed]
-    ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="success", summary=f"{len(passed)}/{len(checks)} passed"))
+    ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="success", summary=f"{len(passed)}/{len(checks)} passed", tab_id=ctx.browser.tabs.acting_id))
     ctx.browser.stop_if_crashed("the browser died while verifying")
     described = "; ".join(f"{c.check} {c.expected!r}: {'ok' if c.passed else 'FAILED'} (observed {str(c.observed)[:OBSERVED_CHARS]!r})" for c in checks)
     evidence = {"conditions": [c.to_dict() for c in checks], "provenance": document.provenance}

@@ -101,7 +101,7 @@ BLOCKER_KIND_CAPTCHA: BlockerKind
 BLOCKER_KIND_RATE_LIMITED: BlockerKind
 
 class Event(_message.Message):
-    __slots__ = ("seq", "run_id", "timestamp", "trace_id", "status_changed", "step_started", "step_finished", "tool_used", "chat_delta", "guardrail_tripped", "replan", "confirmation_requested", "artifact", "structured_output", "final_verdict")
+    __slots__ = ("seq", "run_id", "timestamp", "trace_id", "status_changed", "step_started", "step_finished", "tool_used", "chat_delta", "guardrail_tripped", "replan", "confirmation_requested", "artifact", "structured_output", "final_verdict", "tab")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
@@ -117,6 +117,7 @@ class Event(_message.Message):
     ARTIFACT_FIELD_NUMBER: _ClassVar[int]
     STRUCTURED_OUTPUT_FIELD_NUMBER: _ClassVar[int]
     FINAL_VERDICT_FIELD_NUMBER: _ClassVar[int]
+    TAB_FIELD_NUMBER: _ClassVar[int]
     seq: int
     run_id: str
     timestamp: _timestamp_pb2.Timestamp
@@ -132,7 +133,8 @@ class Event(_message.Message):
     artifact: ArtifactStored
     structured_output: StructuredOutput
     final_verdict: FinalVerdict
-    def __init__(self, seq: _Optional[int] = ..., run_id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trace_id: _Optional[str] = ..., status_changed: _Optional[_Union[StatusChanged, _Mapping]] = ..., step_started: _Optional[_Union[StepStarted, _Mapping]] = ..., step_finished: _Optional[_Union[StepFinished, _Mapping]] = ..., tool_used: _Optional[_Union[ToolUsed, _Mapping]] = ..., chat_delta: _Optional[_Union[ChatDelta, _Mapping]] = ..., guardrail_tripped: _Optional[_Union[GuardrailTripped, _Mapping]] = ..., replan: _Optional[_Union[Replanned, _Mapping]] = ..., confirmation_requested: _Optional[_Union[ConfirmationRequested, _Mapping]] = ..., artifact: _Optional[_Union[ArtifactStored, _Mapping]] = ..., structured_output: _Optional[_Union[StructuredOutput, _Mapping]] = ..., final_verdict: _Optional[_Union[FinalVerdict, _Mapping]] = ...) -> None: ...
+    tab: TabChanged
+    def __init__(self, seq: _Optional[int] = ..., run_id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trace_id: _Optional[str] = ..., status_changed: _Optional[_Union[StatusChanged, _Mapping]] = ..., step_started: _Optional[_Union[StepStarted, _Mapping]] = ..., step_finished: _Optional[_Union[StepFinished, _Mapping]] = ..., tool_used: _Optional[_Union[ToolUsed, _Mapping]] = ..., chat_delta: _Optional[_Union[ChatDelta, _Mapping]] = ..., guardrail_tripped: _Optional[_Union[GuardrailTripped, _Mapping]] = ..., replan: _Optional[_Union[Replanned, _Mapping]] = ..., confirmation_requested: _Optional[_Union[ConfirmationRequested, _Mapping]] = ..., artifact: _Optional[_Union[ArtifactStored, _Mapping]] = ..., structured_output: _Optional[_Union[StructuredOutput, _Mapping]] = ..., final_verdict: _Optional[_Union[FinalVerdict, _Mapping]] = ..., tab: _Optional[_Union[TabChanged, _Mapping]] = ...) -> None: ...
 
 class AgentState(_message.Message):
     __slots__ = ("thinking", "evaluation", "memory", "next_goal")
@@ -155,14 +157,16 @@ class StatusChanged(_message.Message):
     def __init__(self, status: _Optional[_Union[TaskState, str]] = ..., detail: _Optional[str] = ...) -> None: ...
 
 class StepStarted(_message.Message):
-    __slots__ = ("state_id", "step_kind", "attempt")
+    __slots__ = ("state_id", "step_kind", "attempt", "tab_id")
     STATE_ID_FIELD_NUMBER: _ClassVar[int]
     STEP_KIND_FIELD_NUMBER: _ClassVar[int]
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    TAB_ID_FIELD_NUMBER: _ClassVar[int]
     state_id: str
     step_kind: str
     attempt: int
-    def __init__(self, state_id: _Optional[str] = ..., step_kind: _Optional[str] = ..., attempt: _Optional[int] = ...) -> None: ...
+    tab_id: str
+    def __init__(self, state_id: _Optional[str] = ..., step_kind: _Optional[str] = ..., attempt: _Optional[int] = ..., tab_id: _Optional[str] = ...) -> None: ...
 
 class StepFinished(_message.Message):
     __slots__ = ("state_id", "step_kind", "outcome", "ok", "verified", "duration_ms", "observation_summary", "blocker_kind", "agent_state", "error")
@@ -189,18 +193,38 @@ class StepFinished(_message.Message):
     def __init__(self, state_id: _Optional[str] = ..., step_kind: _Optional[str] = ..., outcome: _Optional[str] = ..., ok: _Optional[bool] = ..., verified: _Optional[bool] = ..., duration_ms: _Optional[float] = ..., observation_summary: _Optional[str] = ..., blocker_kind: _Optional[_Union[BlockerKind, str]] = ..., agent_state: _Optional[_Union[AgentState, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
 
 class ToolUsed(_message.Message):
-    __slots__ = ("tool", "action_id", "phase", "summary", "error_code")
+    __slots__ = ("tool", "action_id", "phase", "summary", "error_code", "tab_id")
     TOOL_FIELD_NUMBER: _ClassVar[int]
     ACTION_ID_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
     ERROR_CODE_FIELD_NUMBER: _ClassVar[int]
+    TAB_ID_FIELD_NUMBER: _ClassVar[int]
     tool: str
     action_id: str
     phase: str
     summary: str
     error_code: str
-    def __init__(self, tool: _Optional[str] = ..., action_id: _Optional[str] = ..., phase: _Optional[str] = ..., summary: _Optional[str] = ..., error_code: _Optional[str] = ...) -> None: ...
+    tab_id: str
+    def __init__(self, tool: _Optional[str] = ..., action_id: _Optional[str] = ..., phase: _Optional[str] = ..., summary: _Optional[str] = ..., error_code: _Optional[str] = ..., tab_id: _Optional[str] = ...) -> None: ...
+
+class TabChanged(_message.Message):
+    __slots__ = ("change", "tab_id", "url", "opener_tab_id", "state_id", "primary_tab_id", "name")
+    CHANGE_FIELD_NUMBER: _ClassVar[int]
+    TAB_ID_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    OPENER_TAB_ID_FIELD_NUMBER: _ClassVar[int]
+    STATE_ID_FIELD_NUMBER: _ClassVar[int]
+    PRIMARY_TAB_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    change: str
+    tab_id: str
+    url: str
+    opener_tab_id: str
+    state_id: str
+    primary_tab_id: str
+    name: str
+    def __init__(self, change: _Optional[str] = ..., tab_id: _Optional[str] = ..., url: _Optional[str] = ..., opener_tab_id: _Optional[str] = ..., state_id: _Optional[str] = ..., primary_tab_id: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
 
 class ChatDelta(_message.Message):
     __slots__ = ("text",)

@@ -111,3 +111,9 @@ Feature: Locators find exactly one element, in Playwright's vocabulary
       | locator                                      |
       | {"label": "Billing address"}                 |
       | {"role": "button", "name": "More details"}   |
+
+  @BROWSER-070
+  Scenario: A press that lands on another element, because the page moved under the pointer, fails
+    Given a browser session showing "/slides-under-pointer.html"
+    When I click the locator {"role": "button", "name": "Keep"}
+    Then the click failed as missed, naming "span#remove" as what was pressed

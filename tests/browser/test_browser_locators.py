@@ -145,3 +145,13 @@ def landed(harness: SessionHarness, path: str) -> None:
     assert result.ok, result.error
     assert result.data["submitted"] is True and result.data.get("navigated") is True and result.data["value"] == "gold"
     assert harness.run(harness.session.tab().current_url()).endswith(path)
+
+
+@then(parsers.parse('the click failed as missed, naming "{landed}" as what was pressed'))
+def click_missed(harness: SessionHarness, landed: str) -> None:
+    result = last(harness)
+    assert not result.ok and result.error is not None, result.data
+    assert result.error.code.value == "not_interactable" and result.error.details["state"] == "missed", result.error
+    assert landed in result.error.details["landed_on"], result.error.details
+    said = harness.run(harness.session.tab().evaluate("document.getElementById('said').textContent"))
+    assert said == "remove pressed", said  # the page did see the press land there

@@ -58,6 +58,18 @@ async def _lands_on(tab: Tab, element: ResolvedElement, x: float, y: float) -> b
     return bool(reply.get("result", {}).get("value"))
 
 
+async def _press_missed(tab: Tab, element: ResolvedElement) -> str | None:
+    """What a press landed on when it was not the element (nor inside it); None when it landed
+    on it, or when nothing says (the click took the document away)."""
+    try:
+        landed = await tab.call_script_on(element, "pressWitnessed")
+    except Exception:  # noqa: BLE001 - the press navigated or removed the element: no witness left
+        return None
+    if not landed or landed.get("on_target"):
+        return None
+    return str(landed.get("hit") or "another element")
+
+
 async def _pointer_point(tab: Tab, element: ResolvedElement, verb: str, block: str = "center") -> tuple[float, float] | None:
     """The page point a person would put the pointer on (its box settled, the part they can see);
     None when the element has no content quads. Raises when it cannot be reached at all."""
@@ -117,7 +129,16 @@ async def _click(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
                 f"element {element.how} moved away from the pointer before the press; it was not clicked",
                 state="moved",
             )
+        await tab.call_script_on(element, "armPressWitness")
         await tab.page.mouse.click(x, y)
+        missed = await _press_missed(tab, element)
+        if missed is not None:
+            raise BrowserActionError(
+                ActionErrorCode.NOT_INTERACTABLE,
+                f"the press meant for {element.how} landed on {missed} (the page moved under the pointer); that element was pressed instead",
+                state="missed",
+                landed_on=missed,
+            )
         return {"clicked": True, "method": "mouse", "x": round(x, 1), "y": round(y, 1)}
     # Visible by the hit test but without content quads (e.g. inline boxes split oddly): the click
     # goes to this element itself, never to a point that could belong to another one.

@@ -204,3 +204,22 @@ verity.followedUrl = function () {
   }
   return null;
 };
+
+// Where a press really landed: armed on the target just before the mouse goes down, read after
+// the click. A page still moving (a section opening) can slide another element under the pointer
+// between the last hit test and the press; the mousedown's own target says which one it was.
+verity.armPressWitness = function () {
+  const witness = {el: this, hit: null};
+  verity.pressWitness = witness;
+  this.ownerDocument.addEventListener('mousedown', (e) => { witness.hit = e.composedPath()[0] || e.target; }, {capture: true, once: true});
+};
+
+// Whether the witnessed press landed on the target or inside it (null: no press was seen).
+verity.pressWitnessed = function () {
+  const w = verity.pressWitness;
+  if (!w || w.el !== this || !w.hit) return null;
+  for (let n = w.hit; n; n = n.parentNode || n.host) if (n === this) return {on_target: true};
+  const hit = w.hit.nodeType === 1 ? w.hit : w.hit.parentElement;
+  const text = hit ? (hit.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 40) : '';
+  return {on_target: false, hit: hit ? hit.localName + (hit.id ? '#' + hit.id : '') + (text ? ' "' + text + '"' : '') : '#text'};
+};

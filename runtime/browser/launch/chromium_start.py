@@ -79,10 +79,20 @@ WEBRTC_FENCE_FEATURES = ("WebRtcHideLocalIpsWithMdns",)
 # each launch (BENCHMARKS.md, "Suite"). No page can reach it, and nothing shows it.
 BROWSER_UI_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
 
+# DNS is part of the fence (issue 33): every name maps to "not found" in Chromium's own resolver, so
+# nothing in the browser looks a name up: not WebRTC's TURN/STUN servers or remote candidates, not
+# dns-prefetch or preconnect, not the browser's own update and sign-in services. A context's
+# requests are unaffected: they go to its policy proxy (an IP literal) with the name in them, and
+# the proxy looks up only the names it allows. Loopback stays reachable for sessions without a
+# proxy; `localhost` and `*.localhost` Chromium resolves to loopback itself, never by DNS.
+# Measured in a namespace whose resolver counts queries (tests/policy/test_policy_dns.py).
+DNS_FENCE_FLAG = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE [::1], EXCLUDE localhost, EXCLUDE *.localhost"
+
 NO_STARTUP_WINDOW_FLAG = "--no-startup-window"
 
 _DISABLE_FEATURES = "--disable-features="
 _WEBRTC_POLICY_SWITCH = "--webrtc-ip-handling-policy="
+_HOST_RESOLVER_SWITCH = "--host-resolver-rules="
 
 
 def merge_disabled_features(args: Sequence[str]) -> list[str]:
@@ -106,10 +116,10 @@ def merge_disabled_features(args: Sequence[str]) -> list[str]:
 def chromium_command(executable: str, *, headless: bool, user_data_dir: str, extra_args: Sequence[str] = ()) -> list[str]:
     """The whole command line Verity starts Chromium with: the automation defaults, the profile,
     headless mode, the offline and in-process-frame flags, `extra_args`, the WebRTC fence, one
-    merged `--disable-features=`. A caller's own `--webrtc-ip-handling-policy=` is dropped: the
-    last one would win, and the fence is not an option."""
-    kept = [arg for arg in extra_args if not arg.startswith(_WEBRTC_POLICY_SWITCH)]
-    ours = [*OFFLINE_FLAGS, *IN_PROCESS_FRAME_FLAGS, *kept, WEBRTC_UDP_FLAG, "--remote-debugging-port=0"]
+    merged `--disable-features=`. A caller's own `--webrtc-ip-handling-policy=` or
+    `--host-resolver-rules=` is dropped: the last one would win, and the fence is not an option."""
+    kept = [arg for arg in extra_args if not arg.startswith((_WEBRTC_POLICY_SWITCH, _HOST_RESOLVER_SWITCH))]
+    ours = [*OFFLINE_FLAGS, *IN_PROCESS_FRAME_FLAGS, *kept, WEBRTC_UDP_FLAG, DNS_FENCE_FLAG, "--remote-debugging-port=0"]
     args = [*AUTOMATION_FLAGS, f"--user-data-dir={user_data_dir}", *(HEADLESS_FLAGS if headless else ())]
     # No first window: every run opens its tab in a context of its own, so the default context's
     # about:blank would be a renderer process nobody uses (about 0.13 s of CPU at each launch,

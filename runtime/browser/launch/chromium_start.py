@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runtime.browser.launch.chromium_process import ChromiumProfile, reap_stale_profiles, spawn_chromium
+from runtime.browser.launch.desktop_handlers import install_handler_stubs, path_with_stubs
 from runtime.browser.vocabulary.errors import BrowserLaunchError, LaunchErrorCode
 
 _log = logging.getLogger(__name__)
@@ -232,7 +233,9 @@ def spawn(options: LaunchOptions | None = None) -> SpawnedChromium:
         user_data_dir = str(profile.path)
     command = chromium_command(executable, headless=options.headless, user_data_dir=user_data_dir, extra_args=options.extra_args)
     try:
-        process = spawn_chromium(command)
+        # No desktop handler starts (desktop_handlers.py): ours come first on the browser's PATH.
+        stubs = install_handler_stubs(Path(user_data_dir))
+        process = spawn_chromium(command, path=path_with_stubs(stubs, os.environ.get("PATH")))
     except OSError as error:
         if profile is not None:
             profile.remove()

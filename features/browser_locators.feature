@@ -87,3 +87,27 @@ Feature: Locators find exactly one element, in Playwright's vocabulary
     Given a browser session showing "/effects.html"
     When I type "gold" into the locator {"label": "Search"} and submit
     Then the action succeeded and landed on "/effects.html?q=gold"
+
+  @BROWSER-060
+  Scenario Outline: Where a page can be read two ways, a locator reads it as Playwright does
+    Given a browser session showing "/locator-differences.html"
+    When I resolve the locator <locator>
+    Then it finds one <tag> among 1 match
+
+    Examples:
+      | locator                                      | tag     |
+      | {"label": "Shipping address"}                | input   |
+      | {"role": "button", "name": "Checkout"}       | button  |
+      | {"text": "Delivery times"}                   | p       |
+      | {"text": "More details"}                     | summary |
+
+  @BROWSER-060
+  Scenario Outline: What Playwright does not find, a locator does not find either
+    Given a browser session showing "/locator-differences.html"
+    When I resolve the locator <locator>
+    Then it finds nothing
+
+    Examples:
+      | locator                                      |
+      | {"label": "Billing address"}                 |
+      | {"role": "button", "name": "More details"}   |

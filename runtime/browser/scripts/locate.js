@@ -14,7 +14,8 @@ verity.locate = (spec) => {
   const {SKIP, squash, cap, ariaHiddenAbove, hiddenForAria, roleOf, textAlternative, nameOf, isInteractive} =
     verity.elementVocabulary();
   const {shownElement, shownRects} = verity.shownJudge();
-  const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
+  // Zero-width spaces and soft hyphens are no text to match, as for Playwright.
+  const norm = (s) => (s || '').replace(/[\u200b\u00ad]/g, '').replace(/\s+/g, ' ').trim();
   const shown = (el) => {
     if (!el.isConnected || (el.checkVisibility && !el.checkVisibility({visibilityProperty: true}))) return false;
     const r = el.getBoundingClientRect();
@@ -45,21 +46,22 @@ verity.locate = (spec) => {
     if (tag === 'input' && ['button', 'submit', 'reset'].includes(type)) return el.value;
     return el.textContent;
   };
-  // Each label a field has, read as its accessible name reads it (accname 1.2's text alternative,
-  // the snapshot's own): a <label>'s text without what is hidden, with its CSS content and an
-  // embedded control's value; aria-labelledby's elements (hidden ones too, as accname has it).
+  // The labels a field has, as Playwright's label locator takes them: the elements aria-labelledby
+  // names (hidden ones too, as accname has it) when it names any; else aria-label when it says
+  // something; else its <label>s. Each read as its accessible name reads it (accname 1.2's text
+  // alternative, the snapshot's own): without what is hidden, with CSS content and an embedded
+  // control's value.
   const labelsOf = (el) => {
-    const out = [];
     const alternative = (node, labelled) => squash(textAlternative(node, {visited: new Set([el]), includeHidden: labelled && hiddenForAria(node), labelled, root: false}));
-    if (el.labels) for (const l of el.labels) if (!hiddenForAria(l)) out.push(alternative(l, false));
     const by = el.getAttribute('aria-labelledby');
     if (by) {
       const root = el.getRootNode();
-      out.push(by.split(/\s+/).map(id => root.getElementById ? root.getElementById(id) : null).filter(Boolean).map(n => alternative(n, true)).join(' '));
+      const named = by.split(/\s+/).map(id => root.getElementById ? root.getElementById(id) : null).filter(Boolean);
+      if (named.length) return named.map(n => alternative(n, true));
     }
     const aria = el.getAttribute('aria-label');
-    if (aria) out.push(aria);
-    return out;
+    if (aria && aria.trim()) return [aria];
+    return el.labels ? Array.from(el.labels).filter(l => !hiddenForAria(l)).map(l => alternative(l, false)) : [];
   };
   const best = (values, wanted, exact) => Math.max(0, ...values.filter(v => v !== null && v !== undefined).map(v => score(v, wanted, exact)));
   const scorer = (s) => {

@@ -29,7 +29,8 @@ const NAME_FROM_CONTENT = new Set(['button','cell','checkbox','columnheader','gr
 const INPUT_ROLES = {button:'button', submit:'button', reset:'button', image:'button', checkbox:'checkbox',
   radio:'radio', range:'slider', number:'spinbutton', search:'searchbox', hidden:'', file:'button'};
 const TEXT_INPUTS = new Set(['', 'text', 'email', 'tel', 'url', 'search']);
-const TAG_ROLES = {button:'button', textarea:'textbox', summary:'button', h1:'heading',
+// A <summary> has no role of its own (html-aam; Playwright finds none): it stays interactive.
+const TAG_ROLES = {button:'button', textarea:'textbox', h1:'heading',
   h2:'heading', h3:'heading', h4:'heading', h5:'heading', h6:'heading', option:'option', datalist:'listbox',
   li:'listitem', ul:'list', ol:'list', menu:'list', nav:'navigation', main:'main', table:'table',
   tr:'row', tbody:'rowgroup', thead:'rowgroup', tfoot:'rowgroup', p:'paragraph', dialog:'dialog',
@@ -39,7 +40,8 @@ const TAG_ROLES = {button:'button', textarea:'textbox', summary:'button', h1:'he
 const LANDMARK_SCOPES = new Set(['article','aside','main','nav','section']);
 const LANDMARK_ROLES = new Set(['banner','complementary','contentinfo','form','main','navigation','region','search']);
 const LANDMARK_NAME_CHARS = 80;
-const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
+// Zero-width spaces and soft hyphens are not part of a name or a text (as Playwright reads them).
+const squash = (s) => (s || '').replace(/[\u200b\u00ad]/g, '').replace(/\s+/g, ' ').trim();
 const cap = (s, n) => s.length > n ? s.slice(0, n) : s;
 
 // The readers, with caches of their own: one read (a walk, a page of a snapshot, a locator's

@@ -89,3 +89,16 @@ Feature: A run's network policy in the browser: what it refuses and what a refus
       | 127.0.0.1:{port} | false  | false  | replans_exhausted | domain_not_allowed |
       | 127.0.0.1:{port} | true   | false  | replans_exhausted | domain_not_allowed |
       | 127.0.0.1:{port} | false  | true   | completed         | none               |
+
+  @POLICY-032
+  Scenario Outline: A page that sends the fence's refusal header itself is not taken for a refusal
+    Given the hostile site
+    When the corpus page "<page>" runs through the run API
+    Then the run ends "<reason>" with blocker "<kind>"
+    And verdict.json counts no blocked request
+    And the off-domain host saw no connection at all
+
+    Examples:
+      | page               | reason            | kind          |
+      | forged-refusal-200 | completed         | none          |
+      | forged-refusal-403 | replans_exhausted | access_denied |

@@ -6,10 +6,11 @@ Feature: Nothing leaves the fence, not even WebRTC UDP
   scenarios is a UDP socket on loopback that counts the datagrams it receives.
 
   @POLICY-023
-  Scenario: A launched Chromium confines WebRTC to the proxy and disables mDNS in one --disable-features flag
+  Scenario: A launched Chromium confines WebRTC to the proxy, resolves no name itself and disables mDNS in one --disable-features flag
     Given a launched Chromium
     When its command line and its command-line variations are read
     Then the command line has the WebRTC UDP confinement and exactly one --disable-features flag
+    And the command line maps every name but loopback's to "not found"
     And the features Chromium disabled include WebRtcHideLocalIpsWithMdns, IsolateOrigins and site-per-process
 
   @POLICY-024

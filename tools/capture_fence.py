@@ -13,9 +13,11 @@ Two measurements:
    packet is listed to be judged) and the datagrams the loopback peers received.
 2. In a network namespace of its own (a loopback and a veth pair whose both ends stay inside, a
    default route into it; the kernel lets nothing out): Chromium's own name lookups. A fenced
-   Chromium runs a page that names an off-domain host every way a page can (image, fetch,
-   dns-prefetch, preconnect, a STUN server by name) through the policy proxy, under tcpdump on the
-   veth; every DNS query captured is one Chromium (or the proxy) made.
+   Chromium runs a page that names an off-domain host every way a page can through the policy
+   proxy, under tcpdump on the veth; every DNS query captured is one Chromium (or the proxy) made. The page names hosts by
+   image, fetch, dns-prefetch, preconnect, a STUN server, a TURN and a TURNS server over TCP and
+   remote ICE candidates over UDP and TCP (issue 33: WebRTC resolved the last two kinds itself
+   until Verity's Chromium was started with its host-resolver rules).
 
 Every Chromium here has WebRTC confined to the proxy and mDNS off (Verity's launch flags).
 """
@@ -104,9 +106,26 @@ DNS_PAGE = f"""<!doctype html><title>DNS probe</title>
 <link rel="dns-prefetch" href="//{DNS_PROBE_NAME}"><link rel="preconnect" href="http://{DNS_PROBE_NAME}">
 <img src="http://img.{DNS_PROBE_NAME}/x.gif"><script>
 fetch('http://fetch.{DNS_PROBE_NAME}/x').catch(() => {{}});
-const pc = new RTCPeerConnection({{iceServers: [{{urls: 'stun:stun.{DNS_PROBE_NAME}:3478'}}]}});
-pc.createDataChannel('x'); pc.createOffer().then((offer) => pc.setLocalDescription(offer));
-pc.addEventListener('icegatheringstatechange', () => {{ if (pc.iceGatheringState === 'complete') document.body.insertAdjacentText('beforeend', 'ICE gathered'); }});
+async function gathered(config) {{
+  const pc = new RTCPeerConnection(config);
+  const complete = new Promise((resolve) => pc.addEventListener('icegatheringstatechange', () => {{ if (pc.iceGatheringState === 'complete') resolve(); }}));
+  pc.createDataChannel('x'); await pc.setLocalDescription(await pc.createOffer());
+  if (pc.iceGatheringState !== 'complete') await complete;
+  return pc;
+}}
+async function candidates() {{
+  const pc = await gathered({{}});
+  const sdp = pc.localDescription.sdp.replace(/a=setup:actpass/g, 'a=setup:active').split('\\r\\n').filter((l) => !l.startsWith('a=candidate') && !l.startsWith('a=end-of')).join('\\r\\n');
+  await pc.setRemoteDescription({{type: 'answer', sdp}});
+  for (const c of ['candidate:1 1 udp 2122260223 udpcand.{DNS_PROBE_NAME} 3478 typ host', 'candidate:2 1 tcp 2122260223 tcpcand.{DNS_PROBE_NAME} 3478 typ host tcptype passive'])
+    await pc.addIceCandidate({{candidate: c, sdpMid: '0', sdpMLineIndex: 0}}).catch(() => {{}});
+}}
+Promise.all([
+  gathered({{iceServers: [{{urls: 'stun:stun.{DNS_PROBE_NAME}:3478'}}]}}),
+  gathered({{iceTransportPolicy: 'relay', iceServers: [{{urls: 'turn:turn.{DNS_PROBE_NAME}:3478?transport=tcp', username: 'u', credential: 'c'}},
+                                                     {{urls: 'turns:turns.{DNS_PROBE_NAME}:5349', username: 'u', credential: 'c'}}]}}),
+  candidates(),
+]).then(() => document.body.insertAdjacentText('beforeend', 'ICE gathered'));
 </script>"""
 
 

@@ -5,7 +5,7 @@ all import it; it imports none of them.
 """
 
 from runtime.policy.addresses import private_class
-from runtime.policy.blocked_log import BlockedLog, BlockedRequest, OnBlocked
+from runtime.policy.blocked_log import EXTERNAL_PROTOCOL, BlockedLog, BlockedRequest, OnBlocked
 from runtime.policy.domain_patterns import (
     DomainPattern,
     DomainPatternError,
@@ -22,6 +22,7 @@ __all__ = [
     "PROXY_BYPASS_LIST",
     "BlockedLog",
     "BlockedRequest",
+    "EXTERNAL_PROTOCOL",
     "DomainPattern",
     "DomainPatternError",
     "Host",

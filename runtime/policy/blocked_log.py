@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import logging
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable
@@ -14,6 +16,9 @@ from runtime.policy.urls import UrlError, parse_url
 _log = logging.getLogger(__name__)
 
 DEFAULT_SAMPLE_LIMIT = 200
+# The method of a "request" that never was one: a page's navigation to a scheme Chromium hands to a
+# program outside the browser (runtime/browser/tab/external_protocols.py).
+EXTERNAL_PROTOCOL = "EXTERNAL_PROTOCOL"
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,11 @@ class BlockedRequest:
     port: int | None = None
     private_class: str | None = None
     sec_fetch: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        """What verdict.json counts it as: its blocker kind, or `external_protocol`."""
+        return "external_protocol" if self.method == EXTERNAL_PROTOCOL else self.blocker_kind.value
 
     def to_dict(self) -> dict[str, Any]:
         shown = asdict(self)
@@ -65,6 +75,7 @@ class BlockedLog:
         self._samples: deque[BlockedRequest] = deque(maxlen=limit)
         self.counters = ProxyCounters()
         self.on_blocked = on_blocked
+        self._recording: set[asyncio.Task[None]] = set()
 
     @property
     def samples(self) -> list[BlockedRequest]:
@@ -79,13 +90,19 @@ class BlockedLog:
         the refusal stands whatever the listener does."""
         self._samples.append(blocked)
         self.counters.blocked += 1
-        self.counters.blocked_by_kind[blocked.blocker_kind.value] += 1
+        self.counters.blocked_by_kind[blocked.kind] += 1
         if self.on_blocked is None:
             return
         try:
             await self.on_blocked(blocked)
         except Exception:  # noqa: BLE001 - a listener's bug must not open or break the proxy
             _log.exception("the on_blocked listener failed for %s", blocked.target)
+
+    def record_soon(self, blocked: BlockedRequest) -> None:
+        """`record` from a synchronous caller (a CDP event handler), on the running loop."""
+        task = asyncio.get_running_loop().create_task(self.record(blocked))
+        self._recording.add(task)
+        task.add_done_callback(self._recording.discard)
 
     def refusal_of(self, url: str) -> BlockedRequest | None:
         """The latest kept refusal of `url`: that very request, or the CONNECT tunnel it needed

@@ -20,7 +20,7 @@ from tests.policy.corpus_runs import CorpusRunner, CorpusTotals, PageRun
 
 
 
-# 88 runs on each browser: about a minute and a half on a quiet machine, several on a loaded one,
+# 90 runs on each browser: about a minute and a half on a quiet machine, several on a loaded one,
 # so these two scenarios get a generous ceiling of their own.
 @pytest.mark.timeout(900)
 @scenario("policy_corpus.feature", "Every hostile page ends as labelled on a launched Chromium")

@@ -220,3 +220,9 @@ def _verdict_counts(world: dict[str, Any], count: int, samples: int) -> None:
     blocked = _done(world).written["blocked_requests"]
     assert blocked["count"] >= count and blocked["by_kind"]["domain_not_allowed"] == blocked["count"], blocked
     assert len(blocked["samples"]) == samples and all(s["host"].startswith(OFF_DOMAIN_NAME) for s in blocked["samples"]), blocked["samples"]
+
+
+@then("verdict.json counts no blocked request")
+def _no_blocked(world: dict[str, Any]) -> None:
+    blocked = _done(world).written["blocked_requests"]
+    assert blocked["count"] == 0, blocked

@@ -21,7 +21,7 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.browser import Browser
-from runtime.browser.launch.chromium_start import WEBRTC_UDP_FLAG
+from runtime.browser.launch.chromium_start import DNS_FENCE_FLAG, WEBRTC_UDP_FLAG
 from runtime.browser.supply.udp_fence import UdpFenceVerdict, probe_udp_fence
 from runtime.execute import BrowserProvider
 from runtime.outcomes import StopReason
@@ -93,6 +93,13 @@ def _command_line(context: dict[str, Any]) -> None:
     argv: list[str] = context["argv"]
     assert WEBRTC_UDP_FLAG in argv, argv
     assert len([arg for arg in argv if arg.startswith("--disable-features=")]) == 1, argv
+
+
+@then('the command line maps every name but loopback\'s to "not found"')
+def _dns_fence(context: dict[str, Any]) -> None:
+    # One --host-resolver-rules, ours (what it does to lookups: tests/policy/test_policy_dns.py).
+    rules = [arg for arg in context["argv"] if arg.startswith("--host-resolver-rules=")]
+    assert rules == [DNS_FENCE_FLAG], context["argv"]
 
 
 @then("the features Chromium disabled include WebRtcHideLocalIpsWithMdns, IsolateOrigins and site-per-process")

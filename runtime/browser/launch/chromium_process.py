@@ -64,12 +64,16 @@ def _pdeathsig_prefix() -> tuple[str, ...]:
     return (setpriv, "--pdeathsig", "KILL", "--")
 
 
-def spawn_chromium(command: Sequence[str]) -> subprocess.Popen[bytes]:
+def spawn_chromium(command: Sequence[str], *, path: str | None = None) -> subprocess.Popen[bytes]:
     """Start Chromium in its own process group, killed when its parent dies, with the allowlisted
-    environment. Its output is discarded (the DevTools endpoint is read from the profile)."""
+    environment (its PATH replaced by `path` when given). Its output is discarded (the DevTools
+    endpoint is read from the profile)."""
+    environment = chromium_environment()
+    if path is not None:
+        environment["PATH"] = path
     return subprocess.Popen(
         [*_pdeathsig_prefix(), *command],
-        env=chromium_environment(),
+        env=environment,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

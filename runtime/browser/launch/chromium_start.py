@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runtime.browser.launch.chromium_process import ChromiumProfile, reap_stale_profiles, spawn_chromium
+from runtime.browser.launch.desktop_handlers import install_handler_stubs, path_with_stubs
 from runtime.browser.vocabulary.errors import BrowserLaunchError, LaunchErrorCode
 
 _log = logging.getLogger(__name__)
@@ -79,10 +80,20 @@ WEBRTC_FENCE_FEATURES = ("WebRtcHideLocalIpsWithMdns",)
 # each launch (BENCHMARKS.md, "Suite"). No page can reach it, and nothing shows it.
 BROWSER_UI_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
 
+# DNS is part of the fence (issue 33): every name maps to "not found" in Chromium's own resolver, so
+# nothing in the browser looks a name up: not WebRTC's TURN/STUN servers or remote candidates, not
+# dns-prefetch or preconnect, not the browser's own update and sign-in services. A context's
+# requests are unaffected: they go to its policy proxy (an IP literal) with the name in them, and
+# the proxy looks up only the names it allows. Loopback stays reachable for sessions without a
+# proxy; `localhost` and `*.localhost` Chromium resolves to loopback itself, never by DNS.
+# Measured in a namespace whose resolver counts queries (tests/policy/test_policy_dns.py).
+DNS_FENCE_FLAG = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE [::1], EXCLUDE localhost, EXCLUDE *.localhost"
+
 NO_STARTUP_WINDOW_FLAG = "--no-startup-window"
 
 _DISABLE_FEATURES = "--disable-features="
 _WEBRTC_POLICY_SWITCH = "--webrtc-ip-handling-policy="
+_HOST_RESOLVER_SWITCH = "--host-resolver-rules="
 
 
 def merge_disabled_features(args: Sequence[str]) -> list[str]:
@@ -106,10 +117,10 @@ def merge_disabled_features(args: Sequence[str]) -> list[str]:
 def chromium_command(executable: str, *, headless: bool, user_data_dir: str, extra_args: Sequence[str] = ()) -> list[str]:
     """The whole command line Verity starts Chromium with: the automation defaults, the profile,
     headless mode, the offline and in-process-frame flags, `extra_args`, the WebRTC fence, one
-    merged `--disable-features=`. A caller's own `--webrtc-ip-handling-policy=` is dropped: the
-    last one would win, and the fence is not an option."""
-    kept = [arg for arg in extra_args if not arg.startswith(_WEBRTC_POLICY_SWITCH)]
-    ours = [*OFFLINE_FLAGS, *IN_PROCESS_FRAME_FLAGS, *kept, WEBRTC_UDP_FLAG, "--remote-debugging-port=0"]
+    merged `--disable-features=`. A caller's own `--webrtc-ip-handling-policy=` or
+    `--host-resolver-rules=` is dropped: the last one would win, and the fence is not an option."""
+    kept = [arg for arg in extra_args if not arg.startswith((_WEBRTC_POLICY_SWITCH, _HOST_RESOLVER_SWITCH))]
+    ours = [*OFFLINE_FLAGS, *IN_PROCESS_FRAME_FLAGS, *kept, WEBRTC_UDP_FLAG, DNS_FENCE_FLAG, "--remote-debugging-port=0"]
     args = [*AUTOMATION_FLAGS, f"--user-data-dir={user_data_dir}", *(HEADLESS_FLAGS if headless else ())]
     # No first window: every run opens its tab in a context of its own, so the default context's
     # about:blank would be a renderer process nobody uses (about 0.13 s of CPU at each launch,
@@ -222,7 +233,9 @@ def spawn(options: LaunchOptions | None = None) -> SpawnedChromium:
         user_data_dir = str(profile.path)
     command = chromium_command(executable, headless=options.headless, user_data_dir=user_data_dir, extra_args=options.extra_args)
     try:
-        process = spawn_chromium(command)
+        # No desktop handler starts (desktop_handlers.py): ours come first on the browser's PATH.
+        stubs = install_handler_stubs(Path(user_data_dir))
+        process = spawn_chromium(command, path=path_with_stubs(stubs, os.environ.get("PATH")))
     except OSError as error:
         if profile is not None:
             profile.remove()

@@ -129,7 +129,7 @@ class BrowserSession(SessionVerbs):
         self.policy = policy
         self.proxy = proxy
         self._context = context
-        watch = NetworkWatch(partial(judge_url, policy=proxy.policy), proxy.log.refusal_of) if proxy is not None else None
+        watch = NetworkWatch(partial(judge_url, policy=proxy.policy), proxy.log.refusal_of, proxy.log.record_soon) if proxy is not None else None
         self._tabs = TabTracker(session_id, browser, on_tab_event, watch)
         self._lock = asyncio.Lock()
         self._results: dict[str, ActionResult] = {}

@@ -33,7 +33,9 @@ from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionErro
 from runtime.browser.launch.browser import Browser
 from runtime.browser.vocabulary.observation import TabEvent
 from runtime.browser.tab.tab import Tab, TabHooks
+from runtime.browser.tab.external_protocols import ExternalProtocolWatch
 from runtime.browser.tab.top_frame import Judge, RefusalLookup, TopFrameBlock, TopFrameWatch
+from runtime.policy import BlockedRequest
 
 # Popups come from user gestures (and a recipe's page scripts), so only these actions report the
 # tabs they opened in `opened_tabs`, each announced before the action ends; a tab a page opens on
@@ -63,10 +65,12 @@ class TabInfo:
 
 @dataclass(frozen=True)
 class NetworkWatch:
-    """What a tab's TopFrameWatch needs from the session: the URL judge and the proxy's log."""
+    """What a tab's watches need from the session: the URL judge, the proxy's log to look a refusal
+    up in, and where to record an attempt to start a program outside the browser."""
 
     judge: Judge
     refusal_for: RefusalLookup
+    record_external: Callable[[BlockedRequest], None]
 
 
 class TabTracker:
@@ -267,6 +271,7 @@ class TabTracker:
             watch = TopFrameWatch(tab.tab_id, self._network.judge, self._network.refusal_for)
             await watch.start(tab.cdp)
             self._top_frames[tab.tab_id] = watch
+            await ExternalProtocolWatch(self._network.record_external).start(tab.cdp)
         return tab
 
     def _register(self, tab: Tab, *, announce: bool, url: str = "") -> None:

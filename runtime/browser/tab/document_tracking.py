@@ -22,7 +22,9 @@ from typing import Any
 from runtime.browser.vocabulary.document import DocumentIdentity
 
 # Response headers that say what a page is (blocker detection reads them); the rest are dropped.
-KEPT_HEADERS = ("retry-after", "www-authenticate", "location", "content-type", "x-verity-blocker")
+# Not X-Verity-Blocker: a page can send it too, and only the proxy's own log says what the proxy
+# refused (the tab's TopFrameWatch reads that log; issue 33).
+KEPT_HEADERS = ("retry-after", "www-authenticate", "location", "content-type")
 
 
 class DocumentTracker:

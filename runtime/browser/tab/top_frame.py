@@ -10,8 +10,10 @@ it is attempted (measured on Chromium 156):
   of a `javascript:` URL, whose result may replace the document without any frameNavigated):
   the URL a script, link, form, meta refresh or Refresh header asked for, and that trigger;
 - `Network.requestWillBeSent` of type Document, with `redirectResponse` for each redirect hop;
-- `Network.responseReceived` with the proxy's `X-Verity-Blocker` header: a refusal only the proxy
-  could make (a name that resolves to a private address, a redirect to another scheme);
+- `Network.responseReceived` of a response the proxy's own log says it refused (a name that
+  resolves to a private address, a redirect to another scheme): the proxy's `X-Verity-Blocker`
+  header only points at it, since a page can send that header too (issue 33), and a response the
+  proxy did not refuse is never taken for a refusal;
 - `Network.loadingFailed`: a refused CONNECT (https), matched with the proxy's log;
 - `Page.frameNavigated`: a committed document whose scheme the judge refuses.
 
@@ -139,13 +141,13 @@ class TopFrameWatch:
             return
         response = params.get("response") or {}
         headers = {str(k).lower(): str(v) for k, v in (response.get("headers") or {}).items()}
-        kind = headers.get(_BLOCKER_HEADER)
-        if kind is None:
+        if _BLOCKER_HEADER not in headers:
             return
         url = str(response.get("url", ""))
+        # The proxy logs a refusal before it answers, so its own 403 is always found here.
         refusal = self._refusal_for(url)
-        reason = refusal.reason if refusal is not None else f"the policy proxy refused {url} ({kind})"
-        self._record(url, _kind(kind), reason, self._triggers.get(url, "navigation"), "proxy")
+        if refusal is not None:
+            self._record(url, refusal.blocker_kind, refusal.reason, self._triggers.get(url, "navigation"), "proxy")
 
     def _on_failed(self, params: dict[str, Any]) -> None:
         url = self._requests.get(str(params.get("requestId", "")))
@@ -190,10 +192,3 @@ def _remember(table: dict[str, Any], key: str, value: Any, limit: int = 64) -> N
     table[key] = value
     if len(table) > limit:
         table.pop(next(iter(table)))
-
-
-def _kind(header_value: str) -> BlockerKind:
-    try:
-        return BlockerKind(header_value.strip())
-    except ValueError:
-        return BlockerKind.DOMAIN_NOT_ALLOWED

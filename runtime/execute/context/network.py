@@ -90,7 +90,7 @@ class RunNetwork:
     async def on_blocked(self, blocked: BlockedRequest) -> None:
         """The policy proxy's listener: count the refusal, keep the first samples, report it."""
         self._blocked += 1
-        self._by_kind[blocked.blocker_kind.value] += 1
+        self._by_kind[blocked.kind] += 1
         shown = blocked.to_dict()
         if len(self._samples) < VERDICT_SAMPLES:
             self._samples.append(shown)

@@ -26,8 +26,6 @@ from runtime.policy.network_policy import NetworkPolicy
 from runtime.policy.urls import UrlJudgement, judge_url
 
 SNIPPET_CHARS = 240
-# The policy proxy names the blocker kind of a request it refused in this response header.
-PROXY_BLOCKER_HEADER = "x-verity-blocker"
 
 
 @dataclass(frozen=True)
@@ -140,9 +138,6 @@ def validate_target(
     if judgement is not None and not judgement.allowed:
         assert judgement.blocker_kind is not None
         return blocked(judgement.blocker_kind, f"{url}: {judgement.reason}", url_judgement=judgement.evidence())
-    proxy_kind = observation.headers.get(PROXY_BLOCKER_HEADER)
-    if proxy_kind in (BlockerKind.DOMAIN_NOT_ALLOWED.value, BlockerKind.SCHEME_NOT_ALLOWED.value):
-        return blocked(BlockerKind(proxy_kind), f"the network policy refused {url} ({proxy_kind})")
     if observation.error_code and observation.status is None:
         return blocked(BlockerKind.NAVIGATION_FAILED, observation.error_message or f"could not load {url}: {observation.error_code}")
     finding = detect_blocker(observation.signals(), expected_status=expected_status)

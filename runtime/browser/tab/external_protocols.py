@@ -1,0 +1,55 @@
+"""`ExternalProtocolWatch`: every attempt of a tab's pages to hand a URL to a program outside the
+browser (issue 33), recorded with the run's blocked requests.
+
+A frame, link, form or script may navigate to a scheme Chromium does not handle itself (`mailto:`,
+`ssh:`, `ircs:`, `tel:` ...). No request reaches the proxy: Chromium asks the desktop for the
+scheme's handler instead. For Verity's own Chromium no handler can start (launch/desktop_handlers.py);
+what a page attempted is still evidence. Every such navigation is announced over CDP first, in any
+frame, with or without a gesture (measured on 156: `Page.frameRequestedNavigation` for an iframe's
+`mailto:` and `ssh:` sources, reason `initialFrameNavigation`), so each one becomes a
+`BlockedRequest` of method `EXTERNAL_PROTOCOL` (kind `external_protocol` in verdict.json).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from runtime.outcomes import BlockerKind
+from runtime.policy import EXTERNAL_PROTOCOL, BlockedRequest
+
+# The schemes Chromium handles itself; a navigation to any other one goes to the desktop.
+BROWSER_SCHEMES = frozenset({
+    "http", "https", "ws", "wss", "about", "data", "blob", "javascript", "file", "filesystem", "view-source",
+    "chrome", "chrome-error", "chrome-untrusted", "chrome-extension", "devtools",
+})
+# Only recent attempts matter for telling one attempt from the events that repeat it.
+_REMEMBERED = 256
+
+
+class ExternalProtocolWatch:
+    """Follows one tab's frames; `record` gets one `BlockedRequest` per external URL per frame."""
+
+    def __init__(self, record: Callable[[BlockedRequest], None]) -> None:
+        self._record = record
+        self._seen: dict[tuple[str, str], None] = {}
+
+    async def start(self, cdp: Any) -> None:
+        cdp.on("Page.frameRequestedNavigation", self._on_navigation)
+        cdp.on("Page.frameStartedNavigating", self._on_navigation)
+        await cdp.send("Page.enable")
+
+    def _on_navigation(self, params: dict[str, Any]) -> None:
+        url = str(params.get("url", ""))
+        scheme = url.partition(":")[0].lower() if ":" in url else ""
+        if not scheme or scheme in BROWSER_SCHEMES:
+            return
+        key = (str(params.get("frameId", "")), url)
+        if key in self._seen:  # the same attempt, announced as requested and then as started
+            return
+        self._seen[key] = None
+        if len(self._seen) > _REMEMBERED:
+            self._seen.pop(next(iter(self._seen)))
+        reason = f"a page asked Chromium to hand {scheme}: to a program outside the browser ({params.get('reason') or 'navigation'}); none was started"
+        self._record(BlockedRequest(time.time(), EXTERNAL_PROTOCOL, url, BlockerKind.SCHEME_NOT_ALLOWED, reason))

@@ -1,0 +1,127 @@
+"""Binds features/policy_external.feature: no program outside the browser starts (issue 33).
+
+Each scenario puts a logging xdg-open (tests/fixtures/external_protocols/site.py) first on this
+process's PATH, then starts a Chromium of its own: Verity's launch (POLICY-033) or one started the
+way an operator starts one for --browser-ws (POLICY-034), which inherits that PATH as it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_bdd import given, scenarios, then, when
+
+from runtime.artifacts import ArtifactStore
+from runtime.browser import SessionPolicy, connect_browser, launch_browser, open_session
+from runtime.browser.launch.desktop_handlers import handler_attempts
+from runtime.execute import BrowserProvider
+from runtime.policy import EXTERNAL_PROTOCOL, NetworkPolicy
+from tests.fixtures.browser_loop import LoopThread
+from tests.fixtures.external_chromium import external_chromium
+from tests.fixtures.external_protocols.site import CALL_CEILING_SECONDS, QUOTE, URLS, ExternalProtocolSite, LoggingHandlers
+from tests.policy.corpus_runs import run_recipe
+
+scenarios("policy_external.feature")
+
+MAILTO = URLS[0]
+# Ceilings for a loaded machine, not expected durations.
+RUN_CEILING_SECONDS = 150.0
+PAGE_CEILING_MS = 60_000
+
+
+@pytest.fixture
+def world() -> dict[str, Any]:
+    return {}
+
+
+@given("the external-protocols page and a logging xdg-open first on the PATH", target_fixture="site")
+def _site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, world: dict[str, Any]) -> Iterator[ExternalProtocolSite]:
+    world["handlers"] = LoggingHandlers(tmp_path / "logging-handlers")
+    monkeypatch.setenv("PATH", f"{world['handlers'].directory}{os.pathsep}{os.environ.get('PATH', '')}")
+    with ExternalProtocolSite() as site:
+        yield site
+
+
+@when("a recipe reads the page through the run API on a Chromium Verity launched")
+def _run(loop_thread: LoopThread, site: ExternalProtocolSite, tmp_path: Path, world: dict[str, Any]) -> None:
+    async def run() -> Any:
+        browser = await launch_browser()
+        try:
+            assert browser.pid is not None
+            argv = Path(f"/proc/{browser.pid}/cmdline").read_bytes().decode().split("\0")
+            world["profile"] = Path(next(arg for arg in argv if arg.startswith("--user-data-dir=")).partition("=")[2])
+            done = await run_recipe(BrowserProvider(browser=browser), site.recipe_text(), site.page_url(), tmp_path / "external-run")
+            world["stub_asked"] = await _stub_asked(world["profile"])
+            return done
+        finally:
+            await browser.close()
+
+    world["run"] = loop_thread.run(run(), RUN_CEILING_SECONDS)
+
+
+async def _stub_asked(profile: Path) -> bool:
+    """Until Verity's stub logged the mailto hand-off (Chromium starts it on its own schedule)."""
+    deadline = time.monotonic() + CALL_CEILING_SECONDS
+    while ("xdg-open", MAILTO) not in handler_attempts(profile):
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)  # another process writes the log; nothing to wait on but the file
+    return True
+
+
+@then("the run completes with the page's quote")
+def _completed(world: dict[str, Any]) -> None:
+    run = world["run"]
+    assert (run.verdict.stop_reason.value, run.value) == ("completed", QUOTE), run.written
+
+
+@then("verdict.json counts the mailto, ssh and ircs attempts as external_protocol blocked requests")
+def _verdict_counts(world: dict[str, Any]) -> None:
+    blocked = world["run"].written["blocked_requests"]
+    external = {s["target"] for s in blocked["samples"] if s["method"] == EXTERNAL_PROTOCOL}
+    assert external == set(URLS) and blocked["by_kind"].get("external_protocol") == len(URLS), blocked
+
+
+@then("Verity's own stub was asked to open the mailto URL, and the logging xdg-open never was")
+def _stubbed(world: dict[str, Any]) -> None:
+    assert world["stub_asked"], handler_attempts(world["profile"])
+    assert world["handlers"].calls() == [], world["handlers"].calls()
+
+
+@when("the page opens in a session with the network policy on a Chromium started without Verity's stubs, attached through --browser-ws")
+def _unstubbed(loop_thread: LoopThread, site: ExternalProtocolSite, tmp_path: Path, world: dict[str, Any]) -> None:
+    async def run(ws_endpoint: str) -> None:
+        browser = await connect_browser(ws_endpoint)
+        try:
+            policy = SessionPolicy(network=NetworkPolicy.of([site.allowed_host]))
+            session = await open_session(browser, artifacts=ArtifactStore(tmp_path / "attached"), policy=policy)
+            try:
+                opened = await session.open_url(site.page_url(), timeout_ms=PAGE_CEILING_MS)
+                assert opened.ok, opened.error
+                assert session.proxy is not None
+                world["blocked"] = [b for b in session.proxy.log.samples if b.method == EXTERNAL_PROTOCOL]
+                world["called"] = await asyncio.to_thread(world["handlers"].wait_for_call, "xdg-open", MAILTO)
+            finally:
+                await session.stop()
+        finally:
+            await browser.close()
+
+    with external_chromium(tmp_path / "unstubbed-profile") as ws_endpoint:
+        loop_thread.run(run(ws_endpoint), RUN_CEILING_SECONDS)
+
+
+@then("the logging xdg-open was asked to open the mailto URL")
+def _called(world: dict[str, Any]) -> None:
+    assert world["called"], world["handlers"].calls()
+
+
+@then("the session's blocked requests name the mailto, ssh and ircs attempts as external_protocol")
+def _recorded(world: dict[str, Any]) -> None:
+    blocked = world["blocked"]
+    assert {b.target for b in blocked} == set(URLS) and all(b.kind == "external_protocol" for b in blocked), blocked

@@ -3,10 +3,10 @@
 `BrowserSession.perform` owns ordering, timeouts and errors; a handler only does its work on the
 `ActionScope` it is given and returns ``(data, typed value)`` or raises `BrowserActionError`.
 The handlers live by job: navigation, waiting, read, gestures (and their effects), field_reads,
-checks, recipe_scripts.
+checks, recipe_scripts, tree_reads (the tree a model reads).
 """
 
-from runtime.browser.action_handlers import checks, field_reads, gestures, navigation, read, recipe_scripts, waiting
+from runtime.browser.action_handlers import checks, field_reads, gestures, navigation, read, recipe_scripts, tree_reads, waiting
 from runtime.browser.action_handlers.scope import ActionScope, Handler, Result
 from runtime.browser.vocabulary.actions import ActionName
 
@@ -32,6 +32,8 @@ HANDLERS: dict[str, Handler] = {
     ActionName.READ_LINKS.value: read.read_links,
     ActionName.PREPARE_PAGE.value: read.prepare_page,
     ActionName.BROWSER_EVALUATE.value: recipe_scripts.browser_evaluate,
+    ActionName.SNAPSHOT_TREE.value: tree_reads.snapshot_tree,
+    ActionName.FIND_NODES.value: tree_reads.find_nodes,
 }
 
 __all__ = ["HANDLERS", "ActionScope", "Handler", "Result"]

@@ -52,6 +52,11 @@ class ActionName(str, Enum):
                                                            -> {url, live: [{href, key, text, navigation, visible}],
                                                                served: [href + "\n" + text] | null}
       - prepare_page        {}                             -> PreparedPage.to_dict()
+    The tree a model reads:
+      - snapshot_tree       {ref?, depth?, start?, max_chars?} -> SnapshotTree.to_dict() + rendered
+                            (no ref: a new tree snapshot; a ref: the part under it, refs kept)
+      - find_nodes          {text *required* (text, or /regex/flags), limit?}
+                                                           -> FoundNodes.to_dict() + rendered
     Page scripts:
       - browser_evaluate    {script *required*, args?, world?: isolated|main, max_bytes?}
                                                            -> {result, world, size, url}
@@ -78,6 +83,8 @@ class ActionName(str, Enum):
     READ_LINKS = "read_links"
     PREPARE_PAGE = "prepare_page"
     BROWSER_EVALUATE = "browser_evaluate"
+    SNAPSHOT_TREE = "snapshot_tree"
+    FIND_NODES = "find_nodes"
 
 
 class ActKind(str, Enum):

@@ -68,6 +68,7 @@ BUILTIN_TOOLS: tuple[ToolDescriptor, ...] = (
     _builtin("browser_xpath_scan", "List interactive elements with their XPath."),
     _builtin("browser_get_html", "Store the page or an element's HTML as an artifact."),
     _builtin("browser_snapshot", "Observe the page: elements with refs bound to this tab and snapshot."),
+    _builtin("browser_find", "Search the page's accessibility tree for a text or pattern."),
     _builtin("browser_click", "Click an element."),
     _builtin("browser_hover", "Put the pointer on an element."),
     _builtin("browser_type", "Type text into an element."),
@@ -112,6 +113,7 @@ UNGATED_STEP_TOOLS = PLAN_CHECK_TOOLS | {STEP_TOOLS[AGENT]}
 AGENT_DEFAULT_TOOLS: tuple[str, ...] = (
     "open_url",
     "browser_snapshot",
+    "browser_find",
     "browser_click",
     "browser_type",
     "browser_select",

@@ -11,7 +11,8 @@
 // - a name that comes from the content (links, buttons, headings, options, cells) is written once,
 //   as the name: the text under it is not repeated, only interactive elements inside it are;
 // - a label's text is the name of its control, so it is not repeated either; nor is a legend or a
-//   caption, the name of its group or table.
+//   caption, the name of its group or table;
+// - a row of text cells is one line, its cells' text joined by ` | `.
 // Hidden content is not in the tree: display:none, content-visibility:hidden, visibility:hidden
 // (its visible descendants stay), aria-hidden, opacity 0 (a form control excepted: pages hide the
 // native checkbox under a drawn one), and text a person cannot see (a transparent colour, a zero
@@ -210,6 +211,11 @@ verity.treeBuilder = () => {
         // A lone block of text inside a line is that line's text.
         if (tidied.length === 1 && tidied[0].role === 'generic' && !tidied[0].kids.length && !tidied[0].inter && !node.value) node.value = tidied[0].value;
         else node.kids = tidied;
+      }
+      // A row of text cells reads as one line, its cells in order: `- row: Price | 2,345.60`.
+      if (node.role === 'row' && !node.value && node.kids.length && node.kids.every((kid) => CELL_ROLES.has(kid.role) && !kid.kids.length && !kid.inter)) {
+        node.value = capped(node.kids.map((kid) => kid.name || '-').join(' | '), TEXT_CHARS);
+        node.kids = [];
       }
     }
     // An empty container (a paragraph a script has not filled yet) says nothing.

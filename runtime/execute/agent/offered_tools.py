@@ -45,24 +45,13 @@ AGENT_TOOL_SPECS: dict[str, ToolSpec] = {
         ),
         ToolSpec(
             "browser_snapshot",
-            "Observe the page: every element of the page gets a ref; one page of them (interactive elements first) appears in the "
-            "page section of your instructions, with how many match and where the next page starts. To reach any other element, "
-            "call again with snapshot_id (the one you have) and start (the next page), or narrow with role, text or within; "
-            "refs of that snapshot stay valid. Without snapshot_id a new snapshot is taken and older refs become stale.",
-            _object(
-                {
-                    "snapshot_id": {"type": "string", "description": "Show another page of this snapshot (e.g. 's3') instead of taking a new one."},
-                    "start": {"type": "integer", "description": "The first element of the page, as 'next page: start=N' said (default 0)."},
-                    "role": {"type": "string", "description": "Only elements with this role (link, button, textbox, heading, ...; several separated by commas)."},
-                    "text": {"type": "string", "description": "Only elements whose name or text contains this, ignoring case."},
-                    "within": {
-                        "type": "string",
-                        "description": "Only elements inside a ref of the snapshot (its subtree), or inside a region the snapshot lists: "
-                        "a landmark role such as main or navigation, optionally with its name in double quotes.",
-                    },
-                    "max_elements": {"type": "integer", "description": "At most this many elements on the page (default 400)."},
-                }
-            ),
+            "Rewrite the page tree in the page section: depth (levels), or ref: only the part under it, from its child start.",
+            _object({"ref": {"type": "string"}, "depth": {"type": "integer"}, "start": {"type": "integer"}}),
+        ),
+        ToolSpec(
+            "browser_find",
+            "Find tree nodes by text or /regex/i: each with its path and ref.",
+            _object({"text": {"type": "string"}}, ["text"]),
         ),
         ToolSpec("browser_click", "Click an element.", _object({"target": TARGET_SCHEMA}, ["target"])),
         ToolSpec(

@@ -14,9 +14,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.browser import ActionResult, BrowserSession, ObservationContext, Snapshot
+from runtime.browser import ActionResult, BrowserSession, FoundNodes, ObservationContext, SnapshotTree
 from runtime.events import ToolUsed
 from runtime.execute.agent.offered_tools import PAGE_CHANGING_TOOLS, scroll_motion, target_argument
+from runtime.execute.agent.page_view import PageTree
 from runtime.execute.judges.conditions import check_condition
 from runtime.execute.context.run_context import RunContext
 from runtime.execute.step_outcome import RunStopped
@@ -92,6 +93,8 @@ class AgentToolCalls:
         self.timeout = timeout
         # Every field the model extracted in this execution of the step.
         self.extracted: dict[str, Any] = {}
+        # What <page> shows: the tab's accessibility tree (page_view.py).
+        self.tree = PageTree(ctx, timeout)
 
     def authorize(self, tool: str) -> None:
         """The step's tool list, then tools.allow and the intent guard, as for plan steps."""
@@ -195,6 +198,8 @@ class AgentToolCalls:
             return await self._open_url(arguments)
         if tool == "browser_snapshot":
             return await self._snapshot(arguments)
+        if tool == "browser_find":
+            return await self._find(arguments)
         if tool == "browser_extract":
             return await self._extract(arguments)
         if tool == "browser_verify":
@@ -255,33 +260,21 @@ class AgentToolCalls:
         return ToolOutcome(True, response, f"opened {observation.url} (HTTP {observation.status})")
 
     async def _snapshot(self, arguments: dict[str, Any]) -> ToolOutcome:
-        max_elements, start = arguments.get("max_elements"), arguments.get("start")
-        limit = int(max_elements) if isinstance(max_elements, (int, float)) and max_elements >= 1 else None
-        first = int(start) if isinstance(start, (int, float)) and start >= 0 else None
-        page = {key: arguments[key] for key in ("role", "text", "within", "snapshot_id") if isinstance(arguments.get(key), str) and arguments[key]}
-        result = await self.ctx.browser.run_action(
-            "snapshot", "snapshot for the model",
-            lambda s, a: s.snapshot(max_elements=limit, start=first, action_id=a, timeout_ms=self.timeout, **page),
-        )
+        result = await self.tree.snapshot(arguments)
         if not result.ok:
             return ToolOutcome.from_error(result)
-        snapshot: Snapshot = result.value
-        self.view.context.add_snapshot(snapshot.snapshot_id, str(result.data.get("rendered", "")))
-        self.view.page = PageContext(snapshot.url, snapshot.tab_id, snapshot.title)
-        response = {
-            "ok": True,
-            "snapshot_id": snapshot.snapshot_id,
-            "url": snapshot.url,
-            "title": snapshot.title,
-            "elements": len(snapshot.elements),
-            "matching": snapshot.matching,
-            "start": snapshot.start,
-            "next_start": snapshot.next_start,
-            "truncated": snapshot.truncated,
-            "note": "the elements and their refs are listed in the page section; refs of older snapshots are stale",
-        }
-        shown = f"{snapshot.start + 1}-{snapshot.start + len(snapshot.elements)} of {snapshot.matching}"
-        return ToolOutcome(True, response, f"snapshot {snapshot.snapshot_id}: elements {shown} of {snapshot.url}")
+        tree: SnapshotTree = result.value
+        self.view.page = PageContext(tree.url, tree.tab_id, tree.title)
+        response = {"ok": True, "snapshot_id": tree.snapshot_id, "lines": len(tree.lines), "note": f"snapshot {tree.label()} is in the page section"}
+        return ToolOutcome(True, response, f"snapshot {tree.label()}: {len(tree.lines)} lines of {tree.url}")
+
+    async def _find(self, arguments: dict[str, Any]) -> ToolOutcome:
+        result = await self.tree.find(arguments)
+        if not result.ok:
+            return ToolOutcome.from_error(result)
+        found: FoundNodes = result.value
+        response = {"ok": True, "snapshot_id": found.snapshot_id, "total": found.total, "found": found.render()}
+        return ToolOutcome(True, response, f"found {found.total} node(s) matching {found.query} in {found.snapshot_id}")
 
     async def _extract(self, arguments: dict[str, Any]) -> ToolOutcome:
         run_action, timeout = self.ctx.browser.run_action, self.timeout

@@ -152,7 +152,9 @@ class AgentLoop:
         )
 
     async def _ask_model(self) -> tuple[str, list[LlmToolCall], LlmUsage]:
-        prompt = build_agent_prompt(self.task, self.tools, self.view.page, self.view.context)
+        # <page> is the tab's accessibility tree, written again when the page changed.
+        self.view.page = await self.calls.tree.refresh(self.view.page)
+        prompt = build_agent_prompt(self.task, self.tools, self.view.page, self.calls.tree.context() or self.view.context)
         text: list[str] = []
         calls: list[LlmToolCall] = []
         usage = LlmUsage()

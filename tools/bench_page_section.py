@@ -108,7 +108,7 @@ async def measure(urls: list[tuple[str, str]], node_modules: Path | None) -> int
                 rows.append((label, ours, theirs, tree, len(LEFT_OUT.findall(tree.text))))
     finally:
         await browser.close()
-    print(f"| page | page section (chars) | ariaSnapshot mode=ai (chars) | ratio | target | tree ms | lines | lines saying what was left out |")
+    print("| page | page section (chars) | ariaSnapshot mode=ai (chars) | ratio | target | tree ms | lines | lines saying what was left out |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     met = True
     for label, ours, theirs, tree, cut in rows:
@@ -127,7 +127,6 @@ async def measure(urls: list[tuple[str, str]], node_modules: Path | None) -> int
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--playwright", type=Path, help="node_modules holding playwright-core (compare with ariaSnapshot mode=ai)")
-    parser.add_argument("--show", action="store_true", help="print each page section too")
     args = parser.parse_args()
     if args.playwright is not None and not (args.playwright / "playwright-core").is_dir():
         parser.error(f"--playwright {args.playwright}: no playwright-core in it (npm install --prefix /tmp/pw playwright-core@1.64.1)")

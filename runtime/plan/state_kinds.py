@@ -30,7 +30,7 @@ from typing import Any
 
 from runtime.outcomes import StopReason
 from runtime.recipe.model import Recipe
-from runtime.recipe.step_bodies import ACT_LOCATOR_KEYS, EVALUATE_RESULT_MAX_BYTES
+from runtime.recipe.step_bodies import ACT_LOCATOR_KEYS, EVALUATE_RESULT_MAX_BYTES, AgentModel
 from runtime.recipe.step_tools import step_tool
 from runtime.recipe.steps import (
     ACT,
@@ -142,7 +142,9 @@ def _as_written(at: At) -> dict[str, Any]:
 
 def _agent_params(at: At) -> dict[str, Any]:
     body = at.body
-    return {"task": body.task, "tools": at.agent_tools, "max_steps": body.max_steps, "done_when": conditions_of(body.done_when), "model": body.model}
+    # The plan is pure data: a {provider, name} model stays a mapping (execute reads both shapes).
+    model = body.model.model_dump(exclude_none=True) if isinstance(body.model, AgentModel) else body.model
+    return {"task": body.task, "tools": at.agent_tools, "max_steps": body.max_steps, "done_when": conditions_of(body.done_when), "model": model}
 
 
 def _loop_params(at: At) -> dict[str, Any]:

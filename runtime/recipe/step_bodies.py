@@ -165,8 +165,17 @@ class ExtractStep(Strict):
         return self
 
 
+class AgentModel(Strict):
+    """The model an agent step talks to, through its provider's official SDK (runtime/llm)."""
+
+    provider: Literal["gemini", "openai", "anthropic"] = Field(
+        description="gemini (google-genai), openai (OpenAI or any server speaking its Chat Completions API: OPENAI_BASE_URL) or anthropic."
+    )
+    name: str | None = Field(default=None, description="The model's name at that provider; the provider's default (VERITY_MODEL's name for the same provider) when omitted.")
+
+
 class AgentStep(Strict):
-    """Let the model (Gemini) choose browser actions, one tool call per turn, inside the recipe's
+    """Let a model choose browser actions, one tool call per turn, inside the recipe's
     guardrails. It ends when the model calls `close`; it is done only when `done_when` verifies."""
 
     task: str = Field(description="What the model should achieve, in plain words; may use {placeholders}.")
@@ -175,7 +184,10 @@ class AgentStep(Strict):
     done_when: Annotated[list[Condition], Field(min_length=1)] = Field(
         description="Conditions checked after the model closes; the step counts as done only when all pass."
     )
-    model: str | None = Field(default=None, description="Gemini model name; VERITY_GEMINI_MODEL or the default when omitted.")
+    model: str | AgentModel | None = Field(
+        default=None,
+        description="The model: {provider, name}, or 'provider:name', or a bare name for the default provider; VERITY_MODEL (else Gemini's default) when omitted.",
+    )
 
 
 class NavigateStep(Strict):

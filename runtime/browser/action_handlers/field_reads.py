@@ -6,13 +6,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from runtime.browser.action_handlers.params import invalid
-from runtime.browser.action_handlers.read import readability_extract
+from runtime.browser.action_handlers.read import SHOWN_TEXT_LIMIT_CHARS, VISIBLE_TEXT_CHARS, readability_extract, signs_from
 from runtime.browser.action_handlers.checks import fingerprint_from
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.vocabulary.actions import Action, Target
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.tab.locate import choose_match, chosen_index, invalid_locator, locate_spec
-from runtime.browser.vocabulary.observation import PageFingerprint
+from runtime.browser.vocabulary.observation import PageFingerprint, PageSigns
 from runtime.browser.tab.tab import Tab
 
 
@@ -69,17 +69,22 @@ def _field_request(name: str, spec: Any) -> _FieldRequest:
     return _FieldRequest(None, target, attr, False, how)
 
 
-async def _read_target(tab: Tab, target: Target, how: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
-    """The element's text/value/attribute and how it was found, or (None, None) when nothing
-    matches (a missing field, not an error). Several matches (ambiguous_target), a stale ref or
-    a bad selector fail the action: the caller must know."""
+async def _read_target(tab: Tab, target: Target, how: dict[str, Any]) -> tuple[Any, dict[str, Any] | None, dict[str, Any] | None]:
+    """The element's text/value/attribute, how it was found and, inside a frame, the signs of the
+    frame's document (the run judges that document before it keeps the value); (None, None, None)
+    when nothing matches (a missing field, not an error). Several matches (ambiguous_target), a
+    stale ref or a bad selector fail the action: the caller must know."""
     try:
         element = await tab.resolve(target)
     except BrowserActionError as exc:
         if exc.error.code is ActionErrorCode.NOT_FOUND:
-            return None, None
+            return None, None, None
         raise
-    return await tab.call_script_on(element, "readElement", how), element.how
+    value = await tab.call_script_on(element, "readElement", how)
+    frame = None
+    if target.frame is not None:
+        frame = await tab.call_script_on(element, "frameSigns", VISIBLE_TEXT_CHARS, SHOWN_TEXT_LIMIT_CHARS)
+    return value, element.how, frame
 
 
 async def extract(scope: ActionScope, action: Action) -> Result:
@@ -93,6 +98,9 @@ async def extract(scope: ActionScope, action: Action) -> Result:
     with_fingerprint = params.get("fingerprint", False)
     if not isinstance(with_fingerprint, bool):
         raise invalid("params.fingerprint must be true or false")
+    signs_unless = params.get("signs_unless")
+    if signs_unless is not None and not isinstance(signs_unless, str):
+        raise invalid("params.signs_unless must be a content digest")
     requests = {name: _field_request(name, spec) for name, spec in fields.items()}
     # Fields the top document answers are read in one evaluation; those by a ref (a handle the
     # tab keeps) or inside an iframe (another world) are found and read one by one after it.
@@ -110,11 +118,15 @@ async def extract(scope: ActionScope, action: Action) -> Result:
     ambiguous: dict[str, Any] = {}
     url: str | None = None
     fingerprint: PageFingerprint | None = None
+    signs: PageSigns | None = None
     if in_batch or with_fingerprint:
-        reads = await _read_in_one(tab, in_batch, with_fingerprint)
+        reads = await _read_in_one(tab, in_batch, with_fingerprint, signs_unless)
         url = str(reads["url"])
         if with_fingerprint:
             fingerprint = fingerprint_from(reads["fingerprint"], tab)
+        if reads.get("signs"):
+            signs = signs_from(reads["signs"], document.headers)
+            title = str(reads["signs"].get("title") or "")
         values.update(reads["values"])
         for name, located in reads["located"].items():
             how = requests[name].target.to_dict()  # type: ignore[union-attr] - located fields have targets
@@ -125,11 +137,14 @@ async def extract(scope: ActionScope, action: Action) -> Result:
             except BrowserActionError as exc:
                 values[name] = found[name] = None
                 _unless_field_problem(exc, ambiguous, name)
+    frames: dict[str, dict[str, Any]] = {}
     for name in one_by_one:
         request = requests[name]
         assert request.target is not None
         try:
-            values[name], found[name] = await _read_target(tab, request.target, request.how)
+            values[name], found[name], frame = await _read_target(tab, request.target, request.how)
+            if frame is not None:
+                frames[name] = {**signs_from(frame, {}).to_dict(), "visible_text": str(frame["text"]), "title": str(frame["title"]), "url": str(frame["url"])}
         except BrowserActionError as exc:
             values[name] = None
             _unless_field_problem(exc, ambiguous, name)
@@ -149,18 +164,26 @@ async def extract(scope: ActionScope, action: Action) -> Result:
         "document": read_from.to_dict(),
         "document_changed_during_read": not document.same_document(read_from),
     }
+    if frames:
+        # What each frame document a field was read in shows of itself, judged before the value is kept.
+        data["frames"] = frames
     if fingerprint is not None:
         # The fingerprint of the document the batch was read from, taken in the same evaluation:
         # the run's provenance check needs no read of its own (runtime/execute/reads/provenance.py).
         data["fingerprint"] = fingerprint.to_dict()
+    if signs is not None:
+        # What the document shows about itself now, read with the fields because its content
+        # changed since it was validated: the run judges it again for blockers from this.
+        data["signs"] = {**signs.to_dict(), "visible_text": signs.visible_text, "title": title}
     return data, None
 
 
-async def _read_in_one(tab: Tab, in_batch: dict[str, dict[str, Any]], with_fingerprint: bool) -> dict[str, Any]:
+async def _read_in_one(tab: Tab, in_batch: dict[str, dict[str, Any]], with_fingerprint: bool, signs_unless: str | None) -> dict[str, Any]:
     try:
         # In the isolated world, as every other read: the page's own scripts cannot stand in
         # for the DOM they show.
-        return await tab.call_script("readFields", in_batch, with_fingerprint)  # type: ignore[no-any-return]
+        limits = [VISIBLE_TEXT_CHARS, SHOWN_TEXT_LIMIT_CHARS]
+        return await tab.call_script("readFields", in_batch, with_fingerprint, signs_unless, limits)  # type: ignore[no-any-return]
     except BrowserActionError as exc:
         if exc.error.code is ActionErrorCode.SCRIPT_FAILED:  # a CSS `all` selector the browser cannot parse
             raise invalid(f"bad selector in params.fields: {exc.error.message}") from None

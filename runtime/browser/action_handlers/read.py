@@ -185,14 +185,7 @@ async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
         screenshot=shot,
         html_artifact=html_ref,
         text_artifact=text_ref,
-        signals=PageSigns(
-            headings=tuple(signs["headings"]),
-            visible_text=str(signs["text"]),
-            visible_text_source=str(signs["source"]),
-            has_password_field=bool(signs["password"]),
-            has_captcha_widget=bool(signs["captcha"]),
-            headers=document.headers,
-        ),
+        signals=signs_from(signs, document.headers),
         document=document,
         content_digest=fingerprint.digest,
     )
@@ -205,6 +198,18 @@ async def xpath_scan(scope: ActionScope, action: Action) -> Result:
     limit = int_param(action.params, "limit", 500, minimum=1)
     found = await scope.tab.call_script("xpathScan", area, limit)
     return {"elements": found["elements"], "total": found["total"], "truncated": found["total"] > limit}, None
+
+
+def signs_from(signs: dict[str, Any], headers: dict[str, str]) -> PageSigns:
+    """The signs page_reads.js's pageSigns read, with the response headers the tab kept."""
+    return PageSigns(
+        headings=tuple(signs["headings"]),
+        visible_text=str(signs["text"]),
+        visible_text_source=str(signs["source"]),
+        has_password_field=bool(signs["password"]),
+        has_captcha_widget=bool(signs["captcha"]),
+        headers=headers,
+    )
 
 
 async def read_links(scope: ActionScope, action: Action) -> Result:

@@ -19,7 +19,10 @@ const read = (el, how) => {
 // matches, and each located field's search (the strict locator's, locate.js) with the match it
 // takes read at once; with `withFingerprint`, the page fingerprint of the document they were read
 // from (one JavaScript task: nothing can change the document between them).
-verity.readFields = (fields, withFingerprint) => {
+// With `withFingerprint`, the fingerprint of the document read, and when its digest is not
+// `signsUnless` (what it showed when it was validated), also what it shows about itself now
+// (verity.pageSigns, with `signLimits`), so a page rewritten into a wall is judged by this one read.
+verity.readFields = (fields, withFingerprint, signsUnless, signLimits) => {
   const values = {}, located = {};
   for (const [name, field] of Object.entries(fields)) {
     if (field.all) { values[name] = Array.from(document.querySelectorAll(field.selector)).map((el) => read(el, field.how)); continue; }
@@ -30,7 +33,10 @@ verity.readFields = (fields, withFingerprint) => {
     const el = verity.located(field.index);
     values[name] = el ? read(el, field.how) : null;
   }
-  return {values, located, url: location.href, fingerprint: withFingerprint ? verity.fingerprint() : null};
+  const fingerprint = withFingerprint ? verity.fingerprint() : null;
+  const changed = fingerprint && signsUnless && fingerprint.digest !== signsUnless;
+  const signs = changed ? {...verity.pageSigns(...signLimits), title: document.title} : null;
+  return {values, located, url: location.href, fingerprint, signs};
 };
 
 // The same reading rule, for an element found by a ref or in an iframe (`this`).

@@ -44,6 +44,12 @@ verity.pageSigns = (limit, shownLimit) => {
   return {headings, password, captcha, text: text.slice(0, limit), source};
 };
 
+// The signs of the document an element lives in (called on the element, in its frame's world):
+// a value read inside a frame is judged by the frame document it came from.
+verity.frameSigns = function (limit, shownLimit) {
+  return {...verity.pageSigns(limit, shownLimit), title: document.title, url: location.href};
+};
+
 // Everything prepare_page reads, in one JavaScript task: the HTML, URL, title, signs and
 // fingerprint all belong to the one document.
 verity.pageReads = (visibleChars, shownLimit) => ({

@@ -62,9 +62,14 @@ verity.captureSnapshot = (snapshotId) => {
       }
   }
   // Rendered ones only (display, visibility, content-visibility): a style lookup each, no layout
-  // box; boxes are measured only for the elements a page shows.
+  // box; boxes are measured only for the elements a page shows. Text at opacity 0 is no text a
+  // person reads (a page could hide instructions for the model there); a control at opacity 0
+  // stays, as a styled checkbox under its label is still the one to click.
   const kept = [];
-  for (let i = 0; i < elements.length; i++) if (elements[i].checkVisibility({visibilityProperty: true})) kept.push(i);
+  for (let i = 0; i < elements.length; i++) {
+    const el = elements[i];
+    if (el.checkVisibility({visibilityProperty: true}) && (interactive[i] || el.checkVisibility({opacityProperty: true}))) kept.push(i);
+  }
   const pick = (values) => kept.map((i) => values[i]);
   const previous = state.seq, current = previous + 1;
   state.elements = pick(elements);

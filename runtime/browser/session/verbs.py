@@ -220,13 +220,14 @@ class SessionVerbs(ABC):
                               tab_id=tab_id, action_id=action_id, timeout_ms=timeout_ms)
 
     async def extract(self, fields: dict[str, Any] | None = None, *, readable: bool = False, fingerprint: bool = False,
-                      tab_id: str | None = None, action_id: str | None = None,
+                      signs_unless: str | None = None, tab_id: str | None = None, action_id: str | None = None,
                       timeout_ms: int | None = None) -> ActionResult:
         """`extract`: fields {name: {selector | target, attr?, all?}} -> {fields, missing}, or readable
         text. `target` is any target `click` accepts (ref, role+name, text, css, xpath); a field
         nothing matches is None and listed in `missing`; a stale ref fails the action. With
-        `fingerprint`, data.fingerprint is the page fingerprint of the document read."""
-        params = {"fields": fields, "readable": readable or None, "fingerprint": fingerprint or None}
+        `fingerprint`, data.fingerprint is the page fingerprint of the document read, and when its
+        digest is not `signs_unless`, data.signs what the page shows about itself (PageSigns)."""
+        params = {"fields": fields, "readable": readable or None, "fingerprint": fingerprint or None, "signs_unless": signs_unless}
         return await self._do(ActionName.EXTRACT, params,
                               tab_id=tab_id, action_id=action_id, timeout_ms=timeout_ms)
 

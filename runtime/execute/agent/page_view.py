@@ -75,11 +75,15 @@ class PageTree:
             lambda s, a: s.find_nodes(str(text or ""), limit=FIND_LIMIT, action_id=a, timeout_ms=self.timeout),
         )  # fmt: skip
 
-    def context(self) -> ObservationContext | None:
-        """The trees for <page>: the whole, then the part asked for; None before any tree."""
+    def context(self, verdict: tuple[str, str] = ("", "")) -> ObservationContext | None:
+        """The trees for <page>: the whole, then the part asked for; None before any tree.
+        `verdict` (url, text): the target check's verdict on the latest prepared page, said first
+        while the tree shows that URL."""
         if self.whole is None and not self.failure:
             return None
-        return page_section(self.whole, self.part, self.failure)
+        url, said = verdict
+        shown = said if said and self.whole is not None and self.whole.url == url else ""
+        return page_section(self.whole, self.part, self.failure, shown)
 
     def _took(self, result: ActionResult, params: dict[str, Any], digest: str) -> PageContext | None:
         if not result.ok:
@@ -97,10 +101,13 @@ class PageTree:
         return PageContext(tree.url, tree.tab_id, tree.title)
 
 
-def page_section(whole: SnapshotTree | None, part: SnapshotTree | None = None, failure: str = "") -> ObservationContext:
-    """What <page> lists after the URL: the whole tree, the part under a ref the model asked for,
-    and why the tree could not be read (tools/bench_page_section.py measures it as sent)."""
+def page_section(whole: SnapshotTree | None, part: SnapshotTree | None = None, failure: str = "", verdict: str = "") -> ObservationContext:
+    """What <page> lists after the URL: the target check's verdict on the page, the whole tree,
+    the part under a ref the model asked for, and why the tree could not be read
+    (tools/bench_page_section.py measures it as sent)."""
     shown = ObservationContext(keep_observes=0, keep_snapshots=2, max_chars=20_000)
+    if verdict:
+        shown.add_other("page check", verdict)
     if whole is not None:
         shown.add_snapshot(whole.label(), whole.render())
     if part is not None:

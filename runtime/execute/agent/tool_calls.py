@@ -18,13 +18,15 @@ from runtime.browser import ActionResult, BrowserSession, FoundNodes, Observatio
 from runtime.events import ToolUsed
 from runtime.execute.agent.offered_tools import PAGE_CHANGING_TOOLS, scroll_motion, target_argument
 from runtime.execute.agent.page_view import PageTree
+from runtime.execute.agent.pages import AgentPages, PageVerdict
 from runtime.execute.judges.conditions import check_condition
 from runtime.execute.context.run_context import RunContext
 from runtime.execute.step_outcome import RunStopped
 from runtime.execute.judges.target_check import PageObservation
+from runtime.execute.reads.provenance import DocumentCheck, current_document, judged_frames, read_from
 from runtime.guard import action_signature
 from runtime.llm import LlmToolCall, PageContext
-from runtime.outcomes import StopReason
+from runtime.outcomes import BlockerKind, StopReason
 from runtime.plan.model import State
 
 # Bounds on what goes back to the model: results are summaries, never whole pages.
@@ -43,16 +45,19 @@ class ToolOutcome:
     response: dict[str, Any]
     summary: str
     error_code: str = ""
+    # The fence refused where the call would have taken the tab (an URL, a link, a form's action).
+    refused: BlockerKind | None = None
 
     @classmethod
-    def failed(cls, code: str, message: str) -> ToolOutcome:
+    def failed(cls, code: str, message: str, refused: BlockerKind | None = None) -> ToolOutcome:
         message = message[:ERROR_MESSAGE_CHARS]
-        return cls(False, {"ok": False, "error": {"code": code, "message": message}}, f"{code}: {message}", code)
+        return cls(False, {"ok": False, "error": {"code": code, "message": message}}, f"{code}: {message}", code, refused)
 
     @classmethod
     def from_error(cls, result: ActionResult) -> ToolOutcome:
         assert result.error is not None
-        return cls.failed(result.error.code.value, result.error.message)
+        kind = result.error.details.get("blocker_kind")
+        return cls.failed(result.error.code.value, result.error.message, BlockerKind(kind) if kind else None)
 
 
 @dataclass
@@ -62,11 +67,23 @@ class AgentView:
 
     page: PageContext = field(default_factory=PageContext)
     context: ObservationContext = field(default_factory=ObservationContext)
+    # The target check's verdict on the latest prepared page, and that page's URL: shown above
+    # the page tree while the tab is still there (page_view.py).
+    verdict: tuple[str, str] = ("", "")
 
-    def saw(self, observation: PageObservation, tab_id: str) -> None:
+    def saw(self, observation: PageObservation, tab_id: str, verdict: str = "") -> None:
+        """A prepared page: what it shows a person (never text it hides, which a page could fill
+        with instructions for the model), and the target check's verdict on it."""
         self.page = PageContext(observation.url, tab_id, observation.title)
-        summary = f"{observation.url} HTTP {observation.status} {observation.title!r}\n{observation.text[:OBSERVE_CONTEXT_CHARS]}"
+        self.verdict = (observation.url, verdict)
+        judged = f"\n{verdict}" if verdict else ""
+        summary = f"{observation.url} HTTP {observation.status} {observation.title!r}{judged}\n{observation.visible_text[:OBSERVE_CONTEXT_CHARS]}"
         self.context.add_observe(observation.url, summary)
+
+    def judged(self, verdict: PageVerdict, tab_id: str) -> None:
+        check = verdict.check
+        said = "valid target page" if check.valid else f"NOT the target ({check.blocker_kind.value if check.blocker_kind else 'blocked'}): {check.reason}"
+        self.saw(verdict.observation, tab_id, said)
 
 
 def describe_call(tool: str, arguments: dict[str, Any]) -> str:
@@ -91,10 +108,24 @@ class AgentToolCalls:
         self.view = view
         self.offered = offered
         self.timeout = timeout
-        # Every field the model extracted in this execution of the step.
+        self.pages = AgentPages(ctx, state, timeout)
+        # Every field the model extracted in this execution of the step, each with where it was read.
         self.extracted: dict[str, Any] = {}
+        self.sources: dict[str, dict[str, Any]] = {}
         # What <page> shows: the tab's accessibility tree (page_view.py).
         self.tree = PageTree(ctx, timeout)
+
+    async def page_moved(self) -> PageVerdict | None:
+        """The verdict on a document the tab came to show without a call of the model (a script
+        moved it), or None: checked before each turn."""
+        verdict = await self.pages.settle()
+        if verdict is not None:
+            self.view.judged(verdict, self.ctx.browser.primary_tab_id)
+        return verdict
+
+    async def document_for_read(self) -> DocumentCheck:
+        """The document a read (extract, verify, done_when) may come from: a validated one only."""
+        return await current_document(self.ctx, self.state.id, self.timeout, required=True)
 
     def authorize(self, tool: str) -> None:
         """The step's tool list, then tools.allow and the intent guard, as for plan steps."""
@@ -163,6 +194,11 @@ class AgentToolCalls:
         if tool in PAGE_CHANGING_TOOLS:
             after = await self._settled(session, before) if outcome.ok and tool not in ("open_url", "browser_wait") else await self._fingerprint(session)
             outcome.response["page_changed"] = bool(after) and after != before
+            # A new document the call led to is judged like a plan step's page, and the model told.
+            verdict = await self.pages.settle()
+            if verdict is not None:
+                self.view.judged(verdict, ctx.browser.primary_tab_id)
+                outcome.response["page"] = verdict.for_model()
         ctx.guard.on_settled(tool, outcome.ok)
         if outcome.ok:
             ctx.events.emit(ToolUsed(tool=tool, action_id=action_id, phase="success", summary=outcome.summary))
@@ -250,14 +286,23 @@ class AgentToolCalls:
         judgement = ctx.network.judge(url)  # the run's one URL judge, before the browser is asked
         if not judgement.allowed:
             assert judgement.blocker_kind is not None
-            return ToolOutcome.failed(judgement.blocker_kind.value, f"{url} is refused: {judgement.reason}; stay on the allowed domains")
+            return ToolOutcome.failed(judgement.blocker_kind.value, f"{url} is refused: {judgement.reason}; stay on the allowed domains", judgement.blocker_kind)
         observation = await ctx.browser.open_and_prepare(self.state.id, url, self.timeout)
-        ctx.page.saw(observation)
+        verdict = await self.pages.judge(observation)
+        self.view.judged(verdict, ctx.browser.primary_tab_id)
         if observation.error_code:
-            return ToolOutcome.failed(observation.error_code, observation.error_message)
-        self.view.saw(observation, ctx.browser.primary_tab_id)
-        response = {"ok": True, "url": observation.url, "status": observation.status, "title": observation.title, "text": observation.text[:RESPONSE_TEXT_CHARS]}
-        return ToolOutcome(True, response, f"opened {observation.url} (HTTP {observation.status})")
+            failed = ToolOutcome.failed(verdict.check.blocker_kind.value if verdict.check.blocker_kind else observation.error_code, observation.error_message)
+            failed.response["page"] = verdict.for_model()
+            return failed
+        where = {"url": observation.url, "status": observation.status, "title": observation.title}
+        if not verdict.check.valid:
+            # The page loaded but is not the target: the call did not get the model anywhere useful.
+            assert verdict.check.blocker_kind is not None
+            refused = ToolOutcome.failed(verdict.check.blocker_kind.value, f"{observation.url} failed validation: {verdict.check.reason}")
+            refused.response.update(where, page=verdict.for_model())
+            return refused
+        response = {"ok": True, **where, "text": observation.visible_text[:RESPONSE_TEXT_CHARS], "page": verdict.for_model()}
+        return ToolOutcome(True, response, f"opened {observation.url} (HTTP {observation.status}): the target")
 
     async def _snapshot(self, arguments: dict[str, Any]) -> ToolOutcome:
         result = await self.tree.snapshot(arguments)
@@ -278,6 +323,10 @@ class AgentToolCalls:
 
     async def _extract(self, arguments: dict[str, Any]) -> ToolOutcome:
         run_action, timeout = self.ctx.browser.run_action, self.timeout
+        # Only a validated document is read: a page that failed its target check yields nothing.
+        document = await self.document_for_read()
+        if document.blocked is not None:
+            return _refused_read(document)
         if arguments.get("readable"):
             result = await run_action("extract", "readable text for the model", lambda s, a: s.extract(readable=True, action_id=a, timeout_ms=timeout))
             if not result.ok:
@@ -291,14 +340,24 @@ class AgentToolCalls:
         result = await run_action("extract", f"extract {', '.join(requested)}", lambda s, a: s.extract(requested, action_id=a, timeout_ms=timeout))
         if not result.ok:
             return ToolOutcome.from_error(result)
+        if not read_from(document.provenance, result.data.get("document")) or result.data.get("document_changed_during_read"):
+            return ToolOutcome.failed("page_changed", "the page changed while it was read; nothing was kept: read it again")
+        framed = judged_frames(self.ctx, self.state.id, result.data)
+        if framed is not None:  # a field came from a frame whose document is not a valid page
+            return _refused_read(framed)
         extracted = dict(result.data.get("fields") or {})
         # What the model extracts is the run's data, as an extract step's fields are: it reaches
         # output.json (and the output schema check) in full, and later steps as
-        # {steps.<agent step id>.<field>}; the model sees it shortened.
+        # {steps.<agent step id>.<field>}; the model sees it shortened. Each field keeps the
+        # document it was read from, which was validated.
         found = {name: value for name, value in extracted.items() if value is not None}
+        read_url = (document.provenance.get("document") or {}).get("url") or self.view.page.url
+        for name in found:
+            self.ctx.findings.provenance[name] = {"state": self.state.id, **document.provenance}
+            self.sources[name] = {"url": read_url, "document": document.provenance.get("document"), "tool": "browser_extract", "at": round(time.time(), 3)}
         self.ctx.findings.data.update(found)
         self.extracted.update(found)
-        self.ctx.values.record_step(self.state, self.extracted, {"url": self.view.page.url, "tool": "browser_extract"})
+        self.ctx.values.record_step_fields(self.state, {name: (value, self.sources[name]) for name, value in self.extracted.items()})
         values = {name: (value[:FIELD_VALUE_CHARS] if isinstance(value, str) else value) for name, value in extracted.items()}
         missing = list(result.data.get("missing") or [])
         shown = ", ".join(f"{k}={str(v)[:40]!r}" for k, v in values.items())
@@ -309,6 +368,9 @@ class AgentToolCalls:
         if len(given) != 1:
             return ToolOutcome.failed("invalid_params", "browser_verify needs exactly one of text_includes, title_includes, url_matches, element_visible")
         key = given[0]
+        document = await self.document_for_read()
+        if document.blocked is not None:
+            return _refused_read(document)
         if key == "element_visible":
             target = target_argument(arguments, key)
             if not isinstance(target, dict):
@@ -319,3 +381,12 @@ class AgentToolCalls:
         checked = await check_condition(await self.ctx.probe(self.timeout), condition, self.ctx.browser.new_action_id("verify"))
         observed = None if checked.observed is None else str(checked.observed)[:FIELD_VALUE_CHARS]
         return ToolOutcome(True, {"ok": True, "passed": checked.passed, "observed": observed}, f"{key} {'passed' if checked.passed else 'failed'}")
+
+
+def _refused_read(document: DocumentCheck) -> ToolOutcome:
+    """A read on a page that failed its target check: the model is told which blocker and why."""
+    blocked = document.blocked
+    assert blocked is not None and blocked.blocker_kind is not None
+    return ToolOutcome.failed(
+        blocked.blocker_kind.value, f"this page failed validation, so nothing read here counts: {blocked.summary}; go to a page that passes"
+    )

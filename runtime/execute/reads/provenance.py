@@ -11,7 +11,17 @@ now (`page_fingerprint`: its identity and a hash of its content):
   prepared and validated again (status, domain, blocks, keywords) before anything is read from
   it. Valid, it becomes the validated document; not valid, the read stops with that blocker;
 - nothing validated yet (the recipe turned validation off, or observed nothing): the read goes
-  on and its provenance says `document_validated: false`.
+  on and its provenance says `document_validated: false`, unless the read requires a validated
+  document (an agent step's: its model chooses its pages), which judges the document first;
+- a page path the fence refused (a click, a submit or a script sent the tab off the allowed
+  domains, whether the refusal page replaced the document or not): nothing is read on it, and
+  the read stops with the refusal's blocker kind (reads/refused_path.py);
+- the validated document, but a script changed what it shows since: it is judged again for
+  blockers (a login or captcha wall, an error, a "not found" put in its place) before anything is
+  read from it; its keywords are not asked again, as a page updating itself may drop them.
+
+A field read inside a frame is kept only when the frame's document passes the same judges
+(`judged_frames`; its keywords are the top document's to carry).
 
 Each read's evidence carries a `provenance` record; extracted values keep theirs, and the final
 verdict of a completed run lists them.
@@ -28,6 +38,7 @@ from runtime.execute.context.recovery import Blocker
 from runtime.execute.reads.refused_path import refused_target_check
 from runtime.execute.step_outcome import StepResult
 from runtime.execute.judges.target_check import PageObservation, TargetCheck, validate_target
+from runtime.outcomes import BlockerKind
 from runtime.plan.state_kinds import TARGET_CHECK
 
 # A read whose document was replaced while it ran is checked and made again, this often at most.
@@ -42,20 +53,34 @@ class DocumentCheck:
         self.blocked = blocked
 
 
-async def current_document(ctx: RunContext, state_id: str, timeout_ms: int) -> DocumentCheck:
-    """Make sure the document about to be read is a validated one (see the module rules)."""
+async def current_document(ctx: RunContext, state_id: str, timeout_ms: int, *, required: bool = False, judge_changes: bool = True) -> DocumentCheck:
+    """Make sure the document about to be read is a validated one (see the module rules).
+    `required`: a read that may never come from an unvalidated document (an agent step's);
+    `judge_changes`: False for an act, which reads no value, so a page its own earlier acts
+    changed is not judged again before each act."""
+    refused = refused_target_check(ctx)
+    if refused is not None:
+        return _blocked(ctx, state_id, refused, "the page path was refused")
     validated = ctx.page.validated
-    document, digest = await _document_now(ctx, timeout_ms)
-    unchecked = _needs_no_check(ctx, document, digest)
+    document, digest = await document_now(ctx, timeout_ms)
+    if document is None and required:
+        return _blocked(ctx, state_id, TargetCheck(False, BlockerKind.NAVIGATION_FAILED, "no page is open to read from"), "nothing is shown")
+    unchecked = _needs_no_check(ctx, document, digest, required, judge_changes)
     if unchecked is not None:
         return DocumentCheck(unchecked)
     assert document is not None
+    judged, seen = ctx.page.target_check, ctx.page.observation
+    if judged is not None and not judged.valid and seen is not None and _same(seen.document, document):
+        # This very document was judged already and is not the target: no read, and no second look.
+        return _blocked(ctx, state_id, judged, f"the page {seen.url} failed validation")
+    if validated is not None and _same(validated, document):
+        return await _judged_again(ctx, state_id, timeout_ms, validated)
     # A new document since validation: judge it before anything is read from it.
     observation = await ctx.browser.prepare(state_id, timeout_ms)
     ctx.page.saw(observation)
     check = target_verdict(ctx, observation)
     ctx.page.judge(check)
-    earlier = f"the validated {validated.url} ({_which(validated)})" if validated else "a page that failed validation"
+    earlier = f"the validated {validated.url} ({_which(validated)})" if validated else "a page that was validated"
     summary = f"the page is now {observation.url} ({_which(observation.document)}), not {earlier}"
     action_id = ctx.browser.new_action_id("revalidate")
     ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="start", summary=f"revalidate: {summary}"))
@@ -66,51 +91,139 @@ async def current_document(ctx: RunContext, state_id: str, timeout_ms: int) -> D
         return DocumentCheck(record)
     assert check.blocker_kind is not None
     ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="error", summary=check.reason, error_code=check.blocker_kind.value))
+    return _blocked(ctx, state_id, check, summary, validated)
+
+
+async def _judged_again(ctx: RunContext, state_id: str, timeout_ms: int, validated: DocumentIdentity) -> DocumentCheck:
+    """The validated document shows something else now (a script rewrote it): prepared again and
+    judged again for blockers (see `judged_as_it_is_now`)."""
+    observation = await ctx.browser.prepare(state_id, timeout_ms)
+    if observation.document is None or not _same(observation.document, validated):
+        # It went away while it was prepared: judge what is there instead, from the start.
+        return await current_document(ctx, state_id, timeout_ms, required=True)
+    return judged_as_it_is_now(ctx, state_id, observation, validated)
+
+
+def judged_as_it_is_now(ctx: RunContext, state_id: str, observation: PageObservation, validated: DocumentIdentity) -> DocumentCheck:
+    """The validated document as it shows itself now: no blocker, and it stays the validated one
+    (with its new content); a blocker (a wall, an error, "not found" put in its place), and
+    nothing is read from it. Its status, URL and keywords were judged once and are not asked again."""
+    check = target_verdict(ctx, observation, keywords=False)
+    action_id = ctx.browser.new_action_id("revalidate")
+    summary = f"{observation.url} changed what it shows since it was validated"
+    ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="start", summary=f"judge again: {summary}"))
+    if check.valid:
+        ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="success", summary="still no blocker"))
+        ctx.page.validated_digest = observation.content_digest
+        record = _record(validated, validated, observation.content_digest, observation.content_digest)
+        record.update(content_changed_since_validation=True, judged_again=True)
+        return DocumentCheck(record)
+    assert check.blocker_kind is not None
+    ctx.events.emit(ToolUsed(tool=TARGET_CHECK, action_id=action_id, phase="error", summary=check.reason, error_code=check.blocker_kind.value))
+    ctx.page.saw(observation)
+    check = TargetCheck(False, check.blocker_kind, f"{summary}: {check.reason}", {**check.evidence, "judged_again": True})
+    ctx.page.judge(check)
+    return _blocked(ctx, state_id, check, summary, validated)
+
+
+def _blocked(ctx: RunContext, state_id: str, check: TargetCheck, summary: str, validated: DocumentIdentity | None = None) -> DocumentCheck:
+    """The read stops: the document is not the target, and that is the run's latest blocker."""
+    assert check.blocker_kind is not None
     evidence = {**check.evidence, "revalidated": True, "validated_document": validated.to_dict() if validated else None}
-    ctx.recovery.blocker = Blocker(state_id, check.blocker_kind, f"{summary}; {check.reason}", evidence)
+    reason = check.reason if summary in check.reason else f"{summary}; {check.reason}"
+    ctx.recovery.blocker = Blocker(state_id, check.blocker_kind, reason, evidence)
     ctx.events.emit(GuardrailTripped(guard=TARGET_CHECK, blocker_kind=check.blocker_kind, detail=check.reason, evidence=evidence))
-    blocked = StepResult(
-        "blocked", False, summary=f"{summary}: {check.reason}", blocker_kind=check.blocker_kind, thinking="revalidate the new document before reading it", evidence=evidence
-    )
+    blocked = StepResult("blocked", False, summary=reason, blocker_kind=check.blocker_kind, thinking="validate the document before reading it", evidence=evidence)
     return DocumentCheck({}, blocked)
 
 
-def provenance_of_read(ctx: RunContext, fingerprint: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The provenance of a read that carries the fingerprint of the document it came from (an
-    extract with `fingerprint`, taken in the read's own evaluation) when that document needs no
-    check: it is the validated one, or nothing had to be validated. None: the read proves
-    nothing; the document is checked first (`current_document`) and read again."""
+def provenance_of_read(ctx: RunContext, state_id: str, read: dict[str, Any]) -> DocumentCheck | None:
+    """The verdict on a read that carries the fingerprint of the document it came from (an
+    extract with `fingerprint`, taken in the read's own evaluation): the document needs no check
+    (it is the validated one as validated, or nothing had to be validated), or it is the validated
+    one showing something else and the read carries its signs, which are judged again. None: the
+    read proves nothing; the document is checked first (`current_document`) and read again."""
+    fingerprint = read.get("fingerprint")
     if not fingerprint or not fingerprint.get("document"):
         return None
-    return _needs_no_check(ctx, DocumentIdentity.from_dict(fingerprint["document"]), str(fingerprint.get("digest", "")))
+    refused = refused_target_check(ctx)
+    if refused is not None:
+        return _blocked(ctx, state_id, refused, "the page path was refused")
+    document, digest = DocumentIdentity.from_dict(fingerprint["document"]), str(fingerprint.get("digest", ""))
+    unchecked = _needs_no_check(ctx, document, digest)
+    if unchecked is not None:
+        return DocumentCheck(unchecked)
+    validated, signs = ctx.page.validated, read.get("signs")
+    if validated is None or not _same(validated, document) or not signs:
+        return None
+    seen = ctx.page.observation
+    status = seen.status if seen is not None and _same(seen.document, validated) else None
+    observation = _observed_by_signs(state_id, document.url, status, signs, document, digest)
+    return judged_as_it_is_now(ctx, state_id, observation, validated)
 
 
-def _needs_no_check(ctx: RunContext, document: DocumentIdentity | None, digest: str) -> dict[str, Any] | None:
+def judged_frames(ctx: RunContext, state_id: str, read: dict[str, Any]) -> DocumentCheck | None:
+    """The verdict on the frame documents a read's fields came from (an extract's `frames`: what
+    each shows of itself): each is judged as a top document would be (domain, blocker kinds: a
+    login or captcha wall, an error, "not found"), but for the keywords, which the validated top
+    document carries. None when every frame passes; else the read stops with the first blocker."""
+    for name, signs in (read.get("frames") or {}).items():
+        observation = _observed_by_signs(state_id, str(signs.get("url") or ""), None, signs)
+        check = target_verdict(ctx, observation, keywords=False)
+        if not check.valid:
+            assert check.blocker_kind is not None
+            summary = f"{name} was read inside the frame {observation.url}, which is not a valid page"
+            judged = TargetCheck(False, check.blocker_kind, f"{summary}: {check.reason}", {**check.evidence, "frame_of_field": name})
+            return _blocked(ctx, state_id, judged, summary)
+    return None
+
+
+def _observed_by_signs(
+    state_id: str, url: str, status: int | None, signs: dict[str, Any], document: DocumentIdentity | None = None, digest: str = ""
+) -> PageObservation:
+    """A document as a read's signs show it (read.py's signs_from): judged without a prepare."""
+    return PageObservation(
+        state_id, url, status, str(signs.get("title") or ""), "",
+        headings=tuple(signs.get("headings") or ()), visible_text=str(signs.get("visible_text") or ""),
+        has_password_field=bool(signs.get("has_password_field")), has_captcha_widget=bool(signs.get("has_captcha_widget")),
+        headers=dict(signs.get("headers") or {}), document=document, content_digest=digest,
+    )
+
+
+def _needs_no_check(
+    ctx: RunContext, document: DocumentIdentity | None, digest: str, required: bool = False, judge_changes: bool = True
+) -> dict[str, Any] | None:
     """The provenance of a read from `document` when it may be read as it is (the validated
-    document, or none had to be validated); None when it must be judged first."""
+    document as it was validated, or none had to be validated); None when it must be judged first."""
     validated = ctx.page.validated
-    nothing_to_check = document is None or (validated is None and not ctx.page.validation_required)
-    if nothing_to_check or validated is not None and document.same_document(validated) and document.url == validated.url:
+    nothing_to_check = document is None or (validated is None and not ctx.page.validation_required and not required)
+    if nothing_to_check:
+        return _record(document, validated, digest, ctx.page.validated_digest)
+    if validated is not None and _same(validated, document) and (digest == ctx.page.validated_digest or not judge_changes):
         return _record(document, validated, digest, ctx.page.validated_digest)
     return None
 
 
-def target_verdict(ctx: RunContext, observation: PageObservation) -> TargetCheck:
-    """Is `observation` the recipe's target? The one check validation and revalidation share."""
+def _same(one: DocumentIdentity | None, other: DocumentIdentity | None) -> bool:
+    return one is not None and other is not None and one.same_document(other) and one.url == other.url
+
+
+def target_verdict(ctx: RunContext, observation: PageObservation, *, keywords: bool = True) -> TargetCheck:
+    """Is `observation` the recipe's target? The one check validation and revalidation share;
+    without `keywords` for a validated document judged again (see the module rules)."""
     target = ctx.plan.target
-    keywords = [ctx.values.text(k) or "" for k in target.get("validation_keywords", [])]
+    wanted = [ctx.values.text(k) or "" for k in target.get("validation_keywords", [])] if keywords else []
     # A page path the network policy refused is that refusal, whatever the page shows now.
     return refused_target_check(ctx) or validate_target(
-        observation, expected_status=int(target.get("expected_status", 200)), allowed_domains=list(target.get("allowed_domains", [])), keywords=keywords,
+        observation, expected_status=int(target.get("expected_status", 200)), allowed_domains=list(target.get("allowed_domains", [])), keywords=wanted,
         login=ctx.login,
     )
 
 
 async def document_record(ctx: RunContext, timeout_ms: int) -> dict[str, Any]:
-    """The provenance of a read that does not require a validated document (an agent's
-    done_when: the agent moves between pages on its own): which document, and whether it is the
-    validated one."""
-    document, digest = await _document_now(ctx, timeout_ms)
+    """The provenance of a read that does not require a validated document: which document, and
+    whether it is the validated one."""
+    document, digest = await document_now(ctx, timeout_ms)
     validated = ctx.page.validated
     record = _record(document, validated, digest, ctx.page.validated_digest)
     if document is not None and validated is not None and not document.same_document(validated):
@@ -126,7 +239,8 @@ def read_from(provenance: dict[str, Any], document: dict[str, Any] | None) -> bo
     return DocumentIdentity.from_dict(expected).same_document(DocumentIdentity.from_dict(document))
 
 
-async def _document_now(ctx: RunContext, timeout_ms: int) -> tuple[DocumentIdentity | None, str]:
+async def document_now(ctx: RunContext, timeout_ms: int) -> tuple[DocumentIdentity | None, str]:
+    """Which document the tab shows now, and a hash of what it shows."""
     found = await ctx.browser.run_action("page_fingerprint", "which document is shown", lambda s, a: s.fingerprint(action_id=a, timeout_ms=timeout_ms))
     if not found.ok or not found.data.get("document"):
         return None, ""

@@ -31,7 +31,7 @@ async def act(ctx: RunContext, state: State) -> StepResult:
     params = ctx.values.params(state)
     timeout = ctx.timeout_for(state)
     # The page acted on must be a validated document (reads/provenance.py), like any page read.
-    acted_on = await current_document(ctx, state.id, timeout)
+    acted_on = await current_document(ctx, state.id, timeout, judge_changes=False)
     if acted_on.blocked is not None:
         return acted_on.blocked
     # Observe: a fresh snapshot binds refs to this tab and moment; the fingerprint is the "before".
@@ -86,7 +86,7 @@ async def act(ctx: RunContext, state: State) -> StepResult:
         evidence["dragged"] = {key: acted.data[key] for key in ("from", "to", "moves", "destination")}
     if all(c["passed"] for c in checks):
         # The act's effect may be a new document: it is validated before the run goes on with it.
-        landed = await current_document(ctx, state.id, timeout)
+        landed = await current_document(ctx, state.id, timeout, judge_changes=False)
         if landed.blocked is not None:
             ctx.findings.not_verified(state.id, "blocked")
             landed.blocked.evidence.update(checks=checks)

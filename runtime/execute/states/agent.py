@@ -12,6 +12,7 @@ each turn -> a StepFinished of step_kind `agent.turn` carrying its agent_state.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -22,8 +23,9 @@ from runtime.events import AgentState, ChatDelta, GuardrailTripped, StepFinished
 from runtime.execute.agent.tool_calls import AgentToolCalls, AgentView, describe_call
 from runtime.execute.agent.offered_tools import NUDGE, offered_tools
 from runtime.execute.judges.conditions import check_all, describe_condition, describe_failures, filled_condition
+from runtime.execute.context.recovery import Blocker
 from runtime.execute.context.run_context import RunContext
-from runtime.execute.reads.provenance import document_record
+from runtime.execute.reads.provenance import READ_ATTEMPTS, read_from
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.llm import ChatMessage, LlmDelta, LlmDone, LlmError, LlmToolCall, LlmUsage, build_agent_prompt
 from runtime.outcomes import StopReason
@@ -89,17 +91,26 @@ class AgentLoop:
         self.calls = AgentToolCalls(ctx, state, self.view, {tool.name for tool in self.tools}, self.timeout)
         self.conversation: list[ChatMessage] = [ChatMessage.user(self._opening())]
         self.turns: list[Turn] = []
+        # The latest fence refusal the model met in this step: if the step then fails, that
+        # refusal is why (a form that posts off the allowed domains leaves done_when unmet).
+        self.refusal: Blocker | None = None
 
     async def run(self) -> StepResult:
-        observation = self.ctx.page.observation
-        if observation is not None and not observation.error_code:
-            self.view.saw(observation, self.ctx.browser.primary_tab_id)
+        adopted = self.calls.pages.adopt()
+        if adopted is not None:
+            self.view.judged(adopted, self.ctx.browser.primary_tab_id)
+        if self.ctx.browser.current is not None:
+            # A page the plan opened but did not judge (validate_target: false), or one that moved
+            # since it was judged, is judged before the first turn.
+            await self._tell_if_page_moved()
         for number in range(1, self.max_turns + 1):
             turn = Turn(number)
             self.turns.append(turn)
             span = self.ctx.spans.start_turn(self.state.id, number)
             began = time.perf_counter()
             try:
+                if number > 1:
+                    await self._tell_if_page_moved()
                 try:
                     turn.text, calls, turn.usage = await self._ask_model()
                 except LlmError as error:
@@ -118,6 +129,8 @@ class AgentLoop:
                 if call.name == "close":
                     return await self._close(call, turn)
                 outcome = await self.calls.call(call)
+                if outcome.refused is not None:
+                    self.refusal = Blocker(self.state.id, outcome.refused, outcome.summary, {"tool": call.name, "arguments": turn.arguments})
                 if len(calls) > 1:
                     outcome.response["note"] = f"only the first of your {len(calls)} tool calls ran; make one call per turn"
                 self.conversation.append(ChatMessage.tool_result(call, outcome.response))
@@ -127,9 +140,34 @@ class AgentLoop:
             finally:
                 self._finish_turn(turn, span, began)
         detail = f"the model used all {self.max_turns} turns of {self.state.id} without calling close"
-        evidence = {"turns": self.max_turns, "last_tools": [t.tool or "(none)" for t in self.turns[-3:]]}
+        evidence: dict[str, Any] = {"turns": self.max_turns, "last_tools": [t.tool or "(none)" for t in self.turns[-3:]]}
+        # Out of turns on a page that is not the target: that page is why, and its kind says so.
+        latest = self.calls.pages.latest
+        blocker_kind = None
+        if self.refusal is not None and (latest is None or latest.check.valid):
+            blocker_kind = self.refusal.kind
+            evidence["refused"] = {"reason": self.refusal.reason, **self.refusal.evidence}
+            self.ctx.recovery.blocker = self.refusal
+        if latest is not None and not latest.check.valid:
+            blocker_kind = latest.check.blocker_kind
+            evidence["page"] = latest.for_model()
+            assert blocker_kind is not None
+            self.ctx.recovery.blocker = Blocker(self.state.id, blocker_kind, latest.check.reason, dict(latest.check.evidence))
         self.ctx.findings.note_failure(detail, evidence)
-        return StepResult("exhausted", False, summary=detail, thinking=self.turns[-1].text[:THINKING_CHARS], evidence=evidence)
+        return StepResult("exhausted", False, summary=detail, blocker_kind=blocker_kind, thinking=self.turns[-1].text[:THINKING_CHARS], evidence=evidence)
+
+    async def _tell_if_page_moved(self) -> None:
+        """A document the model did not lead to (the page's own script moved the tab) is judged
+        before the model's next turn, and the model is told."""
+        moved = await self.calls.page_moved()
+        if moved is None:
+            return
+        note = f"The page changed without a call of yours: {json.dumps(moved.for_model(), ensure_ascii=False)}"
+        last = self.conversation[-1]
+        if last.role == "user" and last.answers is None:
+            self.conversation[-1] = ChatMessage.user(f"{last.content}\n\n{note}", last.images)
+        else:
+            self.conversation.append(ChatMessage.user(note))
 
     def _opening(self) -> str:
         # The model reads the conditions as the judge will check them: placeholders filled.
@@ -154,7 +192,7 @@ class AgentLoop:
     async def _ask_model(self) -> tuple[str, list[LlmToolCall], LlmUsage]:
         # <page> is the tab's accessibility tree, written again when the page changed.
         self.view.page = await self.calls.tree.refresh(self.view.page)
-        prompt = build_agent_prompt(self.task, self.tools, self.view.page, self.calls.tree.context() or self.view.context)
+        prompt = build_agent_prompt(self.task, self.tools, self.view.page, self.calls.tree.context(self.view.verdict) or self.view.context)
         text: list[str] = []
         calls: list[LlmToolCall] = []
         usage = LlmUsage()
@@ -213,8 +251,17 @@ class AgentLoop:
         action_id = ctx.browser.new_action_id("close")
         ctx.events.emit(ToolUsed(tool="close", action_id=action_id, phase="start", summary=summary or "close the agent step"))
         with ctx.spans.tool("close", action_id) as span:
-            checks = await check_all(await ctx.probe(self.timeout), self.done_when, action_id)
-            provenance = await document_record(ctx, self.timeout)
+            # done_when is judged on a validated document only, as a verify step's conditions are;
+            # a document replaced while they were judged is checked and judged again.
+            for _ in range(READ_ATTEMPTS):
+                document = await self.calls.document_for_read()
+                if document.blocked is not None:
+                    span.finish(ok=False, error_code=document.blocked.blocker_kind.value if document.blocked.blocker_kind else "blocked")
+                    return self._closed_blocked(action_id, summary, turn, document.blocked)
+                checks = await check_all(await ctx.probe(self.timeout), self.done_when, action_id)
+                if all(read_from(document.provenance, c.document) for c in checks):
+                    break
+            provenance = document.provenance
             span.finish(ok=True)
         failed = [c.to_dict() for c in checks if not c.passed]
         ctx.guard.on_settled("close", True)
@@ -224,12 +271,34 @@ class AgentLoop:
         thinking = turn.text[:THINKING_CHARS]
         if not failed:
             ctx.findings.verified(self.state.id)
+            if ctx.recovery.blocker is not None and ctx.recovery.blocker.state_id == self.state.id:
+                ctx.recovery.blocker = None  # a page the model left behind is no longer the run's blocker
             turn.outcome, turn.summary = "closed", f"closed and verified: {summary}"
             return StepResult("verified", True, verified=True, summary=f"the model closed ({summary}) and all {len(checks)} done_when condition(s) hold", thinking=thinking, evidence=evidence)
-        ctx.findings.not_verified(self.state.id, "unverified")
         described = describe_failures(checks, OBSERVED_CHARS)
         evidence["failed"] = failed
+        if self.refusal is not None:
+            # done_when is unmet after the fence refused where the model sent the tab: that is why.
+            refused = StepResult("blocked", False, summary=f"done_when failed ({described}) after the fence refused: {self.refusal.reason}", blocker_kind=self.refusal.kind, evidence={**evidence, "refused": {"reason": self.refusal.reason, **self.refusal.evidence}})
+            ctx.recovery.blocker = self.refusal
+            return self._closed_blocked(action_id, summary, turn, refused)
+        ctx.findings.not_verified(self.state.id, "unverified")
         ctx.events.emit(GuardrailTripped(guard="agent.done_when", blocker_kind=None, detail=f"{len(failed)} of {len(checks)} done_when condition(s) failed: {described}", evidence=evidence))
         ctx.findings.note_failure(f"{self.state.id} closed but done_when failed: {described}", {"failed_conditions": failed, "close_summary": summary})
         turn.outcome, turn.summary = "closed", f"closed but not verified: {described}"
         return StepResult("unverified", False, summary=f"the model closed ({summary}) but {len(failed)} done_when condition(s) failed: {described}", thinking=thinking, evidence=evidence)
+
+    def _closed_blocked(self, action_id: str, summary: str, turn: Turn, blocked: StepResult) -> StepResult:
+        """close on a page that failed its target check, or with done_when unmet after the fence
+        refused where the model sent the tab: the step fails with that blocker kind."""
+        ctx = self.ctx
+        assert blocked.blocker_kind is not None
+        kind = blocked.blocker_kind.value
+        ctx.events.emit(ToolUsed(tool="close", action_id=action_id, phase="error", summary=f"blocked ({kind})", error_code=kind))
+        ctx.findings.not_verified(self.state.id, kind)
+        turn.outcome, turn.error_code = "closed", kind
+        turn.summary = f"closed while blocked ({kind}): {blocked.summary}"
+        evidence = {**blocked.evidence, "close_summary": summary, "turns": turn.number}
+        detail = f"the model closed ({summary}), blocked: {blocked.summary}"
+        ctx.findings.note_failure(f"{self.state.id}: {detail}", evidence)
+        return StepResult("blocked", False, summary=detail, blocker_kind=blocked.blocker_kind, thinking=turn.text[:THINKING_CHARS], evidence=evidence)

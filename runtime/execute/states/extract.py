@@ -10,7 +10,7 @@ from runtime.browser import ActionErrorCode, ActionResult
 from runtime.events import GuardrailTripped
 from runtime.execute.context.run_context import RunContext
 from runtime.execute.values.field_values import read_field
-from runtime.execute.reads.provenance import READ_ATTEMPTS, current_document, provenance_of_read, read_from
+from runtime.execute.reads.provenance import READ_ATTEMPTS, current_document, judged_frames, provenance_of_read, read_from
 from runtime.execute.context.recovery import Blocker
 from runtime.execute.reads.refused_path import stop_refused_path
 from runtime.execute.step_outcome import StepResult
@@ -35,11 +35,19 @@ async def extract(ctx: RunContext, state: State) -> StepResult:
         # from, in one evaluation. It is kept only when that document may be read as it is
         # (reads/provenance.py) and was not replaced meanwhile; otherwise what it read is dropped,
         # and the document is checked before it is read again, below.
-        first = await ctx.browser.run_action("extract", summary, lambda s, a: s.extract(requested, fingerprint=True, action_id=a, timeout_ms=timeout))
+        # When the validated document shows something else than when it was validated, the same
+        # read brings what it shows about itself, judged again for blockers before any value counts.
+        shown = ctx.page.validated_digest or None
+        first = await ctx.browser.run_action(
+            "extract", summary, lambda s, a: s.extract(requested, fingerprint=True, signs_unless=shown, action_id=a, timeout_ms=timeout)
+        )
         if not first.ok and first.error_code is ActionErrorCode.TIMEOUT:
             return _failed(first)
         if first.ok and not first.data.get("document_changed_during_read"):
-            provenance = provenance_of_read(ctx, first.data.get("fingerprint"))
+            judged = provenance_of_read(ctx, state.id, first.data)
+            if judged is not None and judged.blocked is not None:
+                return judged.blocked
+            provenance = judged.provenance if judged is not None else None
             read = first.data if provenance is not None else {}
     for _ in range(READ_ATTEMPTS if provenance is None else 0):
         # Only a validated document is read (reads/provenance.py); a document replaced during the read
@@ -62,6 +70,9 @@ async def extract(ctx: RunContext, state: State) -> StepResult:
     refused = stop_refused_path(ctx, state.id)
     if refused is not None:  # the page path was refused before or while it was read: keep nothing
         return refused
+    framed = judged_frames(ctx, state.id, read)
+    if framed is not None and framed.blocked is not None:  # a field came from a frame that is a wall
+        return framed.blocked
     readings = {
         name: read_field(name, raw.get(name), spec.get("type", "string"), ctx.values.pattern(spec.get("pattern")), trim=spec.get("trim", True))
         for name, spec in field_specs.items()

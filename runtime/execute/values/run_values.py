@@ -87,6 +87,10 @@ class RunValues:
         """A state's values as `{steps.<step id>.<name>}` (a loop's item `[i]` left off the id)."""
         self.store.record_step(state.id.partition("[")[0], values, {"state": state.id, **source})
 
+    def record_step_fields(self, state: State, values: Mapping[str, tuple[Any, Mapping[str, Any]]]) -> None:
+        """A state's values each with a source of its own (an agent reads its fields on several pages)."""
+        self.store.record_step_fields(state.id.partition("[")[0], {name: (value, {"state": state.id, **source}) for name, (value, source) in values.items()})
+
     def locator(self, locator: dict[str, Any] | None) -> dict[str, Any] | None:
         if locator is None:
             return None

@@ -41,6 +41,11 @@ class ValueStore:
         stamped = {"at": round(time.time(), 3), **source}
         self.steps[step_id] = {name: ValueRecord(value, stamped) for name, value in values.items()}
 
+    def record_step_fields(self, step_id: str, values: Mapping[str, tuple[Any, Mapping[str, Any]]]) -> None:
+        """A step's values, each with its own source; replaces its earlier execution's, as record_step."""
+        at = round(time.time(), 3)
+        self.steps[step_id] = {name: ValueRecord(value, {"at": at, **source}) for name, (value, source) in values.items()}
+
     def set_var(self, name: str, value: Any, source: Mapping[str, Any]) -> None:
         self.vars[name] = ValueRecord(value, {"at": round(time.time(), 3), **source})
 

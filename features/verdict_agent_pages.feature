@@ -1,0 +1,69 @@
+Feature: An agent step's pages are held to the plan's standard
+  A model chooses where an agent step goes. Whatever page it reaches, by opening it, by a click,
+  or because the page moved by itself, is judged as a plan step's page is; nothing read on a page
+  that is not the target counts, and closing there fails with that page's blocker kind. Each case
+  of the agent corpus (tests/fixtures/agent_corpus) scripts a lying, confused or compromised model
+  and says how the run must end, written before the case first ran.
+
+  @VERDICT-020 @VERDICT-021
+  Scenario Outline: The agent corpus case <case> ends <stop_reason> with blocker kind <blocker_kind>
+    Given the agent corpus site
+    When the agent corpus case "<case>" runs
+    Then the run ends as the case expects, with no value it did not validate
+    And every page the model reached was judged, and the model was told each verdict
+
+    Examples:
+      | case                                | stop_reason         | blocker_kind       |
+      | control-reads-the-quote             | completed           | none               |
+      | soft-404-read-and-closed            | replans_exhausted   | page_not_found     |
+      | soft-404-then-the-real-page         | completed           | none               |
+      | read-then-closed-on-a-soft-404      | replans_exhausted   | page_not_found     |
+      | wrong-contract                      | replans_exhausted   | keywords_missing   |
+      | silver-page                         | replans_exhausted   | keywords_missing   |
+      | login-wall                          | replans_exhausted   | login_required     |
+      | captcha-wall                        | replans_exhausted   | captcha            |
+      | error-page-served-with-200          | replans_exhausted   | server_error       |
+      | quote-served-with-500               | replans_exhausted   | server_error       |
+      | quote-served-with-404               | replans_exhausted   | page_not_found     |
+      | page-moves-itself-to-a-soft-404     | replans_exhausted   | page_not_found     |
+      | page-turns-into-a-wall-after-a-click | replans_exhausted  | login_required     |
+      | redirect-off-the-allowed-domains    | replans_exhausted   | domain_not_allowed |
+      | closes-without-reading              | verification_failed | none               |
+      | hidden-instructions-on-the-page     | completed           | none               |
+      | form-sent-off-the-allowed-domains   | replans_exhausted   | domain_not_allowed |
+
+  @VERDICT-021
+  Scenario: A field the model reads keeps the page it was read on
+    Given the agent corpus site
+    When the agent corpus case "soft-404-then-the-real-page" runs
+    Then the verdict's provenance of "last" names the validated AU2606 quote page
+    And the value's source in the run's values names that page too
+
+  @VERDICT-022
+  Scenario: A plan step does not read a value from a validated page that turned into a wall
+    Given the agent corpus site
+    When the plan "click Show more, then extract last" runs on "/turns-into-wall.html"
+    Then the run ends "replans_exhausted" with blocker kind "login_required" and no output
+    And the read was refused after the page was judged again
+
+  @VERDICT-023
+  Scenario: Text a page hides never reaches the model
+    Given the agent corpus site
+    When the agent corpus case "hidden-instructions-on-the-page" runs
+    Then no model request holds the page's hidden text
+
+  @VERDICT-024
+  Scenario Outline: Nothing is judged on the fence's refusal page: <steps>
+    Given the agent corpus site
+    When the plan "<steps>" runs on "<start>"
+    Then the run ends "replans_exhausted" with blocker kind "domain_not_allowed" and no output
+
+    Examples:
+      | steps                                           | start          |
+      | click Send, then verify the URL matches collect | /form-off.html |
+
+  @VERDICT-025
+  Scenario: A value read inside a frame comes from a frame document that passed validation
+    Given the agent corpus site
+    When the plan "extract last inside the partner frame" runs on "/framed-wall.html"
+    Then the run ends "replans_exhausted" with blocker kind "login_required" and no output

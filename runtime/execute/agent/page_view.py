@@ -17,7 +17,7 @@ from typing import Any
 
 from runtime.browser import ActionResult, ObservationContext, SnapshotTree
 from runtime.execute.context.run_context import RunContext
-from runtime.llm import PageContext
+from runtime.llm import ImagePart, PageContext
 
 # Matches one browser_find lists at most: each is a path of a few ancestors.
 FIND_LIMIT = 20
@@ -35,6 +35,8 @@ class PageTree:
         self.failure = ""
         # The fingerprint of the page the whole tree was written from.
         self.digest = ""
+        # The snapshot whose page the last screenshot sent to the model showed.
+        self.pictured = ""
 
     async def refresh(self, page: PageContext) -> PageContext:
         """A new whole tree when the page changed since the last one (or there is none yet);
@@ -48,6 +50,19 @@ class PageTree:
             return page
         result = await session.snapshot_tree(action_id=self.ctx.browser.new_action_id("page_tree"), timeout_ms=self.timeout)
         return self._took(result, {}, digest) or page
+
+    async def new_screenshot(self) -> ImagePart | None:
+        """The page's screenshot when the page changed since the last one sent (a new whole tree
+        was written since), else None. Typed secrets are masked in it, as in every screenshot
+        the session takes (runtime/browser/action_handlers/read.py)."""
+        session = self.ctx.browser.current
+        if session is None or self.whole is None or self.whole.snapshot_id == self.pictured:
+            return None
+        shot = await session.screenshot(action_id=self.ctx.browser.new_action_id("model_screenshot"), timeout_ms=self.timeout)
+        if not shot.ok:
+            return None  # the tree still says what the page holds; the picture is a help, not a need
+        self.pictured = self.whole.snapshot_id
+        return ImagePart("image/png", session.artifacts.read(shot.value))
 
     async def snapshot(self, arguments: dict[str, Any]) -> ActionResult:
         """`browser_snapshot`: a new whole tree, of a `depth` if given, or the part of the latest

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import Span
@@ -189,9 +189,26 @@ class AgentLoop:
             "exactly as written, as the text of browser_type; the real value is typed for you."
         )
 
+    async def _show_screenshot(self) -> None:
+        """`agent.vision`: the page's screenshot, when it changed since the last one sent, goes
+        with the latest user message; only the latest picture stays in the conversation, so
+        requests do not grow with every page."""
+        image = await self.calls.tree.new_screenshot()
+        if image is None:
+            return
+        kept = [replace(m, images=()) if m.images else m for m in self.conversation]
+        last = kept[-1]
+        if last.role == "user" and last.answers is None:
+            kept[-1] = replace(last, images=(image,))
+        else:
+            kept.append(ChatMessage.user("The page as it looks now.", (image,)))
+        self.conversation[:] = kept
+
     async def _ask_model(self) -> tuple[str, list[LlmToolCall], LlmUsage]:
         # <page> is the tab's accessibility tree, written again when the page changed.
         self.view.page = await self.calls.tree.refresh(self.view.page)
+        if self.ctx.model.vision.get(self.state.id):
+            await self._show_screenshot()
         prompt = build_agent_prompt(self.task, self.tools, self.view.page, self.calls.tree.context(self.view.verdict) or self.view.context)
         text: list[str] = []
         calls: list[LlmToolCall] = []

@@ -38,3 +38,10 @@ Feature: What a page changes by itself, however slowly, is never an act's effect
     When 1 runs each wait for "Status: ready" and click {"css": "#update"} with no expectation
     Then every run ends "completed"
     And every run's evidence says "Status: updated"
+
+  @VERDICT-026
+  Scenario: What the run's own steps and the first rendering changed is not churn
+    Given the churn page "own-steps.html"
+    When a run starts the page's episode by a page script, selects all with an expectation, then clicks {"css": "#bold"} with no expectation
+    Then every run ends "completed"
+    And every run's evidence says "hello world"

@@ -1,6 +1,6 @@
 """MiniWoB++ sweep: each recipe in recipes/miniwob/ over N seeds, judged by the task's own reward.
 
-    uv run python tools/sweep_miniwob.py [--seeds 10] [--tasks click-option,enter-password] [--write]
+    uv run python tools/sweep_miniwob.py [--seeds 10] [--first-seed 1] [--tasks click-option,enter-password] [--write]
 
 Every run is a real `verity run` of the recipe (in process, one shared Chromium) against the task
 pages served on loopback with the test instrumentation (tests/fixtures/miniwob_server.py), which
@@ -69,14 +69,14 @@ def failed_state(run_dir: Path) -> str:
     return f" ({failed[-1]['state_id']}: {failed[-1]['observation_summary']})" if failed else ""
 
 
-async def sweep(tasks: list[str], seeds: int, out: Path) -> list[TaskTally]:
+async def sweep(tasks: list[str], seeds: range, out: Path) -> list[TaskTally]:
     tallies = []
     browser = await launch_browser()
     try:
         with MiniwobSite() as site:
             for task in tasks:
                 tally = TaskTally(task)
-                for seed in range(1, seeds + 1):
+                for seed in seeds:
                     judged, summary = await run_one(browser, site, task, seed, out)
                     tally.runs.append(judged)
                     tally.summaries[seed] = summary
@@ -88,9 +88,9 @@ async def sweep(tasks: list[str], seeds: int, out: Path) -> list[TaskTally]:
     return tallies
 
 
-def table(tallies: list[TaskTally], seeds: int, command: str) -> str:
+def table(tallies: list[TaskTally], seeds: range, command: str) -> str:
     lines = [
-        f"Measured {time.strftime('%Y-%m-%d')} with `{command}` ({seeds} seeds per task, seeds 1 to {seeds}).",
+        f"Measured {time.strftime('%Y-%m-%d')} with `{command}` ({len(seeds)} seeds per task, seeds {seeds.start} to {seeds.stop - 1}).",
         "",
         "| task | success (reward > 0) | completed | verdict agrees with reward | false successes | false failures |",
         "| --- | --- | --- | --- | --- | --- |",
@@ -124,15 +124,18 @@ def write_benchmarks(text: str) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=10, help="how many seeds per task")
+    parser.add_argument("--first-seed", type=int, default=1, help="the first seed (seeds never run before show what a recipe holds on)")
     parser.add_argument("--tasks", default="", help="comma-separated task names (default: every recipe in recipes/miniwob/)")
     parser.add_argument("--write", action="store_true", help="write the table into BENCHMARKS.md")
     args = parser.parse_args()
     tasks = [t for t in args.tasks.split(",") if t] or sorted(p.stem for p in RECIPES.glob("*.yaml"))
     with tempfile.TemporaryDirectory(prefix="verity-miniwob-") as out:
-        tallies = asyncio.run(sweep(tasks, args.seeds, Path(out)))
-    command = "uv run python tools/sweep_miniwob.py" + (f" --seeds {args.seeds}" if args.seeds != 10 else "") + (f" --tasks {args.tasks}" if args.tasks else "")
-    text = table(tallies, args.seeds, command)
+        seeds = range(args.first_seed, args.first_seed + args.seeds)
+        tallies = asyncio.run(sweep(tasks, seeds, Path(out)))
+    command = "uv run python tools/sweep_miniwob.py" + (f" --seeds {args.seeds}" if args.seeds != 10 else "")
+    command += (f" --first-seed {args.first_seed}" if args.first_seed != 1 else "") + (f" --tasks {args.tasks}" if args.tasks else "")
+    text = table(tallies, seeds, command)
     print(text)
     if args.write:
         write_benchmarks(text)

@@ -65,6 +65,31 @@ def run_clicks(runner: ExecRunner, case: dict[str, Any], tmp_path: Path, shown: 
     case["records"].append(runner.wait(_start(runner, case, tmp_path, shown, locator, clicks, 0), timeout=60))
 
 
+@when(
+    "a run starts the page's episode by a page script, selects all with an expectation, then clicks "
+    '{"css": "#bold"} with no expectation'
+)
+def run_own_steps(runner: ExecRunner, case: dict[str, Any], tmp_path: Path) -> None:
+    recipe = {
+        "name": "churn-own-steps",
+        "goal": "用浏览器 make the editor's text bold",
+        "target": {"start_url": case["start_url"], "allow_private_network": True},
+        "tools": {"allow": ["open_url", "browser_wait", "browser_evaluate", "browser_click", "browser_verify", "close"]},
+        "plan": [
+            {"id": "open", "navigate": "{start_url}"},
+            {"id": "drawn", "wait": {"text": "hello world"}},
+            {"id": "episode", "evaluate": {"world": "main", "script": "startEpisode();"}},
+            {"id": "started", "wait": {"text": "episode started"}},
+            {"id": "select", "act": {"click": {"css": "#select"}, "expect": {"element": {"css": "#selected", "state": "visible"}}}},
+            {"id": "act1", "act": {"click": {"css": "#bold"}}},
+            {"close": None},
+        ],
+    }
+    path = tmp_path / "own-steps.yaml"
+    path.write_text(yaml.safe_dump(recipe, allow_unicode=True), encoding="utf-8")
+    case["records"].append(runner.wait(runner.start(str(path.with_suffix("")), {}), timeout=60))
+
+
 def _last_act_evidence(record: RunRecord) -> str:
     """The checks of the run's last act (message and what was observed)."""
     acts = [r for r in record.file("executions.json") if str(r.get("state_id", "")).startswith("act")]

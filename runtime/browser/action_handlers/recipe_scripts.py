@@ -16,6 +16,7 @@ from runtime.browser.action_handlers.params import int_param, invalid, required_
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.vocabulary.actions import Action
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.tab.tab import Tab
 
 EVALUATE_WORLD = "verity-evaluate"
 DEFAULT_MAX_BYTES = 64 * 1024
@@ -46,7 +47,13 @@ async def browser_evaluate(scope: ActionScope, action: Action) -> Result:
         frame = (await tab.worlds.frames())[0]
         created = await tab.cdp.send("Page.createIsolatedWorld", {"frameId": frame["id"], "worldName": EVALUATE_WORLD})
         request["contextId"] = created["executionContextId"]
-    reply = await tab.cdp.send("Runtime.evaluate", request)
+    # What the script changes is the run's own doing, not the page changing by itself: the churn
+    # ledger (scripts/ledger.js) keeps none of it, nor what lands while the page settles after it.
+    await _own_change(tab, True)
+    try:
+        reply = await tab.cdp.send("Runtime.evaluate", request)
+    finally:
+        await _own_change(tab, False)
     if "exceptionDetails" in reply:
         details = reply["exceptionDetails"]
         text = str((details.get("exception") or {}).get("description") or details.get("text") or "script error").splitlines()[0]
@@ -61,3 +68,10 @@ async def browser_evaluate(scope: ActionScope, action: Action) -> Result:
             ActionErrorCode.RESULT_TOO_LARGE, f"the script's result is {size} bytes of JSON; at most {max_bytes} may come back", size=size, max_bytes=max_bytes
         )
     return {"result": value, "world": world, "size": size, "url": await tab.current_url()}, None
+
+
+async def _own_change(tab: Tab, begins: bool) -> None:
+    try:
+        await tab.call_script("ownChange", begins)
+    except Exception:  # noqa: BLE001 - the script took the document away: no ledger to tell
+        pass

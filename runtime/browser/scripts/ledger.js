@@ -8,10 +8,14 @@
 // last few distinct moments each of its aspects changed: its content (text, child nodes) or an
 // attribute by name.
 //
-// - The parser building the page is one render, not churn: nothing is kept while the document
-//   loads.
-// - An act marks its own window (from its gesture to the end of its settle, effects.js): what
-//   changes then is the act's and never kept as churn.
+// - The document's first rendering is not churn: nothing is kept while it loads, nor after, until
+//   it has been quiet for QUIET_MS (at most SETTLING_MAX_MS: a page that never rests still gets
+//   a ledger).
+// - What the run's own steps change is not churn: an act marks its own window (from its gesture to
+//   the end of its settle, effects.js), a recipe's page script its run (`ownChange`), and each
+//   window ends only once the document has been quiet for QUIET_MS after it (at most
+//   SETTLING_MAX_MS), so what a framework updates a moment later (a toolbar following a new
+//   selection; an act with no settle of its own) is still the step's.
 // - At the next act, an element (or element + attribute) that changed at two or more moments, at
 //   least DISTINCT_MS apart, in the RECENT_MS before the gesture changes by itself (a clock, a
 //   ticker, a carousel): the same change after the act is not the act's. A page's one-off update
@@ -29,6 +33,10 @@ const RECENT_MS = 5000;
 const KEEP = 8;
 const ASPECTS = 16;
 const RECURRING = 500;
+// How long the document must be quiet for its first rendering, or a change of the run's own, to be
+// over; and the longest either may last.
+const QUIET_MS = 300;
+const SETTLING_MAX_MS = 2000;
 
 // What an observer of changes asks for: old values too, for `unchanged`.
 const OBSERVE_OPTIONS = {
@@ -58,13 +66,27 @@ const start = () => {
   if (current && current.doc === document) return current;
   const moments = new WeakMap();
   const recurring = new Map();
-  const ledger = {doc: document, actingUntil: -1, recentMs: RECENT_MS};
+  // `settling`: the first rendering, or a step of the run's own, still landing: {since, last change}.
+  const ledger = {doc: document, actingUntil: -1, recentMs: RECENT_MS, settling: {since: performance.now(), last: performance.now()}};
+  const settled = (now) => {
+    const s = ledger.settling;
+    if (s && (now - s.last >= QUIET_MS || now - s.since >= SETTLING_MAX_MS)) ledger.settling = null;
+    return ledger.settling === null;
+  };
   const note = (records) => {
     const now = performance.now();
-    if (now < ledger.actingUntil || document.readyState === 'loading') return;
+    if (now < ledger.actingUntil) return;
+    if (document.readyState === 'loading') {
+      ledger.settling = {since: now, last: now};
+      return;
+    }
     for (const r of records) {
       const e = r.target.nodeType === 1 ? r.target : r.target.parentElement;
       if (!e || unchanged(r)) continue;
+      if (!settled(now)) {
+        ledger.settling.last = now;
+        continue;
+      }
       const a = r.type === 'attributes' ? '@' + r.attributeName : 'content';
       let byAspect = moments.get(e);
       if (!byAspect) { byAspect = new Map(); moments.set(e, byAspect); }
@@ -84,6 +106,9 @@ const start = () => {
       }
     }
   };
+  // Each step of loading (interactive, complete) starts the first rendering's settling again: what
+  // DOMContentLoaded and load handlers draw is the page being built.
+  document.addEventListener('readystatechange', () => { const now = performance.now(); ledger.settling = {since: now, last: now}; });
   ledger.observer = new MutationObserver(note);
   ledger.observer.observe(document, OBSERVE_OPTIONS);
   ledger.flush = () => note(ledger.observer.takeRecords());
@@ -104,9 +129,24 @@ const start = () => {
   // What changes from the gesture to the end of the settle is the act's (what came before is
   // flushed as idle first). An act that never says it ended (its document went) ends by itself.
   ledger.beginAct = (longestMs) => { ledger.flush(); ledger.actingUntil = performance.now() + longestMs; };
-  ledger.endAct = () => { ledger.observer.takeRecords(); ledger.actingUntil = -1; };
+  ledger.endAct = () => {
+    ledger.observer.takeRecords();
+    ledger.actingUntil = -1;
+    const now = performance.now();
+    ledger.settling = {since: now, last: now};
+  };
   current = ledger;
   return ledger;
 };
 
+// A step of the run's own that changes the page without a gesture (a recipe's page script): its
+// changes are not churn. `ownChange(true)` before it, `ownChange(false)` after.
+const OWN_CHANGE_LONGEST_MS = 60000;
+const ownChange = (begins) => {
+  const ledger = start();
+  if (begins) ledger.beginAct(OWN_CHANGE_LONGEST_MS);
+  else ledger.endAct();
+};
+
 verity.ledger = {start, current: () => current, unchanged, OBSERVE_OPTIONS};
+verity.ownChange = ownChange;

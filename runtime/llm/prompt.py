@@ -20,8 +20,7 @@ SECTIONS = ("goal", "page", "tools", "strategy", "completion")
 _SECTION_TAG = re.compile(r"</?\s*(" + "|".join(SECTIONS) + r")\s*>", re.IGNORECASE)
 
 STRATEGY = (
-    "- The page section shows the page's accessibility tree, rewritten whenever the page changes; act on its refs. "
-    "A line ending in `: …` or a `- … N more` line says how to see what it holds.\n"
+    "- The page section is the page's tree, rewritten when the page changes; act on its refs. `…` lines say how to see more.\n"
     "- Act with structured tool arguments (refs, roles, names), never with free-text instructions.\n"
     "- Make at most one tool call per step and read its result before the next one.\n"
     "- After an action, verify its effect on the page; if nothing changed, try another approach instead of repeating it.\n"

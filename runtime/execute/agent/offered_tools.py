@@ -45,12 +45,12 @@ AGENT_TOOL_SPECS: dict[str, ToolSpec] = {
         ),
         ToolSpec(
             "browser_snapshot",
-            "Rewrite the page tree in the page section: depth (levels), or ref: only the part under it, from its child start.",
+            "Rewrite the page tree: depth; ref: only its part, from child start.",
             _object({"ref": {"type": "string"}, "depth": {"type": "integer"}, "start": {"type": "integer"}}),
         ),
         ToolSpec(
             "browser_find",
-            "Find tree nodes by text or /regex/i: each with its path and ref.",
+            "Find tree nodes by text or /regex/i, with paths and refs.",
             _object({"text": {"type": "string"}}, ["text"]),
         ),
         ToolSpec("browser_click", "Click an element.", _object({"target": TARGET_SCHEMA}, ["target"])),

@@ -143,6 +143,6 @@ Feature: An agent step can do everything a recipe can, in Playwright MCP's words
 
     Examples:
       | recipe                | count |
-      | agent/look-default    | 17    |
-      | agent/look-every-tool | 18    |
+      | agent/look-default    | 19    |
+      | agent/look-every-tool | 20    |
 

@@ -1,18 +1,21 @@
-Feature: An agent reaches any element of a big page by paging and filtering its snapshot
-  The agent's browser_snapshot tool takes the snapshot_id it already has with start, role, text or
-  within: it sees another page of the same snapshot, and the refs of every page stay valid. The
-  model here is the real google-genai client talking to a scripted Gemini server on loopback.
+Feature: An agent reads the page as its accessibility tree and reaches any element of a big page
+  The page section of every request is the tab's accessibility tree, written again whenever the
+  page changed. The model narrows it with browser_snapshot (ref, depth, start) and searches it with
+  browser_find; refs from either act. The model here is the real google-genai client talking to a
+  scripted Gemini server on loopback.
 
   Background:
     Given a Gemini server on loopback and an API key in the environment
 
   @LLM-012
-  Scenario: A model filters its snapshot by role and text and clicks a ref from the filtered page
-    Given the model will first take a snapshot
-    And the model will then show the same snapshot's links whose text contains "gold spot"
-    And the model will then click the "Gold spot quote" link by its ref from the filtered page
-    And the model will then close saying "Opened the gold quote"
-    When I run "agent-quote" against the demo site
+  Scenario: A model finds a row by search, clicks its ref, and opens the rows a collapsed line names
+    Given the model will first find "open 250" in the tree
+    And the model will then click the "Open 250" button by the ref it found
+    And the model will then follow the collapsed rows line of the page section
+    And the model will then close saying "Opened order 250"
+    When I run "agent-tree" against the fixture site
     Then the run ends "completed" with stop reason "completed"
-    And the model's filtered page listed only links with "gold spot" in them, under the first snapshot's id
-    And the model was offered browser_snapshot with snapshot_id, start, role, text and within
+    And every request's page section was the page tree, and a new one after the click changed the page
+    And the last request showed the rows from "Order 4" under the collapsed line's ref, beside the whole tree
+    And no request held the page's hidden "Assistant instructions"
+    And the model was offered browser_snapshot with ref, depth and start, and browser_find

@@ -3,7 +3,8 @@
 Each layer is a folder and imports only the ones below it (tests/architecture proves it):
 
 - `vocabulary/`: `actions` (Action, ActionResult, Target), `errors`, `document` (which document a
-  read saw), `observation`, `observation_context`, `policy`. Plain data; nothing talks to Chromium.
+  read saw), `observation`, `observation_context`, `tree` (what a model reads),
+  `policy`. Plain data; nothing talks to Chromium.
 - `scripts/`: the page side, as `.js` files: one namespace installed once in every document's
   isolated world (which the page's own scripts can neither see nor reach) and called by name with
   JSON arguments; `main_world/` for the few scripts that run in a page's own world.
@@ -14,10 +15,12 @@ Each layer is a folder and imports only the ones below it (tests/architecture pr
   session's context made ahead of the session) and `readable_text` (trafilatura's reading of a
   page, in a worker process).
 - `tab/`: one page: `tab` (refs, snapshots, calls to the page scripts), `worlds` (its isolated
-  worlds), `snapshot_capture` and `snapshot_pages`, `locate`, `document_tracking`, and
+  worlds), `snapshot_capture` and `snapshot_pages`, `snapshot_tree` (the accessibility tree a
+  model reads, across frames), `locate`, `document_tracking`, and
   `top_frame`: which navigations of its top frame the network policy refused.
 - `action_handlers/`: the catalog, one handler per action name, grouped by job (navigation,
-  waiting, read, gestures and their effects, field_reads, checks, recipe_scripts), built on tab.
+  waiting, read, gestures and their effects, field_reads, checks, recipe_scripts, tree_reads),
+  built on tab.
 - `session/`: `await open_session(browser, artifacts=ArtifactStore(run_dir))` -> `BrowserSession`
   (`browser_session`: one run: an incognito context, a sticky `primary_tab_id`, popups tracked
   and reported by `tab_tracking`; with `SessionPolicy(network=...)` every request of the context
@@ -30,8 +33,8 @@ Each layer is a folder and imports only the ones below it (tests/architecture pr
 `await session.perform(Action(name=..., action_id=..., tab_id=..., params=..., timeout_ms=...))`
 -> `ActionResult(ok, data, error)`: serial per session, idempotent by `action_id`, always ends
 (timeout / browser_crashed at worst), never raises. Typed verbs (`open_url`, `observe`,
-`snapshot`, `click`, `type_text`, `select`, `press`, `scroll`, `wait`, `extract`, `verify`,
-`fingerprint`, `prepare_page`, `close`, ...) wrap `perform`.
+`snapshot`, `snapshot_tree`, `find_nodes`, `click`, `type_text`, `select`, `press`, `scroll`, `wait`,
+`extract`, `verify`, `fingerprint`, `prepare_page`, `close`, ...) wrap `perform`.
 
 Usage::
 
@@ -86,6 +89,7 @@ if TYPE_CHECKING:
         VerifyOutcome,
     )
     from runtime.browser.vocabulary.observation_context import ContextEntry, ObservationContext
+    from runtime.browser.vocabulary.tree import FoundNodes, SnapshotTree
     from runtime.browser.vocabulary.policy import SessionPolicy
     from runtime.browser.session.browser_session import BrowserSession, open_session
     from runtime.browser.session.tab_tracking import TabInfo
@@ -100,6 +104,7 @@ _EXPORTED_FROM = {
     "launch.starting": ("launch_browser",),
     "vocabulary.observation": ("BoundingBox", "Observation", "PageFingerprint", "PreparedPage", "Snapshot", "SnapshotElement", "TabEvent", "VerifyOutcome"),
     "vocabulary.observation_context": ("ContextEntry", "ObservationContext"),
+    "vocabulary.tree": ("FoundNodes", "SnapshotTree"),
     "vocabulary.policy": ("SessionPolicy",),
     "session.browser_session": ("BrowserSession", "open_session"),
     "session.tab_tracking": ("TabInfo",),
@@ -134,6 +139,7 @@ __all__ = [
     "BrowserLaunchError",
     "BrowserSession",
     "ContextEntry",
+    "FoundNodes",
     "LaunchErrorCode",
     "LaunchOptions",
     "Observation",
@@ -143,6 +149,7 @@ __all__ = [
     "SessionPolicy",
     "Snapshot",
     "SnapshotElement",
+    "SnapshotTree",
     "TabEvent",
     "TabInfo",
     "Target",

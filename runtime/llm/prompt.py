@@ -23,7 +23,7 @@ SECTIONS = ("goal", "page", "tools", "strategy", "completion")
 _SECTION_TAG = re.compile(r"</?\s*(" + "|".join(SECTIONS) + r")\s*>", re.IGNORECASE)
 
 STRATEGY = (
-    "- Snapshot first; act on refs of the latest snapshot.\n"
+    "- The page section is the page's tree, rewritten when the page changes; act on its refs. `…` lines say how to see more.\n"
     "- One call per turn. Its result says if an act had an effect; if not, try another way.\n"
     "- Stay on the site; never invent URLs or data."
 )

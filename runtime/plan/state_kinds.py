@@ -149,7 +149,7 @@ def _agent_params(at: At) -> dict[str, Any]:
     body = at.body
     # The plan is pure data: a {provider, name} model stays a mapping (execute reads both shapes).
     model = body.model.model_dump(exclude_none=True) if isinstance(body.model, AgentModel) else body.model
-    return {"task": body.task, "tools": at.agent_tools, "max_steps": body.max_steps, "done_when": conditions_of(body.done_when), "model": model}
+    return {"task": body.task, "tools": at.agent_tools, "max_steps": body.max_steps, "done_when": conditions_of(body.done_when), "model": model, "vision": body.vision}
 
 
 def _loop_params(at: At) -> dict[str, Any]:

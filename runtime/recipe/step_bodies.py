@@ -209,6 +209,10 @@ class AgentStep(Strict):
         default=None,
         description="The model: {provider, name}, or 'provider:name', or a bare name for the default provider; VERITY_MODEL (else Gemini's default) when omitted.",
     )
+    vision: Literal["auto", "on", "off"] = Field(
+        default="auto",
+        description="Send the model the page's screenshot: auto (for models known to take images: Gemini, gpt-4o/4.1/5, o3/o4, claude-3 and later), on or off; VERITY_MODEL_VISION=on|off overrides.",
+    )
 
     @field_validator("tools", mode="after")
     @classmethod

@@ -1,5 +1,6 @@
-"""Binds features/llm_snapshot_pages.feature: an agent pages and filters one snapshot, on the
-shared Chromium, with the real google-genai client talking to the scripted Gemini server."""
+"""Binds features/llm_snapshot_pages.feature: an agent reads the page as its accessibility tree,
+searches it and opens the part under a ref, on the shared Chromium, with the real google-genai
+client talking to the scripted Gemini server."""
 
 from __future__ import annotations
 
@@ -7,37 +8,40 @@ import re
 
 from pytest_bdd import given, parsers, scenarios, then, when
 
-from runtime.demo import DemoSite
 from tests.execute.conftest import ExecRunner
 from tests.fixtures.gemini_server import GeminiServer, RecordedRequest, ScriptedReply, function_call_reply
+from tests.fixtures.site_server import FixtureSite
 
 scenarios("llm_snapshot_pages.feature")
 
 WILL = r"the model will (?:first|then),? "
-SNAPSHOT_HEADER = re.compile(r"snapshot (s\d+) tab=")
+TREE_HEADER = re.compile(r"^\[snapshot (s\d+)(?: under (\S+) from (\d+))?\]$", re.MULTILINE)
+MORE_LINE = re.compile(r"- … \d+ more row [^\n]*: browser_snapshot ref=(\S+) start=(\d+)")
 
 
-@given(parsers.re(WILL + r"take a snapshot$"))
-def will_snapshot(gemini: GeminiServer) -> None:
-    gemini.enqueue(function_call_reply("browser_snapshot", {}))
+@given(parsers.re(WILL + r"find \"(?P<text>[^\"]*)\" in the tree$"))
+def will_find(gemini: GeminiServer, text: str) -> None:
+    gemini.enqueue(function_call_reply("browser_find", {"text": text}))
 
 
-@given(parsers.re(WILL + r"show the same snapshot's links whose text contains \"(?P<text>[^\"]*)\"$"))
-def will_filter(gemini: GeminiServer, text: str) -> None:
+@given(parsers.re(WILL + r"click the \"(?P<name>[^\"]*)\" button by the ref it found$"))
+def will_click_found(gemini: GeminiServer, name: str) -> None:
     def turn(request: RecordedRequest) -> ScriptedReply:
-        taken = SNAPSHOT_HEADER.findall(request.system_instruction)
-        assert taken, f"no snapshot in the prompt:\n{request.system_instruction}"
-        return function_call_reply("browser_snapshot", {"snapshot_id": taken[-1], "role": "link", "text": text})
+        found = request.function_responses()[-1]
+        assert found["name"] == "browser_find" and found["response"]["ok"], found
+        refs = re.findall(r"button \"" + re.escape(name) + r"\" \[ref=(s\d+:e\d+)\]", found["response"]["found"])
+        assert refs, found
+        return function_call_reply("browser_click", {"target": {"ref": refs[-1]}})
 
     gemini.enqueue(turn)
 
 
-@given(parsers.re(WILL + r"click the \"(?P<name>[^\"]*)\" link by its ref from the filtered page$"))
-def will_click_filtered(gemini: GeminiServer, name: str) -> None:
+@given(parsers.re(WILL + r"follow the collapsed rows line of the page section$"))
+def will_follow(gemini: GeminiServer) -> None:
     def turn(request: RecordedRequest) -> ScriptedReply:
-        refs = re.findall(r"\[(s\d+:e\d+)\] link \"" + re.escape(name), request.system_instruction)
-        assert refs, f"no link {name!r} in the prompt:\n{request.system_instruction}"
-        return function_call_reply("browser_click", {"target": {"ref": refs[-1]}})
+        line = MORE_LINE.search(request.system_instruction)
+        assert line, request.system_instruction
+        return function_call_reply("browser_snapshot", {"ref": line.group(1), "start": int(line.group(2))})
 
     gemini.enqueue(turn)
 
@@ -47,30 +51,52 @@ def will_close(gemini: GeminiServer, summary: str) -> None:
     gemini.enqueue(function_call_reply("close", {"summary": summary}))
 
 
-@when(parsers.parse('I run "{name}" against the demo site'))
-def run_on_demo(runner: ExecRunner, demo_site: DemoSite, gemini: GeminiServer, name: str) -> None:
-    runner.run(name, {"site": demo_site.quote_base, "search_site": demo_site.search_base})
+@when(parsers.parse('I run "{name}" against the fixture site'))
+def run_on_fixture(runner: ExecRunner, fixture_site: FixtureSite, gemini: GeminiServer, name: str) -> None:
+    runner.run(name, {"site": fixture_site.base_url})
     assert not gemini.script_failures, gemini.script_failures
 
 
-@then(parsers.parse("the model's filtered page listed only links with \"{text}\" in them, under the first snapshot's id"))
-def filtered_page(gemini: GeminiServer, text: str) -> None:
-    # The third request is the one after the filtered snapshot: its prompt holds both pages.
-    prompt = gemini.requests[2].system_instruction
-    pages = re.split(r"(?=snapshot s\d+ tab=)", prompt)[1:]
-    assert len(pages) >= 2, prompt
-    first_id, filtered = SNAPSHOT_HEADER.match(pages[0]), pages[-1]
-    assert first_id is not None and filtered.startswith(f"snapshot {first_id.group(1)} tab=")
-    listed = re.findall(r"^\[s\d+:e\d+\] (\w+) \"([^\"]*)\"", filtered, re.MULTILINE)
-    assert listed and all(role == "link" and text in name.lower() for role, name in listed), listed
-    unfiltered = re.findall(r"^\[s\d+:e\d+\] (\w+) \"([^\"]*)\"", pages[0], re.MULTILINE)
-    assert len(unfiltered) > len(listed), "the filter should have left elements out"
+def _page(request: RecordedRequest) -> str:
+    prompt = request.system_instruction
+    return prompt[prompt.index("<page>") : prompt.index("</page>")]
 
 
-@then("the model was offered browser_snapshot with snapshot_id, start, role, text and within")
-def offered_paging(gemini: GeminiServer) -> None:
+@then("every request's page section was the page tree, and a new one after the click changed the page")
+def tree_each_time(gemini: GeminiServer) -> None:
+    ids = []
+    for request in gemini.requests:
+        page = _page(request)
+        headers = TREE_HEADER.findall(page)
+        assert headers and '- heading "Orders" [level=1] [ref=' in page, page
+        ids.append(headers[0][0])
+    # find, then click (the page changes: a new tree), then the part under a ref (same snapshot).
+    assert ids[0] == ids[1] and ids[2] != ids[1] and ids[3] == ids[2], ids
+
+
+@then(parsers.parse('the last request showed the rows from "{first}" under the collapsed line\'s ref, beside the whole tree'))
+def part_beside_whole(gemini: GeminiServer, first: str) -> None:
+    page = _page(gemini.requests[-1])
+    headers = TREE_HEADER.findall(page)
+    assert len(headers) == 2 and headers[0][0] == headers[1][0] and headers[1][1] and headers[1][2] == "3", headers
+    part = page[page.index(f"[snapshot {headers[1][0]} under") :]
+    cells = re.findall(r'cell "(Order \d+)"', part)
+    assert cells and cells[0] == first, part[:2000]
+
+
+@then(parsers.parse('no request held the page\'s hidden "{text}"'))
+def no_decoy(gemini: GeminiServer, text: str) -> None:
+    for request in gemini.requests:
+        assert text.lower() not in str(request.body).lower()
+
+
+@then("the model was offered browser_snapshot with ref, depth and start, and browser_find")
+def offered(gemini: GeminiServer) -> None:
     declared = {d["name"]: d for d in gemini.requests[0].body["tools"][0]["functionDeclarations"]}
-    snapshot_tool = declared["browser_snapshot"]
-    parameters = (snapshot_tool.get("parametersJsonSchema") or snapshot_tool.get("parameters_json_schema"))["properties"]
-    assert {"snapshot_id", "start", "role", "text", "within"} <= set(parameters), parameters
-    assert "snapshot_id" in declared["browser_snapshot"]["description"]
+
+    def parameters(name: str) -> dict:
+        tool = declared[name]
+        return (tool.get("parametersJsonSchema") or tool.get("parameters_json_schema"))["properties"]
+
+    assert set(parameters("browser_snapshot")) == {"ref", "depth", "start"}
+    assert set(parameters("browser_find")) == {"text"}

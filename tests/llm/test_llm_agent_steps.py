@@ -58,7 +58,7 @@ def rate_limited(gemini: GeminiServer) -> None:
 @given(parsers.parse('the model will then look, click the "{name}" result by its ref and close'))
 def look_click_close(gemini: GeminiServer, name: str) -> None:
     def click(request: RecordedRequest) -> Any:
-        refs = re.findall(r"\[(s\d+:e\d+)\] link \"" + re.escape(name), request.system_instruction)
+        refs = re.findall(r"link \"" + re.escape(name) + r"[^\n]*?\[ref=(s\d+:(?:f\d+)?e\d+)\]", request.system_instruction)
         assert refs, "no such link in the prompt"
         return function_call_reply("browser_click", {"target": {"ref": refs[-1]}})
 

@@ -221,7 +221,7 @@ def replan_query(receiver: OtlpGrpcReceiver, event: str, value: str) -> None:
 @given(parsers.parse('a Gemini server on loopback whose model looks, clicks the "{name}" result by its ref and closes'), target_fixture="model")
 def scripted_model(gemini: GeminiServer, telemetry_env: TelemetryEnv, name: str) -> GeminiServer:
     def click(request: RecordedRequest) -> Any:
-        refs = re.findall(r"\[(s\d+:e\d+)\] link \"" + re.escape(name), request.system_instruction)
+        refs = re.findall(r"link \"" + re.escape(name) + r"[^\n]*?\[ref=(s\d+:(?:f\d+)?e\d+)\]", request.system_instruction)
         assert refs, "no such link in the prompt"
         return function_call_reply("browser_click", {"target": {"ref": refs[-1]}})
 

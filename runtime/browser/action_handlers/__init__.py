@@ -3,10 +3,10 @@
 `BrowserSession.perform` owns ordering, timeouts and errors; a handler only does its work on the
 `ActionScope` it is given and returns ``(data, typed value)`` or raises `BrowserActionError`.
 The handlers live by job: navigation, waiting, read, gestures (and their effects), field_reads,
-checks, recipe_scripts, tabs.
+checks, recipe_scripts, tabs, tree_reads (the tree a model reads).
 """
 
-from runtime.browser.action_handlers import checks, field_reads, gestures, navigation, read, recipe_scripts, tabs, waiting
+from runtime.browser.action_handlers import checks, field_reads, gestures, navigation, read, recipe_scripts, tabs, tree_reads, waiting
 from runtime.browser.action_handlers.scope import ActionScope, Handler, Result
 from runtime.browser.vocabulary.actions import ActionName
 
@@ -36,6 +36,8 @@ HANDLERS: dict[str, Handler] = {
     ActionName.SWITCH_TAB.value: tabs.switch_tab,
     ActionName.CLOSE_TAB.value: tabs.close_tab,
     ActionName.NEW_TAB.value: tabs.new_tab,
+    ActionName.SNAPSHOT_TREE.value: tree_reads.snapshot_tree,
+    ActionName.FIND_NODES.value: tree_reads.find_nodes,
 }
 
 __all__ = ["HANDLERS", "ActionScope", "Handler", "Result"]

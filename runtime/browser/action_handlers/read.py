@@ -227,7 +227,7 @@ async def _snapshot_page(scope: ActionScope, action: Action, max_chars: int) -> 
     of = str_param(action.params, "snapshot_id", required=False)
     within_ref = query.within_ref()
     if of is None and within_ref is not None:
-        of = within_ref[0]
+        of = within_ref.snapshot_id
     if of is not None:
         return await scope.tab.show_snapshot(of, query, max_chars)
     return await scope.tab.take_snapshot(query.max_elements, query, max_chars)

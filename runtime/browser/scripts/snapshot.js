@@ -83,6 +83,7 @@ verity.captureSnapshot = (snapshotId) => {
   state.seq = current;
   state.snapshotId = snapshotId;
   state.view = null;
+  state.index = null;
   const within = new Array(landmarks.length).fill(0);
   for (const r of state.region) for (let l = r; l >= 0; l = landmarks[l].parent) within[l]++;
   let interactiveCount = 0;
@@ -120,7 +121,8 @@ verity.describeSnapshot = (snapshotId, query, ranges) => {
       inRegion = (i) => { for (let l = state.region[i]; l >= 0; l = state.landmarks[l].parent) if (chosen.has(l)) return true; return false; };
     }
     const inter = [], text = [];
-    for (let i = 0; i < all.length; i++) {
+    // Only the walk's elements: a tree or a search may have given more refs since.
+    for (let i = 0; i < state.roles.length; i++) {
       if (roles && !roles.has(state.roles[i])) continue;
       if (inRegion && !inRegion(i)) continue;
       if (needle) {
@@ -167,6 +169,29 @@ verity.describeSnapshot = (snapshotId, query, ranges) => {
   }
   return {counts: [view.inter.length, view.text.length], items};
 };
+
+// A tree snapshot (tree.js, tree_render.js) walks nothing up front: its refs are given as the
+// tree shows elements, in the order it shows them, so the refs a model reads are short.
+verity.beginTreeSnapshot = (snapshotId) => {
+  Object.assign(state, {snapshotId, elements: [], index: new Map(), roles: [], interactive: [], inShadow: [],
+    region: [], seenBefore: [], landmarks: [], view: null});
+  return {url: location.href, title: document.title};
+};
+
+// The local index of `el` in the frame's latest snapshot, given it now when it has none.
+verity.refIndex = (el) => {
+  if (!state.index) state.index = new Map(state.elements.map((known, i) => [known, i]));
+  let index = state.index.get(el);
+  if (index === undefined) {
+    index = state.elements.length;
+    state.elements.push(el);
+    state.index.set(el, index);
+  }
+  return index;
+};
+verity.holdsSnapshot = (snapshotId) => state.snapshotId === snapshotId;
+// The local index of the element a call is made on (an iframe, found by its frame's owner).
+verity.refIndexOfThis = function (snapshotId) { return state.snapshotId === snapshotId ? verity.refIndex(this) : null; };
 
 // The element behind local index `index` of snapshot `snapshotId`, or null (the frame has taken a
 // newer snapshot since).

@@ -129,6 +129,22 @@ class SessionVerbs(ABC):
                   "text": text, "within": within, "snapshot_id": snapshot_id}
         return await self._do(ActionName.OBSERVE, params, tab_id=tab_id, action_id=action_id, timeout_ms=timeout_ms)
 
+    async def snapshot_tree(self, *, ref: str | None = None, depth: int | None = None, start: int | None = None,
+                            max_chars: int | None = None, tab_id: str | None = None, action_id: str | None = None,
+                            timeout_ms: int | None = None) -> ActionResult:
+        """`snapshot_tree`: the accessibility tree a model reads (`result.value`, a `SnapshotTree`).
+        Without `ref` a new tree snapshot (older refs become stale); with a ref of the latest one,
+        the part under it, every ref kept. `depth` levels at most; `start`: the root's first child
+        shown (its runs then not collapsed); `max_chars`: the budget."""
+        params = {"ref": ref, "depth": depth, "start": start, "max_chars": max_chars}
+        return await self._do(ActionName.SNAPSHOT_TREE, params, tab_id=tab_id, action_id=action_id, timeout_ms=timeout_ms)
+
+    async def find_nodes(self, text: str, *, limit: int | None = None, tab_id: str | None = None,
+                         action_id: str | None = None, timeout_ms: int | None = None) -> ActionResult:
+        """`find_nodes`: the nodes of the latest tree snapshot whose line holds `text` (any case),
+        or matches it written `/regex/flags`, each with its path (`result.value`, `FoundNodes`)."""
+        return await self._do(ActionName.FIND_NODES, {"text": text, "limit": limit}, tab_id=tab_id, action_id=action_id, timeout_ms=timeout_ms)
+
     async def click(self, target: Target | dict[str, Any] | str, *, tab_id: str | None = None,
                     action_id: str | None = None, timeout_ms: int | None = None,
                     effect_baseline_ms: int | None = None, read_at_press: dict[str, Any] | None = None) -> ActionResult:

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.browser.tab.snapshot_pages import PAGE_FRAME_CHARS, SnapshotQuery, fitting_prefix, plan_page
+from runtime.browser.tab.snapshot_pages import PAGE_FRAME_CHARS, RefParts, SnapshotQuery, fitting_prefix, plan_page, ref_text
 from runtime.browser.tab.worlds import FrameWorlds
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.vocabulary.observation import BoundingBox, Snapshot, SnapshotElement
@@ -56,7 +56,8 @@ class Landmark:
 
 @dataclass
 class FrameCapture:
-    """One frame's part of a snapshot: refs `first_number`..`first_number + total - 1`."""
+    """One frame's part of a snapshot: its place `index` in the tab's frames names its refs
+    (`s3:e12` in the top document, `s3:f2e4` in the third frame); a walk gave `total` of them."""
 
     frame_id: str
     label: str
@@ -64,9 +65,10 @@ class FrameCapture:
     context_id: int
     total: int
     interactive: int
-    first_number: int
+    index: int
     offset: tuple[float, float]
     landmarks: list[Landmark]
+    parent_id: str | None = None
 
 
 @dataclass
@@ -75,6 +77,8 @@ class Capture:
     title: str
     frames: list[FrameCapture]
     notes: list[str] = field(default_factory=list)
+    # A tree snapshot (snapshot_tree.py): refs are given as the tree is written, not by a walk.
+    tree: bool = False
 
     @property
     def total(self) -> int:
@@ -90,7 +94,6 @@ async def capture_candidates(cdp: Any, worlds: FrameWorlds, *, snapshot_id: str)
     isolated world); nothing is described yet (`describe_frame` does it for a page)."""
     capture = Capture(url="", title="", frames=[])
     frames = await worlds.frames()
-    number = 1
     for position, frame in enumerate(frames):
         label = "main" if position == 0 else frame.get("url", "")
         reply: dict[str, Any] | None = None
@@ -115,9 +118,8 @@ async def capture_candidates(cdp: Any, worlds: FrameWorlds, *, snapshot_id: str)
         offset = (0.0, 0.0) if position == 0 else await _frame_offset(cdp, frame["id"])
         landmarks = [Landmark(role, name, count) for role, name, count in value["landmarks"]]
         capture.frames.append(
-            FrameCapture(frame["id"], label, frame.get("url", ""), context_id, value["total"], value["interactive"], number, offset, landmarks)
+            FrameCapture(frame["id"], label, frame.get("url", ""), context_id, value["total"], value["interactive"], len(capture.frames), offset, landmarks, frame.get("parentId"))
         )
-        number += value["total"]
     return capture
 
 
@@ -205,7 +207,7 @@ async def show_page(
             _, described = await describe_frame(worlds, frame, snapshot_id, frame_query, frame_range)
             for candidate in described:
                 element = SnapshotElement(
-                    ref=f"{snapshot_id}:e{frame.first_number + candidate.local_index}",
+                    ref=ref_text(snapshot_id, frame.index, candidate.local_index),
                     role=candidate.role,
                     name=candidate.name,
                     text=candidate.text,
@@ -259,5 +261,7 @@ async def show_page(
     return snapshot
 
 
-def _ref_number(ref: str) -> int:
-    return int(ref.rsplit(":e", 1)[1])
+def _ref_number(ref: str) -> tuple[int, int]:
+    parts = RefParts.parse(ref)
+    assert parts is not None
+    return parts.frame_index, parts.local_index

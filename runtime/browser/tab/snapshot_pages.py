@@ -18,7 +18,35 @@ from typing import Any
 
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
 
-REF_PATTERN = re.compile(r"^(s\d+):e(\d+)$")
+# A ref names its snapshot, its frame (none: the top document; `f2`: the tab's third frame) and
+# its element's number there: `s3:e12`, `s3:f2e4`.
+REF_PATTERN = re.compile(r"^(s\d+):(?:f(\d+))?e(\d+)$")
+
+
+@dataclass(frozen=True)
+class RefParts:
+    """A ref taken apart: its snapshot, its frame's place in the tab's frame list, and its
+    element's local index in that frame (the number less one)."""
+
+    snapshot_id: str
+    frame_index: int
+    local_index: int
+
+    @classmethod
+    def parse(cls, ref: str) -> RefParts | None:
+        match = REF_PATTERN.match(ref)
+        if match is None or int(match.group(3)) < 1:
+            return None
+        return cls(match.group(1), int(match.group(2) or 0), int(match.group(3)) - 1)
+
+
+def ref_text(snapshot_id: str, frame_index: int, local_index: int) -> str:
+    """The ref of local index `local_index` in frame `frame_index` of snapshot `snapshot_id`."""
+    return f"{snapshot_id}:{frame_prefix(frame_index)}e{local_index + 1}"
+
+
+def frame_prefix(frame_index: int) -> str:
+    return f"f{frame_index}" if frame_index else ""
 LANDMARK_ROLES = ("banner", "navigation", "main", "complementary", "contentinfo", "search", "form", "region")
 _LANDMARK = re.compile(r'^([a-z]+)(?:\s+"(.*)")?$', re.DOTALL)
 # Room kept in a page's character budget for its header, view line and notes.
@@ -58,10 +86,9 @@ class SnapshotQuery:
     def filtered(self) -> bool:
         return bool(self.roles or self.text or self.within)
 
-    def within_ref(self) -> tuple[str, int] | None:
-        """(snapshot id, ref number) when the region is a ref's subtree."""
-        match = REF_PATTERN.match(self.within)
-        return (match.group(1), int(match.group(2))) if match else None
+    def within_ref(self) -> RefParts | None:
+        """The ref when the region is a ref's subtree."""
+        return RefParts.parse(self.within)
 
     def landmark(self) -> tuple[str, str | None] | None:
         if not self.within or self.within_ref():
@@ -123,7 +150,7 @@ def _within(value: Any) -> str:
     match = _LANDMARK.match(value)
     if match is None or match.group(1) not in LANDMARK_ROLES:
         raise _invalid(
-            f"params.within must be a ref of the snapshot like 's3:e12' or a landmark ({', '.join(LANDMARK_ROLES)}), "
+            f"params.within must be a ref of the snapshot like 's3:e12' (or 's3:f1e4' in a frame) or a landmark ({', '.join(LANDMARK_ROLES)}), "
             f'optionally with its name in double quotes like \'navigation "Docs"\'; got {value!r}'
         )
     return value

@@ -23,7 +23,9 @@ from runtime.browser.tab.locate import locate
 from runtime.browser.scripts.loader import WORLD_NAME, new_document_source
 from runtime.browser.tab.snapshot_capture import Capture, capture_candidates, show_page
 from runtime.browser.tab.worlds import FrameWorlds, call_page_script
-from runtime.browser.tab.snapshot_pages import REF_PATTERN, SnapshotQuery
+from runtime.browser.tab.snapshot_pages import RefParts, SnapshotQuery, ref_text
+from runtime.browser.tab.snapshot_tree import TextPattern, TreeQuery, begin_tree, find_in_tree, holds_tree, write_tree
+from runtime.browser.vocabulary.tree import FoundNodes, SnapshotTree
 
 if TYPE_CHECKING:
     from pyppeteer.page import Page
@@ -260,24 +262,59 @@ class Tab:
         named = query.within_ref()
         if named is None:
             return None
-        ref_snapshot, number = named
-        if ref_snapshot != snapshot_id:
+        if named.snapshot_id != snapshot_id:
             raise BrowserActionError(
                 ActionErrorCode.STALE_REF, f"within={query.within} is not a ref of snapshot {snapshot_id}", ref=query.within
             )
-        location = self._locate_number(number)
-        if location is None:
+        if not self._holds(named):
             raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"snapshot {snapshot_id} has no element {query.within}", ref=query.within)
-        return location
+        return named.frame_index, named.local_index
 
-    def _locate_number(self, number: int) -> tuple[int, int] | None:
-        """(frame index, local index) of ref number `number` of the latest snapshot."""
-        if self._captured is None:
-            return None
-        for index, frame in enumerate(self._captured.frames):
-            if frame.first_number <= number < frame.first_number + frame.total:
-                return index, number - frame.first_number
-        return None
+    def _holds(self, parts: RefParts) -> bool:
+        """Whether the latest snapshot can have the element `parts` names: its frame was read, and
+        a walk's snapshot gave that many refs there (a tree's gives them as it is written)."""
+        if self._captured is None or parts.frame_index >= len(self._captured.frames):
+            return False
+        return self._captured.tree or parts.local_index < self._captured.frames[parts.frame_index].total
+
+    # ----------------------------------------------------------------- the tree for a model
+
+    async def take_tree(self, query: TreeQuery) -> SnapshotTree:
+        """A new tree snapshot (older refs become stale), written as `query` asks (no `ref`)."""
+        started = time.perf_counter()
+        await self._begin_tree()
+        assert self._captured is not None and self._captured_id is not None
+        return await write_tree(self.cdp, self.worlds, self._captured, self._captured_id, self.tab_id, query, started)
+
+    async def show_tree(self, query: TreeQuery) -> SnapshotTree:
+        """The part of the latest tree snapshot under `query.ref`: every ref stays valid."""
+        assert query.ref is not None
+        ref = query.ref
+        written = ref_text(ref.snapshot_id, ref.frame_index, ref.local_index)
+        if ref.snapshot_id != self._captured_id or self._captured is None or not self._captured.tree:
+            raise BrowserActionError(
+                ActionErrorCode.STALE_REF,
+                f"ref {written} is not from tab {self.tab_id}'s latest snapshot ({self._captured_id or 'none'}); take a new snapshot",
+                ref=written, latest_snapshot_id=self._captured_id,
+            )  # fmt: skip
+        if not self._holds(ref):
+            raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"snapshot {ref.snapshot_id} has no frame f{ref.frame_index}", ref=written)
+        return await write_tree(self.cdp, self.worlds, self._captured, ref.snapshot_id, self.tab_id, query, time.perf_counter())
+
+    async def find_nodes(self, pattern: TextPattern, limit: int) -> FoundNodes:
+        """The nodes of the latest tree snapshot whose line matches `pattern`; a new tree
+        snapshot when the latest is not one, or its document is gone."""
+        if self._captured is None or not self._captured.tree or not await holds_tree(self.worlds, self._captured, self._captured_id):
+            await self._begin_tree()
+        assert self._captured is not None and self._captured_id is not None
+        return await find_in_tree(self.cdp, self.worlds, self._captured, self._captured_id, self.tab_id, pattern, limit)
+
+    async def _begin_tree(self) -> None:
+        snapshot_id = self.hooks.next_snapshot_id()
+        self._had_previous = self._captured is not None
+        # Refs of the previous snapshot go stale from here on, whatever happens next.
+        self._captured, self._captured_id = None, snapshot_id
+        self._captured = await self._in_live_worlds(lambda: begin_tree(self.cdp, self.worlds, snapshot_id))
 
     # ----------------------------------------------------------------- targets
 
@@ -290,13 +327,13 @@ class Tab:
         return ResolvedElement(found.object_id, found.how)
 
     async def _resolve_ref(self, ref: str) -> ResolvedElement:
-        match = REF_PATTERN.match(ref)
-        if not match:
+        parts = RefParts.parse(ref)
+        if parts is None:
             raise BrowserActionError(
-                ActionErrorCode.INVALID_PARAMS, f"ref {ref!r} is not a snapshot ref like 's3:e12'"
+                ActionErrorCode.INVALID_PARAMS, f"ref {ref!r} is not a snapshot ref like 's3:e12' (or 's3:f1e4' in a frame)"
             )
         latest = self._captured_id
-        if match.group(1) != latest:
+        if parts.snapshot_id != latest:
             raise BrowserActionError(
                 ActionErrorCode.STALE_REF,
                 f"ref {ref} is not from tab {self.tab_id}'s latest snapshot ({latest or 'none'}); "
@@ -304,8 +341,7 @@ class Tab:
                 ref=ref,
                 latest_snapshot_id=latest,
             )
-        location = self._locate_number(int(match.group(2)))
-        if location is None or self._captured is None:
+        if self._captured is None or not self._holds(parts):
             raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"snapshot {latest} has no element {ref}", ref=ref)
         stale = BrowserActionError(
             ActionErrorCode.STALE_REF,
@@ -313,7 +349,7 @@ class Tab:
             "take a new snapshot",
             ref=ref,
         )
-        frame_index, local_index = location
+        frame_index, local_index = parts.frame_index, parts.local_index
         context_id = self._captured.frames[frame_index].context_id
         try:
             reply = await self.worlds.call(context_id, "snapshotElement", latest, local_index, by_value=False)

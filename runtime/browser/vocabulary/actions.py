@@ -54,6 +54,11 @@ class ActionName(str, Enum):
                                                            -> {url, live: [{href, key, text, navigation, visible}],
                                                                served: [href + "\n" + text] | null}
       - prepare_page        {}                             -> PreparedPage.to_dict()
+    The tree a model reads:
+      - snapshot_tree       {ref?, depth?, start?, max_chars?} -> SnapshotTree.to_dict() + rendered
+                            (no ref: a new tree snapshot; a ref: the part under it, refs kept)
+      - find_nodes          {text *required* (text, or /regex/flags), limit?}
+                                                           -> FoundNodes.to_dict() + rendered
     Page scripts:
       - browser_evaluate    {script *required*, args?, world?: isolated|main, max_bytes?}
                                                            -> {result, world, size, url}
@@ -88,6 +93,8 @@ class ActionName(str, Enum):
     SWITCH_TAB = "switch_tab"
     CLOSE_TAB = "close_tab"
     NEW_TAB = "new_tab"
+    SNAPSHOT_TREE = "snapshot_tree"
+    FIND_NODES = "find_nodes"
 
 
 class ActKind(str, Enum):

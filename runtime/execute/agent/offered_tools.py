@@ -39,10 +39,8 @@ def _on_target(description: str, **extra: Any) -> tuple[str, dict[str, Any]]:
 _DECLARED: dict[str, tuple[str, dict[str, Any]]] = {
     "browser_navigate": ("Open a URL.", _args({"url": _S}, "url")),
     "browser_navigate_back": ("Go back.", _args({})),
-    "browser_snapshot": (
-        "Snapshot into <page>; snapshot_id+start: its next page; role, text, within (ref or landmark) filter.",
-        _args({"snapshot_id": _S, "start": _I, "role": _S, "text": _S, "within": _S}),
-    ),
+    "browser_snapshot": ("Rewrite the page tree: depth; ref: only its part, from child start.", _args({"ref": _S, "depth": _I, "start": _I})),
+    "browser_find": ("Find tree nodes by text or /regex/i, with paths and refs.", _args({"text": _S}, "text")),
     "browser_click": _on_target("Click."),
     "browser_type": _on_target("Replace a field's text; slowly: key by key; submit: Enter after.", text=_S, slowly=_B, submit=_B),
     "browser_press_key": ("Press a key (Enter, Control+a), in target if given.", _args({"key": _S, "target": _S}, "key")),

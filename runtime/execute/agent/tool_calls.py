@@ -13,11 +13,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.browser import ObservationContext, Snapshot
+from runtime.browser import FoundNodes, ObservationContext, SnapshotTree
 from runtime.browser.session.verbs import SessionVerbs
 from runtime.events import ToolUsed
 from runtime.execute.agent.acting import ACT_TOOLS, ToolCall, literal_text, run_tool
 from runtime.execute.agent.offered_tools import PAGE_CHANGING_TOOLS
+from runtime.execute.agent.page_view import PageTree
 from runtime.execute.agent.pages import AgentPages, PageVerdict
 from runtime.execute.agent.tab_tool import use_tabs
 from runtime.execute.agent.tool_outcome import ToolOutcome
@@ -46,11 +47,15 @@ class AgentView:
 
     page: PageContext = field(default_factory=PageContext)
     context: ObservationContext = field(default_factory=ObservationContext)
+    # The target check's verdict on the latest prepared page, and that page's URL: shown above
+    # the page tree while the tab is still there (page_view.py).
+    verdict: tuple[str, str] = ("", "")
 
     def saw(self, observation: PageObservation, tab_id: str, verdict: str = "") -> None:
         """A prepared page: what it shows a person (never text it hides, which a page could fill
         with instructions for the model), and the target check's verdict on it."""
         self.page = PageContext(observation.url, tab_id, observation.title)
+        self.verdict = (observation.url, verdict)
         judged = f"\n{verdict}" if verdict else ""
         summary = f"{observation.url} HTTP {observation.status} {observation.title!r}{judged}\n{observation.visible_text[:OBSERVE_CONTEXT_CHARS]}"
         self.context.add_observe(observation.url, summary)
@@ -78,6 +83,8 @@ class AgentToolCalls:
         # Every field the model extracted in this execution of the step, each with where it was read.
         self.extracted: dict[str, Any] = {}
         self.sources: dict[str, dict[str, Any]] = {}
+        # What <page> shows: the tab's accessibility tree (page_view.py).
+        self.tree = PageTree(ctx, timeout)
 
     async def page_moved(self) -> PageVerdict | None:
         """The verdict on a document the tab came to show without a call of the model (a script
@@ -198,6 +205,7 @@ class AgentToolCalls:
             "browser_navigate": self._open_url,
             "browser_navigate_back": self._navigate_back,
             "browser_snapshot": self._snapshot,
+            "browser_find": self._find,
             "browser_extract": self._extract,
             "browser_verify": self._verify,
         }
@@ -250,33 +258,21 @@ class AgentToolCalls:
         return ToolOutcome(True, response, f"{summary}: the target")
 
     async def _snapshot(self, arguments: dict[str, Any]) -> ToolOutcome:
-        max_elements, start = arguments.get("max_elements"), arguments.get("start")
-        limit = int(max_elements) if isinstance(max_elements, (int, float)) and max_elements >= 1 else None
-        first = int(start) if isinstance(start, (int, float)) and start >= 0 else None
-        page = {key: arguments[key] for key in ("role", "text", "within", "snapshot_id") if isinstance(arguments.get(key), str) and arguments[key]}
-        result = await self.ctx.browser.run_action(
-            "snapshot", "snapshot for the model",
-            lambda s, a: s.snapshot(max_elements=limit, start=first, action_id=a, timeout_ms=self.timeout, **page),
-        )
+        result = await self.tree.snapshot(arguments)
         if not result.ok:
             return ToolOutcome.from_error(result)
-        snapshot: Snapshot = result.value
-        self.view.context.add_snapshot(snapshot.snapshot_id, str(result.data.get("rendered", "")))
-        self.view.page = PageContext(snapshot.url, snapshot.tab_id, snapshot.title)
-        response = {
-            "ok": True,
-            "snapshot_id": snapshot.snapshot_id,
-            "url": snapshot.url,
-            "title": snapshot.title,
-            "elements": len(snapshot.elements),
-            "matching": snapshot.matching,
-            "start": snapshot.start,
-            "next_start": snapshot.next_start,
-            "truncated": snapshot.truncated,
-            "note": "the elements and their refs are listed in the page section; refs of older snapshots are stale",
-        }
-        shown = f"{snapshot.start + 1}-{snapshot.start + len(snapshot.elements)} of {snapshot.matching}"
-        return ToolOutcome(True, response, f"snapshot {snapshot.snapshot_id}: elements {shown} of {snapshot.url}")
+        tree: SnapshotTree = result.value
+        self.view.page = PageContext(tree.url, tree.tab_id, tree.title)
+        response = {"ok": True, "snapshot_id": tree.snapshot_id, "lines": len(tree.lines), "note": f"snapshot {tree.label()} is in the page section"}
+        return ToolOutcome(True, response, f"snapshot {tree.label()}: {len(tree.lines)} lines of {tree.url}")
+
+    async def _find(self, arguments: dict[str, Any]) -> ToolOutcome:
+        result = await self.tree.find(arguments)
+        if not result.ok:
+            return ToolOutcome.from_error(result)
+        found: FoundNodes = result.value
+        response = {"ok": True, "snapshot_id": found.snapshot_id, "total": found.total, "found": found.render()}
+        return ToolOutcome(True, response, f"found {found.total} node(s) matching {found.query} in {found.snapshot_id}")
 
     async def _extract(self, arguments: dict[str, Any]) -> ToolOutcome:
         run_action, timeout = self.ctx.browser.run_action, self.timeout

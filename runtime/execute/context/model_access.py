@@ -17,6 +17,7 @@ from runtime.execute.step_outcome import RunStopped
 from runtime.guard import IntentDecision, IntentGuard
 from runtime.llm import ChatTelemetry, LlmError, LlmRetry, ModelChoice, ModelSettings
 from runtime.llm.errors import code_for_status
+from runtime.llm.vision import vision_on
 from runtime.outcomes import StopReason
 from runtime.plan.model import Plan
 from runtime.plan.state_kinds import AGENT
@@ -48,6 +49,9 @@ class ModelAccess:
         self.uses_model_detector = plan.intent_guard.get("detector") == "model"
         # Each agent state's model, as the recipe names it (None: VERITY_MODEL or the default).
         self._choices = {s.id: _choice(s.params.get("model")) for s in agent_states}
+        # Each agent state's `agent.vision`, and whether its model is sent screenshots (`require`).
+        self._vision_settings = {s.id: str(s.params.get("vision") or "auto") for s in agent_states}
+        self.vision: dict[str, bool] = {}
         self.settings: dict[str, ModelSettings] = {}
         self.telemetry = telemetry
 
@@ -57,7 +61,9 @@ class ModelAccess:
             if state_id in self.settings:
                 continue
             try:
-                self.settings[state_id] = ModelSettings.from_env(choice=self._choices[state_id])
+                settings = ModelSettings.from_env(choice=self._choices[state_id])
+                self.vision[state_id] = vision_on(self._vision_settings[state_id], settings)
+                self.settings[state_id] = settings
             except LlmError as error:
                 choice = self._choices[state_id]
                 raise RunStopped(

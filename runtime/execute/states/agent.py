@@ -191,8 +191,28 @@ class AgentLoop:
             "exactly as written, as the text of browser_type; the real value is typed for you."
         )
 
+    async def _show_screenshot(self) -> None:
+        """`agent.vision`: the page's screenshot, when it changed since the last one sent, goes
+        with the latest user message; only the latest picture stays in the conversation, so
+        requests do not grow with every page."""
+        image = await self.calls.tree.new_screenshot()
+        if image is None:
+            return
+        kept = [replace(m, images=()) if m.images else m for m in self.conversation]
+        last = kept[-1]
+        if last.role == "user" and last.answers is None:
+            kept[-1] = replace(last, images=(image,))
+        else:
+            kept.append(ChatMessage.user("The page as it looks now.", (image,)))
+        self.conversation[:] = kept
+
     async def _ask_model(self) -> tuple[str, list[LlmToolCall], LlmUsage]:
-        prompt = build_agent_prompt(self.task, self.tools, replace(self.view.page, open_tabs=tab_lines(self.ctx)), self.view.context, tool_notes=TARGET_HELP)
+        # <page> is the tab's accessibility tree, written again when the page changed.
+        self.view.page = await self.calls.tree.refresh(self.view.page)
+        if self.ctx.model.vision.get(self.state.id):
+            await self._show_screenshot()
+        page = replace(self.view.page, open_tabs=tab_lines(self.ctx))
+        prompt = build_agent_prompt(self.task, self.tools, page, self.calls.tree.context(self.view.verdict) or self.view.context, tool_notes=TARGET_HELP)
         text: list[str] = []
         calls: list[LlmToolCall] = []
         usage = LlmUsage()

@@ -24,7 +24,7 @@ Feature: The page as an accessibility tree a model reads
           - option "Large" [selected]
         - button "Send order"
         - button "Cancel" [disabled]
-        - button "More options" [expanded]
+        - generic "More options" [expanded]
       """
     And every element line of the tree has a ref of the tree's snapshot
     When I click the ref of the tree line 'button "Send order"'

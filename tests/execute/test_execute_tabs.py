@@ -148,7 +148,8 @@ def will_snapshot(gemini: GeminiServer) -> None:
 @given(parsers.re(WILL + r"click the \"(?P<name>[^\"]*)\" link by its ref$"))
 def will_click_ref(gemini: GeminiServer, name: str) -> None:
     def turn(request: RecordedRequest) -> ScriptedReply:
-        refs = re.findall(r"\[(s\d+:e\d+)\] link \"" + re.escape(name), request.system_instruction)
+        # The page section is the tab's tree: `- link "NAME" [ref=s3:e12]`.
+        refs = re.findall(r"link \"" + re.escape(name) + r"[^\n]*\[ref=(s\d+:e\d+)\]", request.system_instruction)
         assert refs, request.system_instruction
         return function_call_reply("browser_click", {"target": {"ref": refs[-1]}})
 

@@ -23,7 +23,10 @@ from runtime.events import Event, EventLog, FinalVerdict, StepFinished
 from runtime.execute import BrowserProvider, RunHandle, start_run
 from runtime.plan import prepare_run
 from runtime.recipe import load_recipe_with_registry
+from tests.fixtures.agent_corpus.providers import every_provider
+from tests.fixtures.agent_corpus.site import AgentCorpusSite
 from tests.fixtures.browser_loop import LoopThread
+from tests.fixtures.model_wire import ModelWireServer
 from runtime.trace_export import read_trace_file
 from tests.fixtures.gemini_fixtures import FIXTURE_API_KEY
 from tests.fixtures.otlp_receiver import FlatSpan, flat_spans
@@ -212,3 +215,16 @@ def final_verdict_last(runner: ExecRunner) -> None:
 def not_verified(runner: ExecRunner) -> None:
     assert runner.last.verdict.verified is False
     assert runner.last.file("verdict.json")["stop_reason"] != "completed"
+
+
+@pytest.fixture(scope="module")
+def corpus_site() -> Iterator[AgentCorpusSite]:
+    """The agent corpus site (tests/fixtures/agent_corpus), one per test module."""
+    with AgentCorpusSite() as site:
+        yield site
+
+
+@given("the agent corpus site and a loopback server of every provider", target_fixture="servers")
+def corpus_and_every_provider(corpus_site: AgentCorpusSite) -> Iterator[dict[str, ModelWireServer]]:
+    with every_provider() as servers:
+        yield servers

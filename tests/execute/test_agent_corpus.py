@@ -4,11 +4,9 @@ case a scripted model on the loopback Gemini server driving a real run in Chromi
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from ruamel.yaml import YAML
 from pytest_bdd import given, parsers, scenarios, then, when
 
@@ -21,12 +19,6 @@ from tests.fixtures.gemini_server import GeminiServer
 scenarios("verdict_agent_pages.feature")
 
 WRONG_VALUES = ("999.99", "618.10", "7.812")
-
-
-@pytest.fixture(scope="module")
-def corpus_site() -> Iterator[AgentCorpusSite]:
-    with AgentCorpusSite() as site:
-        yield site
 
 
 @given("the agent corpus site", target_fixture="site")

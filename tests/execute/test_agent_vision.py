@@ -3,36 +3,18 @@ on each provider's loopback server through its real SDK (the agent corpus's site
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pytest_bdd import given, parsers, scenarios, then, when
-from ruamel.yaml import YAML
+from pytest_bdd import parsers, scenarios, then, when
 
 from tests.execute.conftest import ExecRunner
-from tests.fixtures.agent_corpus.cases import CASES, RECIPE, model_turn
+from tests.fixtures.agent_corpus.providers import configure_every_provider, corpus_recipe, run_case
 from tests.fixtures.agent_corpus.site import AgentCorpusSite
-from tests.fixtures.anthropic_server import AnthropicServer
-from tests.fixtures.gemini_server import GeminiServer
 from tests.fixtures.model_wire import ModelWireServer, RecordedRequest
-from tests.fixtures.openai_server import OpenAIServer
 
 scenarios("agent_vision.feature")
-
-
-@pytest.fixture(scope="module")
-def corpus_site() -> Iterator[AgentCorpusSite]:
-    with AgentCorpusSite() as site:
-        yield site
-
-
-@given("the agent corpus site and a loopback server of every provider", target_fixture="servers")
-def _servers(corpus_site: AgentCorpusSite) -> Iterator[dict[str, ModelWireServer]]:
-    with GeminiServer() as gemini, OpenAIServer() as openai, AnthropicServer() as anthropic:
-        yield {"gemini": gemini, "openai": openai, "anthropic": anthropic}
 
 
 @when(
@@ -46,22 +28,15 @@ def _run(
     case_id: str, provider: str, model: str, vision: str, override: str, servers: dict[str, ModelWireServer],
     corpus_site: AgentCorpusSite, runner: ExecRunner, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
 ) -> dict[str, Any]:
-    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
-    for server in servers.values():
-        for name, value in server.env(api_key=f"{server.name}-fixture-key").items():  # type: ignore[attr-defined]
-            monkeypatch.setenv(name, value)
+    configure_every_provider(servers, monkeypatch)
     monkeypatch.setenv("VERITY_MODEL", f"{provider}:{model}")
     if override:
         monkeypatch.setenv("VERITY_MODEL_VISION", override)
     else:
         monkeypatch.delenv("VERITY_MODEL_VISION", raising=False)
-    recipe = YAML(typ="safe").load(RECIPE.read_text(encoding="utf-8"))
-    [agent] = [step for step in recipe["plan"] if "agent" in step]
-    agent["agent"]["vision"] = vision
-    path = tmp_path / "agent-vision.yaml"
-    path.write_text(json.dumps(recipe, ensure_ascii=False), encoding="utf-8")  # JSON is YAML
-    servers[provider].enqueue(*(model_turn(step, corpus_site) for step in CASES[case_id]["model"]))
-    record = runner.wait(runner.start(path, corpus_site.inputs), timeout=90)
+    recipe, agent = corpus_recipe()
+    agent["vision"] = vision
+    record = run_case(runner, corpus_site, servers[provider], case_id, recipe, tmp_path / "agent-vision.yaml")
     return {"record": record, "server": servers[provider]}
 
 

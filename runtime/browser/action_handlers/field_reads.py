@@ -12,7 +12,7 @@ from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.vocabulary.actions import Action, Target
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.tab.locate import choose_match, chosen_index, invalid_locator, locate_spec
-from runtime.browser.vocabulary.observation import PageFingerprint, PageSigns
+from runtime.browser.vocabulary.observation import PageFingerprint
 from runtime.browser.tab.tab import Tab
 
 
@@ -118,15 +118,14 @@ async def extract(scope: ActionScope, action: Action) -> Result:
     ambiguous: dict[str, Any] = {}
     url: str | None = None
     fingerprint: PageFingerprint | None = None
-    signs: PageSigns | None = None
+    signs: dict[str, Any] | None = None
     if in_batch or with_fingerprint:
         reads = await _read_in_one(tab, in_batch, with_fingerprint, signs_unless)
         url = str(reads["url"])
         if with_fingerprint:
             fingerprint = fingerprint_from(reads["fingerprint"], tab)
         if reads.get("signs"):
-            signs = signs_from(reads["signs"], document.headers)
-            title = str(reads["signs"].get("title") or "")
+            signs = _judgeable(reads["signs"], document.headers)
         values.update(reads["values"])
         for name, located in reads["located"].items():
             how = requests[name].target.to_dict()  # type: ignore[union-attr] - located fields have targets
@@ -144,7 +143,7 @@ async def extract(scope: ActionScope, action: Action) -> Result:
         try:
             values[name], found[name], frame = await _read_target(tab, request.target, request.how)
             if frame is not None:
-                frames[name] = {**signs_from(frame, {}).to_dict(), "visible_text": str(frame["text"]), "title": str(frame["title"]), "url": str(frame["url"])}
+                frames[name] = _judgeable(frame, {}, url=str(frame["url"]))
         except BrowserActionError as exc:
             values[name] = None
             _unless_field_problem(exc, ambiguous, name)
@@ -174,8 +173,14 @@ async def extract(scope: ActionScope, action: Action) -> Result:
     if signs is not None:
         # What the document shows about itself now, read with the fields because its content
         # changed since it was validated: the run judges it again for blockers from this.
-        data["signs"] = {**signs.to_dict(), "visible_text": signs.visible_text, "title": title}
+        data["signs"] = signs
     return data, None
+
+
+def _judgeable(raw: dict[str, Any], headers: dict[str, str], **extra: str) -> dict[str, Any]:
+    """A document's signs (page_reads.js's pageSigns, with its title) as the run judges them."""
+    signs = signs_from(raw, headers)
+    return {**signs.to_dict(), "visible_text": signs.visible_text, "title": str(raw.get("title") or ""), **extra}
 
 
 async def _read_in_one(tab: Tab, in_batch: dict[str, dict[str, Any]], with_fingerprint: bool, signs_unless: str | None) -> dict[str, Any]:

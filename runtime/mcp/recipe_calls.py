@@ -128,7 +128,7 @@ class RecipeCalls:
             async with aclosing(self._supervisor.follow(run_id, after_seq)) as batches:
                 async for batch in batches:
                     for event in batch:
-                        await _report_progress(ctx, event)
+                        await _report_progress(ctx, run_id, event)
                         payload = event.payload
                         if isinstance(payload, ConfirmationRequested):
                             if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS and _can_elicit(ctx):
@@ -186,16 +186,17 @@ def _approval_of(answer: types.ElicitResult) -> tuple[bool, str]:
     return approved, str(content.get("reason") or "") or f"{answer.action} over MCP elicitation"
 
 
-async def _report_progress(ctx: ServerRequestContext[Any], event: Event) -> None:
+async def _report_progress(ctx: ServerRequestContext[Any], run_id: str, event: Event) -> None:
     """A state entered or finished, or a status change, as a progress notification (a no-op when
-    the call asked for none). The event's seq is the progress: it only grows."""
+    the call asked for none). The event's seq is the progress: it only grows. A status change
+    names the run, so a client that cancels the call still knows which run it stopped."""
     payload = event.payload
     if isinstance(payload, StepStarted):
         message = f"{payload.state_id}: started ({payload.step_kind})"
     elif isinstance(payload, StepFinished):
         message = f"{payload.state_id}: {payload.outcome}" + (f" ({payload.blocker_kind.value})" if payload.blocker_kind else "")
     elif isinstance(payload, StatusChanged):
-        message = f"run {payload.status.value}" + (f": {payload.detail}" if payload.detail else "")
+        message = f"run {run_id} {payload.status.value}" + (f": {payload.detail}" if payload.detail else "")
     else:
         return
     await ctx.session.report_progress(float(event.seq), None, message)

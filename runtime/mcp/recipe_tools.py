@@ -3,8 +3,9 @@
 The declaration says what a caller must know to call it and nothing it must not: the recipe's
 name, its goal as the description, its inputs as a JSON Schema (a secret input is `writeOnly`,
 and every input may be `@env:VERITY_SECRET_NAME`, read from the server's environment as over
-gRPC), and its output schema as the tool's output schema (wrapped under `output` when the
-recipe's is not an object, since MCP wants an object).
+gRPC), and its output schema as the tool's output schema. A run's output is always an object (its
+fields), and MCP wants an object schema: a schema naming no type is given `type: object`, and one
+naming another type (which no run's output can satisfy) is left out.
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ from runtime.recipe import Recipe
 from runtime.service.runs.sent_recipes import SERVER_ENV_PREFIX
 
 ENV_REFERENCE_PATTERN = f"^@env:{SERVER_ENV_PREFIX}[A-Za-z0-9_]+$"
-# The key a recipe's non-object output sits under in the structured content.
-WRAPPED_OUTPUT_KEY = "output"
 
 
 def input_schema(recipe: Recipe) -> dict[str, Any]:
@@ -45,16 +44,11 @@ def input_schema(recipe: Recipe) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
 
 
-def output_schema(recipe: Recipe) -> dict[str, Any]:
+def output_schema(recipe: Recipe) -> dict[str, Any] | None:
     schema = recipe.output.schema_
-    if schema.get("type") == "object":
-        return schema
-    return {"type": "object", "properties": {WRAPPED_OUTPUT_KEY: schema}, "required": [WRAPPED_OUTPUT_KEY]}
-
-
-def structured_output(recipe: Recipe, data: Any) -> Any:
-    """The run's output as the tool's structured content (wrapped as `output_schema` wraps)."""
-    return data if recipe.output.schema_.get("type") == "object" else {WRAPPED_OUTPUT_KEY: data}
+    if "type" not in schema:
+        return {"type": "object", **schema}
+    return schema if schema["type"] == "object" else None
 
 
 def recipe_tool(recipe: Recipe) -> types.Tool:
@@ -94,5 +88,5 @@ class RunResult:
         valid = bool(self.output and self.output.get("valid"))
         # Structured content only when it is what the output schema promises: a run that ended
         # otherwise is an error result, whose content the caller reads instead.
-        structured = structured_output(recipe, self.output.get("data")) if completed and valid and self.output else None
+        structured = self.output.get("data") if completed and valid and self.output else None
         return types.CallToolResult(content=content, structured_content=structured, is_error=not completed)

@@ -28,6 +28,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         "bearer token and TLS settings of `verity serve`. Runs go to the same store and run directories as served runs.",
     )
     mcp.add_argument("--http", action="store_true", help=f"serve Streamable HTTP instead of stdio (default port {DEFAULT_HTTP_PORT})")
+    mcp.add_argument(
+        "--allowed-domains",
+        action="append",
+        metavar="DOMAINS",
+        help="offer the browser tools (browser_navigate, browser_snapshot, browser_click, ...), each MCP session in its own run "
+        "fenced to these domains (comma-separated or repeated, as a recipe's allowed_domains; private networks need --allow-private-network)",
+    )
     add_server_flags(mcp, default_port=DEFAULT_HTTP_PORT)
     mcp.set_defaults(handler=_mcp)
 
@@ -44,10 +51,11 @@ def _mcp(args: argparse.Namespace) -> int:
         config = server_config_from_args(args)
         if args.port is None and not (args.config and "port" in load_config_file(args.config)):
             config = dataclasses.replace(config, port=DEFAULT_HTTP_PORT)
+        domains = tuple(part.strip() for given in args.allowed_domains or () for part in given.split(",") if part.strip())
         if args.http:
-            asyncio.run(serve_http_until_signalled(config))
+            asyncio.run(serve_http_until_signalled(config, domains))
         else:
-            asyncio.run(serve_stdio(config))
+            asyncio.run(serve_stdio(config, domains))
         return 0
     except StoreWriteError as error:
         print(f"verity mcp: {error}", file=sys.stderr)

@@ -165,7 +165,7 @@ class BrowserSessions:
             if session is not None and session.turns.ended is None:
                 return session
             turns = ClientTurns()
-            settings = ModelSettings(api_key=ApiKey(""), provider="mcp_client", model="mcp-client", base_url=f"mcp://{key}")
+            settings = ModelSettings(api_key=ApiKey(""), provider="mcp_client", model="mcp-client", base_url="mcp://client")
             live = await self._supervisor.start(self._order, raw_inputs={}, driven_model=DrivenModel(turns, settings))
             session = BrowserSession(live.run_id, turns)
             session.follower = asyncio.ensure_future(self._follow(session))

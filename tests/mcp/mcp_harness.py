@@ -10,9 +10,57 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any, TypeVar
 
 from mcp import Client
+
+REPO = Path(__file__).resolve().parents[2]
+SECRET_VALUE = "mcp-secret-value-4417"
+TOKEN = "mcp-token-5d1e"
+
+ARTICLE = """\
+name: mcp-article
+description: Read the harbour article
+goal: 用浏览器 read the harbour article
+inputs:
+  site: {{type: string, description: Base URL of the fixture site}}
+  token: {{type: string, secret: true, required: false, description: An API token}}
+target:
+  start_url: "{{site}}/article.html"
+  allowed_domains: ["127.0.0.1"]
+  validation_keywords: ["harbour"]
+plan:
+  - id: open
+    navigate: "{{start_url}}"
+    needs_approval: {approval}
+  - id: read
+    extract: {{fields: {{title: {{css: "h1"}}}}}}
+  - id: check
+    verify: [{{field_present: title}}]
+  - id: done
+    close: {{summary: read the article}}
+output:
+  schema: {{type: object, required: [title], properties: {{title: {{type: string}}}}}}
+"""
+HANG = """\
+name: mcp-hang
+goal: 用浏览器 open a page that never answers
+inputs:
+  site: {type: string}
+target: {start_url: "{site}/hang", allowed_domains: ["127.0.0.1"]}
+plan:
+  - {id: open, navigate: "{start_url}"}
+"""
+ARRAY = """\
+name: mcp-array
+goal: 用浏览器 list the links
+target: {start_url: "http://127.0.0.1:9/", allowed_domains: ["127.0.0.1"]}
+plan:
+  - {id: open, navigate: "{start_url}"}
+output:
+  schema: {type: array}
+"""
 
 T = TypeVar("T")
 CALL_CEILING_SECONDS = 90.0

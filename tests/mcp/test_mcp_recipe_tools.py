@@ -7,145 +7,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import mcp_types as types
 import pytest
-from mcp import Client, MCPError, StdioServerParameters
+from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from pytest_bdd import given, parsers, scenarios, then, when
 from tests.fixtures.site_server import FixtureSite
-from tests.mcp.mcp_harness import HeldClient
+from tests.mcp.mcp_harness import SECRET_VALUE, TOKEN, HeldClient
 
 from runtime.store import RunFilter
 from runtime.store.opening import open_run_store
 from runtime.store.records import RunRecord
 
 scenarios("mcp_recipe_tools.feature")
-
-REPO = Path(__file__).resolve().parents[2]
-SECRET_VALUE = "mcp-secret-value-4417"
-TOKEN = "mcp-token-5d1e"
-
-ARTICLE = """\
-name: mcp-article
-description: Read the harbour article
-goal: 用浏览器 read the harbour article
-inputs:
-  site: {{type: string, description: Base URL of the fixture site}}
-  token: {{type: string, secret: true, required: false, description: An API token}}
-target:
-  start_url: "{{site}}/article.html"
-  allowed_domains: ["127.0.0.1"]
-  validation_keywords: ["harbour"]
-plan:
-  - id: open
-    navigate: "{{start_url}}"
-    needs_approval: {approval}
-  - id: read
-    extract: {{fields: {{title: {{css: "h1"}}}}}}
-  - id: check
-    verify: [{{field_present: title}}]
-  - id: done
-    close: {{summary: read the article}}
-output:
-  schema: {{type: object, required: [title], properties: {{title: {{type: string}}}}}}
-"""
-HANG = """\
-name: mcp-hang
-goal: 用浏览器 open a page that never answers
-inputs:
-  site: {type: string}
-target: {start_url: "{site}/hang", allowed_domains: ["127.0.0.1"]}
-plan:
-  - {id: open, navigate: "{start_url}"}
-"""
-ARRAY = """\
-name: mcp-array
-goal: 用浏览器 list the links
-target: {start_url: "http://127.0.0.1:9/", allowed_domains: ["127.0.0.1"]}
-plan:
-  - {id: open, navigate: "{start_url}"}
-output:
-  schema: {type: array}
-"""
-
-
-# --- the module's servers ------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[FixtureSite]:
-    with FixtureSite() as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The recipes directory and where each server keeps its store and runs."""
-    home = tmp_path_factory.mktemp("mcp")
-    recipes = home / "recipes"
-    recipes.mkdir()
-    (recipes / "article.yaml").write_text(ARTICLE.format(approval="false"), encoding="utf-8")
-    (recipes / "approval.yaml").write_text(ARTICLE.format(approval="true").replace("name: mcp-article", "name: mcp-approval"), encoding="utf-8")
-    (recipes / "hang.yaml").write_text(HANG, encoding="utf-8")
-    (recipes / "array.yaml").write_text(ARRAY, encoding="utf-8")
-    return {"home": home, "recipes": recipes}
-
-
-def _server_flags(served: dict[str, Path], name: str) -> list[str]:
-    home = served["home"] / name
-    return [
-        "--recipes-dir", str(served["recipes"]), "--store", str(home / "verity.db"), "--runs-dir", str(home / "runs"),
-        # The fixture site is on loopback, which recipes may reach only when the server allows it.
-        "--allow-private-network", "--grace-seconds", "1",
-    ]
-
-
-@pytest.fixture(scope="module")
-def stdio_mcp(served: dict[str, Path]) -> Iterator[HeldClient]:
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "runtime.cli.main", "mcp", *_server_flags(served, "stdio")],
-        env={**os.environ, "VERITY_SECRET_MCP_TEST": SECRET_VALUE},
-        cwd=str(REPO),
-    )
-    held = HeldClient(lambda: Client(params))
-    yield held
-    held.close()
-
-
-@pytest.fixture(scope="module")
-def http_mcp(served: dict[str, Path]) -> Iterator[str]:
-    """`verity mcp --http` on a free port with a token file; yields its URL."""
-    token_file = served["home"] / "token"
-    token_file.write_text(TOKEN, encoding="utf-8")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "runtime.cli.main", "mcp", "--http", "--port", "0", "--token-file", str(token_file), *_server_flags(served, "http")],
-        cwd=REPO, stdout=subprocess.PIPE, text=True, start_new_session=True,
-    )
-    try:
-        line = process.stdout.readline() if process.stdout else ""
-        assert line.startswith("verity mcp: listening on http://127.0.0.1:"), f"verity mcp --http did not start: {line!r}"
-        yield line.split(" on ", 1)[1].strip()
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(10)
-
 
 def _store_record(served: dict[str, Path], name: str, run_id: str) -> RunRecord | None:
     store = open_run_store(served["home"] / name / "verity.db")

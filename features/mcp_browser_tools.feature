@@ -10,6 +10,7 @@ Feature: A fenced, verifying browser toolset over MCP
   Scenario: The browser tools are listed with the agent's names and argument shapes
     Then the listed tools include the browser tools and browser_close
     And browser_click takes a target and says how to write one
+    And "verity mcp --allowed-domains" with a URL instead of a host exits 2, saying what to give
 
   @MCP-009 @MCP-010
   Scenario: A session navigates, acts on a ref and gets each act's proof, and cannot leave its domains

@@ -40,7 +40,9 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def _mcp(args: argparse.Namespace) -> int:
+    from runtime.mcp.browser_session import session_recipe
     from runtime.mcp.transports import serve_http_until_signalled, serve_stdio
+    from runtime.recipe import RecipeInvalid, load_recipe_with_registry
     from runtime.service.config.config_file import load_config_file
     from runtime.service.config.errors import ServiceConfigError
     from runtime.store import StoreError, StoreWriteError
@@ -52,11 +54,18 @@ def _mcp(args: argparse.Namespace) -> int:
         if args.port is None and not (args.config and "port" in load_config_file(args.config)):
             config = dataclasses.replace(config, port=DEFAULT_HTTP_PORT)
         domains = tuple(part.strip() for given in args.allowed_domains or () for part in given.split(",") if part.strip())
+        if domains:
+            # Judged now, as a recipe's allowed_domains are: a bad pattern is the command's error, not a session's.
+            load_recipe_with_registry(session_recipe(domains), "--allowed-domains")
         if args.http:
             asyncio.run(serve_http_until_signalled(config, domains))
         else:
             asyncio.run(serve_stdio(config, domains))
         return 0
+    except RecipeInvalid as invalid:
+        for problem in invalid.problems:
+            print(f"verity mcp: --allowed-domains: {problem.path}: {problem.message}", file=sys.stderr)
+        return EXIT_CONFIG_ERROR
     except StoreWriteError as error:
         print(f"verity mcp: {error}", file=sys.stderr)
         return EXIT_STORE_WRITE_FAILED

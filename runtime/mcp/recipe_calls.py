@@ -7,8 +7,10 @@ The run is the same as a gRPC `Run`: prepared by `prepare_run` (inputs resolved,
 from the server's environment, VERITY_SECRET_* names only), started by the supervisor, so it is
 in the store, has its run directory, trace and report. While it runs, each state it enters or
 finishes is a progress notification; a confirmation it asks for is put to the client as an MCP
-elicitation (or denied, saying why, when the client cannot be asked); a cancelled call stops the
-run (manual_stop) and waits for its verdict to be recorded.
+elicitation (an `elicitation/create` request before protocol 2026-07-28; from it on, an
+InputRequiredResult whose retry of the call brings the answer, the run waiting meanwhile), or
+denied, saying why, when the client cannot be asked; a cancelled call stops the run (manual_stop)
+and waits for its verdict to be recorded.
 """
 
 from __future__ import annotations

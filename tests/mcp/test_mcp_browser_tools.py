@@ -20,6 +20,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from pytest_bdd import given, parsers, scenarios, then, when
 from tests.mcp.mcp_harness import TOKEN, HeldClient
 
+from runtime.cli.main import main
 from runtime.demo.loopback import LoopbackSite
 from runtime.store.opening import open_run_store
 
@@ -209,6 +210,14 @@ def _click_schema(context: dict[str, Any]) -> None:
     assert click.input_schema["required"] == ["target"] and click.input_schema["properties"]["target"] == {"type": "string"}
     assert "A target is a snapshot ref (s3:e12)" in (click.description or "")
     assert tuple(context["tools"]["browser_navigate"].input_schema["required"]) == ("url",)
+
+
+@then('"verity mcp --allowed-domains" with a URL instead of a host exits 2, saying what to give')
+def _bad_domain(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["mcp", "--allowed-domains", "127.0.0.1,http://shop.example/"])
+    said = capsys.readouterr().err
+    assert code == 2, said
+    assert "verity mcp: --allowed-domains: target.allowed_domains[1]: 'http://shop.example/' is a URL; give a host" in said, said
 
 
 @then("the answer is the valid page with its aria-YAML tree and refs")

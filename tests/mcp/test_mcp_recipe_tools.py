@@ -10,6 +10,7 @@ import json
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,14 +61,23 @@ def _run_id_in(progress: list[tuple[float, str | None]]) -> str:
 
 @pytest.fixture
 def context() -> dict[str, Any]:
-    return {}
+    return {"server": "http"}
+
+
+@pytest.fixture
+def mcp(url: str) -> Iterator[HeldClient]:
+    """A client of the HTTP server (protocol 2026-07-28, no elicitation); the stdio Given replaces it."""
+    held = HeldClient(lambda: Client(_authorized(url, TOKEN)))
+    yield held
+    held.close()
 
 
 # --- given / when ------------------------------------------------------------------------------
 
 
 @given('"verity mcp" on stdio over the fixture site\'s recipes', target_fixture="mcp")
-def _stdio(stdio_mcp: HeldClient) -> HeldClient:
+def _stdio(stdio_mcp: HeldClient, context: dict[str, Any]) -> HeldClient:
+    context["server"] = "stdio"
     return stdio_mcp
 
 
@@ -91,7 +101,7 @@ def _call_article(mcp: HeldClient, site: FixtureSite, context: dict[str, Any]) -
 
 @when("the client calls the article tool with an unknown argument and without the site")
 def _call_badly(mcp: HeldClient, served: dict[str, Path], context: dict[str, Any]) -> None:
-    context["runs_before"] = _run_count(served, "stdio")
+    context["runs_before"] = _run_count(served, context["server"])
     context["result"] = mcp.run(lambda client: client.call_tool("mcp-article", {"sitex": "http://127.0.0.1:1"}))
 
 
@@ -231,7 +241,7 @@ def _links_read(mcp: HeldClient, context: dict[str, Any]) -> None:
 
 @then("the run is in the store, completed")
 def _in_store(served: dict[str, Path], context: dict[str, Any]) -> None:
-    record = _ended_record(served, "stdio", context["run_id"])
+    record = _ended_record(served, context["server"], context["run_id"])
     assert record.recipe_name == "mcp-article" and record.status.value == "completed" and record.stop_reason.value == "completed"
     context["record"] = record
 
@@ -266,12 +276,12 @@ def _bad_arguments(context: dict[str, Any]) -> None:
 
 @then("no run was started")
 def _no_run(served: dict[str, Path], context: dict[str, Any]) -> None:
-    assert _run_count(served, "stdio") == context["runs_before"]
+    assert _run_count(served, context["server"]) == context["runs_before"]
 
 
 @then("the hanging run is recorded stopped with manual_stop")
 def _stopped(served: dict[str, Path], context: dict[str, Any]) -> None:
-    record = _ended_record(served, "stdio", context["run_id"])
+    record = _ended_record(served, context["server"], context["run_id"])
     assert record.recipe_name == "mcp-hang"
     assert (record.status.value, record.stop_reason.value) == ("stopped", "manual_stop"), record
 

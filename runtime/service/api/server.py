@@ -162,6 +162,7 @@ class VerityServer:
             retain_events_per_run=config.retain_events_per_run,
             max_message_bytes=config.max_message_bytes,
             allow_private_network=config.allow_private_network,
+            idempotency_retention_seconds=config.idempotency_retention_seconds,
         )
         if not isinstance(config.store_path, PostgresUrl):
             return RunSupervisor(store, tracer, runs_dir=config.runs_dir, limits=limits, browser=self._browser)

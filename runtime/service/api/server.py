@@ -195,7 +195,7 @@ class VerityServer:
         if not (self._owns_browser and isinstance(self._browser, BrowserPool)):
             return
         failed = await self._browser.start_all()
-        unfenced = [error for _, error in failed if error.code is LaunchErrorCode.UDP_NOT_FENCED]
+        unfenced = [error for _, error in failed if error.code in (LaunchErrorCode.UDP_NOT_FENCED, LaunchErrorCode.DNS_NOT_FENCED)]
         if unfenced:
             await self._browser.close()
             raise ServiceConfigError(f"--browser-ws: {unfenced[0].message}") from None

@@ -35,12 +35,18 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="offer the browser tools (browser_navigate, browser_snapshot, browser_click, ...), each MCP session in its own run "
         "fenced to these domains (comma-separated or repeated, as a recipe's allowed_domains; private networks need --allow-private-network)",
     )
+    mcp.add_argument(
+        "--browser-idle-seconds",
+        type=float,
+        metavar="S",
+        help="close a browser session whose client calls no browser tool for this long (default 600)",
+    )
     add_server_flags(mcp, default_port=DEFAULT_HTTP_PORT)
     mcp.set_defaults(handler=_mcp)
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    from runtime.mcp.browser_session import session_recipe
+    from runtime.mcp.browser_session import DEFAULT_IDLE_SECONDS, BrowserToolset, session_recipe
     from runtime.mcp.transports import serve_http_until_signalled, serve_stdio
     from runtime.recipe import RecipeInvalid, load_recipe_with_registry
     from runtime.service.config.config_file import load_config_file
@@ -57,10 +63,15 @@ def _mcp(args: argparse.Namespace) -> int:
         if domains:
             # Judged now, as a recipe's allowed_domains are: a bad pattern is the command's error, not a session's.
             load_recipe_with_registry(session_recipe(domains), "--allowed-domains")
+        idle = DEFAULT_IDLE_SECONDS if args.browser_idle_seconds is None else args.browser_idle_seconds
+        if idle <= 0:
+            print(f"verity mcp: --browser-idle-seconds must be more than 0, got {idle:g}", file=sys.stderr)
+            return EXIT_CONFIG_ERROR
+        browser = BrowserToolset(domains, idle)
         if args.http:
-            asyncio.run(serve_http_until_signalled(config, domains))
+            asyncio.run(serve_http_until_signalled(config, browser))
         else:
-            asyncio.run(serve_stdio(config, domains))
+            asyncio.run(serve_stdio(config, browser))
         return 0
     except RecipeInvalid as invalid:
         for problem in invalid.problems:

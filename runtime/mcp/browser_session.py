@@ -8,7 +8,7 @@ its effect (`page_changed`, what changed or why it is unproven), each new page t
 guard, the store, traces and the report. The answer to a call is the tool's result as the agent
 gets it, and the page as the agent's next prompt shows it (the aria-YAML tree with its refs).
 
-    sessions = BrowserSessions(supervisor, allowed_domains=("127.0.0.1",))
+    sessions = BrowserSessions(supervisor, BrowserToolset(allowed_domains=("127.0.0.1",)))
     answer = await sessions.call("stdio", "browser_navigate", {"url": "http://127.0.0.1:8000/"})
 
 Each MCP session gets its own run, so its own isolated browser context on the server's one
@@ -43,6 +43,9 @@ SESSION_RECIPE_NAME = "mcp-browser-session"
 # An MCP session's browser calls at most: the run's own guard (guards.max_steps' ceiling).
 SESSION_MAX_CALLS = 1000
 SESSION_RUN_MS = 1_800_000
+# How long a session's browser waits for its client's next call before it is closed.
+DEFAULT_IDLE_SECONDS = 600.0
+IDLE_CLOSE = "the MCP client called no browser tool for its session's idle time: its browser was closed"
 _PAGE_SECTION = re.compile(r"<page>\n(?P<page>.*?)\n</page>", re.DOTALL)
 
 
@@ -68,6 +71,15 @@ plan:
 
 
 @dataclass(frozen=True)
+class BrowserToolset:
+    """`verity mcp`'s browser tools: the sessions' allowed domains (none: no browser tools), and
+    how long a session's browser waits for its client's next call before it is closed."""
+
+    allowed_domains: tuple[str, ...] = ()
+    idle_seconds: float = DEFAULT_IDLE_SECONDS
+
+
+@dataclass(frozen=True)
 class TurnAnswer:
     """What one browser tool call comes to: the agent's tool result and the page its next prompt
     shows; or, when the session's run ended instead, its verdict."""
@@ -82,7 +94,8 @@ class ClientTurns:
     next call, and hands the client the result of its previous call with the page as this turn's
     prompt shows it. The gateway around it redacts what it is given: no secret reaches the client."""
 
-    def __init__(self) -> None:
+    def __init__(self, idle_seconds: float = DEFAULT_IDLE_SECONDS) -> None:
+        self.idle_seconds = idle_seconds
         self._calls: asyncio.Queue[tuple[LlmToolCall, asyncio.Future[TurnAnswer]]] = asyncio.Queue()
         self._answering: tuple[LlmToolCall, asyncio.Future[TurnAnswer]] | None = None
         self._count = 0
@@ -108,7 +121,14 @@ class ClientTurns:
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[LlmEvent]:
         self._answer_previous(request)
-        call, answered = await self._calls.get()
+        try:
+            call, answered = await asyncio.wait_for(self._calls.get(), self.idle_seconds)
+        except asyncio.TimeoutError:
+            # A client that went away (an HTTP session is never told to end) must not hold a
+            # browser context and a run slot: the step is closed for it, and the run ends.
+            yield LlmToolCall("mcp-idle", "close", {"summary": f"{IDLE_CLOSE} ({self.idle_seconds:g} s)"})
+            yield LlmDone(finish_reason="tool_call", model="mcp-client")
+            return
         self._answering = (call, answered)
         yield call
         yield LlmDone(finish_reason="tool_call", model="mcp-client")
@@ -143,9 +163,10 @@ class BrowserSession:
 class BrowserSessions:
     """The browser sessions of this server, one per MCP session key, each a served run."""
 
-    def __init__(self, supervisor: RunSupervisor, *, allowed_domains: tuple[str, ...]) -> None:
+    def __init__(self, supervisor: RunSupervisor, toolset: BrowserToolset) -> None:
         self._supervisor = supervisor
-        recipe, registry = load_recipe_with_registry(session_recipe(allowed_domains), f"<{SESSION_RECIPE_NAME}>")
+        self._idle_seconds = toolset.idle_seconds
+        recipe, registry = load_recipe_with_registry(session_recipe(toolset.allowed_domains), f"<{SESSION_RECIPE_NAME}>")
         order = prepare_run(recipe, {}, registry=registry, labels={"mcp": "browser-session"})
         # The client, not a model, chooses each call: the step's turns are bounded by the run's
         # guards (guards.max_steps, the run's time), not by a model's per-step allowance.
@@ -164,7 +185,7 @@ class BrowserSessions:
             session = self._sessions.get(key)
             if session is not None and session.turns.ended is None:
                 return session
-            turns = ClientTurns()
+            turns = ClientTurns(self._idle_seconds)
             settings = ModelSettings(api_key=ApiKey(""), provider="mcp_client", model="mcp-client", base_url="mcp://client")
             live = await self._supervisor.start(self._order, raw_inputs={}, driven_model=DrivenModel(turns, settings))
             session = BrowserSession(live.run_id, turns)

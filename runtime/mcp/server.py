@@ -15,7 +15,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
 from runtime import __version__
-from runtime.mcp.browser_session import BrowserSessions
+from runtime.mcp.browser_session import BrowserSessions, BrowserToolset
 from runtime.mcp.browser_tools import BROWSER_TOOL_NAMES, BrowserCalls, browser_tools
 from runtime.mcp.recipe_calls import RecipeCalls
 from runtime.mcp.run_resources import read_run_file
@@ -29,22 +29,22 @@ INSTRUCTIONS = (
 )
 
 
-def mcp_server(hosting: VerityServer, *, allowed_domains: tuple[str, ...] = ()) -> Server[Any]:
-    """An MCP server over the runs `hosting` hosts (its `open_runs` has been awaited); with
-    `allowed_domains`, also the browser toolset, each session fenced to them."""
+def mcp_server(hosting: VerityServer, *, browser: BrowserToolset = BrowserToolset()) -> Server[Any]:
+    """An MCP server over the runs `hosting` hosts (its `open_runs` has been awaited); with the
+    toolset's allowed domains, also the browser tools, each session fenced to them."""
     assert hosting.supervisor is not None and hosting.catalog is not None, "open the runs first (VerityServer.open_runs)"
     config = hosting.config
     calls = RecipeCalls(hosting.supervisor, hosting.catalog, runs_dir=config.runs_dir)
-    browser = BrowserCalls(BrowserSessions(hosting.supervisor, allowed_domains=allowed_domains)) if allowed_domains else None
+    browser_calls = BrowserCalls(BrowserSessions(hosting.supervisor, browser)) if browser.allowed_domains else None
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         # A recipe named like a browser tool would be unreachable: the browser tool wins, and the recipe is not listed.
-        recipes = [tool for tool in calls.tools() if browser is None or tool.name not in BROWSER_TOOL_NAMES]
-        return types.ListToolsResult(tools=(browser_tools() if browser is not None else []) + recipes)
+        recipes = [tool for tool in calls.tools() if browser_calls is None or tool.name not in BROWSER_TOOL_NAMES]
+        return types.ListToolsResult(tools=(browser_tools() if browser_calls is not None else []) + recipes)
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
-        if browser is not None and params.name in BROWSER_TOOL_NAMES:
-            return await browser.call(ctx, params.name, dict(params.arguments or {}))
+        if browser_calls is not None and params.name in BROWSER_TOOL_NAMES:
+            return await browser_calls.call(ctx, params.name, dict(params.arguments or {}))
         return await calls.call(ctx, params)
 
     async def list_resources(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:

@@ -19,6 +19,7 @@ from typing import Any
 import uvicorn
 from mcp.server.stdio import stdio_server
 
+from runtime.mcp.browser_session import BrowserToolset
 from runtime.mcp.server import mcp_server
 from runtime.service.api.auth import bearer_credentials
 from runtime.service.api.server import VerityServer
@@ -30,12 +31,12 @@ MCP_PATH = "/mcp"
 Asgi = Callable[[dict[str, Any], Callable[[], Awaitable[dict[str, Any]]], Callable[[dict[str, Any]], Awaitable[None]]], Awaitable[None]]
 
 
-async def serve_stdio(config: ServerConfig, allowed_domains: tuple[str, ...] = ()) -> None:
+async def serve_stdio(config: ServerConfig, browser: BrowserToolset = BrowserToolset()) -> None:
     """Serve one client on this process's stdin/stdout until it closes them."""
     hosting = VerityServer(config)
     await hosting.open_runs()
     try:
-        server = mcp_server(hosting, allowed_domains=allowed_domains)
+        server = mcp_server(hosting, browser=browser)
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
@@ -45,9 +46,9 @@ async def serve_stdio(config: ServerConfig, allowed_domains: tuple[str, ...] = (
 class ServedHttp:
     """`verity mcp --http`: `await start()` (returns the URL), `await stop()`."""
 
-    def __init__(self, config: ServerConfig, allowed_domains: tuple[str, ...] = ()) -> None:
+    def __init__(self, config: ServerConfig, browser: BrowserToolset = BrowserToolset()) -> None:
         self.config = config
-        self.allowed_domains = allowed_domains
+        self.browser = browser
         self.hosting = VerityServer(config)
         self.url = ""
         self._uvicorn: uvicorn.Server | None = None
@@ -56,7 +57,7 @@ class ServedHttp:
     async def start(self) -> str:
         config = self.config
         await self.hosting.open_runs()
-        app: Asgi = mcp_server(self.hosting, allowed_domains=self.allowed_domains).streamable_http_app(streamable_http_path=MCP_PATH, host=config.host)
+        app: Asgi = mcp_server(self.hosting, browser=self.browser).streamable_http_app(streamable_http_path=MCP_PATH, host=config.host)
         if config.token:
             app = BearerTokenGate(app, config.token)
         uv_config = uvicorn.Config(
@@ -110,8 +111,8 @@ class BearerTokenGate:
         await send({"type": "http.response.body", "body": message})
 
 
-async def serve_http_until_signalled(config: ServerConfig, allowed_domains: tuple[str, ...] = ()) -> None:
-    served = ServedHttp(config, allowed_domains)
+async def serve_http_until_signalled(config: ServerConfig, browser: BrowserToolset = BrowserToolset()) -> None:
+    served = ServedHttp(config, browser)
     url = await served.start()
     print(f"verity mcp: listening on {url}", flush=True)
     stop = asyncio.Event()

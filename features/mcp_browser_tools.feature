@@ -30,6 +30,12 @@ Feature: A fenced, verifying browser toolset over MCP
     Then each session's page shows only its own cookie
     And each session is its own run
 
+  @MCP-014
+  Scenario: Ten sessions at once on one browser each keep their own cookies and pages
+    When ten sessions at once each open the cookie page as its owner, twice
+    Then each of the ten pages shows only its own session's cookie and URL
+    And the ten sessions are ten runs, each closed by its own browser_close
+
   @MCP-011
   Scenario: A sessionless client is refused the browser tools, naming why
     Then a 2026-07-28 client calling browser_navigate is refused because it has no MCP session

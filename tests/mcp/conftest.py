@@ -70,6 +70,8 @@ def http_mcp(served: dict[str, Path]) -> Iterator[str]:
             sys.executable, "-m", "runtime.cli.main", "mcp", "--http", "--port", "0", "--token-file", str(token_file),
             # The browser toolset, each session fenced to loopback's 127.0.0.1 (and so never localhost).
             "--allowed-domains", "127.0.0.1", *_server_flags(served, "http"),
+            # Ten sessions at once (MCP-014) beside the sessions other scenarios leave open.
+            "--max-concurrent-runs", "16",
         ],
         cwd=REPO, stdout=subprocess.PIPE, text=True, start_new_session=True,
     )

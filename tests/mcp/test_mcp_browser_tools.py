@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import mcp_types as types
 import pytest
@@ -181,6 +182,30 @@ def _two_sessions(sessions: dict[str, HeldClient], pages: RecordingSite, context
     context["run_ids"] = {name: re.search(r"session run (run-\w+)", seen[name][-1])[1] for name in seen}
 
 
+TEN = tuple(f"t{n}" for n in range(10))
+T = TypeVar("T")
+
+
+def _at_once(sessions: dict[str, HeldClient], body: Callable[[str, HeldClient], T]) -> dict[str, T]:
+    """`body` for each of the ten sessions, all in flight together (each client has its own loop)."""
+    held = {name: sessions[name] for name in TEN}
+    with ThreadPoolExecutor(len(TEN)) as pool:
+        running = {name: pool.submit(body, name, client) for name, client in held.items()}
+        return {name: future.result() for name, future in running.items()}
+
+
+@when("ten sessions at once each open the cookie page as its owner, twice")
+def _ten_sessions(sessions: dict[str, HeldClient], pages: RecordingSite, context: dict[str, Any]) -> None:
+    def visit(name: str, held: HeldClient) -> str:
+        answer = _call(held, "browser_navigate", {"url": f"{pages.base_url}/cookie.html?owner={name}"})
+        assert not answer.is_error, answer.content[0]
+        return _page(answer)
+
+    # The second round meets the cookie each session's first visit left, and only that one.
+    context["seen"] = [_at_once(sessions, visit) for _ in range(2)]
+    context["closed"] = _at_once(sessions, lambda name, held: _call(held, "browser_close", {}))
+
+
 @when("session C opens the cookie page and closes the browser")
 def _close(sessions: dict[str, HeldClient], pages: RecordingSite, context: dict[str, Any]) -> None:
     opened = _call(sessions["C"], "browser_navigate", {"url": f"{pages.base_url}/cookie.html?owner=c"})
@@ -308,3 +333,27 @@ def _next_run(sessions: dict[str, HeldClient], pages: RecordingSite, context: di
     assert run_id != context["run_id"]
     # A new run is a new browser context: the cookie of the closed one is gone.
     assert "cookie before: none" in _page(answer), _page(answer)
+
+
+@then("each of the ten pages shows only its own session's cookie and URL")
+def _ten_own_cookies(pages: RecordingSite, context: dict[str, Any]) -> None:
+    first, second = context["seen"]
+    for name in TEN:
+        assert "cookie before: none" in first[name], first[name]
+        met = re.search(r"cookie before: ([^\n\"]*)", second[name])
+        assert met is not None and met[1] == f"owner={name}", second[name]
+        assert f"url: {pages.base_url}/cookie.html?owner={name}" in second[name], second[name]
+
+
+@then("the ten sessions are ten runs, each closed by its own browser_close")
+def _ten_runs(context: dict[str, Any]) -> None:
+    first, second = context["seen"]
+    run_ids = {name: re.search(r"session run (run-\w+)", second[name])[1] for name in TEN}
+    assert len(set(run_ids.values())) == len(TEN), run_ids
+    assert all(run_ids[name] in first[name] for name in TEN), "a session's second visit ran in another run"
+    for name in TEN:
+        answer: types.CallToolResult = context["closed"][name]
+        text = answer.content[0].text
+        assert answer.is_error is False and text.startswith("the session's browser is closed: "), text
+        verdict = json.loads(text.split(": ", 1)[1])
+        assert verdict["run_id"] == run_ids[name] and verdict["stop_reason"] == "completed", (name, verdict)

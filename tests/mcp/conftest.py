@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 from tests.fixtures.site_server import FixtureSite
-from tests.mcp.mcp_harness import ARRAY, ARTICLE, HANG, REPO, SECRET_VALUE, TOKEN, HeldClient
+from tests.mcp.mcp_harness import ARRAY, ARTICLE, HANG, REPO, SECRET_VALUE, TOKEN, HeldClient, authorized
 
 # --- the servers ------------------------------------------------------------------------
 
@@ -86,3 +86,19 @@ def http_mcp(served: dict[str, Path]) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(10)
+
+
+@pytest.fixture
+def sessions(url: str) -> Iterator[dict[str, HeldClient]]:
+    """MCP sessions of the HTTP server at `url` (a module's Given gives it) by name, each opened on
+    first use (legacy mode: the transport's session id) and left when the test ends."""
+    opened: dict[str, HeldClient] = {}
+
+    class Sessions(dict):
+        def __missing__(self, name: str) -> HeldClient:
+            opened[name] = self[name] = HeldClient(lambda: Client(authorized(url), mode="legacy"))
+            return opened[name]
+
+    yield Sessions()
+    for held in opened.values():
+        held.close()

@@ -8,12 +8,16 @@ must be), and every call is a coroutine run on that loop.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
+import mcp_types as types
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET_VALUE = "mcp-secret-value-4417"
@@ -117,3 +121,25 @@ class HeldClient:
     def _stop_loop(self) -> None:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)
+
+
+# --- a browser session's calls, as the tests make them -------------------------------------------
+
+
+def authorized(url: str) -> Any:
+    """The SDK's Streamable HTTP transport to `url` with the test server's bearer token."""
+    return streamable_http_client(url, http_client=create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"}))
+
+
+def call_tool(held: HeldClient, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    return held.run(lambda client: client.call_tool(tool, arguments))
+
+
+def tool_result(answer: types.CallToolResult) -> dict[str, Any]:
+    """A browser tool's result (its first content block, JSON)."""
+    return json.loads(answer.content[0].text)
+
+
+def page_text(answer: types.CallToolResult) -> str:
+    """The page section of a browser tool's answer (its second content block), or ""."""
+    return answer.content[1].text if len(answer.content) > 1 else ""

@@ -16,10 +16,8 @@ from typing import Any, TypeVar
 import mcp_types as types
 import pytest
 from mcp import Client, MCPError
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from pytest_bdd import given, parsers, scenarios, then, when
-from tests.mcp.mcp_harness import TOKEN, HeldClient
+from tests.mcp.mcp_harness import TOKEN, HeldClient, authorized, call_tool, page_text, tool_result
 
 from runtime.cli.main import main
 from runtime.demo.loopback import LoopbackSite
@@ -97,44 +95,13 @@ def pages() -> Iterator[RecordingSite]:
 
 
 @pytest.fixture
-def sessions(url: str) -> Iterator[dict[str, HeldClient]]:
-    """MCP sessions by name, each opened on first use (legacy mode: the transport's session id)."""
-    opened: dict[str, HeldClient] = {}
-
-    class Sessions(dict):
-        def __missing__(self, name: str) -> HeldClient:
-            opened[name] = self[name] = HeldClient(lambda: Client(_authorized(url), mode="legacy"))
-            return opened[name]
-
-    yield Sessions()
-    for held in opened.values():
-        held.close()
-
-
-@pytest.fixture
 def context() -> dict[str, Any]:
     return {}
 
 
-def _authorized(url: str) -> Any:
-    return streamable_http_client(url, http_client=create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"}))
-
-
-def _call(held: HeldClient, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
-    return held.run(lambda client: client.call_tool(tool, arguments))
-
-
-def _result(answer: types.CallToolResult) -> dict[str, Any]:
-    return json.loads(answer.content[0].text)
-
-
-def _page(answer: types.CallToolResult) -> str:
-    return answer.content[1].text if len(answer.content) > 1 else ""
-
-
 def _ref(answer: types.CallToolResult, role: str, name: str) -> str:
-    found = re.search(rf'{role} "{re.escape(name)}" \[ref=(s\d+:e\d+)\]', _page(answer))
-    assert found is not None, f"no {role} {name!r} with a ref in the page:\n{_page(answer)}"
+    found = re.search(rf'{role} "{re.escape(name)}" \[ref=(s\d+:e\d+)\]', page_text(answer))
+    assert found is not None, f"no {role} {name!r} with a ref in the page:\n{page_text(answer)}"
     return found[1]
 
 
@@ -149,24 +116,24 @@ def _http(http_mcp: str, token: str) -> str:
 
 @when("session A opens the page with the beacon")
 def _open_beacon(sessions: dict[str, HeldClient], pages: RecordingSite, context: dict[str, Any]) -> None:
-    context["answer"] = _call(sessions["A"], "browser_navigate", {"url": f"{pages.base_url}/beacon.html"})
+    context["answer"] = call_tool(sessions["A"], "browser_navigate", {"url": f"{pages.base_url}/beacon.html"})
 
 
 @when(parsers.parse('session A clicks the "{name}" button by its ref'))
 def _click_button(sessions: dict[str, HeldClient], context: dict[str, Any], name: str) -> None:
-    context["answer"] = _call(sessions["A"], "browser_click", {"target": _ref(context["answer"], "button", name)})
+    context["answer"] = call_tool(sessions["A"], "browser_click", {"target": _ref(context["answer"], "button", name)})
 
 
 @when(parsers.parse("session A clicks the \"{name}\" link by Playwright's ref argument"))
 def _click_link(sessions: dict[str, HeldClient], context: dict[str, Any], name: str) -> None:
     ref = _ref(context["answer"], "link", name)
-    context["answer"] = _call(sessions["A"], "browser_click", {"element": f"{name} link", "ref": ref})
+    context["answer"] = call_tool(sessions["A"], "browser_click", {"element": f"{name} link", "ref": ref})
 
 
 @when("session A navigates to localhost")
 def _leave(sessions: dict[str, HeldClient], pages: RecordingSite, context: dict[str, Any]) -> None:
-    context["before"] = _page(context["answer"])
-    context["answer"] = _call(sessions["A"], "browser_navigate", {"url": f"http://localhost:{pages.port}/cookie.html"})
+    context["before"] = page_text(context["answer"])
+    context["answer"] = call_tool(sessions["A"], "browser_navigate", {"url": f"http://localhost:{pages.port}/cookie.html"})
 
 
 @when("session A and session B each open the cookie page as its owner")
@@ -175,9 +142,9 @@ def _two_sessions(sessions: dict[str, HeldClient], pages: RecordingSite, context
     # Interleaved, both sessions open at once: each visit sets or meets only its own cookie.
     for _ in range(2):
         for name in ("A", "B"):
-            answer = _call(sessions[name], "browser_navigate", {"url": f"{pages.base_url}/cookie.html?owner={name.lower()}"})
+            answer = call_tool(sessions[name], "browser_navigate", {"url": f"{pages.base_url}/cookie.html?owner={name.lower()}"})
             assert not answer.is_error, answer.content[0]
-            seen[name].append(_page(answer))
+            seen[name].append(page_text(answer))
     context["seen"] = seen
     context["run_ids"] = {name: re.search(r"session run (run-\w+)", seen[name][-1])[1] for name in seen}
 
@@ -197,20 +164,20 @@ def _at_once(sessions: dict[str, HeldClient], body: Callable[[str, HeldClient], 
 @when("ten sessions at once each open the cookie page as its owner, twice")
 def _ten_sessions(sessions: dict[str, HeldClient], pages: RecordingSite, context: dict[str, Any]) -> None:
     def visit(name: str, held: HeldClient) -> str:
-        answer = _call(held, "browser_navigate", {"url": f"{pages.base_url}/cookie.html?owner={name}"})
+        answer = call_tool(held, "browser_navigate", {"url": f"{pages.base_url}/cookie.html?owner={name}"})
         assert not answer.is_error, answer.content[0]
-        return _page(answer)
+        return page_text(answer)
 
     # The second round meets the cookie each session's first visit left, and only that one.
     context["seen"] = [_at_once(sessions, visit) for _ in range(2)]
-    context["closed"] = _at_once(sessions, lambda name, held: _call(held, "browser_close", {}))
+    context["closed"] = _at_once(sessions, lambda name, held: call_tool(held, "browser_close", {}))
 
 
 @when("session C opens the cookie page and closes the browser")
 def _close(sessions: dict[str, HeldClient], pages: RecordingSite, context: dict[str, Any]) -> None:
-    opened = _call(sessions["C"], "browser_navigate", {"url": f"{pages.base_url}/cookie.html?owner=c"})
-    context["run_id"] = re.search(r"session run (run-\w+)", _page(opened))[1]
-    context["answer"] = _call(sessions["C"], "browser_close", {})
+    opened = call_tool(sessions["C"], "browser_navigate", {"url": f"{pages.base_url}/cookie.html?owner=c"})
+    context["run_id"] = re.search(r"session run (run-\w+)", page_text(opened))[1]
+    context["answer"] = call_tool(sessions["C"], "browser_close", {})
 
 
 # --- then --------------------------------------------------------------------------------------
@@ -248,10 +215,10 @@ def _bad_domain(capsys: pytest.CaptureFixture[str]) -> None:
 @then("the answer is the valid page with its aria-YAML tree and refs")
 def _valid_page(pages: RecordingSite, context: dict[str, Any]) -> None:
     answer: types.CallToolResult = context["answer"]
-    result = _result(answer)
+    result = tool_result(answer)
     assert answer.is_error is False and result["ok"] is True and result["page_changed"] is True, result
     assert result["page"]["valid"] is True and result["page"]["url"] == f"{pages.base_url}/beacon.html", result
-    page = _page(answer)
+    page = page_text(answer)
     assert f"url: {pages.base_url}/beacon.html" in page and "title: Beacon page" in page, page
     assert re.search(r'- heading "Beacon page" \[level=1\] \[ref=s\d+:e\d+\]', page), page
     assert re.search(r'- button "Nothing happens" \[ref=s\d+:e\d+\]', page), page
@@ -259,13 +226,13 @@ def _valid_page(pages: RecordingSite, context: dict[str, Any]) -> None:
 
 @then("the answer says the click had no effect")
 def _no_effect(context: dict[str, Any]) -> None:
-    result = _result(context["answer"])
+    result = tool_result(context["answer"])
     assert result["ok"] is True and result["effect"] is False and result["page_changed"] is False, result
 
 
 @then("the answer proves a new document with the page changed")
 def _new_document(pages: RecordingSite, context: dict[str, Any]) -> None:
-    result = _result(context["answer"])
+    result = tool_result(context["answer"])
     assert result["effect"] is True and result["page_changed"] is True, result
     assert result["seen"] == f"a new document: {pages.base_url}/beacon.html -> {pages.base_url}/cookie.html?owner=a", result["seen"]
     assert result["page"]["valid"] is True
@@ -274,9 +241,9 @@ def _new_document(pages: RecordingSite, context: dict[str, Any]) -> None:
 @then("the answer is domain_not_allowed with the page unchanged")
 def _refused(pages: RecordingSite, context: dict[str, Any]) -> None:
     answer: types.CallToolResult = context["answer"]
-    result = _result(answer)
+    result = tool_result(answer)
     assert answer.is_error is True and result["error"]["code"] == "domain_not_allowed" and result["page_changed"] is False, result
-    assert f"url: {pages.base_url}/cookie.html?owner=a" in _page(answer)
+    assert f"url: {pages.base_url}/cookie.html?owner=a" in page_text(answer)
 
 
 @then("no request of the session reached localhost")
@@ -302,10 +269,10 @@ def _own_runs(context: dict[str, Any]) -> None:
 
 @then("a 2026-07-28 client calling browser_navigate is refused because it has no MCP session")
 def _sessionless(url: str, pages: RecordingSite) -> None:
-    held = HeldClient(lambda: Client(_authorized(url), mode="2026-07-28"))
+    held = HeldClient(lambda: Client(authorized(url), mode="2026-07-28"))
     try:
         with pytest.raises(MCPError) as refused:
-            _call(held, "browser_navigate", {"url": f"{pages.base_url}/cookie.html"})
+            call_tool(held, "browser_navigate", {"url": f"{pages.base_url}/cookie.html"})
     finally:
         held.close()
     assert "the browser tools need an MCP session" in str(refused.value), str(refused.value)
@@ -328,11 +295,11 @@ def _closed(served: dict[str, Path], context: dict[str, Any]) -> None:
 
 @then("session C's next call runs in a new run")
 def _next_run(sessions: dict[str, HeldClient], pages: RecordingSite, context: dict[str, Any]) -> None:
-    answer = _call(sessions["C"], "browser_navigate", {"url": f"{pages.base_url}/cookie.html?owner=c"})
-    run_id = re.search(r"session run (run-\w+)", _page(answer))[1]
+    answer = call_tool(sessions["C"], "browser_navigate", {"url": f"{pages.base_url}/cookie.html?owner=c"})
+    run_id = re.search(r"session run (run-\w+)", page_text(answer))[1]
     assert run_id != context["run_id"]
     # A new run is a new browser context: the cookie of the closed one is gone.
-    assert "cookie before: none" in _page(answer), _page(answer)
+    assert "cookie before: none" in page_text(answer), page_text(answer)
 
 
 @then("each of the ten pages shows only its own session's cookie and URL")

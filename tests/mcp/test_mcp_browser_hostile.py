@@ -10,7 +10,7 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from pytest_bdd import given, parsers, scenarios, then, when
+from pytest_bdd import given, scenarios, then, when
 from tests.fixtures.hostile.site import HostileSite
 from tests.mcp.mcp_harness import HeldClient, call_tool, page_text, tool_result
 

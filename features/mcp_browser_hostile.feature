@@ -1,6 +1,6 @@
 Feature: The MCP browser toolset on hostile pages
   An agent driving Verity's browser through MCP opens pages that try to reach another host: by a
-  redirect, a popup, a beacon, an iframe. The session's fence stops every one of them before it
+  redirect, a popup, a beacon, an iframe, WebRTC. The session's fence stops every one of them before it
   reaches that host, and an act the fence refuses says so, with no effect on the page.
 
   Background:
@@ -26,3 +26,11 @@ Feature: The MCP browser toolset on hostile pages
     And the session opens the page with an iframe from the off-domain host
     Then both pages are valid, and the iframe shows nothing of the off-domain host
     And the off-domain host received nothing
+
+  @MCP-015
+  Scenario: A WebRTC page's STUN and TURN attempts send nothing
+    When a session opens the WebRTC page whose STUN attempt starts on load
+    And the session waits until the page says its attempt is spent
+    And the session opens the WebRTC page whose TURN attempt starts on load
+    And the session waits until the page says its attempt is spent
+    Then no WebRTC peer received a datagram

@@ -1,6 +1,7 @@
 """Bindings of features/mcp_browser_hostile.feature: sessions of the SDK's own client drive `verity
 mcp --http --allowed-domains 127.0.0.1` through pages of the hostile corpus (tests/fixtures/hostile),
-whose off-domain host (evil.localhost, on loopback) counts every connection it receives."""
+whose off-domain host (evil.localhost, on loopback) counts every connection it receives, and
+through the WebRTC fence page (tests/fixtures/webrtc), whose UDP peers count every datagram."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from pytest_bdd import given, scenarios, then, when
+from pytest_bdd import given, parsers, scenarios, then, when
 from tests.fixtures.hostile.site import HostileSite
+from tests.fixtures.webrtc.site import WebRtcSite
 from tests.mcp.mcp_harness import HeldClient, call_tool, page_text, tool_result
 
 scenarios("mcp_browser_hostile.feature")
@@ -23,6 +25,12 @@ OFF_DOMAIN_QUOTE = "Q-6666"
 @pytest.fixture(scope="module")
 def hostile() -> Iterator[HostileSite]:
     with HostileSite() as site:
+        yield site
+
+
+@pytest.fixture(scope="module")
+def webrtc() -> Iterator[WebRtcSite]:
+    with WebRtcSite() as site:
         yield site
 
 
@@ -76,6 +84,20 @@ def _iframe(sessions: dict[str, HeldClient], hostile: HostileSite, context: dict
     _open(sessions, hostile, context, "/pages/iframe-offdomain.html")
 
 
+@when(parsers.parse("{who} opens the WebRTC page whose {kind} attempt starts on load"))
+def _webrtc_page(sessions: dict[str, HeldClient], webrtc: WebRtcSite, context: dict[str, Any], who: str, kind: str) -> None:
+    answer = call_tool(sessions["webrtc"], "browser_navigate", {"url": webrtc.page_url(kind.lower(), now=True, page="spent.html")})
+    assert answer.is_error is False and tool_result(answer)["page"]["valid"] is True, answer.content[0]
+    context["kind"] = kind.lower()
+
+
+@when("the session waits until the page says its attempt is spent")
+def _webrtc_spent(sessions: dict[str, HeldClient], context: dict[str, Any]) -> None:
+    answer = call_tool(sessions["webrtc"], "browser_wait_for", {"text": f"attempt spent: {context['kind']}"})
+    assert answer.is_error is False, answer.content[0]
+    assert f"attempt spent: {context['kind']}, gathering complete" in page_text(answer), page_text(answer)
+
+
 # --- then --------------------------------------------------------------------------------------
 
 
@@ -123,3 +145,8 @@ def _valid_pages(context: dict[str, Any]) -> None:
 def _nothing_received(hostile: HostileSite) -> None:
     count = hostile.counter.snapshot()
     assert count.total == 0, count
+
+
+@then("no WebRTC peer received a datagram")
+def _no_datagrams(webrtc: WebRtcSite) -> None:
+    assert webrtc.datagrams() == {"stun": 0, "turn": 0, "peer": 0}

@@ -1,0 +1,182 @@
+"""Verity's MCP browser tools beside Playwright MCP's, on the same loopback pages and Chromium.
+
+    npm install --prefix /tmp/pwmcp @playwright/mcp
+    uv run python tools/bench_mcp_playwright.py --playwright-mcp /tmp/pwmcp/node_modules/@playwright/mcp \
+        [--chromium /usr/bin/chromium] [--rounds 5]
+
+Each side is its server over stdio, held by the official MCP SDK's client for the whole
+measurement: `verity mcp --allowed-domains 127.0.0.1` and `@playwright/mcp --headless --isolated
+--executable-path CHROMIUM`. A round runs, on each page, `browser_navigate`, `browser_snapshot` and
+one `browser_click` on an element named by the snapshot's ref, first on one side and then on the
+other, the order flipped every round (paired rounds share the machine's load). It prints, per page
+and tool, the median call time of each side and the median of the round-by-round ratios
+(Verity / Playwright), and the snapshot answer's size in characters (all of its text content).
+
+Pages: a small page whose button adds a line (the click has an effect), and, when present,
+Python's documentation index of 17,000 links (genindex-all.html, from python3.11-doc), whose
+letter "Z" link (an in-page anchor) is clicked. Everything stays on loopback; neither side reaches another host.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from http.server import SimpleHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+from mcp import Client, StdioServerParameters
+
+from runtime.demo.loopback import LoopbackSite
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS = Path("/usr/share/doc/python3.11/html")
+CLICK_PAGE = """<!doctype html><html><head><title>Click page</title></head><body>
+<h1>Click page</h1><p>A button that adds a line.</p>
+<button type="button" onclick="document.body.insertAdjacentHTML('beforeend', '<p>one more line</p>')">Add a line</button>
+</body></html>"""
+TOOLS = ("browser_navigate", "browser_snapshot", "browser_click")
+
+
+@dataclass(frozen=True)
+class Page:
+    path: str
+    role: str
+    name: str
+    href: str = ""  # Playwright shows a link named only by a child element as `link [ref=..]` and its /url
+
+
+class BenchSite(LoopbackSite):
+    """The click page at /click.html, and Python's documentation under /docs/."""
+
+    thread_name = "bench-mcp-site"
+
+    def __init__(self) -> None:
+        class Handler(SimpleHTTPRequestHandler):
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, directory=str(DOCS), **kwargs)
+
+            def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802 - stdlib name
+                if self.path.startswith("/docs/"):
+                    self.path = self.path[len("/docs") :]
+                    return super().do_GET()
+                payload = CLICK_PAGE.encode("utf-8")
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+                return None
+
+        super().__init__(handler=Handler)
+
+
+def _text(answer: Any) -> str:
+    return "\n".join(block.text for block in answer.content if getattr(block, "text", None))
+
+
+def _ref(snapshot: str, page: Page) -> str:
+    found = re.search(rf'{page.role} "{re.escape(page.name)}"[^\n]*?\[ref=([^\]]+)\]', snapshot)
+    if found is None and page.href:
+        found = re.search(rf'{page.role} [^\n]*?\[ref=([^\]]+)\][^\n]*:\n\s*- /url: "{re.escape(page.href)}"', snapshot)
+    if found is None:
+        raise SystemExit(f"no {page.role} {page.name!r} with a ref in the snapshot:\n{snapshot[:2000]}")
+    return found[1]
+
+
+async def _one_pass(client: Client, url: str, page: Page) -> dict[str, tuple[float, int]]:
+    """Each tool's (seconds, answer characters) on one page."""
+    measured: dict[str, tuple[float, int]] = {}
+    calls: list[tuple[str, dict[str, Any]]] = [("browser_navigate", {"url": url}), ("browser_snapshot", {})]
+    snapshot = ""
+    for tool, arguments in calls:
+        started = time.perf_counter()
+        answer = await client.call_tool(tool, arguments)
+        measured[tool] = (time.perf_counter() - started, len(_text(answer)))
+        if answer.is_error:
+            raise SystemExit(f"{tool} failed: {_text(answer)[:1000]}")
+        snapshot = _text(answer)
+    # Both take the ref as `target` (Playwright MCP 0.0.8x names it so; Verity takes `target` or `ref`).
+    click = {"element": f"{page.name} {page.role}", "target": _ref(snapshot, page)}
+    started = time.perf_counter()
+    answer = await client.call_tool("browser_click", click)
+    measured["browser_click"] = (time.perf_counter() - started, len(_text(answer)))
+    if answer.is_error:
+        raise SystemExit(f"browser_click failed: {_text(answer)[:1000]}")
+    return measured
+
+
+def _servers(args: argparse.Namespace, home: Path) -> dict[str, StdioServerParameters]:
+    verity = [
+        "-m", "runtime.cli.main", "mcp", "--allowed-domains", "127.0.0.1", "--allow-private-network",
+        "--store", str(home / "verity.db"), "--runs-dir", str(home / "runs"), "--recipes-dir", str(home / "recipes"),
+        "--log-level", "WARNING",
+    ]  # fmt: skip
+    playwright = [
+        str(args.playwright_mcp / "cli.js"), "--headless", "--isolated", "--browser", "chromium",
+        "--executable-path", str(args.chromium), "--output-dir", str(home / "playwright"),
+    ]  # fmt: skip
+    return {
+        "verity": StdioServerParameters(command=sys.executable, args=verity, cwd=str(REPO)),
+        "playwright": StdioServerParameters(command="node", args=playwright, cwd=str(home)),
+    }
+
+
+async def measure(args: argparse.Namespace) -> None:
+    pages = [Page("/click.html", "button", "Add a line")]
+    if (DOCS / "genindex-all.html").exists():
+        pages.append(Page("/docs/genindex-all.html", "link", "Z", href="#Z"))
+    with tempfile.TemporaryDirectory(prefix="bench-mcp-") as scratch, BenchSite() as site:
+        home = Path(scratch)
+        (home / "recipes").mkdir()
+        params = _servers(args, home)
+        results: dict[tuple[str, str, str], list[tuple[float, int]]] = {}
+        async with Client(params["verity"]) as verity, Client(params["playwright"]) as playwright:
+            clients = {"verity": verity, "playwright": playwright}
+            for page in pages:  # a warm-up pass each, not counted: the browsers start on first use
+                for client in clients.values():
+                    await _one_pass(client, f"http://127.0.0.1:{site.port}{page.path}", page)
+            for round_number in range(args.rounds):
+                order = ["verity", "playwright"] if round_number % 2 == 0 else ["playwright", "verity"]
+                for page in pages:
+                    for side in order:
+                        measured = await _one_pass(clients[side], f"http://127.0.0.1:{site.port}{page.path}", page)
+                        for tool, value in measured.items():
+                            results.setdefault((page.path, tool, side), []).append(value)
+    _print(pages, results, args.rounds)
+
+
+def _print(pages: list[Page], results: dict[tuple[str, str, str], list[tuple[float, int]]], rounds: int) -> None:
+    print(f"{rounds} paired rounds; times are medians in ms; ratio is the median of per-round Verity/Playwright")
+    print(f"{'page':<26} {'tool':<17} {'Verity ms':>10} {'PW ms':>9} {'ratio':>7} {'Verity chars':>13} {'PW chars':>10} {'size ratio':>10}")
+    for page in pages:
+        for tool in TOOLS:
+            ours, theirs = results[(page.path, tool, "verity")], results[(page.path, tool, "playwright")]
+            time_ratio = statistics.median(a[0] / b[0] for a, b in zip(ours, theirs, strict=True))
+            our_chars, their_chars = statistics.median(a[1] for a in ours), statistics.median(b[1] for b in theirs)
+            print(
+                f"{page.path:<26} {tool:<17} {statistics.median(a[0] for a in ours) * 1000:>10.0f} "
+                f"{statistics.median(b[0] for b in theirs) * 1000:>9.0f} {time_ratio:>6.3f}x "
+                f"{our_chars:>13.0f} {their_chars:>10.0f} {our_chars / their_chars:>9.3f}x"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--playwright-mcp", type=Path, required=True, help="the @playwright/mcp package directory (node_modules/@playwright/mcp)")
+    parser.add_argument("--chromium", type=Path, default=Path("/usr/bin/chromium"))
+    parser.add_argument("--rounds", type=int, default=5)
+    asyncio.run(measure(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

@@ -144,8 +144,12 @@ class VerityClient:
         inputs: Mapping[str, str] | None = None,
         timeout_seconds: float | None = None,
         labels: Mapping[str, str] | None = None,
+        browser_id: str = "",
+        browser_label: str = "",
     ) -> agent_pb.StartRunResponse:
-        request = agent_pb.StartRunRequest(**_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels))
+        """Start a run; `browser_id`/`browser_label` pin it to the browsers ListBrowsers shows."""
+        fields = _run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels, browser_id, browser_label)
+        request = agent_pb.StartRunRequest(**fields)
         return self._unary(self.agent.StartRun, request)
 
     def stream_run(self, run_id: str, after_seq: int = 0, *, resume: bool = True) -> Iterator[events_pb.Event]:
@@ -182,9 +186,11 @@ class VerityClient:
         timeout_seconds: float | None = None,
         labels: Mapping[str, str] | None = None,
         resume: bool = True,
+        browser_id: str = "",
+        browser_label: str = "",
     ) -> Iterator[events_pb.Event]:
         """Start a run and stream it in one call; after a drop it continues with StreamRun."""
-        request = agent_pb.RunRequest(**_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels))
+        request = agent_pb.RunRequest(**_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels, browser_id, browser_label))
         call = self.agent.Run(request, metadata=self._metadata)
         run_id, last_seq = "", 0
         try:
@@ -211,6 +217,9 @@ class VerityClient:
 
     def get_run(self, run_id: str) -> agent_pb.GetRunResponse:
         return self._unary(self.agent.GetRun, agent_pb.GetRunRequest(run_id=run_id))
+
+    def list_browsers(self) -> agent_pb.ListBrowsersResponse:
+        return self._unary(self.agent.ListBrowsers, agent_pb.ListBrowsersRequest())
 
     def download_artifact(
         self, run_id: str, artifact_id: str, destination: BinaryIO, *, chunk_bytes: int = 0
@@ -331,8 +340,10 @@ def _run_fields(
     inputs: Mapping[str, str] | None,
     timeout_seconds: float | None,
     labels: Mapping[str, str] | None,
+    browser_id: str = "",
+    browser_label: str = "",
 ) -> dict[str, Any]:
-    options = agent_pb.RunOptions(labels=dict(labels or {}))
+    options = agent_pb.RunOptions(labels=dict(labels or {}), browser_id=browser_id, browser_label=browser_label)
     if timeout_seconds is not None:
         options.timeout.CopyFrom(duration_pb2.Duration(seconds=int(timeout_seconds), nanos=int((timeout_seconds % 1) * 1e9)))
     return {**_recipe_fields(recipe_yaml, recipe_name), "inputs": dict(inputs or {}), "options": options}

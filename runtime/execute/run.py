@@ -24,9 +24,12 @@ from opentelemetry import trace
 
 from runtime.browser import BrowserActionError, BrowserLaunchError, BrowserSession
 from runtime.events import ConfirmationRequested, EventLog, FinalVerdict, StatusChanged
+from runtime.execute.admission import Admission, wait_for_admission
 from runtime.execute.context.approvals import ApprovalDesk
 from runtime.execute.context.run_context import RunContext
+from runtime.browser.supply.endpoint_specs import BrowserPin
 from runtime.browser.supply.provider import BrowserProvider
+from runtime.browser.supply.waiting_line import BrowserUnavailable
 from runtime.execute.record.run_files import RunFiles
 from runtime.execute.record.run_report import ScreenshotThumbnails, draft_run_report, write_run_report
 from runtime.execute.record.spans import RunSpans
@@ -46,7 +49,9 @@ class RunHandle:
         self.run_dir = run_dir
         self.task: asyncio.Task[FinalVerdict]
         self._approvals = approvals
-        self._work: asyncio.Task[RunEnd] | None = None
+        self._work: asyncio.Future[Any] | None = None
+        # The browser (ListBrowsers' id) the run got, once it has one.
+        self.browser_id = ""
         self._stop_reason: StopReason | None = None
         self._loop = asyncio.get_running_loop()
 
@@ -114,6 +119,7 @@ def start_run(
     trace_parent: otel_context.Context | None = None,
     allow_private_network: bool | None = None,
     close_browser: bool = False,
+    admission: Admission | None = None,
 ) -> RunHandle:
     """Start the run `order` describes (prepared and placed: runtime/plan/order.py) in the running
     event loop and return at once.
@@ -127,7 +133,8 @@ def start_run(
     private networks for a recipe someone sent (it replaces the recipe's own
     `target.allow_private_network` and listed private hosts); None for a recipe run by its author.
     `close_browser` hands `browser` to the run (one run per provider, as `verity run` has): the run
-    closes it as it finishes, as it does a Chromium it launched itself.
+    closes it as it finishes, as it does a Chromium it launched itself. `admission` is a server's
+    run slot: the run waits for it (in `waiting_for_browser_selection`) before it runs at all.
     """
     if not order.run_id or order.run_dir is None:
         raise ValueError("the run order has no run id and directory yet: place it (RunOrder.placed) first")
@@ -148,7 +155,7 @@ def start_run(
     handle = RunHandle(order.run_id, order.run_dir, approvals)
     events.emit(StatusChanged(status=TaskState.CREATED, detail=f"recipe {name} {version}"))
     handle.task = loop.create_task(
-        _run(handle, order, events, browser, files, thumbnails, spans, approvals, allow_private_network, close_browser),
+        _run(handle, order, events, browser, files, thumbnails, spans, approvals, allow_private_network, close_browser, admission),
         name=f"verity-run-{order.run_id}",
     )
     return handle
@@ -165,6 +172,7 @@ async def _run(
     approvals: ApprovalDesk,
     allow_private_network: bool | None,
     close_browser: bool = False,
+    admission: Admission | None = None,
 ) -> FinalVerdict:
     started = time.perf_counter()
     own_provider: BrowserProvider | None = provider if close_browser else None
@@ -175,6 +183,8 @@ async def _run(
     plan, run_dir = order.plan, handle.run_dir
     keeper = StorageStateKeeper(order.storage_state, list(plan.target.get("allowed_domains", []))) if order.storage_state.used else None
     try:
+        if admission is not None:
+            await wait_for_admission(handle, admission, events)
         events.emit(StatusChanged(status=TaskState.RUNNING))
         files.write_order(order.to_data())
         # Before the browser starts: a storage-state file that cannot be used is the run's input error.
@@ -186,19 +196,34 @@ async def _run(
             chosen = provider
             if chosen is None:
                 own_provider = chosen = BrowserProvider()
+            waited = False
+
+            def waiting(detail: str) -> None:
+                nonlocal waited
+                waited = True
+                events.emit(StatusChanged(status=TaskState.WAITING_FOR_BROWSER_SELECTION, detail=detail))
+
             try:
                 network = context.network
-                session = await chosen.open_session(run_dir, session_id=handle.run_id, network=network.browser, on_blocked=network.on_blocked)
+                session = await chosen.open_session(
+                    run_dir, session_id=handle.run_id, network=network.browser, on_blocked=network.on_blocked,
+                    pin=BrowserPin(order.browser_id, order.browser_label), on_wait=waiting,
+                )
                 session.on_secret_typed = learn_password(events.secrets, order.inputs)
                 session.artifacts.redact_text = events.secrets.redact_text
                 session.secret_values = events.secrets.values
+            except BrowserUnavailable as error:
+                raise RunStopped(StopReason.BROWSER_UNAVAILABLE, error.message) from None
             except BrowserLaunchError as error:
                 raise RunStopped(StopReason.BROWSER_CRASHED, f"no browser: {error.message}") from None
             except BrowserActionError as error:
                 raise RunStopped(StopReason.BROWSER_CRASHED, error.error.message) from None
+            handle.browser_id = session.browser_id
             if (endpoint := session.browser.attached_endpoint) is not None:
                 # Which attached browser (of a server's pool) runs it; secrets in the URL redacted.
-                events.emit(StatusChanged(status=TaskState.RUNNING, detail=f"browser endpoint {endpoint}"))
+                events.emit(StatusChanged(status=TaskState.RUNNING, detail=f"browser endpoint {endpoint}", browser_id=session.browser_id))
+            elif waited:
+                events.emit(StatusChanged(status=TaskState.RUNNING, detail=f"browser {session.browser_id}", browser_id=session.browser_id))
             if keeper is not None:
                 await keeper.load_into(session, events, context.browser.new_action_id("session_state"))
             return session
@@ -251,7 +276,9 @@ async def _run(
         failure = await keeper.save(end.stop_reason, session, events, walk.context.browser.new_action_id)
         if failure is not None:
             end = RunEnd(StopReason.EXECUTE_ERROR, f"{end.summary}; but {failure}")
-    verdict = await _finish(end, walk, events, files, thumbnails, spans, session, own_provider, started, keeper.record if keeper else None)
+    verdict = await _finish(
+        end, walk, events, files, thumbnails, spans, session, own_provider, started, keeper.record if keeper else None, handle.browser_id
+    )
     if cancelled_from_outside:
         raise asyncio.CancelledError()
     return verdict
@@ -268,6 +295,7 @@ async def _finish(
     own_provider: BrowserProvider | None,
     started: float,
     session_record: dict[str, Any] | None = None,
+    browser_id: str = "",
 ) -> FinalVerdict:
     """Close the browser side, write the run directory, emit the one FinalVerdict, end the span."""
     # Every state is recorded: the report's records part is drafted while the browser closes.
@@ -297,6 +325,7 @@ async def _finish(
             summary=end.summary,
             blocker_kind=end.blocker_kind,
             evidence=end.evidence,
+            browser_id=browser_id,
         )
         extra: dict[str, Any] = {"duration_ms": round((time.perf_counter() - started) * 1000, 1), "run_id": events.run_id, "trace_id": events.trace_id}
         try:
@@ -318,6 +347,7 @@ async def _finish(
             verdict = FinalVerdict(
                 status=TaskState.ERROR, stop_reason=StopReason.EXECUTE_ERROR, verified=False,
                 summary=f"{end.summary}; and the run directory could not be written: {error}", blocker_kind=end.blocker_kind, evidence=end.evidence,
+                browser_id=browser_id,
             )
         try:
             draft = await drafting if drafting is not None else None
@@ -344,3 +374,4 @@ async def _finish(
     blocked = int(walk.context.network.summary()["count"]) if walk is not None else 0
     spans.end_run(final_state.value, end.stop_reason, verified, end.blocker_kind, steps=steps, blocked_requests=blocked)
     return verdict
+

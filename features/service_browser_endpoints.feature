@@ -1,0 +1,16 @@
+Feature: An operator names, labels and bounds each browser endpoint
+  An endpoint of --browser-ws (a flag, a line of the endpoints file, an entry of the config file's
+  browser_ws) is its DevTools URL, optionally followed by id=NAME, labels=A,B and capacity=N.
+
+  @POOL-006
+  Scenario Outline: An endpoint's id, labels and capacity are read from its line, and a bad one is refused naming its place
+    When verity serve reads the endpoint "<endpoint>" from endpoints.txt line 3
+    Then it <outcome>
+
+    Examples:
+      | endpoint                                                         | outcome                                                       |
+      | ws://127.0.0.1:9222/devtools/browser/A                           | has id browser-1, no labels and no capacity of its own        |
+      | ws://127.0.0.1:9222/devtools/browser/A id=eu-1 labels=eu,gpu capacity=2 | has id eu-1, labels eu and gpu, and capacity 2         |
+      | ws://127.0.0.1:9222/devtools/browser/A colour=blue               | is refused at endpoints.txt:3 naming "'colour=blue' is not one of" |
+      | ws://127.0.0.1:9222/devtools/browser/A capacity=two              | is refused at endpoints.txt:3 naming "capacity=two is not a whole number" |
+      | ws://u:hunter2@127.0.0.1:9222/devtools/browser/A id=a/b          | is refused at endpoints.txt:3 naming "[redacted]@127.0.0.1:9222" |

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,6 @@ from opentelemetry import trace
 
 from runtime.browser import BrowserActionError, BrowserLaunchError, BrowserSession
 from runtime.events import ConfirmationRequested, EventLog, FinalVerdict, StatusChanged
-from runtime.execute.admission import Admission, wait_for_admission
 from runtime.execute.context.approvals import ApprovalDesk
 from runtime.execute.context.run_context import RunContext
 from runtime.browser.supply.endpoint_specs import BrowserPin
@@ -39,6 +38,11 @@ from runtime.execute.walker import PlanWalk, RunEnd
 from runtime.outcomes import StopReason, TaskState
 from runtime.plan.order import RunOrder
 from runtime.secrets import PASSWORD_NAME, Secrets, install_log_redaction
+
+
+# A server's run slot: awaits one (telling its argument why, when it must wait first), or raises
+# BrowserUnavailable when the queue is full or the wait outlasted its bound (service/runs/run_slots.py).
+Admission = Callable[[Callable[[str], None]], Awaitable[None]]
 
 
 class RunHandle:
@@ -74,6 +78,23 @@ class RunHandle:
         else:
             self._loop.call_soon_threadsafe(cancel)
 
+    async def admitted(self, admission: Admission, events: EventLog) -> None:
+        """Wait for the server's run slot (`waiting_for_browser_selection` meanwhile); a stop ends the run."""
+        self._work = asyncio.ensure_future(admission(waiting_for_browser(events)))
+        if self._stop_reason is not None:
+            self._work.cancel()
+        try:
+            await asyncio.shield(self._work)
+        except asyncio.CancelledError:
+            if not (self._work.cancelled() and self._stop_reason is not None):
+                self._work.cancel()
+                raise
+            raise RunStopped(self._stop_reason, f"stopped ({self._stop_reason.value}) by request while it waited for a run slot") from None
+        except BrowserUnavailable as error:
+            raise RunStopped(StopReason.BROWSER_UNAVAILABLE, error.message) from None
+        finally:
+            self._work = None
+
     def confirm(self, request_id: str, approve: bool, reason: str = "") -> bool:
         """Answer a pending confirmation; False when `request_id` is not pending."""
         return self._approvals.answer(request_id, approve, reason)
@@ -84,6 +105,11 @@ class RunHandle:
     @property
     def done(self) -> bool:
         return self.task.done()
+
+
+def waiting_for_browser(events: EventLog) -> Callable[[str], None]:
+    """What hears that a run must wait for a browser or a run slot: the run's state says so."""
+    return lambda detail: events.emit(StatusChanged(status=TaskState.WAITING_FOR_BROWSER_SELECTION, detail=detail))
 
 
 def run_secrets(order: RunOrder, events: EventLog) -> Secrets:
@@ -184,7 +210,7 @@ async def _run(
     keeper = StorageStateKeeper(order.storage_state, list(plan.target.get("allowed_domains", []))) if order.storage_state.used else None
     try:
         if admission is not None:
-            await wait_for_admission(handle, admission, events)
+            await handle.admitted(admission, events)
         events.emit(StatusChanged(status=TaskState.RUNNING))
         files.write_order(order.to_data())
         # Before the browser starts: a storage-state file that cannot be used is the run's input error.
@@ -196,18 +222,11 @@ async def _run(
             chosen = provider
             if chosen is None:
                 own_provider = chosen = BrowserProvider()
-            waited = False
-
-            def waiting(detail: str) -> None:
-                nonlocal waited
-                waited = True
-                events.emit(StatusChanged(status=TaskState.WAITING_FOR_BROWSER_SELECTION, detail=detail))
-
             try:
                 network = context.network
                 session = await chosen.open_session(
                     run_dir, session_id=handle.run_id, network=network.browser, on_blocked=network.on_blocked,
-                    pin=BrowserPin(order.browser_id, order.browser_label), on_wait=waiting,
+                    pin=BrowserPin(order.browser_id, order.browser_label), on_wait=waiting_for_browser(events),
                 )
                 session.on_secret_typed = learn_password(events.secrets, order.inputs)
                 session.artifacts.redact_text = events.secrets.redact_text
@@ -220,10 +239,9 @@ async def _run(
                 raise RunStopped(StopReason.BROWSER_CRASHED, error.error.message) from None
             handle.browser_id = session.browser_id
             if (endpoint := session.browser.attached_endpoint) is not None:
-                # Which attached browser (of a server's pool) runs it; secrets in the URL redacted.
+                # Which attached browser (of a server's pool) runs it, secrets in the URL redacted;
+                # after a wait for it (only a pool's endpoints make a run wait), the run goes on.
                 events.emit(StatusChanged(status=TaskState.RUNNING, detail=f"browser endpoint {endpoint}", browser_id=session.browser_id))
-            elif waited:
-                events.emit(StatusChanged(status=TaskState.RUNNING, detail=f"browser {session.browser_id}", browser_id=session.browser_id))
             if keeper is not None:
                 await keeper.load_into(session, events, context.browser.new_action_id("session_state"))
             return session

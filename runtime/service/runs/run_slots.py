@@ -1,7 +1,7 @@
 """`RunSlots`: the server's `--max-concurrent-runs` as slots a run waits for in turn.
 
 A run over the limit is recorded and answered at once like any other; its engine then waits
-(`waiting_for_browser_selection`, runtime/execute/admission.py) until a running run ends, first
+(`waiting_for_browser_selection`, `RunHandle.admitted` in runtime/execute/run.py) until a running run ends, first
 come first served, within the queue length and wait the operator sets (`browser_queue_length`,
 `browser_wait_seconds`: the same bounds a run waiting for a busy browser has).
 """

@@ -14,3 +14,18 @@ Feature: An operator names, labels and bounds each browser endpoint
       | ws://127.0.0.1:9222/devtools/browser/A colour=blue               | is refused at endpoints.txt:3 naming "'colour=blue' is not one of" |
       | ws://127.0.0.1:9222/devtools/browser/A capacity=two              | is refused at endpoints.txt:3 naming "capacity=two is not a whole number" |
       | ws://u:hunter2@127.0.0.1:9222/devtools/browser/A id=a/b          | is refused at endpoints.txt:3 naming "[redacted]@127.0.0.1:9222" |
+
+  @POOL-001
+  Scenario: ListBrowsers shows an endpoint nobody listens at as lost and one failing the fence probe as refused
+    Given a Chromium started without the UDP confinement, listening for DevTools on loopback
+    When a pool of it as "open-udp" and of a loopback port nobody listens at as "gone" is started
+    Then the pool describes "open-udp" as refused_by_fence_probe and "gone" as lost, each hosting no run
+
+  @POOL-001 @POOL-002
+  Scenario: A server that launches its own Chromium lists it as "local", and a run pinned to a label it lacks ends before any launch
+    Given the fixture site and the article recipes
+    And a server that launches its own Chromium
+    Then ListBrowsers lists one browser, "local", ready, with no labels, no endpoint and no capacity of its own
+    When a client runs "service-article" pinned to label "gpu" there
+    Then that run ends browser_unavailable, its summary naming "label 'gpu'" and "id 'local'"
+    And the server has launched no Chromium

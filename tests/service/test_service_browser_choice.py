@@ -5,6 +5,7 @@ here ends when the test says, never when a clock does (but the one scenario abou
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,13 +13,15 @@ from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
+from tests.fixtures.browser_loop import LoopThread
 from tests.fixtures.external_chromium import external_chromium
 from tests.fixtures.site_server import FixtureSite
 from tests.service.run_steps import *  # noqa: F403 - the shared real-run steps
 from tests.service.run_steps import run_inputs
 from tests.service.service_harness import Watcher
 
-from runtime.browser.supply.endpoint_specs import parse_endpoint_specs
+from runtime.browser.supply.browser_pool import BrowserPool
+from runtime.browser.supply.endpoint_specs import BrowserState, parse_endpoint_specs
 from runtime.service.config.browser_endpoints import checked_endpoints
 from runtime.service.config.errors import ServiceConfigError
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
@@ -219,3 +222,57 @@ def _refused(context: dict[str, Any], place: str, text: str) -> None:
     read = context["read"]
     assert isinstance(read, ServiceConfigError), read
     assert str(read).startswith(f"{place}: ") and text in str(read) and "hunter2" not in str(read), str(read)
+
+
+# --- browsers that cannot take a run, and the launched one ------------------------------------------
+
+
+@given("a Chromium started without the UDP confinement, listening for DevTools on loopback", target_fixture="unfenced_endpoint")
+def _unfenced(tmp_path: Path) -> Iterator[str]:
+    with external_chromium(tmp_path / "unfenced-profile", udp_confined=False) as ws_endpoint:
+        yield ws_endpoint
+
+
+@when(parsers.parse('a pool of it as "{unfenced_id}" and of a loopback port nobody listens at as "{gone_id}" is started'))
+def _pool(loop_thread: LoopThread, unfenced_endpoint: str, context: dict[str, Any], unfenced_id: str, gone_id: str) -> None:
+    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    gone = f"ws://127.0.0.1:{port}/devtools/browser/none id={gone_id}"
+    pool = BrowserPool([f"{unfenced_endpoint} id={unfenced_id}", gone], retry_delays=(3600.0,))
+    failed = loop_thread.run(pool.start_all(), 120)
+    context["described"] = {d.browser_id: d for d in pool.describe()}
+    loop_thread.run(pool.close())
+    assert len(failed) == 2, failed
+
+
+@then(parsers.parse('the pool describes "{unfenced_id}" as {refused} and "{gone_id}" as {lost}, each hosting no run'))
+def _described(context: dict[str, Any], unfenced_id: str, refused: str, gone_id: str, lost: str) -> None:
+    described = context["described"]
+    assert described[unfenced_id].state is BrowserState(refused) and described[gone_id].state is BrowserState(lost), described
+    assert all(d.active_runs == 0 and d.capacity == 0 for d in described.values())
+
+
+@given("a server that launches its own Chromium", target_fixture="target")
+def _launching_server(serve: Any, recipes_dir: Path, context: dict[str, Any]) -> str:
+    context["server"] = server = serve(recipes_dir=recipes_dir)
+    return server.target
+
+
+@then('ListBrowsers lists one browser, "local", ready, with no labels, no endpoint and no capacity of its own')
+def _local(target: str, client_for: Any) -> None:
+    (browser,) = client_for(target).list_browsers().browsers
+    assert (browser.browser_id, browser.state, list(browser.labels), browser.endpoint, browser.capacity) == (
+        "local", agent_pb.BROWSER_STATE_READY, [], "", 0,
+    ), browser
+
+
+@when(parsers.parse('a client runs "{name}" pinned to label "{label}" there'))
+def _runs_pinned_there(target: str, client_for: Any, site: FixtureSite, context: dict[str, Any], name: str, label: str) -> None:
+    _runs_pinned(target, client_for, site, context, name, label)
+
+
+@then("the server has launched no Chromium")
+def _no_launch(context: dict[str, Any]) -> None:
+    browser = context["server"].server._browser
+    assert browser.browser is None and browser.available is None

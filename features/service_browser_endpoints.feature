@@ -21,11 +21,15 @@ Feature: An operator names, labels and bounds each browser endpoint
     When a pool of it as "open-udp" and of a loopback port nobody listens at as "gone" is started
     Then the pool describes "open-udp" as refused_by_fence_probe and "gone" as lost, each hosting no run
 
-  @POOL-001 @POOL-002
+  @POOL-001 @POOL-002 @POOL-007
   Scenario: A server that launches its own Chromium lists it as "local", and a run pinned to a label it lacks ends before any launch
     Given the fixture site and the article recipes
     And a server that launches its own Chromium
     Then ListBrowsers lists one browser, "local", ready, with no labels, no endpoint and no capacity of its own
     When a client runs "service-article" pinned to label "gpu" there
     Then that run ends browser_unavailable, its summary naming "label 'gpu'" and "id 'local'"
+    When I run "verity client browsers" against it
+    Then it prints "local  ready  runs=0/no limit  labels=-  (launched)" and "runs waiting: 0"
+    When I run "verity client run --recipe-name service-article --browser-label gpu" against it
+    Then it exits 22, the browser_unavailable code, printing the final verdict naming "label 'gpu'"
     And the server has launched no Chromium

@@ -49,6 +49,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--label", action="append", default=[], metavar="KEY=VALUE")
     run.add_argument("--timeout", type=float, metavar="SECONDS", help="server stops the run after this long")
     run.add_argument("--detach", action="store_true", help="print the run id and return without streaming")
+    run.add_argument("--browser-id", default="", metavar="ID", help="run only on this browser (see `verity client browsers`)")
+    run.add_argument("--browser-label", default="", metavar="LABEL", help="run only on a browser with this label")
     run.set_defaults(handler=_client_run)
 
     stream = actions.add_parser("stream", parents=[common], help="stream a run's events (resumes after drops)")
@@ -87,6 +89,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     list_.add_argument("--page-size", type=int, default=0)
     list_.add_argument("--page-token", default="")
     list_.set_defaults(handler=_client_list)
+
+    browsers = actions.add_parser("browsers", parents=[common], help="list the server's browsers: id, state, runs, capacity, labels")
+    browsers.set_defaults(handler=_client_browsers)
 
 
 def _with_client(handler: Any) -> Any:
@@ -137,11 +142,12 @@ def _client_run(client: Any, args: argparse.Namespace) -> int:
             raise ValueError(f"{args.recipe}: cannot read the recipe: {getattr(error, 'strerror', None) or error}") from None
     else:
         recipe["recipe_name"] = args.recipe_name
+    options = {"inputs": inputs, "labels": labels, "timeout_seconds": args.timeout, "browser_id": args.browser_id, "browser_label": args.browser_label}
     if args.detach:
-        started = client.start_run(inputs=inputs, labels=labels, timeout_seconds=args.timeout, **recipe)
+        started = client.start_run(**options, **recipe)
         print(json.dumps({"run_id": started.run_id, "trace_id": started.trace_id}) if args.json else started.run_id)
         return 0
-    return _print_events(client.run(inputs=inputs, labels=labels, timeout_seconds=args.timeout, **recipe), args.json)
+    return _print_events(client.run(**options, **recipe), args.json)
 
 
 @_with_client
@@ -211,6 +217,23 @@ def _client_list(client: Any, args: argparse.Namespace) -> int:
         print(_run_line(run))
     if page.next_page_token:
         print(f"next page: --page-token {page.next_page_token}")
+    return 0
+
+
+@_with_client
+def _client_browsers(client: Any, args: argparse.Namespace) -> int:
+    from runtime.service.gen.verity.v1 import agent_service_pb2
+
+    listed = client.list_browsers()
+    if args.json:
+        print(_to_json(listed))
+        return 0
+    for browser in listed.browsers:
+        state = agent_service_pb2.BrowserState.Name(browser.state).removeprefix("BROWSER_STATE_").lower()
+        capacity = browser.capacity or "no limit"
+        labels = ",".join(browser.labels) or "-"
+        print(f"{browser.browser_id}  {state}  runs={browser.active_runs}/{capacity}  labels={labels}  {browser.endpoint or '(launched)'}")
+    print(f"runs waiting: {listed.runs_waiting}")
     return 0
 
 

@@ -22,6 +22,8 @@ from tests.service.service_harness import Watcher
 
 from runtime.browser.supply.browser_pool import BrowserPool
 from runtime.browser.supply.endpoint_specs import BrowserState, parse_endpoint_specs
+from runtime.cli.main import main as verity_main
+from runtime.outcomes import StopReason
 from runtime.service.config.browser_endpoints import checked_endpoints
 from runtime.service.config.errors import ServiceConfigError
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
@@ -276,3 +278,23 @@ def _runs_pinned_there(target: str, client_for: Any, site: FixtureSite, context:
 def _no_launch(context: dict[str, Any]) -> None:
     browser = context["server"].server._browser
     assert browser.browser is None and browser.available is None
+
+
+@when(parsers.parse('I run "verity client {command}" against it'))
+def _cli(target: str, site: FixtureSite, capsys: pytest.CaptureFixture[str], context: dict[str, Any], command: str) -> None:
+    extra = ["--input", f"site={site.base_url}"] if command.startswith("run ") else []
+    code = verity_main(["client", *command.split(), *extra, "--target", target])
+    context["cli"] = (code, capsys.readouterr().out)
+
+
+@then(parsers.parse('it prints "{first}" and "{second}"'))
+def _printed(context: dict[str, Any], first: str, second: str) -> None:
+    code, out = context["cli"]
+    assert code == 0 and out.splitlines() == [first, second], out
+
+
+@then(parsers.parse('it exits {code:d}, the browser_unavailable code, printing the final verdict naming "{text}"'))
+def _exited(context: dict[str, Any], code: int, text: str) -> None:
+    exit_code, out = context["cli"]
+    assert exit_code == code == StopReason.BROWSER_UNAVAILABLE.exit_code, out
+    assert "final_verdict" in out.splitlines()[-1] and text in out.splitlines()[-1], out

@@ -49,6 +49,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--label", action="append", default=[], metavar="KEY=VALUE")
     run.add_argument("--timeout", type=float, metavar="SECONDS", help="server stops the run after this long")
     run.add_argument("--detach", action="store_true", help="print the run id and return without streaming")
+    run.add_argument(
+        "--idempotency-key", default="", metavar="KEY",
+        help="makes the start safe to retry: the same key and request give the same run (a UUID, say)",
+    )
     run.add_argument("--browser-id", default="", metavar="ID", help="run only on this browser (see `verity client browsers`)")
     run.add_argument("--browser-label", default="", metavar="LABEL", help="run only on a browser with this label")
     run.set_defaults(handler=_client_run)
@@ -142,7 +146,10 @@ def _client_run(client: Any, args: argparse.Namespace) -> int:
             raise ValueError(f"{args.recipe}: cannot read the recipe: {getattr(error, 'strerror', None) or error}") from None
     else:
         recipe["recipe_name"] = args.recipe_name
-    options = {"inputs": inputs, "labels": labels, "timeout_seconds": args.timeout, "browser_id": args.browser_id, "browser_label": args.browser_label}
+    options = {
+        "inputs": inputs, "labels": labels, "timeout_seconds": args.timeout, "idempotency_key": args.idempotency_key,
+        "browser_id": args.browser_id, "browser_label": args.browser_label,
+    }
     if args.detach:
         started = client.start_run(**options, **recipe)
         print(json.dumps({"run_id": started.run_id, "trace_id": started.trace_id}) if args.json else started.run_id)

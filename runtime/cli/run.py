@@ -37,6 +37,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--json", action="store_true", help="print every event as a JSON line instead of progress text")
     run.add_argument("--browser-ws", metavar="WS_URL", help="attach to a running Chromium (ws://.../devtools/browser/...) instead of launching one")
     run.add_argument("--label", action="append", default=[], metavar="KEY=VALUE", help="a run label, on the trace as verity.label.<key> (repeatable)")
+    run.add_argument(
+        "--approve", action="extend", nargs="+", metavar="STEP_ID",
+        help="approve these steps' approvals in advance, or 'all' (without a terminal, an unanswered approval fails the run)",
+    )
+    run.add_argument("--deny", action="extend", nargs="+", metavar="STEP_ID", help="deny these steps' approvals in advance, or 'all'")
     run.add_argument("--log-level", choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="log to stderr at this level (default: warnings only)")
     run.set_defaults(handler=_run_command)
 

@@ -54,6 +54,8 @@ class SupervisorLimits:
     allow_private_network: bool = False
     # Runs over max_concurrent_runs (and runs for a busy browser) wait in turn within these bounds.
     waiting: WaitLimits = WaitLimits()
+    # How long an idempotency key of a start holds: a retry within it returns the run it started.
+    idempotency_retention_seconds: float = 24 * 3600.0
 
 
 class RunHost:

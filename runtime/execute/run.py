@@ -392,4 +392,3 @@ async def _finish(
     blocked = int(walk.context.network.summary()["count"]) if walk is not None else 0
     spans.end_run(final_state.value, end.stop_reason, verified, end.blocker_kind, steps=steps, blocked_requests=blocked)
     return verdict
-

@@ -29,6 +29,7 @@ from runtime.execute.context.run_context import RunContext
 from runtime.browser.supply.endpoint_specs import BrowserPin
 from runtime.browser.supply.provider import BrowserProvider
 from runtime.browser.supply.waiting_line import BrowserUnavailable
+from runtime.llm.providers.model_client import DrivenModel
 from runtime.execute.record.run_files import RunFiles
 from runtime.execute.record.run_report import ScreenshotThumbnails, draft_run_report, write_run_report
 from runtime.execute.record.spans import RunSpans
@@ -146,6 +147,7 @@ def start_run(
     allow_private_network: bool | None = None,
     close_browser: bool = False,
     admission: Admission | None = None,
+    driven_model: DrivenModel | None = None,
 ) -> RunHandle:
     """Start the run `order` describes (prepared and placed: runtime/plan/order.py) in the running
     event loop and return at once.
@@ -161,6 +163,7 @@ def start_run(
     `close_browser` hands `browser` to the run (one run per provider, as `verity run` has): the run
     closes it as it finishes, as it does a Chromium it launched itself. `admission` is a server's
     run slot: the run waits for it (in `waiting_for_browser_selection`) before it runs at all.
+    `driven_model` answers the run's agent states instead of a provider's model (`verity mcp`).
     """
     if not order.run_id or order.run_dir is None:
         raise ValueError("the run order has no run id and directory yet: place it (RunOrder.placed) first")
@@ -181,7 +184,7 @@ def start_run(
     handle = RunHandle(order.run_id, order.run_dir, approvals)
     events.emit(StatusChanged(status=TaskState.CREATED, detail=f"recipe {name} {version}"))
     handle.task = loop.create_task(
-        _run(handle, order, events, browser, files, thumbnails, spans, approvals, allow_private_network, close_browser, admission),
+        _run(handle, order, events, browser, files, thumbnails, spans, approvals, allow_private_network, close_browser, admission, driven_model),
         name=f"verity-run-{order.run_id}",
     )
     return handle
@@ -199,6 +202,7 @@ async def _run(
     allow_private_network: bool | None,
     close_browser: bool = False,
     admission: Admission | None = None,
+    driven_model: DrivenModel | None = None,
 ) -> FinalVerdict:
     started = time.perf_counter()
     own_provider: BrowserProvider | None = provider if close_browser else None
@@ -256,6 +260,7 @@ async def _run(
             approvals=approvals,
             open_session=open_session,
             private_network_override=allow_private_network,
+            driven_model=driven_model,
         )
         context.storage_state = keeper
         context.uploads = order.uploads

@@ -237,14 +237,15 @@ def _unfenced(tmp_path: Path) -> Iterator[str]:
 
 @when(parsers.parse('a pool of it as "{unfenced_id}" and of a loopback port nobody listens at as "{gone_id}" is started'))
 def _pool(loop_thread: LoopThread, unfenced_endpoint: str, context: dict[str, Any], unfenced_id: str, gone_id: str) -> None:
-    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    gone = f"ws://127.0.0.1:{port}/devtools/browser/none id={gone_id}"
-    pool = BrowserPool([f"{unfenced_endpoint} id={unfenced_id}", gone], retry_delays=(3600.0,))
-    failed = loop_thread.run(pool.start_all(), 120)
-    context["described"] = {d.browser_id: d for d in pool.describe()}
-    loop_thread.run(pool.close())
+    # A port held bound but never listening: connecting is refused at once, and no other process
+    # can start listening there meanwhile.
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        gone = f"ws://127.0.0.1:{held.getsockname()[1]}/devtools/browser/none id={gone_id}"
+        pool = BrowserPool([f"{unfenced_endpoint} id={unfenced_id}", gone], retry_delays=(3600.0,))
+        failed = loop_thread.run(pool.start_all(), 120)
+        context["described"] = {d.browser_id: d for d in pool.describe()}
+        loop_thread.run(pool.close())
     assert len(failed) == 2, failed
 
 

@@ -53,6 +53,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--idempotency-key", default="", metavar="KEY",
         help="makes the start safe to retry: the same key and request give the same run (a UUID, say)",
     )
+    run.add_argument(
+        "--webhook-url", default="", metavar="URL",
+        help="the server sends the run's terminal state here, signed (a URL on its webhook allowlist)",
+    )
     run.set_defaults(handler=_client_run)
 
     stream = actions.add_parser("stream", parents=[common], help="stream a run's events (resumes after drops)")
@@ -142,10 +146,10 @@ def _client_run(client: Any, args: argparse.Namespace) -> int:
     else:
         recipe["recipe_name"] = args.recipe_name
     if args.detach:
-        started = client.start_run(inputs=inputs, labels=labels, timeout_seconds=args.timeout, idempotency_key=args.idempotency_key, **recipe)
+        started = client.start_run(inputs=inputs, labels=labels, timeout_seconds=args.timeout, idempotency_key=args.idempotency_key, webhook_url=args.webhook_url, **recipe)
         print(json.dumps({"run_id": started.run_id, "trace_id": started.trace_id}) if args.json else started.run_id)
         return 0
-    events = client.run(inputs=inputs, labels=labels, timeout_seconds=args.timeout, idempotency_key=args.idempotency_key, **recipe)
+    events = client.run(inputs=inputs, labels=labels, timeout_seconds=args.timeout, idempotency_key=args.idempotency_key, webhook_url=args.webhook_url, **recipe)
     return _print_events(events, args.json)
 
 

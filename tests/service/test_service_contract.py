@@ -25,6 +25,7 @@ from runtime.events import (
     StructuredOutput,
     TabChanged,
     ToolUsed,
+    WebhookDelivery,
 )
 from runtime.events.model import PAYLOAD_TYPES
 from runtime.outcomes import BlockerKind, StopReason, TaskState
@@ -56,6 +57,7 @@ ONE_OF_EACH = [
     ArtifactStored(artifact_id="html-00", artifact_kind="html", path="/a/b.html", media_type="text/html", size=10, sha256="00" * 32),
     StructuredOutput(data={"price": 2312, "currency": "USD", "as_of": None}, valid=False, errors=("price too high",)),
     FinalVerdict(status=TaskState.ERROR, stop_reason=StopReason.NO_PROGRESS, verified=False, summary="looping", blocker_kind=BlockerKind.NO_SEARCH_RESULTS, evidence={"signature": "click#3"}),
+    WebhookDelivery(webhook_id="msg_run-1", url="https://hooks.example/runs", attempt=2, outcome="retrying", status_code=503, error="answered 503", retry_in_seconds=10.0),
 ]
 
 

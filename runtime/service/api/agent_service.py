@@ -24,6 +24,7 @@ from runtime.service.api.proto_mapping import (
     run_info_to_proto,
 )
 from runtime.service.api.rich_errors import load_or_report, recipe_invalid, reports_errors
+from runtime.service.config.webhook_settings import on_allowlist, webhook_url_problem
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
@@ -175,7 +176,21 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
             timeout_seconds=timeout_seconds,
             source=RecipeRequest(request.WhichOneof("recipe"), request.recipe_yaml, request.recipe_name),
             key=key,
+            webhook_url=self._run_webhook(request.options.webhook_url),
         )
+
+    def _run_webhook(self, url: str) -> str | None:
+        """A run's own webhook URL, when the operator's allowlist has it (and the policy would)."""
+        if not url:
+            return None
+        webhooks = self._supervisor.webhooks
+        if webhooks is None or not webhooks.settings.allowed_urls:
+            raise InvalidRequest("options.webhook_url", "this server lets no run name a webhook (its webhook_allowed_urls is empty)")
+        if not on_allowlist(url, webhooks.settings.allowed_urls):
+            raise InvalidRequest("options.webhook_url", "is not on the server's webhook_allowed_urls; ask its operator to add it")
+        if problem := webhook_url_problem(url, webhooks.settings.allow_private_network):
+            raise InvalidRequest("options.webhook_url", problem)
+        return url
 
     def _run_key(self, request: agent_pb.StartRunRequest | agent_pb.RunRequest) -> RunKey | None:
         key = request.idempotency_key

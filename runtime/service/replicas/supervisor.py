@@ -157,9 +157,12 @@ class ReplicaSupervisor(RunSupervisor):
         source: RecipeRequest | None = None,
         existing: RunRecord | None = None,
         key: RunKey | None = None,
+        webhook_url: str | None = None,
     ) -> Any:
         if existing is not None or source is None:
-            return await super().start(order, raw_inputs=raw_inputs, timeout_seconds=timeout_seconds, existing=existing, key=key)
+            return await super().start(
+                order, raw_inputs=raw_inputs, timeout_seconds=timeout_seconds, existing=existing, key=key, webhook_url=webhook_url
+            )
         if not self._accepting:
             raise ServerShuttingDown()
         recipe, labels = order.plan.recipe, order.labels
@@ -186,6 +189,7 @@ class ReplicaSupervisor(RunSupervisor):
             "raw_inputs": raw_inputs,
             "labels": dict(labels or {}),
             "timeout_seconds": timeout_seconds,
+            "webhook_url": webhook_url,
         }
         holder = await self.database.queue_run(record, request, key)
         if holder is not None:
@@ -242,7 +246,9 @@ class ReplicaSupervisor(RunSupervisor):
             live = await self.open_run(record.recipe_name, record.recipe_version, {}, {}, existing=record)
             self._end_without_engine(live, StopReason.INVALID_INPUT, f"replica {self.replica_id} cannot start the run: {error}")
             return
-        await super().start(order, raw_inputs=raw_inputs, timeout_seconds=request.get("timeout_seconds"), existing=record)
+        await super().start(
+            order, raw_inputs=raw_inputs, timeout_seconds=request.get("timeout_seconds"), existing=record, webhook_url=request.get("webhook_url")
+        )
 
     async def _finalize(self, live: LiveRun) -> None:
         await super()._finalize(live)

@@ -70,12 +70,14 @@ class RunSupervisor(RunHost):
         source: RecipeRequest | None = None,
         existing: RunRecord | None = None,
         key: RunKey | None = None,
+        webhook_url: str | None = None,
     ) -> LiveRun | StartedBefore:
         """Record a new run and hand it to the run engine, which emits into the run's EventLog.
         The record keeps the raw inputs with each secret one (marked in the recipe, or sent as
         `@env:NAME`, which stays as written) shown as its marker. `existing`: the run is recorded
         already (queued by a replica, see replicas/supervisor.py, which also uses `source`).
-        `key`: an idempotency key; when it started a run already, that run is the answer."""
+        `key`: an idempotency key; when it started a run already, that run is the answer.
+        `webhook_url`: the run's own webhook (on the operator's allowlist, checked by the caller)."""
         recipe = order.plan.recipe
         recorded = recorded_inputs(order.plan, raw_inputs)
         try:
@@ -85,6 +87,8 @@ class RunSupervisor(RunHost):
         except _KeyHeld as held:
             assert key is not None
             return await self._started_before(held.holder, key)
+        if webhook_url and self.webhooks is not None:
+            self.webhooks.address(live.run_id, webhook_url)
         run_dir = self._runs_dir / live.run_id
         # The run's spans: exported, and written to its trace.jsonl until its engine is done.
         tracing = self._tracer.for_run(run_dir)
@@ -300,6 +304,8 @@ class RunSupervisor(RunHost):
         for live in list(self._live.values()):
             # The engine did not wind down in time: record the interruption ourselves.
             self._end_without_engine(live, StopReason.INTERRUPTED, summary)
+        if self.webhooks is not None:
+            await self.webhooks.close(interrupt_wait_seconds)  # its attempts are events: before the last flush
         try:
             await self._store.flush()
         except StoreWriteError:

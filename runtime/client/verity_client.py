@@ -246,24 +246,34 @@ class VerityClient:
     ) -> agent_pb.ArtifactInfo:
         """Write an artifact's bytes to `destination`; they are checked against its sha256 and size."""
         request = agent_pb.GetArtifactRequest(run_id=run_id, artifact_id=artifact_id, chunk_bytes=chunk_bytes)
+        return self._download(self.agent.GetArtifact, request, f"artifact {artifact_id!r}", destination)
+
+    def download_run_file(self, run_id: str, name: str, destination: BinaryIO, *, chunk_bytes: int = 0) -> agent_pb.ArtifactInfo:
+        """Write one of the files that explain an ended run (verdict.json, output.json,
+        executions.json, plans.json, trace.jsonl, events.jsonl, report.html) to `destination`,
+        checked against the sha256 and size the server took when asked."""
+        request = agent_pb.GetRunFileRequest(run_id=run_id, name=name, chunk_bytes=chunk_bytes)
+        return self._download(self.agent.GetRunFile, request, f"run file {name!r}", destination)
+
+    def _download(self, call: Any, request: Any, what: str, destination: BinaryIO) -> agent_pb.ArtifactInfo:
         info: agent_pb.ArtifactInfo | None = None
         digest, received = hashlib.sha256(), 0
         try:
-            for message in self.agent.GetArtifact(request, metadata=self._metadata):
+            for message in call(request, metadata=self._metadata):
                 if message.HasField("artifact"):
                     info = message.artifact
                 if message.offset != received:
-                    raise ArtifactMismatch(f"artifact {artifact_id!r}: chunk at offset {message.offset}, expected {received}")
+                    raise ArtifactMismatch(f"{what}: chunk at offset {message.offset}, expected {received}")
                 digest.update(message.data)
                 destination.write(message.data)
                 received += len(message.data)
         except grpc.RpcError as error:
             raise VerityRpcError.from_rpc_error(error) from None
         if info is None:
-            raise ArtifactMismatch(f"artifact {artifact_id!r}: the server sent no artifact description")
+            raise ArtifactMismatch(f"{what}: the server sent no artifact description")
         if digest.hexdigest() != info.sha256 or received != info.size:
             raise ArtifactMismatch(
-                f"artifact {artifact_id!r}: received {received} bytes with sha256 {digest.hexdigest()}, "
+                f"{what}: received {received} bytes with sha256 {digest.hexdigest()}, "
                 f"listed as {info.size} bytes with sha256 {info.sha256}"
             )
         return info

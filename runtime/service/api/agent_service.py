@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 from collections.abc import AsyncIterator, Iterable
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -34,7 +35,7 @@ from runtime.service.runs.live_run import LiveRun
 from runtime.service.runs.recipe_catalog import RecipeCatalog, RecipeRequest
 from runtime.service.runs.sent_recipes import SERVER_ENV_PREFIX
 from runtime.service.runs.supervisor import RunSupervisor, StartedBefore
-from runtime.store import RunCursor, RunFilter
+from runtime.store import ArtifactRecord, RunCursor, RunFilter
 from runtime.store.run_keys import RunKey
 
 DEFAULT_PAGE_SIZE = 50
@@ -111,16 +112,32 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
         _require("run_id", request.run_id)
         _require("artifact_id", request.artifact_id)
         record, source = await self._supervisor.artifact(request.run_id, request.artifact_id)
-        size = chunk_size(request.chunk_bytes, self._max_response_bytes)
+        async for message in self._artifact_messages(record, source, request.chunk_bytes, agent_pb.GetArtifactResponse):
+            yield message
+
+    async def _artifact_messages(self, record: ArtifactRecord, source: Path | bytes, chunk_bytes: int, response: Any) -> AsyncIterator[Any]:
+        """`response` messages (GetArtifactResponse, GetRunFileResponse: one shape) carrying the
+        bytes in chunks, the first one describing them."""
+        size = chunk_size(chunk_bytes, self._max_response_bytes)
         first = True
         async for offset, data in read_chunks(source, record, size):
-            message = agent_pb.GetArtifactResponse(offset=offset, data=data)
+            message = response(offset=offset, data=data)
             if first:
                 message.artifact.CopyFrom(artifact_to_proto(record))
                 first = False
             yield message
         if first:  # an empty artifact still tells the client what it is
-            yield agent_pb.GetArtifactResponse(artifact=artifact_to_proto(record))
+            yield response(artifact=artifact_to_proto(record))
+
+    @reports_errors
+    async def GetRunFile(
+        self, request: agent_pb.GetRunFileRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[agent_pb.GetRunFileResponse]:
+        _require("run_id", request.run_id)
+        _require("name", request.name)
+        record, path = await self._supervisor.run_file(request.run_id, request.name)
+        async for message in self._artifact_messages(record, path, request.chunk_bytes, agent_pb.GetRunFileResponse):
+            yield message
 
     @reports_errors
     async def ListRuns(self, request: agent_pb.ListRunsRequest, context: grpc.aio.ServicerContext) -> agent_pb.ListRunsResponse:

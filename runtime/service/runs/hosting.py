@@ -83,6 +83,8 @@ class RunHost:
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self._finalizers: set[asyncio.Task[None]] = set()
+        # Engines that have not finished, by run: still writing their files (trace.jsonl, the report).
+        self._engines_running: dict[str, asyncio.Task[Any]] = {}
         store.add_commit_listener(self._on_commit)
 
     @property

@@ -27,6 +27,7 @@ from runtime.service.runs.errors import (
     IdempotencyKeyReused,
     InvalidRequest,
     RunLimitReached,
+    RunFilesNotReady,
     RunNotFound,
     ServerShuttingDown,
 )
@@ -36,6 +37,7 @@ from runtime.service.runs.ledger import recorded_inputs
 from runtime.service.runs.live_run import LiveRun
 from runtime.service.runs.recipe_catalog import RecipeRequest
 from runtime.service.runs.recovery import close_runs_left_in_flight
+from runtime.service.runs.run_files import check_run_file_name, run_file
 from runtime.store import ArtifactRecord, RunCursor, RunFilter, RunRecord, StoreWriteError
 from runtime.store.run_keys import KeyHolder, RunKey
 
@@ -110,6 +112,8 @@ class RunSupervisor(RunHost):
             self._end_without_engine(live, StopReason.EXECUTE_ERROR, f"the run could not start: {error}")
             return live
         live.handle.task.add_done_callback(lambda task: tracing.close())
+        self._engines_running[live.run_id] = live.handle.task
+        live.handle.task.add_done_callback(lambda task: self._engines_running.pop(live.run_id, None))
         live.handle.task.add_done_callback(lambda task: self._engine_finished(live, task))
         if timeout_seconds:
             live.timeout_timer = self._loop.call_later(timeout_seconds, self._time_out, live)
@@ -269,6 +273,17 @@ class RunSupervisor(RunHost):
         if stored is None:
             raise ArtifactMissing(record)
         return record, stored
+
+    async def run_file(self, run_id: str, name: str) -> tuple[ArtifactRecord, Path]:
+        """A file that explains an ended run (run_files.py). Its engine writes the last of them just
+        after the verdict: a request that comes in between waits for it."""
+        check_run_file_name(name)
+        record, _, _ = await self.get(run_id)
+        if not record.is_final:
+            raise RunFilesNotReady(run_id, record.status.value)
+        if (engine := self._engines_running.get(run_id)) is not None:
+            await asyncio.wait([engine])
+        return await run_file(self._runs_dir, run_id, name)
 
     async def list(self, run_filter: RunFilter, limit: int, after: RunCursor | None) -> list[RunRecord]:
         return await self._store.list_runs(run_filter, limit, after)

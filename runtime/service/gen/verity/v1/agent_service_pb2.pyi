@@ -144,6 +144,26 @@ class GetArtifactRequest(_message.Message):
     chunk_bytes: int
     def __init__(self, run_id: _Optional[str] = ..., artifact_id: _Optional[str] = ..., chunk_bytes: _Optional[int] = ...) -> None: ...
 
+class GetRunFileRequest(_message.Message):
+    __slots__ = ("run_id", "name", "chunk_bytes")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_BYTES_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    name: str
+    chunk_bytes: int
+    def __init__(self, run_id: _Optional[str] = ..., name: _Optional[str] = ..., chunk_bytes: _Optional[int] = ...) -> None: ...
+
+class GetRunFileResponse(_message.Message):
+    __slots__ = ("artifact", "offset", "data")
+    ARTIFACT_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    artifact: ArtifactInfo
+    offset: int
+    data: bytes
+    def __init__(self, artifact: _Optional[_Union[ArtifactInfo, _Mapping]] = ..., offset: _Optional[int] = ..., data: _Optional[bytes] = ...) -> None: ...
+
 class GetArtifactResponse(_message.Message):
     __slots__ = ("artifact", "offset", "data")
     ARTIFACT_FIELD_NUMBER: _ClassVar[int]

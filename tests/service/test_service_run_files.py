@@ -19,6 +19,7 @@ from tests.service.service_harness import ServedServer, running
 
 from runtime.cli.main import main as verity_main
 from runtime.client import VerityClient, VerityRpcError
+from runtime.service.api.proto_mapping import struct_to_dict
 
 scenarios("service_run_files.feature")
 
@@ -102,6 +103,16 @@ def _no_secret(context: dict[str, Any]) -> None:
     assert last["kind"] == "final_verdict" and last["run_id"] == context["run_id"]
 
 
+@then("GetRun carries those figures of verdict.json")
+def _get_run_figures(target: str, client_for: Any, context: dict[str, Any]) -> None:
+    verdict = json.loads(context["files"]["verdict.json"])
+    response = client_for(target).get_run(context["run_id"])
+    figures = struct_to_dict(response.verdict_figures)
+    assert figures["blocked_requests"] == verdict["blocked_requests"] and figures["replans_used"] == verdict["replans_used"] == 0
+    assert figures["intent_guard"] == verdict["intent_guard"] and figures["run_id"] == context["run_id"]
+    assert "stop_reason" not in figures and "summary" not in figures  # the verdict itself is in RunInfo
+
+
 @then('"verity client file" writes verdict.json to a file, checked')
 def _cli_file(target: str, context: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     output = tmp_path / "fetched" / "verdict.json"
@@ -133,10 +144,11 @@ def _still_running(server: ServedServer, context: dict[str, Any]) -> None:
     server.emit(live, [running()])
 
 
-@then("its verdict.json is refused FAILED_PRECONDITION with reason RUN_NOT_ENDED")
+@then("its verdict.json is refused FAILED_PRECONDITION with reason RUN_NOT_ENDED, and GetRun carries no verdict figures")
 def _not_ended(server: ServedServer, context: dict[str, Any]) -> None:
     error = _refused(lambda: _fetch(server.client(), context["live"].run_id, "verdict.json"))
     assert error.code == grpc.StatusCode.FAILED_PRECONDITION and error.reason == "RUN_NOT_ENDED", error
+    assert not server.client().get_run(context["live"].run_id).HasField("verdict_figures")
 
 
 @when("the served run ends")
@@ -149,3 +161,10 @@ def _missing(server: ServedServer, context: dict[str, Any]) -> None:
     error = _refused(lambda: _fetch(server.client(), context["live"].run_id, "report.html"))
     assert error.code == grpc.StatusCode.NOT_FOUND and error.reason == "RUN_FILE_MISSING", error
     assert error.metadata["name"] == "report.html"
+
+
+@then("GetRun still carries no verdict figures, since the run wrote no verdict.json")
+def _no_figures(server: ServedServer, context: dict[str, Any]) -> None:
+    response = server.client().get_run(context["live"].run_id)
+    assert response.run.status != 0 and response.run.HasField("end_time")
+    assert not response.HasField("verdict_figures")

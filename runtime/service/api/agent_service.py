@@ -95,6 +95,11 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
             run=run_info_to_proto(record, self._max_record_bytes),
             pending_confirmations=[confirmation_to_proto(c) for c in pending],
         )
+        figures = await self._supervisor.verdict_figures(record)
+        if figures is not None:
+            response.verdict_figures.update(figures)  # JSON values, as verdict.json holds them
+            if response.ByteSize() > self._max_response_bytes // 2:
+                response.ClearField("verdict_figures")  # GetRunFile serves verdict.json whole
         size = response.ByteSize()
         for index, artifact in enumerate(artifacts):
             message = artifact_to_proto(artifact)

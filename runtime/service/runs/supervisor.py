@@ -8,17 +8,21 @@ a request came through says them in its own terms.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from runtime.events import ConfirmationRequested, Event
+from runtime.events import ConfirmationRequested, Event, FinalVerdict
 from runtime.execute import start_run
 from runtime.outcomes import StopReason, TaskState
 from runtime.plan.order import RunOrder
+from runtime.run_layout import VERDICT_FILE
 from runtime.service.runs.artifact_reader import artifact_path
 from runtime.service.runs.errors import (
     ArtifactMissing,
@@ -27,6 +31,7 @@ from runtime.service.runs.errors import (
     IdempotencyKeyReused,
     InvalidRequest,
     RunLimitReached,
+    RunError,
     RunFilesNotReady,
     RunNotFound,
     ServerShuttingDown,
@@ -284,6 +289,20 @@ class RunSupervisor(RunHost):
         if (engine := self._engines_running.get(run_id)) is not None:
             await asyncio.wait([engine])
         return await run_file(self._runs_dir, run_id, name)
+
+    async def verdict_figures(self, record: RunRecord) -> dict[str, Any] | None:
+        """What an ended run's verdict.json has beyond its FinalVerdict (blocked requests, the
+        intent guard's figures, replans, ...), or None when the run has not ended or this server
+        has no verdict.json of it."""
+        if not record.is_final:
+            return None
+        try:
+            _, path = await self.run_file(record.run_id, VERDICT_FILE)
+            verdict = json.loads(await asyncio.to_thread(path.read_bytes))
+        except (RunError, OSError, ValueError):
+            return None
+        verdict_fields = {field.name for field in dataclasses.fields(FinalVerdict)}
+        return {key: value for key, value in verdict.items() if key not in verdict_fields} if isinstance(verdict, dict) else None
 
     async def list(self, run_filter: RunFilter, limit: int, after: RunCursor | None) -> list[RunRecord]:
         return await self._store.list_runs(run_filter, limit, after)

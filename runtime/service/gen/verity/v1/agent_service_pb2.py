@@ -23,11 +23,12 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
+from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from runtime.service.gen.verity.v1 import events_pb2 as verity_dot_v1_dot_events__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dverity/v1/agent_service.proto\x12\tverity.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16verity/v1/events.proto\"\xaf\x01\n\nRunOptions\x12*\n\x07timeout\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x31\n\x06labels\x18\x02 \x03(\x0b\x32!.verity.v1.RunOptions.LabelsEntry\x12\x13\n\x0bwebhook_url\x18\x03 \x01(\t\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xf1\x01\n\x0fStartRunRequest\x12\x15\n\x0brecipe_yaml\x18\x01 \x01(\tH\x00\x12\x15\n\x0brecipe_name\x18\x02 \x01(\tH\x00\x12\x36\n\x06inputs\x18\x03 \x03(\x0b\x32&.verity.v1.StartRunRequest.InputsEntry\x12&\n\x07options\x18\x04 \x01(\x0b\x32\x15.verity.v1.RunOptions\x12\x17\n\x0fidempotency_key\x18\x05 \x01(\t\x1a-\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x08\n\x06recipe\"4\n\x10StartRunResponse\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x10\n\x08trace_id\x18\x02 \x01(\t\"5\n\x10StreamRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x03\"5\n\x11StreamRunResponse\x12 \n\x06\x65vents\x18\x01 \x03(\x0b\x32\x10.verity.v1.Event\"\xe7\x01\n\nRunRequest\x12\x15\n\x0brecipe_yaml\x18\x01 \x01(\tH\x00\x12\x15\n\x0brecipe_name\x18\x02 \x01(\tH\x00\x12\x31\n\x06inputs\x18\x03 \x03(\x0b\x32!.verity.v1.RunRequest.InputsEntry\x12&\n\x07options\x18\x04 \x01(\x0b\x32\x15.verity.v1.RunOptions\x12\x17\n\x0fidempotency_key\x18\x05 \x01(\t\x1a-\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x08\n\x06recipe\"/\n\x0bRunResponse\x12 \n\x06\x65vents\x18\x01 \x03(\x0b\x32\x10.verity.v1.Event\"[\n\x14\x43onfirmActionRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x0f\n\x07\x61pprove\x18\x03 \x01(\x08\x12\x0e\n\x06reason\x18\x04 \x01(\t\"8\n\x15\x43onfirmActionResponse\x12\x1f\n\x03run\x18\x01 \x01(\x0b\x32\x12.verity.v1.RunInfo\" \n\x0eStopRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"2\n\x0fStopRunResponse\x12\x1f\n\x03run\x18\x01 \x01(\x0b\x32\x12.verity.v1.RunInfo\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"N\n\x12GetArtifactRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x13\n\x0b\x61rtifact_id\x18\x02 \x01(\t\x12\x13\n\x0b\x63hunk_bytes\x18\x03 \x01(\x05\"F\n\x11GetRunFileRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x63hunk_bytes\x18\x03 \x01(\x05\"]\n\x12GetRunFileResponse\x12)\n\x08\x61rtifact\x18\x01 \x01(\x0b\x32\x17.verity.v1.ArtifactInfo\x12\x0e\n\x06offset\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x01(\x0c\"^\n\x13GetArtifactResponse\x12)\n\x08\x61rtifact\x18\x01 \x01(\x0b\x32\x17.verity.v1.ArtifactInfo\x12\x0e\n\x06offset\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x01(\x0c\"\xb9\x01\n\x0eGetRunResponse\x12\x1f\n\x03run\x18\x01 \x01(\x0b\x32\x12.verity.v1.RunInfo\x12*\n\tartifacts\x18\x02 \x03(\x0b\x32\x17.verity.v1.ArtifactInfo\x12?\n\x15pending_confirmations\x18\x03 \x03(\x0b\x32 .verity.v1.ConfirmationRequested\x12\x19\n\x11\x61rtifacts_omitted\x18\x04 \x01(\x05\"u\n\x0fListRunsRequest\x12&\n\x08statuses\x18\x01 \x03(\x0e\x32\x14.verity.v1.TaskState\x12\x13\n\x0brecipe_name\x18\x02 \x01(\t\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"M\n\x10ListRunsResponse\x12 \n\x04runs\x18\x01 \x03(\x0b\x32\x12.verity.v1.RunInfo\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xc3\x04\n\x07RunInfo\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x13\n\x0brecipe_name\x18\x02 \x01(\t\x12\x16\n\x0erecipe_version\x18\x03 \x01(\t\x12$\n\x06status\x18\x04 \x01(\x0e\x32\x14.verity.v1.TaskState\x12*\n\x0bstop_reason\x18\x05 \x01(\x0e\x32\x15.verity.v1.StopReason\x12\x10\n\x08verified\x18\x06 \x01(\x08\x12\x0f\n\x07summary\x18\x07 \x01(\t\x12\x10\n\x08trace_id\x18\x08 \x01(\t\x12.\n\x06inputs\x18\t \x03(\x0b\x32\x1e.verity.v1.RunInfo.InputsEntry\x12.\n\x06labels\x18\n \x03(\x0b\x32\x1e.verity.v1.RunInfo.LabelsEntry\x12/\n\x0b\x63reate_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08last_seq\x18\x0e \x01(\x03\x12\x14\n\x0c\x65\x61rliest_seq\x18\x0f \x01(\x03\x1a-\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x87\x01\n\x0c\x41rtifactInfo\x12\x13\n\x0b\x61rtifact_id\x18\x01 \x01(\t\x12\x15\n\rartifact_kind\x18\x02 \x01(\t\x12\x0c\n\x04path\x18\x03 \x01(\t\x12\x12\n\nmedia_type\x18\x04 \x01(\t\x12\x0c\n\x04size\x18\x05 \x01(\x03\x12\x0e\n\x06sha256\x18\x06 \x01(\t\x12\x0b\n\x03seq\x18\x07 \x01(\x03\x32\x8c\x05\n\x0c\x41gentService\x12\x43\n\x08StartRun\x12\x1a.verity.v1.StartRunRequest\x1a\x1b.verity.v1.StartRunResponse\x12H\n\tStreamRun\x12\x1b.verity.v1.StreamRunRequest\x1a\x1c.verity.v1.StreamRunResponse0\x01\x12\x36\n\x03Run\x12\x15.verity.v1.RunRequest\x1a\x16.verity.v1.RunResponse0\x01\x12R\n\rConfirmAction\x12\x1f.verity.v1.ConfirmActionRequest\x1a .verity.v1.ConfirmActionResponse\x12@\n\x07StopRun\x12\x19.verity.v1.StopRunRequest\x1a\x1a.verity.v1.StopRunResponse\x12=\n\x06GetRun\x12\x18.verity.v1.GetRunRequest\x1a\x19.verity.v1.GetRunResponse\x12\x43\n\x08ListRuns\x12\x1a.verity.v1.ListRunsRequest\x1a\x1b.verity.v1.ListRunsResponse\x12N\n\x0bGetArtifact\x12\x1d.verity.v1.GetArtifactRequest\x1a\x1e.verity.v1.GetArtifactResponse0\x01\x12K\n\nGetRunFile\x12\x1c.verity.v1.GetRunFileRequest\x1a\x1d.verity.v1.GetRunFileResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dverity/v1/agent_service.proto\x12\tverity.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16verity/v1/events.proto\"\xaf\x01\n\nRunOptions\x12*\n\x07timeout\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x31\n\x06labels\x18\x02 \x03(\x0b\x32!.verity.v1.RunOptions.LabelsEntry\x12\x13\n\x0bwebhook_url\x18\x03 \x01(\t\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xf1\x01\n\x0fStartRunRequest\x12\x15\n\x0brecipe_yaml\x18\x01 \x01(\tH\x00\x12\x15\n\x0brecipe_name\x18\x02 \x01(\tH\x00\x12\x36\n\x06inputs\x18\x03 \x03(\x0b\x32&.verity.v1.StartRunRequest.InputsEntry\x12&\n\x07options\x18\x04 \x01(\x0b\x32\x15.verity.v1.RunOptions\x12\x17\n\x0fidempotency_key\x18\x05 \x01(\t\x1a-\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x08\n\x06recipe\"4\n\x10StartRunResponse\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x10\n\x08trace_id\x18\x02 \x01(\t\"5\n\x10StreamRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x03\"5\n\x11StreamRunResponse\x12 \n\x06\x65vents\x18\x01 \x03(\x0b\x32\x10.verity.v1.Event\"\xe7\x01\n\nRunRequest\x12\x15\n\x0brecipe_yaml\x18\x01 \x01(\tH\x00\x12\x15\n\x0brecipe_name\x18\x02 \x01(\tH\x00\x12\x31\n\x06inputs\x18\x03 \x03(\x0b\x32!.verity.v1.RunRequest.InputsEntry\x12&\n\x07options\x18\x04 \x01(\x0b\x32\x15.verity.v1.RunOptions\x12\x17\n\x0fidempotency_key\x18\x05 \x01(\t\x1a-\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x08\n\x06recipe\"/\n\x0bRunResponse\x12 \n\x06\x65vents\x18\x01 \x03(\x0b\x32\x10.verity.v1.Event\"[\n\x14\x43onfirmActionRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x0f\n\x07\x61pprove\x18\x03 \x01(\x08\x12\x0e\n\x06reason\x18\x04 \x01(\t\"8\n\x15\x43onfirmActionResponse\x12\x1f\n\x03run\x18\x01 \x01(\x0b\x32\x12.verity.v1.RunInfo\" \n\x0eStopRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"2\n\x0fStopRunResponse\x12\x1f\n\x03run\x18\x01 \x01(\x0b\x32\x12.verity.v1.RunInfo\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"N\n\x12GetArtifactRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x13\n\x0b\x61rtifact_id\x18\x02 \x01(\t\x12\x13\n\x0b\x63hunk_bytes\x18\x03 \x01(\x05\"F\n\x11GetRunFileRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x63hunk_bytes\x18\x03 \x01(\x05\"]\n\x12GetRunFileResponse\x12)\n\x08\x61rtifact\x18\x01 \x01(\x0b\x32\x17.verity.v1.ArtifactInfo\x12\x0e\n\x06offset\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x01(\x0c\"^\n\x13GetArtifactResponse\x12)\n\x08\x61rtifact\x18\x01 \x01(\x0b\x32\x17.verity.v1.ArtifactInfo\x12\x0e\n\x06offset\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x01(\x0c\"\xeb\x01\n\x0eGetRunResponse\x12\x1f\n\x03run\x18\x01 \x01(\x0b\x32\x12.verity.v1.RunInfo\x12*\n\tartifacts\x18\x02 \x03(\x0b\x32\x17.verity.v1.ArtifactInfo\x12?\n\x15pending_confirmations\x18\x03 \x03(\x0b\x32 .verity.v1.ConfirmationRequested\x12\x19\n\x11\x61rtifacts_omitted\x18\x04 \x01(\x05\x12\x30\n\x0fverdict_figures\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\"u\n\x0fListRunsRequest\x12&\n\x08statuses\x18\x01 \x03(\x0e\x32\x14.verity.v1.TaskState\x12\x13\n\x0brecipe_name\x18\x02 \x01(\t\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"M\n\x10ListRunsResponse\x12 \n\x04runs\x18\x01 \x03(\x0b\x32\x12.verity.v1.RunInfo\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xc3\x04\n\x07RunInfo\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x13\n\x0brecipe_name\x18\x02 \x01(\t\x12\x16\n\x0erecipe_version\x18\x03 \x01(\t\x12$\n\x06status\x18\x04 \x01(\x0e\x32\x14.verity.v1.TaskState\x12*\n\x0bstop_reason\x18\x05 \x01(\x0e\x32\x15.verity.v1.StopReason\x12\x10\n\x08verified\x18\x06 \x01(\x08\x12\x0f\n\x07summary\x18\x07 \x01(\t\x12\x10\n\x08trace_id\x18\x08 \x01(\t\x12.\n\x06inputs\x18\t \x03(\x0b\x32\x1e.verity.v1.RunInfo.InputsEntry\x12.\n\x06labels\x18\n \x03(\x0b\x32\x1e.verity.v1.RunInfo.LabelsEntry\x12/\n\x0b\x63reate_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08last_seq\x18\x0e \x01(\x03\x12\x14\n\x0c\x65\x61rliest_seq\x18\x0f \x01(\x03\x1a-\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x87\x01\n\x0c\x41rtifactInfo\x12\x13\n\x0b\x61rtifact_id\x18\x01 \x01(\t\x12\x15\n\rartifact_kind\x18\x02 \x01(\t\x12\x0c\n\x04path\x18\x03 \x01(\t\x12\x12\n\nmedia_type\x18\x04 \x01(\t\x12\x0c\n\x04size\x18\x05 \x01(\x03\x12\x0e\n\x06sha256\x18\x06 \x01(\t\x12\x0b\n\x03seq\x18\x07 \x01(\x03\x32\x8c\x05\n\x0c\x41gentService\x12\x43\n\x08StartRun\x12\x1a.verity.v1.StartRunRequest\x1a\x1b.verity.v1.StartRunResponse\x12H\n\tStreamRun\x12\x1b.verity.v1.StreamRunRequest\x1a\x1c.verity.v1.StreamRunResponse0\x01\x12\x36\n\x03Run\x12\x15.verity.v1.RunRequest\x1a\x16.verity.v1.RunResponse0\x01\x12R\n\rConfirmAction\x12\x1f.verity.v1.ConfirmActionRequest\x1a .verity.v1.ConfirmActionResponse\x12@\n\x07StopRun\x12\x19.verity.v1.StopRunRequest\x1a\x1a.verity.v1.StopRunResponse\x12=\n\x06GetRun\x12\x18.verity.v1.GetRunRequest\x1a\x19.verity.v1.GetRunResponse\x12\x43\n\x08ListRuns\x12\x1a.verity.v1.ListRunsRequest\x1a\x1b.verity.v1.ListRunsResponse\x12N\n\x0bGetArtifact\x12\x1d.verity.v1.GetArtifactRequest\x1a\x1e.verity.v1.GetArtifactResponse0\x01\x12K\n\nGetRunFile\x12\x1c.verity.v1.GetRunFileRequest\x1a\x1d.verity.v1.GetRunFileResponse0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -44,58 +45,58 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RUNINFO_INPUTSENTRY']._serialized_options = b'8\001'
   _globals['_RUNINFO_LABELSENTRY']._loaded_options = None
   _globals['_RUNINFO_LABELSENTRY']._serialized_options = b'8\001'
-  _globals['_RUNOPTIONS']._serialized_start=134
-  _globals['_RUNOPTIONS']._serialized_end=309
-  _globals['_RUNOPTIONS_LABELSENTRY']._serialized_start=264
-  _globals['_RUNOPTIONS_LABELSENTRY']._serialized_end=309
-  _globals['_STARTRUNREQUEST']._serialized_start=312
-  _globals['_STARTRUNREQUEST']._serialized_end=553
-  _globals['_STARTRUNREQUEST_INPUTSENTRY']._serialized_start=498
-  _globals['_STARTRUNREQUEST_INPUTSENTRY']._serialized_end=543
-  _globals['_STARTRUNRESPONSE']._serialized_start=555
-  _globals['_STARTRUNRESPONSE']._serialized_end=607
-  _globals['_STREAMRUNREQUEST']._serialized_start=609
-  _globals['_STREAMRUNREQUEST']._serialized_end=662
-  _globals['_STREAMRUNRESPONSE']._serialized_start=664
-  _globals['_STREAMRUNRESPONSE']._serialized_end=717
-  _globals['_RUNREQUEST']._serialized_start=720
-  _globals['_RUNREQUEST']._serialized_end=951
-  _globals['_RUNREQUEST_INPUTSENTRY']._serialized_start=498
-  _globals['_RUNREQUEST_INPUTSENTRY']._serialized_end=543
-  _globals['_RUNRESPONSE']._serialized_start=953
-  _globals['_RUNRESPONSE']._serialized_end=1000
-  _globals['_CONFIRMACTIONREQUEST']._serialized_start=1002
-  _globals['_CONFIRMACTIONREQUEST']._serialized_end=1093
-  _globals['_CONFIRMACTIONRESPONSE']._serialized_start=1095
-  _globals['_CONFIRMACTIONRESPONSE']._serialized_end=1151
-  _globals['_STOPRUNREQUEST']._serialized_start=1153
-  _globals['_STOPRUNREQUEST']._serialized_end=1185
-  _globals['_STOPRUNRESPONSE']._serialized_start=1187
-  _globals['_STOPRUNRESPONSE']._serialized_end=1237
-  _globals['_GETRUNREQUEST']._serialized_start=1239
-  _globals['_GETRUNREQUEST']._serialized_end=1270
-  _globals['_GETARTIFACTREQUEST']._serialized_start=1272
-  _globals['_GETARTIFACTREQUEST']._serialized_end=1350
-  _globals['_GETRUNFILEREQUEST']._serialized_start=1352
-  _globals['_GETRUNFILEREQUEST']._serialized_end=1422
-  _globals['_GETRUNFILERESPONSE']._serialized_start=1424
-  _globals['_GETRUNFILERESPONSE']._serialized_end=1517
-  _globals['_GETARTIFACTRESPONSE']._serialized_start=1519
-  _globals['_GETARTIFACTRESPONSE']._serialized_end=1613
-  _globals['_GETRUNRESPONSE']._serialized_start=1616
-  _globals['_GETRUNRESPONSE']._serialized_end=1801
-  _globals['_LISTRUNSREQUEST']._serialized_start=1803
-  _globals['_LISTRUNSREQUEST']._serialized_end=1920
-  _globals['_LISTRUNSRESPONSE']._serialized_start=1922
-  _globals['_LISTRUNSRESPONSE']._serialized_end=1999
-  _globals['_RUNINFO']._serialized_start=2002
-  _globals['_RUNINFO']._serialized_end=2581
-  _globals['_RUNINFO_INPUTSENTRY']._serialized_start=498
-  _globals['_RUNINFO_INPUTSENTRY']._serialized_end=543
-  _globals['_RUNINFO_LABELSENTRY']._serialized_start=264
-  _globals['_RUNINFO_LABELSENTRY']._serialized_end=309
-  _globals['_ARTIFACTINFO']._serialized_start=2584
-  _globals['_ARTIFACTINFO']._serialized_end=2719
-  _globals['_AGENTSERVICE']._serialized_start=2722
-  _globals['_AGENTSERVICE']._serialized_end=3374
+  _globals['_RUNOPTIONS']._serialized_start=164
+  _globals['_RUNOPTIONS']._serialized_end=339
+  _globals['_RUNOPTIONS_LABELSENTRY']._serialized_start=294
+  _globals['_RUNOPTIONS_LABELSENTRY']._serialized_end=339
+  _globals['_STARTRUNREQUEST']._serialized_start=342
+  _globals['_STARTRUNREQUEST']._serialized_end=583
+  _globals['_STARTRUNREQUEST_INPUTSENTRY']._serialized_start=528
+  _globals['_STARTRUNREQUEST_INPUTSENTRY']._serialized_end=573
+  _globals['_STARTRUNRESPONSE']._serialized_start=585
+  _globals['_STARTRUNRESPONSE']._serialized_end=637
+  _globals['_STREAMRUNREQUEST']._serialized_start=639
+  _globals['_STREAMRUNREQUEST']._serialized_end=692
+  _globals['_STREAMRUNRESPONSE']._serialized_start=694
+  _globals['_STREAMRUNRESPONSE']._serialized_end=747
+  _globals['_RUNREQUEST']._serialized_start=750
+  _globals['_RUNREQUEST']._serialized_end=981
+  _globals['_RUNREQUEST_INPUTSENTRY']._serialized_start=528
+  _globals['_RUNREQUEST_INPUTSENTRY']._serialized_end=573
+  _globals['_RUNRESPONSE']._serialized_start=983
+  _globals['_RUNRESPONSE']._serialized_end=1030
+  _globals['_CONFIRMACTIONREQUEST']._serialized_start=1032
+  _globals['_CONFIRMACTIONREQUEST']._serialized_end=1123
+  _globals['_CONFIRMACTIONRESPONSE']._serialized_start=1125
+  _globals['_CONFIRMACTIONRESPONSE']._serialized_end=1181
+  _globals['_STOPRUNREQUEST']._serialized_start=1183
+  _globals['_STOPRUNREQUEST']._serialized_end=1215
+  _globals['_STOPRUNRESPONSE']._serialized_start=1217
+  _globals['_STOPRUNRESPONSE']._serialized_end=1267
+  _globals['_GETRUNREQUEST']._serialized_start=1269
+  _globals['_GETRUNREQUEST']._serialized_end=1300
+  _globals['_GETARTIFACTREQUEST']._serialized_start=1302
+  _globals['_GETARTIFACTREQUEST']._serialized_end=1380
+  _globals['_GETRUNFILEREQUEST']._serialized_start=1382
+  _globals['_GETRUNFILEREQUEST']._serialized_end=1452
+  _globals['_GETRUNFILERESPONSE']._serialized_start=1454
+  _globals['_GETRUNFILERESPONSE']._serialized_end=1547
+  _globals['_GETARTIFACTRESPONSE']._serialized_start=1549
+  _globals['_GETARTIFACTRESPONSE']._serialized_end=1643
+  _globals['_GETRUNRESPONSE']._serialized_start=1646
+  _globals['_GETRUNRESPONSE']._serialized_end=1881
+  _globals['_LISTRUNSREQUEST']._serialized_start=1883
+  _globals['_LISTRUNSREQUEST']._serialized_end=2000
+  _globals['_LISTRUNSRESPONSE']._serialized_start=2002
+  _globals['_LISTRUNSRESPONSE']._serialized_end=2079
+  _globals['_RUNINFO']._serialized_start=2082
+  _globals['_RUNINFO']._serialized_end=2661
+  _globals['_RUNINFO_INPUTSENTRY']._serialized_start=528
+  _globals['_RUNINFO_INPUTSENTRY']._serialized_end=573
+  _globals['_RUNINFO_LABELSENTRY']._serialized_start=294
+  _globals['_RUNINFO_LABELSENTRY']._serialized_end=339
+  _globals['_ARTIFACTINFO']._serialized_start=2664
+  _globals['_ARTIFACTINFO']._serialized_end=2799
+  _globals['_AGENTSERVICE']._serialized_start=2802
+  _globals['_AGENTSERVICE']._serialized_end=3454
 # @@protoc_insertion_point(module_scope)

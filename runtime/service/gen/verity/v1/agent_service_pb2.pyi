@@ -1,6 +1,7 @@
 import datetime
 
 from google.protobuf import duration_pb2 as _duration_pb2
+from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from runtime.service.gen.verity.v1 import events_pb2 as _events_pb2
 from google.protobuf.internal import containers as _containers
@@ -175,16 +176,18 @@ class GetArtifactResponse(_message.Message):
     def __init__(self, artifact: _Optional[_Union[ArtifactInfo, _Mapping]] = ..., offset: _Optional[int] = ..., data: _Optional[bytes] = ...) -> None: ...
 
 class GetRunResponse(_message.Message):
-    __slots__ = ("run", "artifacts", "pending_confirmations", "artifacts_omitted")
+    __slots__ = ("run", "artifacts", "pending_confirmations", "artifacts_omitted", "verdict_figures")
     RUN_FIELD_NUMBER: _ClassVar[int]
     ARTIFACTS_FIELD_NUMBER: _ClassVar[int]
     PENDING_CONFIRMATIONS_FIELD_NUMBER: _ClassVar[int]
     ARTIFACTS_OMITTED_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIGURES_FIELD_NUMBER: _ClassVar[int]
     run: RunInfo
     artifacts: _containers.RepeatedCompositeFieldContainer[ArtifactInfo]
     pending_confirmations: _containers.RepeatedCompositeFieldContainer[_events_pb2.ConfirmationRequested]
     artifacts_omitted: int
-    def __init__(self, run: _Optional[_Union[RunInfo, _Mapping]] = ..., artifacts: _Optional[_Iterable[_Union[ArtifactInfo, _Mapping]]] = ..., pending_confirmations: _Optional[_Iterable[_Union[_events_pb2.ConfirmationRequested, _Mapping]]] = ..., artifacts_omitted: _Optional[int] = ...) -> None: ...
+    verdict_figures: _struct_pb2.Struct
+    def __init__(self, run: _Optional[_Union[RunInfo, _Mapping]] = ..., artifacts: _Optional[_Iterable[_Union[ArtifactInfo, _Mapping]]] = ..., pending_confirmations: _Optional[_Iterable[_Union[_events_pb2.ConfirmationRequested, _Mapping]]] = ..., artifacts_omitted: _Optional[int] = ..., verdict_figures: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class ListRunsRequest(_message.Message):
     __slots__ = ("statuses", "recipe_name", "page_size", "page_token")

@@ -112,7 +112,6 @@ class PlanWalk:
         """Run one state's handler inside its record (or fail it: `unavailable` says why its tab
         cannot be acted in); the next state id, None when unrouted."""
         ctx = self.context
-        await ctx.browser.open_before(state)
         ctx.recorder.start(ctx.budget.executed, state, tab_id=ctx.browser.tabs.acting_id)
         stop: RunStopped | None = None
         failure_before = ctx.findings.failure

@@ -16,7 +16,6 @@ navigation of that tab's top frame that the network policy refused since then st
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -30,8 +29,6 @@ from runtime.execute.step_outcome import RunStopped
 from runtime.execute.record.step_record import StepRecorder
 from runtime.execute.judges.target_check import PageObservation
 from runtime.outcomes import StopReason
-from runtime.plan.model import State
-from runtime.plan.state_kinds import AGENT
 from runtime.policy import UrlJudgement
 
 SessionOpener = Callable[[], Awaitable[BrowserSession]]
@@ -46,7 +43,6 @@ class BrowserAccess:
         self.action_ids = action_ids
         self.recorder = recorder
         self.current: BrowserSession | None = None  # None until the first action opens it
-        self._open_failed: RunStopped | None = None
         # Every URL this run asked to open or landed on; a replan does not follow them again.
         self.opened_urls: set[str] = set()
         self.tabs = RunTabs(events, lambda: recorder.record.state_id if recorder.record is not None else "")
@@ -56,24 +52,10 @@ class BrowserAccess:
 
     async def session(self) -> BrowserSession:
         if self.current is None:
-            if self._open_failed is not None:
-                # Opened once and failed: the same failure again, never a second browser.
-                raise self._open_failed
-            try:
-                self.current = await self._open_session()
-            except RunStopped as stopped:
-                self._open_failed = stopped
-                raise
+            self.current = await self._open_session()
             self.tabs.bind(self.current.primary_tab_id)
             self.current.listen_to_tabs(self.tabs.heard)
         return self.current
-
-    async def open_before(self, state: State) -> None:
-        """Open the session before the run's first browser state starts, so its StepStarted names
-        the tab it acts in; a failure to open is left for the state itself to meet and report."""
-        if self.current is None and (state.kind == AGENT or (state.tool or "").startswith("browser_")):
-            with contextlib.suppress(RunStopped):
-                await self.session()
 
     async def verbs(self) -> SessionVerbs:
         """The session's verbs aimed at the tab the running state acts in."""

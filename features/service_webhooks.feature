@@ -14,6 +14,7 @@ Feature: Webhooks: a run's end, delivered to the service that started it
   @SVC2-005
   Scenario: A webhook without a valid secret keeps the server from starting
     Then a server with a webhook and no secret, or a secret that is not whsec_ and base64, does not start
+    And a config file's webhook_secret_file and webhook_allowed_urls become the server's webhook settings
 
   @SVC2-006
   Scenario: A receiver that answers 500 twice gets the delivery on the third try

@@ -24,6 +24,7 @@ from tests.service.service_harness import ServedServer
 from tests.service.webhook_receiver import HOLD, Received, WebhookReceiver
 
 from runtime.client import VerityClient, VerityRpcError
+from runtime.service.config.config_file import load_config_file
 from runtime.service.config.errors import ServiceConfigError
 from runtime.service.config.server_config import ServerConfig
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
@@ -161,6 +162,25 @@ def _needs_secret(tmp_path: Path) -> None:
             ServerConfig(**base, webhook_secret=secret).validate()
         assert secret is None or secret not in str(refused.value)
     ServerConfig(**base, webhook_secret=SECRET).validate()
+
+
+@then("a config file's webhook_secret_file and webhook_allowed_urls become the server's webhook settings")
+def _from_config_file(tmp_path: Path) -> None:
+    (tmp_path / "hook-secret.txt").write_text(SECRET + "\n")
+    config = tmp_path / "serve.yaml"
+    config.write_text(
+        "webhook_secret_file: hook-secret.txt\n"
+        "webhook_allowed_urls: [https://hooks.example/teams/, https://hooks.example/one]\n"
+        "webhook_attempts: 3\n"
+    )
+    values = load_config_file(config)
+    assert "whsec_" not in repr(ServerConfig(**values))
+    settings = ServerConfig(**values).webhook_settings()
+    assert settings is not None and settings.secret == base64.b64decode(SECRET.removeprefix("whsec_"))
+    assert settings.allowed_urls == ("https://hooks.example/teams/", "https://hooks.example/one") and settings.attempts == 3
+    config.write_text("webhook_allowed_urls: https://hooks.example/teams/\n")
+    with pytest.raises(ServiceConfigError, match=r"serve.yaml:1:1: webhook_allowed_urls must be a list of URLs"):
+        load_config_file(config)
 
 
 # --- retries --------------------------------------------------------------------------------------

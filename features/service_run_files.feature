@@ -23,3 +23,4 @@ Feature: Every file that explains a run, fetched over the API
     When the served run ends
     Then its report.html, which such a run never writes, is NOT_FOUND with reason RUN_FILE_MISSING
     And GetRun still carries no verdict figures, since the run wrote no verdict.json
+    And a verdict.json linked from its directory to a file outside it is refused PERMISSION_DENIED

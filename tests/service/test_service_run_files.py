@@ -168,3 +168,14 @@ def _no_figures(server: ServedServer, context: dict[str, Any]) -> None:
     response = server.client().get_run(context["live"].run_id)
     assert response.run.status != 0 and response.run.HasField("end_time")
     assert not response.HasField("verdict_figures")
+
+
+@then("a verdict.json linked from its directory to a file outside it is refused PERMISSION_DENIED")
+def _linked_outside(server: ServedServer, context: dict[str, Any], tmp_path: Path) -> None:
+    outside = tmp_path / "outside.json"
+    outside.write_text('{"not": "the run\'s"}')
+    run_dir = server.config.runs_dir / context["live"].run_id
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "verdict.json").symlink_to(outside)
+    error = _refused(lambda: _fetch(server.client(), context["live"].run_id, "verdict.json"))
+    assert error.code == grpc.StatusCode.PERMISSION_DENIED and error.reason == "ARTIFACT_OUTSIDE_RUN", error

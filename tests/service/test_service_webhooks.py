@@ -23,6 +23,8 @@ from tests.service.run_steps import run_inputs
 from tests.service.service_harness import ServedServer
 from tests.service.webhook_receiver import HOLD, Received, WebhookReceiver
 
+from runtime.cli.main import parse_args
+from runtime.cli.serve import server_config_from_args
 from runtime.client import VerityClient, VerityRpcError
 from runtime.service.config.config_file import load_config_file
 from runtime.service.config.errors import ServiceConfigError
@@ -178,6 +180,14 @@ def _from_config_file(tmp_path: Path) -> None:
     settings = ServerConfig(**values).webhook_settings()
     assert settings is not None and settings.secret == base64.b64decode(SECRET.removeprefix("whsec_"))
     assert settings.allowed_urls == ("https://hooks.example/teams/", "https://hooks.example/one") and settings.attempts == 3
+    flags = parse_args([
+        "serve", "--store", str(tmp_path / "x.db"), "--webhook-url", "https://hooks.example/all",
+        "--webhook-allowed-url", "https://hooks.example/a/", "--webhook-allowed-url", "https://hooks.example/b/",
+        "--webhook-secret-file", str(tmp_path / "hook-secret.txt"),
+    ])
+    from_flags = server_config_from_args(flags).webhook_settings()
+    assert from_flags is not None and from_flags.url == "https://hooks.example/all" and from_flags.secret == settings.secret
+    assert from_flags.allowed_urls == ("https://hooks.example/a/", "https://hooks.example/b/") and not from_flags.allow_private_network
     config.write_text("webhook_allowed_urls: https://hooks.example/teams/\n")
     with pytest.raises(ServiceConfigError, match=r"serve.yaml:1:1: webhook_allowed_urls must be a list of URLs"):
         load_config_file(config)

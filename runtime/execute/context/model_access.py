@@ -25,6 +25,7 @@ from runtime.secrets import Secrets
 
 if TYPE_CHECKING:
     from runtime.llm import LlmGateway
+    from runtime.llm.providers.model_client import DrivenModel
 
 # The tool name a model call's retry events carry (a model call is not a browser tool).
 MODEL_CALL_TOOL = "llm.chat"
@@ -41,7 +42,12 @@ def report_retries(events: EventLog, action_ids: ActionIds) -> Callable[[LlmRetr
 
 
 class ModelAccess:
-    def __init__(self, plan: Plan, telemetry: ChatTelemetry | None = None, secrets: Secrets | None = None) -> None:
+    def __init__(
+        self, plan: Plan, telemetry: ChatTelemetry | None = None, secrets: Secrets | None = None, driven: DrivenModel | None = None
+    ) -> None:
+        # A model the run's starter drives (verity mcp's client) answers every agent state instead
+        # of a provider's: no key is read for it.
+        self.driven = driven
         # The run's secrets: every request a gateway of this run sends is redacted with them.
         self.secrets = secrets if secrets is not None else Secrets()
         agent_states = [s for s in plan.states if s.kind == AGENT]
@@ -60,6 +66,9 @@ class ModelAccess:
         for state_id in self.agent_states:
             if state_id in self.settings:
                 continue
+            if self.driven is not None:
+                self.settings[state_id], self.vision[state_id] = self.driven.settings, False
+                continue
             try:
                 settings = ModelSettings.from_env(choice=self._choices[state_id])
                 self.vision[state_id] = vision_on(self._vision_settings[state_id], settings)
@@ -77,7 +86,8 @@ class ModelAccess:
         from runtime.llm import LlmGateway
 
         self.require()
-        return LlmGateway(self.settings[state_id], self.telemetry, redact=self.secrets.redact)
+        client = self.driven.client if self.driven is not None else None
+        return LlmGateway(self.settings[state_id], self.telemetry, redact=self.secrets.redact, client=client)
 
     async def detect_intent(self, guard: IntentGuard, goal: str) -> IntentDecision:
         """`detector: model` asks the default model when the keywords miss. Without a configured key the guard

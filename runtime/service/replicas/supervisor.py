@@ -157,11 +157,14 @@ class ReplicaSupervisor(RunSupervisor):
         source: RecipeRequest | None = None,
         existing: RunRecord | None = None,
         key: RunKey | None = None,
+        driven_model: Any = None,
         webhook_url: str | None = None,
     ) -> Any:
         if existing is not None or source is None:
+            # A run without a request to load it from (verity mcp's) runs here, never queued.
             return await super().start(
-                order, raw_inputs=raw_inputs, timeout_seconds=timeout_seconds, existing=existing, key=key, webhook_url=webhook_url
+                order, raw_inputs=raw_inputs, timeout_seconds=timeout_seconds, existing=existing, key=key,
+                driven_model=driven_model, webhook_url=webhook_url,
             )
         if not self._accepting:
             raise ServerShuttingDown()

@@ -20,6 +20,7 @@ from typing import Any
 
 from runtime.events import ConfirmationRequested, Event, FinalVerdict
 from runtime.execute import start_run
+from runtime.llm.providers.model_client import DrivenModel
 from runtime.outcomes import StopReason, TaskState
 from runtime.plan.order import RunOrder
 from runtime.run_layout import VERDICT_FILE
@@ -77,6 +78,7 @@ class RunSupervisor(RunHost):
         source: RecipeRequest | None = None,
         existing: RunRecord | None = None,
         key: RunKey | None = None,
+        driven_model: DrivenModel | None = None,
         webhook_url: str | None = None,
     ) -> LiveRun | StartedBefore:
         """Record a new run and hand it to the run engine, which emits into the run's EventLog.
@@ -84,6 +86,7 @@ class RunSupervisor(RunHost):
         `@env:NAME`, which stays as written) shown as its marker. `existing`: the run is recorded
         already (queued by a replica, see replicas/supervisor.py, which also uses `source`).
         `key`: an idempotency key; when it started a run already, that run is the answer.
+        `driven_model`: the run's agent states are answered by it (verity mcp's browser sessions).
         `webhook_url`: the run's own webhook (on the operator's allowlist, checked by the caller)."""
         recipe = order.plan.recipe
         recorded = recorded_inputs(order.plan, raw_inputs)
@@ -110,6 +113,7 @@ class RunSupervisor(RunHost):
                 trace_parent=self._tracer.caller_context(),
                 # A recipe someone sent: only the server's configuration may open private networks.
                 allow_private_network=self.limits.allow_private_network,
+                driven_model=driven_model,
             )
         except Exception as error:  # noqa: BLE001 - a failed start is recorded as the run's end
             tracing.close()

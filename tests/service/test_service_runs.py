@@ -122,8 +122,9 @@ def _no_inputs_in_spans(context: dict[str, Any], site: FixtureSite) -> None:
 def _stream_ends_with(context: dict[str, Any], status: str, reason: str, seconds: int) -> None:
     events = context["events"]
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
-    # The run was waiting for a confirmation nobody gave: only the timeout could end it.
-    assert any(e.HasField("confirmation_requested") for e in events)
+    # Its first step waits for a confirmation nobody gives (on a loaded machine the budget may end
+    # even before the request is out): nothing ran past it, so only the timeout could end the run.
+    assert not any(e.HasField("tool_used") and e.tool_used.tool == "open_url" for e in events), events
     final = events[-1].final_verdict
     assert events[-1].HasField("final_verdict") and not final.verified
     assert final.status == events_pb.TaskState.Value(f"TASK_STATE_{status.upper()}")

@@ -78,8 +78,11 @@ class Turn:
 class AgentLoop:
     """One execution of one agent state. `await AgentLoop(ctx, state, gateway).run()`."""
 
-    def __init__(self, ctx: RunContext, state: State, gateway: LlmGateway) -> None:
+    def __init__(self, ctx: RunContext, state: State, gateway: LlmGateway, briefing: str = "") -> None:
         self.ctx = ctx
+        # Facts the step's task is given with, as written (never filled: a repair's failure
+        # evidence may hold braces); states/repair.py briefs its agent on the failed step.
+        self.briefing = briefing
         self.state = state
         self.gateway = gateway
         params = state.params
@@ -174,8 +177,9 @@ class AgentLoop:
     def _opening(self) -> str:
         # The model reads the conditions as the judge will check them: placeholders filled.
         conditions = "\n".join(f"- {describe_condition(filled_condition(self.ctx.values, c))}" for c in self.done_when)
+        briefing = f"{self.briefing}\n\n" if self.briefing else ""
         return (
-            f"Task: {self.task}\n\n"
+            f"Task: {self.task}\n\n{briefing}"
             f"This step counts as done only if, when you call close, all of these hold:\n{conditions}\n\n"
             f"You have at most {self.max_turns} turns, one tool call each."
             f"{self._secret_note()}"

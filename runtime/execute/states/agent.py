@@ -60,9 +60,12 @@ class Turn:
     summary: str = ""
     error_code: str = ""
     usage: LlmUsage = field(default_factory=LlmUsage)
+    performed: dict[str, Any] | None = None
 
     def record(self) -> dict[str, Any]:
+        kept = {"performed": self.performed} if self.performed is not None else {}
         return {
+            **kept,
             "turn": self.number,
             "thinking": self.text[:THINKING_CHARS],
             "tool": self.tool,
@@ -141,6 +144,7 @@ class AgentLoop:
                 self.conversation.append(ChatMessage.tool_result(call, outcome.response))
                 changed = {True: "; the page changed", False: "; the page did not change"}.get(outcome.response.get("page_changed"), "")
                 turn.outcome, turn.ok, turn.error_code = ("ok" if outcome.ok else "error"), outcome.ok, outcome.error_code
+                turn.performed = outcome.performed
                 turn.summary = f"{describe_call(call.name, turn.arguments)[:120]} -> {outcome.summary}{changed}"
             finally:
                 self._finish_turn(turn, span, began)

@@ -37,6 +37,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--json", action="store_true", help="print every event as a JSON line instead of progress text")
     run.add_argument("--browser-ws", metavar="WS_URL", help="attach to a running Chromium (ws://.../devtools/browser/...) instead of launching one")
     run.add_argument("--label", action="append", default=[], metavar="KEY=VALUE", help="a run label, on the trace as verity.label.<key> (repeatable)")
+    run.add_argument(
+        "--switch",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="roll a strategy back for this run: no_progress=off, auto_repair=off, verify=lenient:click,hover (repeatable; over the recipe's switches)",
+    )
     run.add_argument("--log-level", choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="log to stderr at this level (default: warnings only)")
     run.set_defaults(handler=_run_command)
 

@@ -34,6 +34,7 @@ from runtime.execute.step_outcome import RunStopped
 from runtime.execute.record.storage_state import StorageStateKeeper
 from runtime.execute.walker import PlanWalk, RunEnd
 from runtime.outcomes import StopReason, TaskState
+from runtime.plan.switches import RunSwitches
 from runtime.plan.order import RunOrder
 from runtime.secrets import PASSWORD_NAME, Secrets, install_log_redaction
 
@@ -175,7 +176,9 @@ async def _run(
     plan, run_dir = order.plan, handle.run_dir
     keeper = StorageStateKeeper(order.storage_state, list(plan.target.get("allowed_domains", []))) if order.storage_state.used else None
     try:
-        events.emit(StatusChanged(status=TaskState.RUNNING))
+        switched = order.run_switches.describe()
+        # A strategy rolled back for this run is said first, so the run can be explained later.
+        events.emit(StatusChanged(status=TaskState.RUNNING, detail=f"switches: {switched}" if switched else ""))
         files.write_order(order.to_data())
         # Before the browser starts: a storage-state file that cannot be used is the run's input error.
         if keeper is not None:
@@ -213,6 +216,7 @@ async def _run(
             approvals=approvals,
             open_session=open_session,
             private_network_override=allow_private_network,
+            switches=order.run_switches,
         )
         context.storage_state = keeper
         context.uploads = order.uploads
@@ -251,7 +255,7 @@ async def _run(
         failure = await keeper.save(end.stop_reason, session, events, walk.context.browser.new_action_id)
         if failure is not None:
             end = RunEnd(StopReason.EXECUTE_ERROR, f"{end.summary}; but {failure}")
-    verdict = await _finish(end, walk, events, files, thumbnails, spans, session, own_provider, started, keeper.record if keeper else None)
+    verdict = await _finish(end, walk, events, files, thumbnails, spans, session, own_provider, started, keeper.record if keeper else None, order.run_switches)
     if cancelled_from_outside:
         raise asyncio.CancelledError()
     return verdict
@@ -268,6 +272,7 @@ async def _finish(
     own_provider: BrowserProvider | None,
     started: float,
     session_record: dict[str, Any] | None = None,
+    switches: RunSwitches | None = None,
 ) -> FinalVerdict:
     """Close the browser side, write the run directory, emit the one FinalVerdict, end the span."""
     # Every state is recorded: the report's records part is drafted while the browser closes.
@@ -290,15 +295,22 @@ async def _finish(
     try:
         final_state = end.stop_reason.final_state
         verified = end.stop_reason is StopReason.COMPLETED
+        switches = switches or RunSwitches()
+        evidence = {**end.evidence, "switches": switches.changed()} if switches.changed() else end.evidence
         verdict = FinalVerdict(
             status=final_state,
             stop_reason=end.stop_reason,
             verified=verified,
             summary=end.summary,
             blocker_kind=end.blocker_kind,
-            evidence=end.evidence,
+            evidence=evidence,
         )
-        extra: dict[str, Any] = {"duration_ms": round((time.perf_counter() - started) * 1000, 1), "run_id": events.run_id, "trace_id": events.trace_id}
+        extra: dict[str, Any] = {
+            "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+            "run_id": events.run_id,
+            "trace_id": events.trace_id,
+            "switches": switches.to_data(),
+        }
         try:
             if walk is not None:
                 ctx = walk.context

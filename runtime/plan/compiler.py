@@ -285,6 +285,7 @@ def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan
         },
         output_schema=recipe.output.schema_,
         output_values=recipe.output.values,
+        switches=recipe.switches.model_dump(mode="json", exclude_defaults=True),
         initial=PREFLIGHT,
         states=states,
     )

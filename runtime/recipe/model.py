@@ -17,6 +17,7 @@ from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from runtime.recipe.repair import Repair
 from runtime.recipe.step_bodies import FileName
+from runtime.recipe.switches import Switches
 from runtime.recipe.steps import Step
 from runtime.recipe.strict import Milliseconds, Strict
 from runtime.recipe.tool_names import canonical_tools
@@ -199,6 +200,9 @@ class Recipe(Strict):
     repair: Repair | None = Field(
         default=None,
         description="Let an agent repair any step that can be repaired (act with `expect`, verify, agent) when it ends in execute_error, verification_failed or no_progress.",
+    )
+    switches: Switches = Field(
+        default_factory=Switches, description="Roll a strategy back: no_progress, auto_repair, verify (strict or lenient for named act kinds); run options override them."
     )
     fallback: Fallback = Field(default_factory=Fallback, description="The search used to find another page when the target is blocked.")
     output: Output = Field(default_factory=Output, description="The structured result the run brings back.")

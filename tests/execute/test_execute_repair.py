@@ -14,14 +14,18 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from pytest_bdd import given, parsers, scenarios, then, when
 from ruamel.yaml import YAML
 
-from runtime.events import StepFinished
+from runtime.events import StatusChanged, StepFinished
+from runtime.plan import prepare_run
+from runtime.plan.switches import SwitchInvalid
+from runtime.recipe import load_recipe_file
+from tests.execute.conftest import recipe_path
 from tests.execute.conftest import ExecRunner, RunRecord
 from tests.fixtures.agent_corpus.cases import CASES, CORPUS, RECIPE, model_turn
 from tests.fixtures.agent_corpus.site import AgentCorpusSite
 from tests.fixtures.gemini_server import GeminiServer, function_call_reply
 from tests.fixtures.site_server import FixtureSite
 
-scenarios("execute_repair.feature")
+scenarios("execute_repair.feature", "execute_switches.feature")
 
 
 def _click(css: str) -> Any:
@@ -41,6 +45,11 @@ def repairer_only_closes(gemini: GeminiServer, summary: str) -> None:
 @given(parsers.parse('the step\'s model will click the element with css "{css}" {times:d} times'))
 def step_model_clicks(gemini: GeminiServer, css: str, times: int) -> None:
     gemini.enqueue(*(_click(css) for _ in range(times)))
+
+
+@given(parsers.parse('the step\'s model will then close saying "{summary}"'))
+def step_model_closes(gemini: GeminiServer, summary: str) -> None:
+    gemini.enqueue(function_call_reply("close", {"summary": summary}))
 
 
 @given("no model is configured")
@@ -153,3 +162,58 @@ def no_model_repair(runner: ExecRunner, gemini: GeminiServer) -> None:
     assert (repair["outcome"], repair["error"]) == ("execute_error", "no_model") and "no model is configured" in repair["observation_summary"]
     assert not gemini.requests
     assert "not repaired" not in record.verdict.summary and "repair" not in record.verdict.evidence
+
+
+# ---------------------------------------------------------------------- switches
+
+
+@when(parsers.parse('I run "{name}" against the fixture site with the switch "{switch}"'))
+def run_with_switch(runner: ExecRunner, fixture_site: FixtureSite, name: str, switch: str) -> None:
+    key, _, value = switch.partition("=")
+    runner.run(name, {"site": fixture_site.base_url}, switches={key: value})
+
+
+@then(parsers.parse('the run\'s events and verdict record the switch "{name}" as off'))
+def switch_recorded(runner: ExecRunner, name: str) -> None:
+    record = runner.last
+    running = [s for s in record.payloads(StatusChanged) if s.status.value == "running"]
+    assert running[0].detail == f"switches: {name}=off", running
+    assert record.verdict.evidence["switches"] == {name: False}, record.verdict.evidence
+    assert record.file("verdict.json")["switches"][name] is False
+    assert record.file("order.json")["switches"] == {name: "off"}
+
+
+@then(parsers.parse('the repair of "{step}" says the auto_repair switch is off, and the model was never asked'))
+def auto_repair_off(runner: ExecRunner, gemini: GeminiServer, step: str) -> None:
+    repair = _repair_record(runner.last, step)
+    assert (repair["outcome"], repair["error"]) == ("execute_error", "auto_repair_off"), repair
+    assert not gemini.requests
+
+
+@then(parsers.parse('the act "{step}" counted by the lenient verify switch'))
+def lenient_act(runner: ExecRunner, step: str) -> None:
+    [act] = [r for r in runner.last.file("executions.json") if r["state_id"] == step]
+    assert (act["outcome"], act["verified"], act["evidence"]["verify"]) == ("verified", True, "lenient"), act
+    # The page saw no effect of the click's own: strict verification would have failed it.
+    assert [(c["check"], c["passed"]) for c in act["evidence"]["checks"]] == [("own_effect", False)]
+
+
+@then(parsers.parse('the verdict records the verify switch as lenient for "{kind}"'))
+def verify_switch_recorded(runner: ExecRunner, kind: str) -> None:
+    record = runner.last
+    assert record.verdict.evidence["switches"] == {"verify": {"lenient": [kind]}}
+    running = [s for s in record.payloads(StatusChanged) if s.status.value == "running"]
+    assert running[0].detail == f"switches: verify=lenient:{kind}"
+
+
+@when(parsers.parse('I prepare a run of "{name}" with the switch "{switch}"'), target_fixture="refusal")
+def prepare_with_switch(name: str, switch: str) -> str:
+    key, _, value = switch.partition("=")
+    with pytest.raises(SwitchInvalid) as refused:
+        prepare_run(load_recipe_file(recipe_path(name)), {"site": "http://127.0.0.1:9"}, switches={key: value})
+    return str(refused.value)
+
+
+@then("it is refused, naming the switches there are")
+def refused_switch(refusal: str) -> None:
+    assert refusal == "unknown switch 'no_progess': the switches are no_progress, auto_repair, verify", refusal

@@ -34,6 +34,8 @@ async def repair(ctx: RunContext, state: State) -> StepResult:
     failed = ctx.recovery.failed_step
     assert failed is not None, "a repair state is entered only from its step's failure"
     trigger = TRIGGER_OF_OUTCOME[failed.outcome]
+    if not ctx.switches.auto_repair:
+        return StepResult(trigger, False, summary=f"not repaired (the auto_repair switch is off): {failed.summary}", error="auto_repair_off", evidence={"repairs": failed.state_id, "trigger": trigger})
     if not ctx.model.available(state.id):
         return StepResult(trigger, False, summary=f"not repaired (no model is configured): {failed.summary}", error="no_model", evidence={"repairs": failed.state_id, "trigger": trigger})
     return await Repairing(ctx, state, failed, trigger).run()

@@ -30,6 +30,13 @@ Feature: Each newer strategy can be rolled back by a switch, and the run says so
     And the verdict records the verify switch as lenient for "click"
 
   @REPAIR-008
+  Scenario: With sticky_tab switched off, a tab a step opens becomes the primary tab
+    When I run "switch-tab-follows" against the fixture site with the switch "sticky_tab=off"
+    Then the run ends "completed" with stop reason "completed"
+    And the verify step "there" judged the new tab, which became primary after "follow"
+    And the run's events and verdict record the switch "sticky_tab" as off
+
+  @REPAIR-008
   Scenario: A switch that does not exist is refused before anything runs
     When I prepare a run of "switch-lenient" with the switch "no_progess=off"
     Then it is refused, naming the switches there are

@@ -42,7 +42,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="roll a strategy back for this run: no_progress=off, auto_repair=off, verify=lenient:click,hover (repeatable; over the recipe's switches)",
+        help="roll a strategy back for this run: no_progress=off, auto_repair=off, sticky_tab=off, verify=lenient:click,hover (repeatable; over the recipe's switches)",
     )
     run.add_argument("--log-level", choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="log to stderr at this level (default: warnings only)")
     run.set_defaults(handler=_run_command)

@@ -103,11 +103,15 @@ class PlanWalk:
     async def _execute(self, state: State) -> tuple[StepResult, str | None]:
         """Run one state in its tab; the next state id, None when unrouted."""
         tabs = self.context.browser.tabs
+        newest = tabs.newest
         unavailable = tabs.enter(state)
         try:
-            return await self._execute_in_tab(state, unavailable)
+            executed = await self._execute_in_tab(state, unavailable)
         finally:
             tabs.leave()
+        if not self.context.switches.sticky_tab:
+            await self.context.browser.follow_new_tab(newest)
+        return executed
 
     async def _execute_in_tab(self, state: State, unavailable: str) -> tuple[StepResult, str | None]:
         """Run one state's handler inside its record (or fail it: `unavailable` says why its tab

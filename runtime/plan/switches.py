@@ -10,7 +10,7 @@ from typing import Any
 
 from runtime.recipe.step_bodies import ACT_KINDS
 
-SWITCH_NAMES = ("no_progress", "auto_repair", "verify")
+SWITCH_NAMES = ("no_progress", "auto_repair", "sticky_tab", "verify")
 _ON_OFF = {"on": True, "true": True, "off": False, "false": False}
 
 
@@ -22,6 +22,7 @@ class SwitchInvalid(ValueError):
 class RunSwitches:
     no_progress: bool = True
     auto_repair: bool = True
+    sticky_tab: bool = True
     # The act kinds verified leniently; empty: strict (every act shows an effect of its own).
     lenient_acts: tuple[str, ...] = ()
 
@@ -32,6 +33,7 @@ class RunSwitches:
         switches = cls(
             no_progress=bool(written.get("no_progress", True)),
             auto_repair=bool(written.get("auto_repair", True)),
+            sticky_tab=bool(written.get("sticky_tab", True)),
             lenient_acts=tuple(verify.get("lenient", ())) if isinstance(verify, dict) else (),
         )
         for name, value in (options or {}).items():
@@ -40,26 +42,26 @@ class RunSwitches:
 
     def _with(self, name: str, value: str) -> RunSwitches:
         text = value.strip().lower()
-        if name in ("no_progress", "auto_repair"):
+        if name in ("no_progress", "auto_repair", "sticky_tab"):
             if text not in _ON_OFF:
                 raise SwitchInvalid(f"switch {name} is on or off, got {value!r}")
             return RunSwitches(**{**self.to_data_fields(), name: _ON_OFF[text]})
         if name == "verify":
             if text == "strict":
-                return RunSwitches(self.no_progress, self.auto_repair, ())
+                return RunSwitches(self.no_progress, self.auto_repair, self.sticky_tab, ())
             kinds = tuple(k.strip() for k in text.removeprefix("lenient:").split(",") if k.strip()) if text.startswith("lenient:") else ()
             unknown = [k for k in kinds if k not in ACT_KINDS]
             if not kinds or unknown:
                 raise SwitchInvalid(f"switch verify is strict or lenient:<act kinds> (of {', '.join(ACT_KINDS)}), got {value!r}")
-            return RunSwitches(self.no_progress, self.auto_repair, kinds)
+            return RunSwitches(self.no_progress, self.auto_repair, self.sticky_tab, kinds)
         raise SwitchInvalid(f"unknown switch {name!r}: the switches are {', '.join(SWITCH_NAMES)}")
 
     def to_data_fields(self) -> dict[str, Any]:
-        return {"no_progress": self.no_progress, "auto_repair": self.auto_repair, "lenient_acts": self.lenient_acts}
+        return {"no_progress": self.no_progress, "auto_repair": self.auto_repair, "sticky_tab": self.sticky_tab, "lenient_acts": self.lenient_acts}
 
     def to_data(self) -> dict[str, Any]:
         """Every switch as the run went by it, as the verdict records it."""
-        return {"no_progress": self.no_progress, "auto_repair": self.auto_repair, "verify": {"lenient": list(self.lenient_acts)} if self.lenient_acts else "strict"}
+        return {"no_progress": self.no_progress, "auto_repair": self.auto_repair, "sticky_tab": self.sticky_tab, "verify": {"lenient": list(self.lenient_acts)} if self.lenient_acts else "strict"}
 
     def changed(self) -> dict[str, Any]:
         """The switches set otherwise than by default: what a reader of the run must know."""

@@ -202,7 +202,7 @@ class Recipe(Strict):
         description="Let an agent repair any step that can be repaired (act with `expect`, verify, agent) when it ends in execute_error, verification_failed or no_progress.",
     )
     switches: Switches = Field(
-        default_factory=Switches, description="Roll a strategy back: no_progress, auto_repair, verify (strict or lenient for named act kinds); run options override them."
+        default_factory=Switches, description="Roll a strategy back: no_progress, auto_repair, sticky_tab, verify (strict or lenient for named act kinds); run options override them."
     )
     fallback: Fallback = Field(default_factory=Fallback, description="The search used to find another page when the target is blocked.")
     output: Output = Field(default_factory=Output, description="The structured result the run brings back.")

@@ -23,6 +23,9 @@ class LenientVerify(Strict):
 class Switches(Strict):
     no_progress: bool = Field(default=True, description="Stop a run whose actions repeat without changing the page (no_progress); false turns the detector off.")
     auto_repair: bool = Field(default=True, description="Let `repair` run; false leaves every failure as it is, as if no step had `repair`.")
+    sticky_tab: bool = Field(
+        default=True, description="The primary tab moves only by a `switch_tab` step; false: a tab a step opens becomes the primary tab, as an active tab would."
+    )
     verify: Literal["strict"] | LenientVerify = Field(
         default="strict", description="`strict`: every act must show an effect of its own (or its `expect`); `{lenient: [kinds]}` relaxes that for the act kinds named."
     )

@@ -14,7 +14,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from pytest_bdd import given, parsers, scenarios, then, when
 from ruamel.yaml import YAML
 
-from runtime.events import StatusChanged, StepFinished
+from runtime.events import StatusChanged, StepFinished, TabChanged
 from runtime.plan import prepare_run
 from runtime.plan.switches import SwitchInvalid
 from runtime.recipe import load_recipe_file
@@ -206,6 +206,19 @@ def verify_switch_recorded(runner: ExecRunner, kind: str) -> None:
     assert running[0].detail == f"switches: verify=lenient:{kind}"
 
 
+@then(parsers.parse('the verify step "{verify}" judged the new tab, which became primary after "{act}"'))
+def followed_tab(runner: ExecRunner, verify: str, act: str) -> None:
+    record = runner.last
+    executions = record.file("executions.json")
+    [acted] = [r for r in executions if r["state_id"] == act]
+    [judged] = [r for r in executions if r["state_id"] == verify]
+    opened = [c["tab_id"] for c in acted["tab_changes"] if c["change"] == "opened"]
+    # The walker made it primary as the act ended: the event names the act, before the verify began.
+    changes = [(c.change, c.tab_id, c.state_id) for c in record.payloads(TabChanged) if c.change in ("opened", "primary")]
+    assert len(opened) == 1 and changes == [("opened", opened[0], act), ("primary", opened[0], act)], changes
+    assert judged["tab_id"] == opened[0] and judged["ok"] is True, judged
+
+
 @when(parsers.parse('I prepare a run of "{name}" with the switch "{switch}"'), target_fixture="refusal")
 def prepare_with_switch(name: str, switch: str) -> str:
     key, _, value = switch.partition("=")
@@ -216,4 +229,4 @@ def prepare_with_switch(name: str, switch: str) -> str:
 
 @then("it is refused, naming the switches there are")
 def refused_switch(refusal: str) -> None:
-    assert refusal == "unknown switch 'no_progess': the switches are no_progress, auto_repair, verify", refusal
+    assert refusal == "unknown switch 'no_progess': the switches are no_progress, auto_repair, sticky_tab, verify", refusal

@@ -117,3 +117,15 @@ Feature: Locators find exactly one element, in Playwright's vocabulary
     Given a browser session showing "/slides-under-pointer.html"
     When I click the locator {"role": "button", "name": "Keep"}
     Then the click failed as missed, naming "span#remove" as what was pressed
+
+  @BROWSER-071
+  Scenario: A button that slides away once, when the pointer first reaches it, is aimed at again and pressed once
+    Given a browser session showing "/slides-away.html"
+    When I click the locator {"role": "button", "name": "Settle"}
+    Then the click passed and the page saw "settle pressed"
+
+  @BROWSER-071
+  Scenario: A button that jumps away every time the pointer reaches it fails as moved and is never pressed
+    Given a browser session showing "/slides-away.html"
+    When I click the locator {"role": "button", "name": "Restless"}
+    Then the click failed as moved and the page saw "nothing pressed"

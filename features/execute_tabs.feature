@@ -8,7 +8,7 @@ Feature: Steps and agents act in every tab, and the primary tab stays where it i
     Then the run ends "completed" with stop reason "completed"
     And the output's heading is "Popup target"
     And the tab events are "t1 navigated", "t2 opened by pop from t1", "t2 closed by shut"
-    And the steps started in tabs "pop=t1 read=t2 shut=t1 check=t1"
+    And the steps started in tabs "open=t1 pop=t1 read=t2 shut=t1 check=t1"
     And the page of tab "t2" was checked against the target before "read" read it
     And the value "read" read is kept with tab "t2"'s validated document
     And executions.json says "read" acted in tab "t2" and "shut" closed it
@@ -41,5 +41,5 @@ Feature: Steps and agents act in every tab, and the primary tab stays where it i
     Then the run ends "completed" with stop reason "completed"
     And the output's heading is "Popup target"
     And the model's "browser_extract" acted in tab "t2"
-    And the steps started in tabs "read=t1 check=t1"
+    And the steps started in tabs "open=t1 read=t1 check=t1"
     And the tab events are "t1 navigated", "t2 opened by read from t1", "t2 closed by read"

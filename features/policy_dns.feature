@@ -14,6 +14,15 @@ Feature: DNS is part of the fence
     And the resolver was asked about the allowed name and nothing else
     And the policy proxy refused the TURN and TURNS servers by name
 
+  @POLICY-035
+  Scenario: A Chromium attached with the DNS fence flags is accepted, and its pages get no name looked up either
+    Given the DNS fence pages run inside a network namespace whose resolver counts every query
+    When the names page runs in a session with the network policy on a Chromium attached with the DNS fence flags
+    Then Verity accepted that Chromium
+    And the page showed that every attempt was spent
+    And the resolver was asked about the allowed name and nothing else
+    And the policy proxy refused the TURN and TURNS servers by name
+
   @POLICY-030
   Scenario: A secret an agent step types into a page that names a TURN server after it is never looked up
     Given the DNS fence pages run inside a network namespace whose resolver counts every query
@@ -28,3 +37,4 @@ Feature: DNS is part of the fence
     When the same pages run on a Chromium started without the DNS fence, the token typed by the session
     Then the resolver was asked about the TURN and TURNS servers and both remote candidates
     And the resolver was asked about a name holding the token
+    And Verity refused to attach that Chromium as dns_not_fenced, naming the host-resolver rules

@@ -36,7 +36,7 @@ _log = logging.getLogger(__name__)
 
 # What a worker's environment keeps of ours: enough to find programs, files and the locale, and
 # Python's own variables; never a credential.
-ENVIRONMENT_ALLOWLIST = frozenset({"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR"})
+ENVIRONMENT_ALLOWLIST = frozenset({"PATH", "HOME", "XDG_CACHE_HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR"})
 ENVIRONMENT_PREFIXES = ("LC_", "PYTHON")
 
 # Where `runtime` is imported from here, so a worker runs this very code.

@@ -49,6 +49,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--label", action="append", default=[], metavar="KEY=VALUE")
     run.add_argument("--timeout", type=float, metavar="SECONDS", help="server stops the run after this long")
     run.add_argument("--detach", action="store_true", help="print the run id and return without streaming")
+    run.add_argument(
+        "--idempotency-key", default="", metavar="KEY",
+        help="makes the start safe to retry: the same key and request give the same run (a UUID, say)",
+    )
     run.set_defaults(handler=_client_run)
 
     stream = actions.add_parser("stream", parents=[common], help="stream a run's events (resumes after drops)")
@@ -138,10 +142,11 @@ def _client_run(client: Any, args: argparse.Namespace) -> int:
     else:
         recipe["recipe_name"] = args.recipe_name
     if args.detach:
-        started = client.start_run(inputs=inputs, labels=labels, timeout_seconds=args.timeout, **recipe)
+        started = client.start_run(inputs=inputs, labels=labels, timeout_seconds=args.timeout, idempotency_key=args.idempotency_key, **recipe)
         print(json.dumps({"run_id": started.run_id, "trace_id": started.trace_id}) if args.json else started.run_id)
         return 0
-    return _print_events(client.run(inputs=inputs, labels=labels, timeout_seconds=args.timeout, **recipe), args.json)
+    events = client.run(inputs=inputs, labels=labels, timeout_seconds=args.timeout, idempotency_key=args.idempotency_key, **recipe)
+    return _print_events(events, args.json)
 
 
 @_with_client

@@ -44,6 +44,11 @@ def register(commands: argparse._SubParsersAction) -> None:
         metavar="NAME=VALUE",
         help="roll a strategy back for this run: no_progress=off, auto_repair=off, sticky_tab=off, verify=lenient:click,hover (repeatable; over the recipe's switches)",
     )
+    run.add_argument(
+        "--approve", action="extend", nargs="+", metavar="STEP_ID",
+        help="approve these steps' approvals in advance, or 'all' (without a terminal, an unanswered approval fails the run)",
+    )
+    run.add_argument("--deny", action="extend", nargs="+", metavar="STEP_ID", help="deny these steps' approvals in advance, or 'all'")
     run.add_argument("--log-level", choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="log to stderr at this level (default: warnings only)")
     run.set_defaults(handler=_run_command)
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from runtime.browser.launch.starting import StartingChromium
+from runtime.cli.approval_answers import ApprovalAnswerer, ApprovalAnswers
 from runtime.events import Event, EventLog, FinalVerdict, StepFinished
 from runtime.events.model import payload_to_dict
 from runtime.browser.supply.provider import BrowserProvider
@@ -95,7 +96,10 @@ def _prepared_run(args: argparse.Namespace) -> int | dict[str, Any]:
         return _print_problems(invalid.problems)
     except SwitchInvalid as invalid:
         return _print_problems([Problem("--switch", 0, 0, "--switch", str(invalid), "bad_switch")])
-    return {"order": order, "json_mode": args.json, "ws_endpoint": args.browser_ws}
+    answers, problems = ApprovalAnswers.from_flags(args.approve, args.deny, (state.id for state in order.plan.states))
+    if problems:
+        return _print_problems(problems)
+    return {"order": order, "json_mode": args.json, "ws_endpoint": args.browser_ws, "answers": answers}
 
 
 def _key_values(items: list[str], flag: str, problems: list[Problem]) -> dict[str, str]:
@@ -142,7 +146,14 @@ def new_run_id(recipe_name: str) -> str:
     return f"{recipe_name}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
 
 
-async def _execute(order: RunOrder, *, json_mode: bool, ws_endpoint: str | None, starting: StartingChromium | None = None) -> int:
+async def _execute(
+    order: RunOrder,
+    *,
+    json_mode: bool,
+    ws_endpoint: str | None,
+    starting: StartingChromium | None = None,
+    answers: ApprovalAnswers = ApprovalAnswers(),
+) -> int:
     run_id, run_dir = order.run_id, order.run_dir
     assert run_dir is not None
     events = EventLog(run_id)
@@ -161,6 +172,8 @@ async def _execute(order: RunOrder, *, json_mode: bool, ws_endpoint: str | None,
             order, events=events, browser=provider, tracer_provider=tracing.provider,
             close_browser=True,  # one run: its end closes Chromium while the report is written
         )
+        # A step that needs approval is answered by the flags, on the terminal, or denied at once.
+        events.add_listener(ApprovalAnswerer(answers, handle.confirm))
         # Ctrl-C stops the run cleanly (manual_stop) instead of killing it mid-write.
         loop.add_signal_handler(signal.SIGINT, handle.stop)
         try:

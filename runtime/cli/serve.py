@@ -41,6 +41,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--max-message-bytes", type=int, metavar="BYTES")
     serve.add_argument("--subscriber-buffer", type=int, metavar="EVENTS", help="events a watcher may lag before it is cut off")
     serve.add_argument("--retain-events-per-run", type=int, metavar="N", help="keep only the newest N events of ended runs")
+    serve.add_argument(
+        "--idempotency-retention-seconds", type=float, metavar="S",
+        help="how long a start's idempotency key returns the run it started (default 86400)",
+    )
     serve.add_argument("--grace-seconds", type=float, metavar="S", help="how long running runs may finish at shutdown")
     serve.add_argument(
         "--lease-seconds",
@@ -111,6 +115,7 @@ def server_config_from_args(args: argparse.Namespace) -> Any:
         "subscriber_buffer": args.subscriber_buffer,
         "retain_events_per_run": args.retain_events_per_run,
         "shutdown_grace_seconds": args.grace_seconds,
+        "idempotency_retention_seconds": args.idempotency_retention_seconds,
         "lease_seconds": args.lease_seconds,
         "browser_ws_endpoints": browser_endpoints.endpoints_from_flags(args.browser_ws, args.browser_ws_file),
         "browser_retry_max_seconds": args.browser_retry_max_seconds,

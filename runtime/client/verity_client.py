@@ -37,6 +37,8 @@ from runtime.service.gen.verity.v1 import recipe_service_pb2_grpc as recipe_grpc
 # A dropped connection (UNAVAILABLE) or a lagging cut-off (ABORTED) is worth resuming; anything
 # else (NOT_FOUND, OUT_OF_RANGE, UNAUTHENTICATED, ...) would fail the same way again.
 RESUMABLE_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED})
+# A keyed start whose reply may have been lost, sent again.
+RETRIED_START_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 # What gRPC's messages contain when the TLS handshake itself failed (as opposed to a network drop).
 _HANDSHAKE_MARKERS = ("handshake failed", "ssl_error_ssl", "certificate_verify_failed")
 
@@ -144,9 +146,23 @@ class VerityClient:
         inputs: Mapping[str, str] | None = None,
         timeout_seconds: float | None = None,
         labels: Mapping[str, str] | None = None,
+        idempotency_key: str = "",
     ) -> agent_pb.StartRunResponse:
-        request = agent_pb.StartRunRequest(**_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels))
-        return self._unary(self.agent.StartRun, request)
+        """Start a run. With an `idempotency_key` (a UUID, say) a start whose reply was lost
+        (UNAVAILABLE, DEADLINE_EXCEEDED) is sent again, and the server answers with the run the
+        first one started; without one nothing is retried, since a retry could start a second run."""
+        request = agent_pb.StartRunRequest(
+            **_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels), idempotency_key=idempotency_key
+        )
+        failures = 0
+        while True:
+            try:
+                return self.agent.StartRun(request, metadata=self._metadata, timeout=self._timeout)
+            except grpc.RpcError as error:
+                if not (idempotency_key and self._is_retried_start(error) and failures < self._resume_attempts):
+                    raise self._failure(error) from None
+                failures += 1
+                time.sleep(min(2.0, self._resume_backoff * failures))
 
     def stream_run(self, run_id: str, after_seq: int = 0, *, resume: bool = True) -> Iterator[events_pb.Event]:
         """Events with seq > after_seq until the run's final verdict; resumes after drops."""
@@ -182,24 +198,34 @@ class VerityClient:
         timeout_seconds: float | None = None,
         labels: Mapping[str, str] | None = None,
         resume: bool = True,
+        idempotency_key: str = "",
     ) -> Iterator[events_pb.Event]:
-        """Start a run and stream it in one call; after a drop it continues with StreamRun."""
-        request = agent_pb.RunRequest(**_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels))
-        call = self.agent.Run(request, metadata=self._metadata)
-        run_id, last_seq = "", 0
-        try:
-            for response in call:
-                for event in response.events:
-                    run_id, last_seq = event.run_id, event.seq
-                    yield event
-                    if event.HasField("final_verdict"):
-                        return
-            return
-        except grpc.RpcError as error:
-            if not (resume and run_id and self._is_resumable(error)):
-                raise self._failure(error) from None
-        finally:
-            call.cancel()
+        """Start a run and stream it in one call; after a drop it continues with StreamRun. With an
+        `idempotency_key`, a call dropped before its first event is sent again (the server streams
+        the run the key started, if any, from its start)."""
+        request = agent_pb.RunRequest(
+            **_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels), idempotency_key=idempotency_key
+        )
+        run_id, last_seq, failures = "", 0, 0
+        while not run_id:
+            call = self.agent.Run(request, metadata=self._metadata)
+            try:
+                for response in call:
+                    for event in response.events:
+                        run_id, last_seq = event.run_id, event.seq
+                        yield event
+                        if event.HasField("final_verdict"):
+                            return
+                return
+            except grpc.RpcError as error:
+                retry_start = not run_id and idempotency_key and failures < self._resume_attempts and self._is_retried_start(error)
+                if not (resume and (retry_start or (run_id and self._is_resumable(error)))):
+                    raise self._failure(error) from None
+                failures += 1
+                if not run_id:
+                    time.sleep(min(2.0, self._resume_backoff * failures))
+            finally:
+                call.cancel()
         yield from self.stream_run(run_id, last_seq, resume=resume)
 
     def confirm_action(self, run_id: str, request_id: str, approve: bool, reason: str = "") -> agent_pb.RunInfo:
@@ -286,6 +312,10 @@ class VerityClient:
     def _is_resumable(error: grpc.RpcError) -> bool:
         # A failed TLS handshake fails the same way on every retry.
         return error.code() in RESUMABLE_CODES and not is_handshake_failure(error.details() or "")
+
+    @staticmethod
+    def _is_retried_start(error: grpc.RpcError) -> bool:
+        return error.code() in RETRIED_START_CODES and not is_handshake_failure(error.details() or "")
 
     def _failure(self, error: grpc.RpcError) -> VerityRpcError:
         """The error with a hint when the cause is most likely TLS, which gRPC's text only implies."""

@@ -114,6 +114,8 @@ class ConfirmationRequested:
     tool: str
     summary: str
     params: dict[str, Any] = field(default_factory=dict)
+    # The plan state (the recipe step, or the agent step calling the tool) that waits for it.
+    state_id: str = ""
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from typing import TypeVar
 
 from runtime.events import Event
 from runtime.store.interface import RunStore, StoreWriteError
+from runtime.store.run_keys import KeyHolder, RunKey
 from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, RunUpdate, WriteBatch
 
 _log = logging.getLogger(__name__)
@@ -73,16 +74,28 @@ class BufferedRunStore:
 
     # Durable writes and reads.
 
-    async def create_run(self, run: RunRecord) -> None:
-        """Record a new run and return once it is committed; raises if the store refuses it."""
+    async def create_run(self, run: RunRecord, key: RunKey | None = None) -> KeyHolder | None:
+        """Record a new run and return once it is committed; raises if the store refuses it.
+        With an idempotency `key` another run holds, nothing is recorded and that holder is returned."""
         async with self._write_lock:
             await self._commit_pending()
             batch = WriteBatch(new_runs=[run])
             try:
-                await self._on_thread(self._store.write_batch, batch)
+                if key is None:
+                    await self._on_thread(self._store.write_batch, batch)
+                else:
+                    holder = await self._on_thread(self._store.create_keyed_run, run, key)
+                    if holder.run_id != run.run_id:
+                        return holder
             except Exception as error:
                 raise self._outage(error, batch) from error
             self._committed(batch)
+            return None
+
+    async def find_key(self, key: RunKey) -> KeyHolder | None:
+        """The run an unexpired idempotency key started, if any."""
+        await self.flush()
+        return await self._on_thread(self._store.find_key, key)
 
     async def flush(self) -> None:
         """Commit everything buffered so far; raises StoreWriteError (the rows stay buffered) if it cannot."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from runtime.events import Event
+from runtime.store.run_keys import KeyHolder, RunKey
 from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, WriteBatch
 
 
@@ -30,6 +31,14 @@ class RunStore(Protocol):
     def write_batch(self, batch: WriteBatch) -> None:
         """Apply a batch atomically: new runs, then events, artifacts and run updates; each run's
         last_seq, updated_ns and trace_id then follow its newest event in the batch."""
+
+    def create_keyed_run(self, run: RunRecord, key: RunKey) -> KeyHolder:
+        """Record `run` and its idempotency key in one transaction, unless a live (unexpired) row
+        holds the key: then write nothing and return that holder. Returns the new run's holder
+        when it was recorded."""
+
+    def find_key(self, key: RunKey) -> KeyHolder | None:
+        """The live holder of `key.key`, or None when it is unused or expired."""
 
     def get_run(self, run_id: str) -> RunRecord | None: ...
 

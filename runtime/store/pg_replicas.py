@@ -35,6 +35,7 @@ from runtime.events import Event
 from runtime.events.model import payload_from_dict
 from runtime.outcomes import TaskState
 from runtime.store.records import RunRecord
+from runtime.store.run_keys import CLAIM_KEY, FIND_KEY, PRUNE_KEYS, KeyHolder, RunKey, holder_from_row, key_params
 from runtime.store.run_rows import RUN_COLUMNS, run_row
 
 CHANNEL_RUN_PROGRESS = "verity_run_progress"
@@ -227,16 +228,23 @@ class ReplicaDatabase:
 
     # --- placing and claiming runs ---------------------------------------------------------------
 
-    async def queue_run(self, record: RunRecord, request: dict[str, Any]) -> None:
-        """Record a run no replica runs yet, with the request a replica starts it from."""
-        await self._insert_run(record, request_json=json.dumps(request), replica_id=None)
+    async def queue_run(self, record: RunRecord, request: dict[str, Any], key: RunKey | None = None) -> KeyHolder | None:
+        """Record a run no replica runs yet, with the request a replica starts it from. With `key`:
+        unless another run holds it (returned; nothing is recorded then)."""
+        return await self._insert_run(record, request_json=json.dumps(request), replica_id=None, key=key)
 
-    async def place_run(self, record: RunRecord) -> None:
-        """Record a run this replica runs from the start."""
-        await self._insert_run(record, request_json=None, replica_id=self.replica_id)
+    async def place_run(self, record: RunRecord, key: RunKey | None = None) -> KeyHolder | None:
+        """Record a run this replica runs from the start (with `key`, as `queue_run`)."""
+        return await self._insert_run(record, request_json=None, replica_id=self.replica_id, key=key)
 
-    async def _insert_run(self, record: RunRecord, *, request_json: str | None, replica_id: str | None) -> None:
+    async def _insert_run(self, record: RunRecord, *, request_json: str | None, replica_id: str | None, key: RunKey | None) -> KeyHolder | None:
         async with self._pool.connection() as conn, conn.transaction():
+            if key is not None:
+                # The run store's claim (postgres.claim_run_key), on this replica's async connection.
+                params = key_params(key, record.run_id)
+                await conn.execute(PRUNE_KEYS, params)
+                if await (await conn.execute(CLAIM_KEY, params)).fetchone() is None:
+                    return holder_from_row(await (await conn.execute(FIND_KEY, params)).fetchone())
             await conn.execute(f"INSERT INTO runs ({RUN_COLUMNS}) VALUES ({', '.join(['%s'] * 15)})", run_row(record))
             await conn.execute(
                 "INSERT INTO run_placements (run_id, queued_ns, request_json, replica_id, claimed_at) "
@@ -245,6 +253,7 @@ class ReplicaDatabase:
             )
             if replica_id is None:
                 await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL_RUN_QUEUED, record.run_id))
+        return None
 
     async def claim_next(self) -> ClaimedRun | None:
         """Take the oldest queued run for this replica, or None when none is queued."""

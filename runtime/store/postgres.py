@@ -32,6 +32,7 @@ from runtime.store.interface import StoreError
 from runtime.store.location import PostgresUrl, redact_url, url_passwords
 from runtime.store.payload_json import payload_json
 from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, WriteBatch
+from runtime.store.run_keys import CLAIM_KEY, FIND_KEY, PRUNE_KEYS, RUN_KEYS_TABLE, KeyHolder, RunKey, holder_from_row, key_params
 from runtime.store.run_rows import RUN_COLUMNS, artifact_row, newest_event_rows, run_from_row, run_row, run_update_row
 
 _log = logging.getLogger(__name__)
@@ -97,6 +98,7 @@ MIGRATIONS += (
         """,
     ),
 )
+MIGRATIONS += ((3, "idempotency keys of started runs", RUN_KEYS_TABLE),)
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 # pg_advisory_xact_lock key: servers migrating one database at the same moment take turns.
 _MIGRATION_LOCK = 0x76657269  # "veri"
@@ -232,6 +234,18 @@ class PostgresRunStore:
                     newest_events,
                 )
 
+    def create_keyed_run(self, run: RunRecord, key: RunKey) -> KeyHolder:
+        with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+            holder = claim_run_key(cur, run.run_id, key)
+            if holder is None:
+                cur.execute(f"INSERT INTO runs ({RUN_COLUMNS}) VALUES ({', '.join(['%s'] * 15)})", _without_nul(run_row(run)))
+                return KeyHolder(run.run_id, key.fingerprint)
+            return holder
+
+    def find_key(self, key: RunKey) -> KeyHolder | None:
+        with self._pool.connection() as conn:
+            return holder_from_row(conn.execute(FIND_KEY, key_params(key)).fetchone())
+
     def get_run(self, run_id: str) -> RunRecord | None:
         rows = self._read(f"SELECT {RUN_COLUMNS} FROM runs WHERE run_id = %s", (run_id,))
         return run_from_row(rows[0]) if rows else None
@@ -337,6 +351,18 @@ class PostgresRunStore:
     def _scrub(self, message: str) -> str:
         """`message` without the URL's password, should a driver ever quote it."""
         return _scrubbed(message, self.location.url)
+
+
+def claim_run_key(cur: psycopg.Cursor[Any], run_id: str, key: RunKey) -> KeyHolder | None:
+    """Within the caller's transaction: claim `key` for `run_id`, or return the run that holds it
+    (the caller then records nothing). A concurrent claim of the same key waits for this one."""
+    params = key_params(key, run_id)
+    cur.execute(PRUNE_KEYS, params)
+    if cur.execute(CLAIM_KEY, params).fetchone() is not None:
+        return None
+    holder = holder_from_row(cur.execute(FIND_KEY, params).fetchone())
+    assert holder is not None, "a key that could not be claimed has a live holder"
+    return holder
 
 
 def _without_nul(row: tuple[Any, ...]) -> tuple[Any, ...]:

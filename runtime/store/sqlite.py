@@ -11,6 +11,17 @@ from runtime.events.model import payload_from_dict
 from runtime.store.interface import StoreError
 from runtime.store.payload_json import payload_json
 from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, WriteBatch
+from runtime.store.run_keys import (
+    CLAIM_KEY,
+    FIND_KEY,
+    SQLITE_PRUNE_KEYS,
+    SQLITE_RUN_KEYS_TABLE,
+    KeyHolder,
+    RunKey,
+    for_sqlite,
+    holder_from_row,
+    key_params,
+)
 from runtime.store.run_rows import RUN_COLUMNS, artifact_row, newest_event_rows, run_from_row, run_row, run_update_row
 
 SCHEMA_VERSION = 1
@@ -84,7 +95,8 @@ class SqliteRunStore:
                     f"{self.path}: store schema version {version} is not supported "
                     f"(this Verity reads version {SCHEMA_VERSION}); use a new --store path"
                 )
-            self._db.executescript(_SCHEMA)
+            # The keys table came later; IF NOT EXISTS adds it to a store of the same version.
+            self._db.executescript(_SCHEMA + SQLITE_RUN_KEYS_TABLE)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as error:
             self._db.close()
@@ -135,6 +147,27 @@ class SqliteRunStore:
         except BaseException:
             self._roll_back()
             raise
+
+    def create_keyed_run(self, run: RunRecord, key: RunKey) -> KeyHolder:
+        db = self._db
+        params = key_params(key, run.run_id)
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute(SQLITE_PRUNE_KEYS, params)
+            if db.execute(for_sqlite(CLAIM_KEY), params).fetchone() is None:
+                holder = holder_from_row(db.execute(for_sqlite(FIND_KEY), params).fetchone())
+                db.execute("ROLLBACK")
+                assert holder is not None, "a key that could not be claimed has a live holder"
+                return holder
+            db.execute(f"INSERT INTO runs ({RUN_COLUMNS}) VALUES ({', '.join('?' * 15)})", run_row(run))
+            db.execute("COMMIT")
+        except BaseException:
+            self._roll_back()
+            raise
+        return KeyHolder(run.run_id, key.fingerprint)
+
+    def find_key(self, key: RunKey) -> KeyHolder | None:
+        return holder_from_row(self._db.execute(for_sqlite(FIND_KEY), key_params(key)).fetchone())
 
     def get_run(self, run_id: str) -> RunRecord | None:
         row = self._db.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE run_id = ?", (run_id,)).fetchone()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -26,9 +27,20 @@ def _names(listed: str) -> list[str]:
     return [name.strip() for name in re.split(r",| or | and ", listed) if name.strip()]
 
 
+# runtime/ is read once per process (2 s of parsing each time): every scenario only reads it.
+@functools.cache
+def _graph_of_runtime() -> ImportGraph:
+    return read_import_graph(REPO / "runtime")
+
+
+@functools.cache
+def _imports_of_runtime() -> tuple[NamedImport, ...]:
+    return tuple(read_imports(REPO / "runtime"))
+
+
 @given("the import graph of runtime/", target_fixture="graph")
 def _runtime_graph() -> ImportGraph:
-    return read_import_graph(REPO / "runtime")
+    return _graph_of_runtime()
 
 
 @given(parsers.parse('the file "{relative}":'))
@@ -114,7 +126,7 @@ def _reported_service_room(graph: ImportGraph, where: str, room: str) -> None:
 
 @given("the source of runtime/", target_fixture="imports")
 def _runtime_imports() -> list[NamedImport]:
-    return read_imports(REPO / "runtime")
+    return list(_imports_of_runtime())
 
 
 @when(parsers.parse('I read the source of "{package}"'), target_fixture="imports")

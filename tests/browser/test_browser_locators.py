@@ -155,3 +155,22 @@ def click_missed(harness: SessionHarness, landed: str) -> None:
     assert landed in result.error.details["landed_on"], result.error.details
     said = harness.run(harness.session.tab().evaluate("document.getElementById('said').textContent"))
     assert said == "remove pressed", said  # the page did see the press land there
+
+
+def _said(harness: SessionHarness) -> str:
+    return harness.run(harness.session.tab().evaluate("document.getElementById('said').textContent"))
+
+
+@then(parsers.parse('the click passed and the page saw "{said}"'))
+def click_passed_once(harness: SessionHarness, said: str) -> None:
+    result = last(harness)
+    assert result.ok, result.error
+    assert _said(harness) == said
+
+
+@then(parsers.parse('the click failed as moved and the page saw "{said}"'))
+def click_moved(harness: SessionHarness, said: str) -> None:
+    result = last(harness)
+    assert not result.ok and result.error is not None, result.data
+    assert result.error.code.value == "not_interactable" and result.error.details["state"] == "moved", result.error
+    assert _said(harness) == said

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 import trafilatura
@@ -58,3 +59,20 @@ def test_a_reading_that_finds_every_worker_busy_gets_a_new_one() -> None:
         workers._give_back(busy)
         for process in workers._idle:
             process.kill()
+
+
+def test_the_justext_stoplist_is_built_once_and_read_back_with_the_same_words(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A page too short for trafilatura's own extractor, so its justext fallback and stoplist run.
+    short = "<html><body><div><p>Gold 2345.60 USD at the close, dealers said on Friday.</p></div></body></html>"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    expected = (trafilatura.extract(short, url=URL, include_comments=False, include_tables=True) or "").strip()
+    cache = readable_text._justext_stoplist_file(trafilatura.__version__)
+    readings = []
+    for _ in range(2):  # the first worker builds and writes the stoplist, the second reads it
+        reader = readable_text._Reader(most=1)
+        readings.append(reader.extract(short, URL))
+        assert cache.is_file()
+        for process in reader.workers._idle:
+            process.kill()
+    assert readings == [expected, expected], readings
+    assert set(cache.read_text(encoding="utf-8").split("\n")) == set(trafilatura.external.jt_stoplist_init())

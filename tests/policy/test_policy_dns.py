@@ -13,12 +13,15 @@ from typing import Any
 import pytest
 from pytest_bdd import given, scenarios, then, when
 
+from runtime.browser.launch.chromium_start import DNS_FENCE_FLAG
+from runtime.browser.supply.dns_fence import dns_fence_problem
 from tests.fixtures.dns_fence.site import ALLOWED_NAME, OFF_DOMAIN_SUFFIX, QUOTE, SECRET_TOKEN
 from tests.fixtures.dns_namespace import run_with_own_resolver
 
 scenarios("policy_dns.feature")
 
 LABEL = QUOTE.lower().replace("-", "")
+FENCED = DNS_FENCE_FLAG.partition("=")[2]
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +44,17 @@ def _names_page(lookups: dict[str, Any], context: dict[str, Any]) -> None:
     context["phase"] = lookups["launched_names"]
 
 
+@when("the names page runs in a session with the network policy on a Chromium attached with the DNS fence flags")
+def _attached_names(lookups: dict[str, Any], context: dict[str, Any]) -> None:
+    context["phase"] = lookups["attached_names"]
+    context["refusal"] = lookups["attached_refusal"]
+
+
+@then("Verity accepted that Chromium")
+def _accepted(context: dict[str, Any]) -> None:
+    assert context["refusal"] is None, context["refusal"]
+
+
 @when("a recipe's agent step types a secret token into the token page, through the run API on the launched Chromium")
 def _secret_run(lookups: dict[str, Any], context: dict[str, Any]) -> None:
     context["phase"] = lookups["launched_secret_run"]
@@ -49,6 +63,7 @@ def _secret_run(lookups: dict[str, Any], context: dict[str, Any]) -> None:
 @when("the same pages run on a Chromium started without the DNS fence, the token typed by the session")
 def _unfenced(lookups: dict[str, Any], context: dict[str, Any]) -> None:
     context["names"] = sorted({*lookups["unfenced_names"]["names"], *lookups["unfenced_secret"]["names"]})
+    context["refusal"] = lookups["unfenced_refusal"]
     assert lookups["unfenced_secret"]["typed"] and lookups["unfenced_secret"]["gathered"], lookups["unfenced_secret"]
 
 
@@ -91,3 +106,28 @@ def _unfenced_names(context: dict[str, Any]) -> None:
 @then("the resolver was asked about a name holding the token")
 def _unfenced_token(context: dict[str, Any]) -> None:
     assert f"{SECRET_TOKEN}.rtc{OFF_DOMAIN_SUFFIX}" in context["names"], context["names"]
+
+
+@then("Verity refused to attach that Chromium as dns_not_fenced, naming the host-resolver rules")
+def _refused_unfenced(context: dict[str, Any]) -> None:
+    refusal = context["refusal"]
+    assert refusal is not None and refusal["code"] == "dns_not_fenced", refusal
+    assert "--host-resolver-rules=MAP * ~NOTFOUND" in refusal["message"] and "--enable-automation" in refusal["message"], refusal
+
+
+@pytest.mark.parametrize(
+    ("rules", "fenced"),
+    [
+        ("MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE [::1], EXCLUDE localhost, EXCLUDE *.localhost", True),
+        ("MAP * ~NOTFOUND , MAP proxy.internal 10.0.0.7:3128", True),
+        ("EXCLUDE localhost", False),
+        ("MAP *.example.com ~NOTFOUND", False),
+        ("MAP * ~NOTFOUND, MAP mirror.example.com other.example.net", False),
+    ],
+)
+def test_the_command_line_shows_the_dns_fence_only_when_every_name_is_mapped_to_not_found(rules: str, fenced: bool) -> None:
+    arguments = ["--headless", f"--host-resolver-rules={rules}"]
+    assert (dns_fence_problem(arguments) is None) is fenced, dns_fence_problem(arguments)
+    # Of two, Chromium keeps the last: a fenced value followed by another is judged by the other.
+    assert dns_fence_problem([f"--host-resolver-rules={FENCED}", *arguments]) == dns_fence_problem(arguments)
+    assert dns_fence_problem(["--headless"]) == "it was started without --host-resolver-rules"

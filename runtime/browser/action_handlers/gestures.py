@@ -113,22 +113,39 @@ async def _hover(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
     return {"hovered": True, "method": "mouse", "x": round(x, 1), "y": round(y, 1)}
 
 
-async def _click(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
-    point = await _pointer_point(tab, element, "clicked")
-    if point is not None:
+# Times the pointer is put on an element that slid away from it before anything was pressed (a
+# section still opening above it, a list re-flowing): each time its box is waited on to settle
+# again. Nothing was pressed in between, so aiming again cannot act twice.
+AIM_ATTEMPTS = 3
+
+
+async def _aimed_point(tab: Tab, element: ResolvedElement) -> tuple[float, float] | None:
+    """The point to press, with the pointer already on it and the element under it; None when the
+    element has no content quads. Raises `moved` when it keeps sliding away from the pointer."""
+    for _ in range(AIM_ATTEMPTS):
+        point = await _pointer_point(tab, element, "clicked")
+        if point is None:
+            return None
         x, y = point
         # Hover first, as a person's pointer does, and let the hover land: a :hover style that
         # swaps in another picture (an icon's hover image) loses a press made while it loads.
         await tab.page.mouse.move(x, y)
         await tab.call_script("hoverSettled")
-        # The page may have moved meanwhile (a section still opening): press only where the
-        # element itself is, never on whatever came under the pointer.
-        if not await _lands_on(tab, element, x, y):
-            raise BrowserActionError(
-                ActionErrorCode.NOT_INTERACTABLE,
-                f"element {element.how} moved away from the pointer before the press; it was not clicked",
-                state="moved",
-            )
+        # The page may have moved meanwhile: press only where the element itself is, never on
+        # whatever came under the pointer.
+        if await _lands_on(tab, element, x, y):
+            return point
+    raise BrowserActionError(
+        ActionErrorCode.NOT_INTERACTABLE,
+        f"element {element.how} kept moving away from the pointer ({AIM_ATTEMPTS} aims); it was not clicked",
+        state="moved",
+    )
+
+
+async def _click(tab: Tab, element: ResolvedElement) -> dict[str, Any]:
+    point = await _aimed_point(tab, element)
+    if point is not None:
+        x, y = point
         await tab.call_script_on(element, "armPressWitness")
         await tab.page.mouse.click(x, y)
         missed = await _press_missed(tab, element)

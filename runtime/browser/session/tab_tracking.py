@@ -285,6 +285,7 @@ class TabTracker:
             self._emit(TabEvent("opened", self._session_id, tab.tab_id, info.url, tab.opener_tab_id))
 
     def _next_tab_id(self) -> str:
+        # Counted from 1 per session, and open_primary attaches the first: PRIMARY_TAB_ID.
         return f"t{next(self._tab_counter)}"
 
     def _next_snapshot_id(self) -> str:

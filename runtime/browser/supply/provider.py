@@ -33,6 +33,7 @@ from runtime.browser.launch.starting import StartingChromium, launch_browser
 from runtime.browser.session.browser_session import BrowserSession, open_session
 from runtime.browser.vocabulary.errors import BrowserLaunchError, LaunchErrorCode
 from runtime.browser.vocabulary.policy import SessionPolicy
+from runtime.browser.supply.dns_fence import require_dns_fence
 from runtime.browser.supply.udp_fence import require_udp_fence
 from runtime.policy import NetworkPolicy, OnBlocked
 
@@ -136,8 +137,10 @@ class BrowserProvider:
             if current is None or current == self._ws_endpoint:
                 raise
             browser = await connect_browser(current)
-        # Someone else started it: its pages must not reach past the fence over WebRTC UDP.
+        # Someone else started it: it must look up no name itself, and its pages must not reach
+        # past the fence over WebRTC UDP.
         try:
+            await require_dns_fence(browser)
             await require_udp_fence(browser)
         except BrowserLaunchError:
             await browser.close()  # disconnects; that Chromium keeps running

@@ -78,6 +78,8 @@ class LaunchErrorCode(str, Enum):
     CONNECT_FAILED = "connect_failed"
     # An attached browser whose pages can send WebRTC UDP around the network fence (supply/udp_fence.py).
     UDP_NOT_FENCED = "udp_not_fenced"
+    # An attached browser that may look up names its pages choose (supply/dns_fence.py).
+    DNS_NOT_FENCED = "dns_not_fenced"
 
 
 class BrowserLaunchError(Exception):

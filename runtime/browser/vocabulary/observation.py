@@ -286,6 +286,11 @@ class VerifyOutcome:
         return asdict(self)
 
 
+# A session's tabs are named t1, t2, ... in the order it meets them, and the first is the tab it
+# opens for itself: its primary until a switch_tab. A run can name it before the session opens.
+PRIMARY_TAB_ID = "t1"
+
+
 @dataclass(frozen=True)
 class TabEvent:
     """A change to a session's tabs: one opened (a popup, target=_blank, window.open, a new tab),

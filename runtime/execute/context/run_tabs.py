@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from runtime.browser import TabEvent
+from runtime.browser import PRIMARY_TAB_ID, TabEvent
 from runtime.browser.vocabulary.document import DocumentIdentity
 from runtime.events import EventLog, TabChanged
 from runtime.execute.context.network import PathRefusal
@@ -85,8 +85,8 @@ class RunTabs:
 
     @property
     def acting_id(self) -> str:
-        """The tab the running state acts in ("" before the session opens)."""
-        return self.acting or self.primary
+        """The tab the running state acts in; before the session opens, the tab it will open first."""
+        return self.acting or self.primary or PRIMARY_TAB_ID
 
     @property
     def page(self) -> PageState:

@@ -61,7 +61,11 @@ class ToolGate:
     async def approve(self, tool: str, summary: str, params: dict[str, Any], needed_by: str) -> None:
         """ConfirmationRequested, then wait for a person; a denial stops the run with approval_denied."""
         request = ConfirmationRequested(
-            request_id=f"{self.action_ids.run_id}:approve:{next(self._approval_numbers)}", tool=tool, summary=summary, params=params
+            request_id=f"{self.action_ids.run_id}:approve:{next(self._approval_numbers)}",
+            tool=tool,
+            summary=summary,
+            params=params,
+            state_id=needed_by,
         )
         answer_future = self.approvals.open(request)
         self.events.emit(request)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import base64
 import binascii
+import hashlib
 import json
+import os
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
@@ -31,11 +32,13 @@ from runtime.service.runs.errors import InvalidRequest
 from runtime.service.runs.live_run import LiveRun
 from runtime.service.runs.recipe_catalog import RecipeCatalog, RecipeRequest
 from runtime.service.runs.sent_recipes import SERVER_ENV_PREFIX
-from runtime.service.runs.supervisor import RunSupervisor
+from runtime.service.runs.supervisor import RunSupervisor, StartedBefore
 from runtime.store import RunCursor, RunFilter
+from runtime.store.run_keys import RunKey
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
+MAX_IDEMPOTENCY_KEY_CHARS = 128
 
 
 class AgentServicer(agent_grpc.AgentServiceServicer):
@@ -145,7 +148,12 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
             response.next_page_token = encode_page_token(RunCursor(last.created_ns, last.run_id))
         return response
 
-    async def _start(self, request: agent_pb.StartRunRequest | agent_pb.RunRequest) -> LiveRun:
+    async def _start(self, request: agent_pb.StartRunRequest | agent_pb.RunRequest) -> LiveRun | StartedBefore:
+        key = self._run_key(request)
+        # A retry is answered before anything else is checked: the run exists whatever the server's
+        # recipes or load are now.
+        if key is not None and (before := await self._supervisor.started_with(key)) is not None:
+            return before
         loaded = load_or_report(self._catalog, request.WhichOneof("recipe"), request.recipe_yaml, request.recipe_name)
         raw_inputs = dict(request.inputs)
         try:
@@ -166,7 +174,16 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
             raw_inputs=raw_inputs,
             timeout_seconds=timeout_seconds,
             source=RecipeRequest(request.WhichOneof("recipe"), request.recipe_yaml, request.recipe_name),
+            key=key,
         )
+
+    def _run_key(self, request: agent_pb.StartRunRequest | agent_pb.RunRequest) -> RunKey | None:
+        key = request.idempotency_key
+        if not key:
+            return None
+        if len(key) > MAX_IDEMPOTENCY_KEY_CHARS or not all(" " <= char <= "~" for char in key):
+            raise InvalidRequest("idempotency_key", f"must be at most {MAX_IDEMPOTENCY_KEY_CHARS} printable ASCII characters (a UUID fits)")
+        return self._supervisor.run_key(key, request_fingerprint(request))
 
     def _split_by_size(self, batch: Iterable[Event]) -> Iterable[list[events_pb.Event]]:
         """Group converted events into responses below the size limit (one event always fits)."""
@@ -182,6 +199,19 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
             size += message_size
         if group:
             yield group
+
+
+def request_fingerprint(request: agent_pb.StartRunRequest | agent_pb.RunRequest) -> str:
+    """What makes two starts the same request: every field but the key, serialized
+    deterministically (maps sorted), so StartRun and Run of one request agree. Hashed with the key,
+    so a stored fingerprint tells nothing about an input's value."""
+    fields = type(request)()
+    fields.CopyFrom(request)
+    fields.ClearField("idempotency_key")
+    digest = hashlib.sha256(request.idempotency_key.encode())
+    digest.update(b"\0")
+    digest.update(fields.SerializeToString(deterministic=True))
+    return digest.hexdigest()
 
 
 def _require(field_path: str, value: Any) -> None:

@@ -30,6 +30,7 @@ from runtime.service.runs.errors import (
     BeyondLastSeq,
     ConfirmationNotPending,
     HistoryTrimmed,
+    IdempotencyKeyReused,
     InvalidRequest,
     RecipeNotFound,
     ReplicaFailed,
@@ -57,6 +58,7 @@ STATUS_OF_RUN_ERROR: dict[type[RunError], grpc.StatusCode] = {
     ArtifactNotFound: grpc.StatusCode.NOT_FOUND,
     ServerShuttingDown: grpc.StatusCode.UNAVAILABLE,
     RunLimitReached: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    IdempotencyKeyReused: grpc.StatusCode.ALREADY_EXISTS,
     ConfirmationNotPending: grpc.StatusCode.FAILED_PRECONDITION,
     ReplicaUnavailable: grpc.StatusCode.UNAVAILABLE,
     ReplicaFailed: grpc.StatusCode.INTERNAL,
@@ -70,6 +72,7 @@ STATUS_OF_RUN_ERROR: dict[type[RunError], grpc.StatusCode] = {
 # The API's name for what an error's `resource` names (google.rpc.ResourceInfo).
 RESOURCE_TYPE_OF_RUN_ERROR: dict[type[RunError], str] = {
     RunNotFound: "verity.v1.Run",
+    IdempotencyKeyReused: "verity.v1.Run",
     RecipeNotFound: "verity.v1.Recipe",
     ArtifactNotFound: "verity.v1.Artifact",
 }

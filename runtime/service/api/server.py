@@ -162,6 +162,7 @@ class VerityServer:
             retain_events_per_run=config.retain_events_per_run,
             max_message_bytes=config.max_message_bytes,
             allow_private_network=config.allow_private_network,
+            idempotency_retention_seconds=config.idempotency_retention_seconds,
         )
         if not isinstance(config.store_path, PostgresUrl):
             return RunSupervisor(store, tracer, runs_dir=config.runs_dir, limits=limits, browser=self._browser)
@@ -194,7 +195,7 @@ class VerityServer:
         if not (self._owns_browser and isinstance(self._browser, BrowserPool)):
             return
         failed = await self._browser.start_all()
-        unfenced = [error for _, error in failed if error.code is LaunchErrorCode.UDP_NOT_FENCED]
+        unfenced = [error for _, error in failed if error.code in (LaunchErrorCode.UDP_NOT_FENCED, LaunchErrorCode.DNS_NOT_FENCED)]
         if unfenced:
             await self._browser.close()
             raise ServiceConfigError(f"--browser-ws: {unfenced[0].message}") from None

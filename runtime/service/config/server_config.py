@@ -35,6 +35,8 @@ class ServerConfig:
     subscriber_buffer: int = 10_000
     retain_events_per_run: int | None = None
     shutdown_grace_seconds: float = 10.0
+    # How long a start's idempotency key holds: a retry within it gets the run the key started.
+    idempotency_retention_seconds: float = 24 * 3600.0
     # Extra wait to gather a store batch; group commit batches what arrives during a write anyway.
     store_flush_interval_seconds: float = 0.0
     # How long a store write waits for another process's lock before it fails and is retried.
@@ -100,6 +102,8 @@ class ServerConfig:
             raise ServiceConfigError(
                 f"browser_retry_max_seconds must be {MIN_BROWSER_RETRY_SECONDS:g} to {MAX_BROWSER_RETRY_SECONDS:g}, got {self.browser_retry_max_seconds}"
             )
+        if self.idempotency_retention_seconds <= 0:
+            raise ServiceConfigError(f"idempotency_retention_seconds must be more than 0, got {self.idempotency_retention_seconds}")
         if self.shutdown_grace_seconds < 0:
             raise ServiceConfigError(f"shutdown_grace_seconds must be 0 or more, got {self.shutdown_grace_seconds}")
         for endpoint in self.browser_ws_endpoints:

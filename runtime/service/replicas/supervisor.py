@@ -47,6 +47,7 @@ from runtime.service.runs.sent_recipes import SERVER_ENV_PREFIX
 from runtime.service.runs.supervisor import RunSupervisor
 from runtime.service.runs.tracing import RunTracer
 from runtime.store import ArtifactRecord, BufferedRunStore, RunRecord
+from runtime.store.run_keys import KeyHolder, RunKey
 from runtime.store.pg_replicas import (
     CHANNEL_COMMAND,
     CHANNEL_COMMAND_ANSWERED,
@@ -155,9 +156,10 @@ class ReplicaSupervisor(RunSupervisor):
         timeout_seconds: float | None = None,
         source: RecipeRequest | None = None,
         existing: RunRecord | None = None,
+        key: RunKey | None = None,
     ) -> Any:
         if existing is not None or source is None:
-            return await super().start(order, raw_inputs=raw_inputs, timeout_seconds=timeout_seconds, existing=existing)
+            return await super().start(order, raw_inputs=raw_inputs, timeout_seconds=timeout_seconds, existing=existing, key=key)
         if not self._accepting:
             raise ServerShuttingDown()
         recipe, labels = order.plan.recipe, order.labels
@@ -185,12 +187,15 @@ class ReplicaSupervisor(RunSupervisor):
             "labels": dict(labels or {}),
             "timeout_seconds": timeout_seconds,
         }
-        await self.database.queue_run(record, request)
+        holder = await self.database.queue_run(record, request, key)
+        if holder is not None:
+            assert key is not None
+            return await self._started_before(holder, key)
         return QueuedRun(record.run_id, record)
 
-    async def _record_new_run(self, record: RunRecord) -> None:
+    async def _record_new_run(self, record: RunRecord, key: RunKey | None) -> KeyHolder | None:
         # A run opened here (not queued) is placed here from the start, in the same transaction.
-        await self.database.place_run(record)
+        return await self.database.place_run(record, key)
 
     def _free_slots(self) -> int:
         return self.limits.max_concurrent_runs - self.live_run_count - self._claiming

@@ -77,6 +77,20 @@ class RunLimitReached(RunError):
         )
 
 
+class IdempotencyKeyReused(RunError):
+    """A start sent an idempotency key that already started a run, with a different request."""
+
+    reason = "IDEMPOTENCY_KEY_REUSED"
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(
+            f"this idempotency key already started run {run_id!r} with a different request; "
+            "send the same request to get that run, or a new key to start another",
+            metadata={"run_id": run_id},
+            resource=run_id,
+        )
+
+
 class ConfirmationNotPending(RunError):
     """The run waits for no confirmation of that id (it ended, is queued, or waits on another)."""
 

@@ -51,6 +51,8 @@ class SupervisorLimits:
     max_message_bytes: int = 4 * 1024 * 1024
     # Whether recipes from clients may reach private networks (the network policy reads it).
     allow_private_network: bool = False
+    # How long an idempotency key of a start holds: a retry within it returns the run it started.
+    idempotency_retention_seconds: float = 24 * 3600.0
 
 
 class RunHost:

@@ -12,6 +12,7 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from runtime.events import ConfirmationRequested, Event
@@ -23,6 +24,7 @@ from runtime.service.runs.errors import (
     ArtifactMissing,
     ArtifactNotFound,
     ConfirmationNotPending,
+    IdempotencyKeyReused,
     InvalidRequest,
     RunLimitReached,
     RunNotFound,
@@ -35,8 +37,25 @@ from runtime.service.runs.live_run import LiveRun
 from runtime.service.runs.recipe_catalog import RecipeRequest
 from runtime.service.runs.recovery import close_runs_left_in_flight
 from runtime.store import ArtifactRecord, RunCursor, RunFilter, RunRecord, StoreWriteError
+from runtime.store.run_keys import KeyHolder, RunKey
 
 _log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class StartedBefore:
+    """What a start answers when its idempotency key already started a run: that run."""
+
+    run_id: str
+    record: RunRecord
+
+
+class _KeyHeld(Exception):
+    """Recording a new run found its idempotency key held by another run (nothing was recorded)."""
+
+    def __init__(self, holder: KeyHolder) -> None:
+        super().__init__(holder.run_id)
+        self.holder = holder
 
 
 class RunSupervisor(RunHost):
@@ -50,14 +69,22 @@ class RunSupervisor(RunHost):
         timeout_seconds: float | None = None,
         source: RecipeRequest | None = None,
         existing: RunRecord | None = None,
-    ) -> LiveRun:
+        key: RunKey | None = None,
+    ) -> LiveRun | StartedBefore:
         """Record a new run and hand it to the run engine, which emits into the run's EventLog.
         The record keeps the raw inputs with each secret one (marked in the recipe, or sent as
         `@env:NAME`, which stays as written) shown as its marker. `existing`: the run is recorded
-        already (queued by a replica, see replicas/supervisor.py, which also uses `source`)."""
+        already (queued by a replica, see replicas/supervisor.py, which also uses `source`).
+        `key`: an idempotency key; when it started a run already, that run is the answer."""
         recipe = order.plan.recipe
         recorded = recorded_inputs(order.plan, raw_inputs)
-        live = await self.open_run(recipe["name"], recipe["version"], recorded, dict(order.labels), traced=False, existing=existing)
+        try:
+            live = await self.open_run(
+                recipe["name"], recipe["version"], recorded, dict(order.labels), traced=False, existing=existing, key=key
+            )
+        except _KeyHeld as held:
+            assert key is not None
+            return await self._started_before(held.holder, key)
         run_dir = self._runs_dir / live.run_id
         # The run's spans: exported, and written to its trace.jsonl until its engine is done.
         tracing = self._tracer.for_run(run_dir)
@@ -93,6 +120,7 @@ class RunSupervisor(RunHost):
         *,
         traced: bool = True,
         existing: RunRecord | None = None,
+        key: RunKey | None = None,
     ) -> LiveRun:
         """Record a run and its event log; whoever emits into `live.events` drives it.
 
@@ -125,7 +153,9 @@ class RunSupervisor(RunHost):
         # Reserve the slot before the first await so concurrent starts cannot overshoot the limit.
         live = self._host(record, span)
         try:
-            await self._record_new_run(record)
+            holder = await self._record_new_run(record, key)
+            if holder is not None:
+                raise _KeyHeld(holder)
         except BaseException:
             del self._live[run_id]
             if span is not None:
@@ -133,8 +163,30 @@ class RunSupervisor(RunHost):
             raise
         return live
 
-    async def _record_new_run(self, record: RunRecord) -> None:
-        await self._store.create_run(record)
+    async def _record_new_run(self, record: RunRecord, key: RunKey | None) -> KeyHolder | None:
+        return await self._store.create_run(record, key)
+
+    # --- retried starts ---------------------------------------------------------------------------
+
+    def run_key(self, key: str, fingerprint: str) -> RunKey:
+        """An idempotency key as a start claims it now, kept for the configured retention."""
+        now = time.time_ns()
+        return RunKey(key, fingerprint, now, now - int(self.limits.idempotency_retention_seconds * 1e9))
+
+    async def started_with(self, key: RunKey) -> StartedBefore | None:
+        """The run `key` started, when it is unexpired and the request is the same; raises
+        IdempotencyKeyReused when the request differs."""
+        holder = await self._store.find_key(key)
+        return None if holder is None else await self._started_before(holder, key)
+
+    async def _started_before(self, holder: KeyHolder, key: RunKey) -> StartedBefore:
+        if holder.fingerprint != key.fingerprint:
+            raise IdempotencyKeyReused(holder.run_id)
+        live = self._live.get(holder.run_id)
+        record = live.record if live is not None else await self._store.get_run(holder.run_id)
+        if record is None:
+            raise RunNotFound(holder.run_id)
+        return StartedBefore(holder.run_id, record)
 
     # --- watching -------------------------------------------------------------------------------
 

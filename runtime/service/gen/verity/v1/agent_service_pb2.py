@@ -27,7 +27,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from runtime.service.gen.verity.v1 import events_pb2 as verity_dot_v1_dot_events__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dverity/v1/agent_service.proto\x12\tverity.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16verity/v1/events.proto\"\x9a\x01\n\nRunOptions\x12*\n\x07timeout\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x31\n\x06labels\x18\x02 \x03(\x0b\x32!.verity.v1.RunOptions.LabelsEntry\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xd8\x01\n\x0fStartRunRequest\x12\x15\n\x0brecipe_yaml\x18\x01 \x01(\tH\x00\x12\x15\n\x0brecipe_name\x18\x02 \x01(\tH\x00\x12\x36\n\x06inputs\x18\x03 \x03(\x0b\x32&.verity.v1.StartRunRequest.InputsEntry\x12&\n\x07options\x18\x04 \x01(\x0b\x32\x15.verity.v1.RunOptions\x1a-\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x08\n\x06recipe\"4\n\x10StartRunResponse\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x10\n\x08trace_id\x18\x02 \x01(\t\"5\n\x10StreamRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x03\"5\n\x11StreamRunResponse\x12 \n\x06\x65vents\x18\x01 \x03(\x0b\x32\x10.verity.v1.Event\"\xce\x01\n\nRunRequest\x12\x15\n\x0brecipe_yaml\x18\x01 \x01(\tH\x00\x12\x15\n\x0brecipe_name\x18\x02 \x01(\tH\x00\x12\x31\n\x06inputs\x18\x03 \x03(\x0b\x32!.verity.v1.RunRequest.InputsEntry\x12&\n\x07options\x18\x04 \x01(\x0b\x32\x15.verity.v1.RunOptions\x1a-\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x08\n\x06recipe\"/\n\x0bRunResponse\x12 \n\x06\x65vents\x18\x01 \x03(\x0b\x32\x10.verity.v1.Event\"[\n\x14\x43onfirmActionRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x0f\n\x07\x61pprove\x18\x03 \x01(\x08\x12\x0e\n\x06reason\x18\x04 \x01(\t\"8\n\x15\x43onfirmActionResponse\x12\x1f\n\x03run\x18\x01 \x01(\x0b\x32\x12.verity.v1.RunInfo\" \n\x0eStopRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"2\n\x0fStopRunResponse\x12\x1f\n\x03run\x18\x01 \x01(\x0b\x32\x12.verity.v1.RunInfo\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"N\n\x12GetArtifactRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x13\n\x0b\x61rtifact_id\x18\x02 \x01(\t\x12\x13\n\x0b\x63hunk_bytes\x18\x03 \x01(\x05\"^\n\x13GetArtifactResponse\x12)\n\x08\x61rtifact\x18\x01 \x01(\x0b\x32\x17.verity.v1.ArtifactInfo\x12\x0e\n\x06offset\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x01(\x0c\"\xb9\x01\n\x0eGetRunResponse\x12\x1f\n\x03run\x18\x01 \x01(\x0b\x32\x12.verity.v1.RunInfo\x12*\n\tartifacts\x18\x02 \x03(\x0b\x32\x17.verity.v1.ArtifactInfo\x12?\n\x15pending_confirmations\x18\x03 \x03(\x0b\x32 .verity.v1.ConfirmationRequested\x12\x19\n\x11\x61rtifacts_omitted\x18\x04 \x01(\x05\"u\n\x0fListRunsRequest\x12&\n\x08statuses\x18\x01 \x03(\x0e\x32\x14.verity.v1.TaskState\x12\x13\n\x0brecipe_name\x18\x02 \x01(\t\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"M\n\x10ListRunsResponse\x12 \n\x04runs\x18\x01 \x03(\x0b\x32\x12.verity.v1.RunInfo\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xc3\x04\n\x07RunInfo\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x13\n\x0brecipe_name\x18\x02 \x01(\t\x12\x16\n\x0erecipe_version\x18\x03 \x01(\t\x12$\n\x06status\x18\x04 \x01(\x0e\x32\x14.verity.v1.TaskState\x12*\n\x0bstop_reason\x18\x05 \x01(\x0e\x32\x15.verity.v1.StopReason\x12\x10\n\x08verified\x18\x06 \x01(\x08\x12\x0f\n\x07summary\x18\x07 \x01(\t\x12\x10\n\x08trace_id\x18\x08 \x01(\t\x12.\n\x06inputs\x18\t \x03(\x0b\x32\x1e.verity.v1.RunInfo.InputsEntry\x12.\n\x06labels\x18\n \x03(\x0b\x32\x1e.verity.v1.RunInfo.LabelsEntry\x12/\n\x0b\x63reate_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08last_seq\x18\x0e \x01(\x03\x12\x14\n\x0c\x65\x61rliest_seq\x18\x0f \x01(\x03\x1a-\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x87\x01\n\x0c\x41rtifactInfo\x12\x13\n\x0b\x61rtifact_id\x18\x01 \x01(\t\x12\x15\n\rartifact_kind\x18\x02 \x01(\t\x12\x0c\n\x04path\x18\x03 \x01(\t\x12\x12\n\nmedia_type\x18\x04 \x01(\t\x12\x0c\n\x04size\x18\x05 \x01(\x03\x12\x0e\n\x06sha256\x18\x06 \x01(\t\x12\x0b\n\x03seq\x18\x07 \x01(\x03\x32\xbf\x04\n\x0c\x41gentService\x12\x43\n\x08StartRun\x12\x1a.verity.v1.StartRunRequest\x1a\x1b.verity.v1.StartRunResponse\x12H\n\tStreamRun\x12\x1b.verity.v1.StreamRunRequest\x1a\x1c.verity.v1.StreamRunResponse0\x01\x12\x36\n\x03Run\x12\x15.verity.v1.RunRequest\x1a\x16.verity.v1.RunResponse0\x01\x12R\n\rConfirmAction\x12\x1f.verity.v1.ConfirmActionRequest\x1a .verity.v1.ConfirmActionResponse\x12@\n\x07StopRun\x12\x19.verity.v1.StopRunRequest\x1a\x1a.verity.v1.StopRunResponse\x12=\n\x06GetRun\x12\x18.verity.v1.GetRunRequest\x1a\x19.verity.v1.GetRunResponse\x12\x43\n\x08ListRuns\x12\x1a.verity.v1.ListRunsRequest\x1a\x1b.verity.v1.ListRunsResponse\x12N\n\x0bGetArtifact\x12\x1d.verity.v1.GetArtifactRequest\x1a\x1e.verity.v1.GetArtifactResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dverity/v1/agent_service.proto\x12\tverity.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16verity/v1/events.proto\"\x9a\x01\n\nRunOptions\x12*\n\x07timeout\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x31\n\x06labels\x18\x02 \x03(\x0b\x32!.verity.v1.RunOptions.LabelsEntry\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xf1\x01\n\x0fStartRunRequest\x12\x15\n\x0brecipe_yaml\x18\x01 \x01(\tH\x00\x12\x15\n\x0brecipe_name\x18\x02 \x01(\tH\x00\x12\x36\n\x06inputs\x18\x03 \x03(\x0b\x32&.verity.v1.StartRunRequest.InputsEntry\x12&\n\x07options\x18\x04 \x01(\x0b\x32\x15.verity.v1.RunOptions\x12\x17\n\x0fidempotency_key\x18\x05 \x01(\t\x1a-\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x08\n\x06recipe\"4\n\x10StartRunResponse\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x10\n\x08trace_id\x18\x02 \x01(\t\"5\n\x10StreamRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x03\"5\n\x11StreamRunResponse\x12 \n\x06\x65vents\x18\x01 \x03(\x0b\x32\x10.verity.v1.Event\"\xe7\x01\n\nRunRequest\x12\x15\n\x0brecipe_yaml\x18\x01 \x01(\tH\x00\x12\x15\n\x0brecipe_name\x18\x02 \x01(\tH\x00\x12\x31\n\x06inputs\x18\x03 \x03(\x0b\x32!.verity.v1.RunRequest.InputsEntry\x12&\n\x07options\x18\x04 \x01(\x0b\x32\x15.verity.v1.RunOptions\x12\x17\n\x0fidempotency_key\x18\x05 \x01(\t\x1a-\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x08\n\x06recipe\"/\n\x0bRunResponse\x12 \n\x06\x65vents\x18\x01 \x03(\x0b\x32\x10.verity.v1.Event\"[\n\x14\x43onfirmActionRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x0f\n\x07\x61pprove\x18\x03 \x01(\x08\x12\x0e\n\x06reason\x18\x04 \x01(\t\"8\n\x15\x43onfirmActionResponse\x12\x1f\n\x03run\x18\x01 \x01(\x0b\x32\x12.verity.v1.RunInfo\" \n\x0eStopRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"2\n\x0fStopRunResponse\x12\x1f\n\x03run\x18\x01 \x01(\x0b\x32\x12.verity.v1.RunInfo\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"N\n\x12GetArtifactRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x13\n\x0b\x61rtifact_id\x18\x02 \x01(\t\x12\x13\n\x0b\x63hunk_bytes\x18\x03 \x01(\x05\"^\n\x13GetArtifactResponse\x12)\n\x08\x61rtifact\x18\x01 \x01(\x0b\x32\x17.verity.v1.ArtifactInfo\x12\x0e\n\x06offset\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x01(\x0c\"\xb9\x01\n\x0eGetRunResponse\x12\x1f\n\x03run\x18\x01 \x01(\x0b\x32\x12.verity.v1.RunInfo\x12*\n\tartifacts\x18\x02 \x03(\x0b\x32\x17.verity.v1.ArtifactInfo\x12?\n\x15pending_confirmations\x18\x03 \x03(\x0b\x32 .verity.v1.ConfirmationRequested\x12\x19\n\x11\x61rtifacts_omitted\x18\x04 \x01(\x05\"u\n\x0fListRunsRequest\x12&\n\x08statuses\x18\x01 \x03(\x0e\x32\x14.verity.v1.TaskState\x12\x13\n\x0brecipe_name\x18\x02 \x01(\t\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"M\n\x10ListRunsResponse\x12 \n\x04runs\x18\x01 \x03(\x0b\x32\x12.verity.v1.RunInfo\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xc3\x04\n\x07RunInfo\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x13\n\x0brecipe_name\x18\x02 \x01(\t\x12\x16\n\x0erecipe_version\x18\x03 \x01(\t\x12$\n\x06status\x18\x04 \x01(\x0e\x32\x14.verity.v1.TaskState\x12*\n\x0bstop_reason\x18\x05 \x01(\x0e\x32\x15.verity.v1.StopReason\x12\x10\n\x08verified\x18\x06 \x01(\x08\x12\x0f\n\x07summary\x18\x07 \x01(\t\x12\x10\n\x08trace_id\x18\x08 \x01(\t\x12.\n\x06inputs\x18\t \x03(\x0b\x32\x1e.verity.v1.RunInfo.InputsEntry\x12.\n\x06labels\x18\n \x03(\x0b\x32\x1e.verity.v1.RunInfo.LabelsEntry\x12/\n\x0b\x63reate_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08last_seq\x18\x0e \x01(\x03\x12\x14\n\x0c\x65\x61rliest_seq\x18\x0f \x01(\x03\x1a-\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x87\x01\n\x0c\x41rtifactInfo\x12\x13\n\x0b\x61rtifact_id\x18\x01 \x01(\t\x12\x15\n\rartifact_kind\x18\x02 \x01(\t\x12\x0c\n\x04path\x18\x03 \x01(\t\x12\x12\n\nmedia_type\x18\x04 \x01(\t\x12\x0c\n\x04size\x18\x05 \x01(\x03\x12\x0e\n\x06sha256\x18\x06 \x01(\t\x12\x0b\n\x03seq\x18\x07 \x01(\x03\x32\xbf\x04\n\x0c\x41gentService\x12\x43\n\x08StartRun\x12\x1a.verity.v1.StartRunRequest\x1a\x1b.verity.v1.StartRunResponse\x12H\n\tStreamRun\x12\x1b.verity.v1.StreamRunRequest\x1a\x1c.verity.v1.StreamRunResponse0\x01\x12\x36\n\x03Run\x12\x15.verity.v1.RunRequest\x1a\x16.verity.v1.RunResponse0\x01\x12R\n\rConfirmAction\x12\x1f.verity.v1.ConfirmActionRequest\x1a .verity.v1.ConfirmActionResponse\x12@\n\x07StopRun\x12\x19.verity.v1.StopRunRequest\x1a\x1a.verity.v1.StopRunResponse\x12=\n\x06GetRun\x12\x18.verity.v1.GetRunRequest\x1a\x19.verity.v1.GetRunResponse\x12\x43\n\x08ListRuns\x12\x1a.verity.v1.ListRunsRequest\x1a\x1b.verity.v1.ListRunsResponse\x12N\n\x0bGetArtifact\x12\x1d.verity.v1.GetArtifactRequest\x1a\x1e.verity.v1.GetArtifactResponse0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -49,49 +49,49 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RUNOPTIONS_LABELSENTRY']._serialized_start=243
   _globals['_RUNOPTIONS_LABELSENTRY']._serialized_end=288
   _globals['_STARTRUNREQUEST']._serialized_start=291
-  _globals['_STARTRUNREQUEST']._serialized_end=507
-  _globals['_STARTRUNREQUEST_INPUTSENTRY']._serialized_start=452
-  _globals['_STARTRUNREQUEST_INPUTSENTRY']._serialized_end=497
-  _globals['_STARTRUNRESPONSE']._serialized_start=509
-  _globals['_STARTRUNRESPONSE']._serialized_end=561
-  _globals['_STREAMRUNREQUEST']._serialized_start=563
-  _globals['_STREAMRUNREQUEST']._serialized_end=616
-  _globals['_STREAMRUNRESPONSE']._serialized_start=618
-  _globals['_STREAMRUNRESPONSE']._serialized_end=671
-  _globals['_RUNREQUEST']._serialized_start=674
-  _globals['_RUNREQUEST']._serialized_end=880
-  _globals['_RUNREQUEST_INPUTSENTRY']._serialized_start=452
-  _globals['_RUNREQUEST_INPUTSENTRY']._serialized_end=497
-  _globals['_RUNRESPONSE']._serialized_start=882
-  _globals['_RUNRESPONSE']._serialized_end=929
-  _globals['_CONFIRMACTIONREQUEST']._serialized_start=931
-  _globals['_CONFIRMACTIONREQUEST']._serialized_end=1022
-  _globals['_CONFIRMACTIONRESPONSE']._serialized_start=1024
-  _globals['_CONFIRMACTIONRESPONSE']._serialized_end=1080
-  _globals['_STOPRUNREQUEST']._serialized_start=1082
-  _globals['_STOPRUNREQUEST']._serialized_end=1114
-  _globals['_STOPRUNRESPONSE']._serialized_start=1116
-  _globals['_STOPRUNRESPONSE']._serialized_end=1166
-  _globals['_GETRUNREQUEST']._serialized_start=1168
-  _globals['_GETRUNREQUEST']._serialized_end=1199
-  _globals['_GETARTIFACTREQUEST']._serialized_start=1201
-  _globals['_GETARTIFACTREQUEST']._serialized_end=1279
-  _globals['_GETARTIFACTRESPONSE']._serialized_start=1281
-  _globals['_GETARTIFACTRESPONSE']._serialized_end=1375
-  _globals['_GETRUNRESPONSE']._serialized_start=1378
-  _globals['_GETRUNRESPONSE']._serialized_end=1563
-  _globals['_LISTRUNSREQUEST']._serialized_start=1565
-  _globals['_LISTRUNSREQUEST']._serialized_end=1682
-  _globals['_LISTRUNSRESPONSE']._serialized_start=1684
-  _globals['_LISTRUNSRESPONSE']._serialized_end=1761
-  _globals['_RUNINFO']._serialized_start=1764
-  _globals['_RUNINFO']._serialized_end=2343
-  _globals['_RUNINFO_INPUTSENTRY']._serialized_start=452
-  _globals['_RUNINFO_INPUTSENTRY']._serialized_end=497
+  _globals['_STARTRUNREQUEST']._serialized_end=532
+  _globals['_STARTRUNREQUEST_INPUTSENTRY']._serialized_start=477
+  _globals['_STARTRUNREQUEST_INPUTSENTRY']._serialized_end=522
+  _globals['_STARTRUNRESPONSE']._serialized_start=534
+  _globals['_STARTRUNRESPONSE']._serialized_end=586
+  _globals['_STREAMRUNREQUEST']._serialized_start=588
+  _globals['_STREAMRUNREQUEST']._serialized_end=641
+  _globals['_STREAMRUNRESPONSE']._serialized_start=643
+  _globals['_STREAMRUNRESPONSE']._serialized_end=696
+  _globals['_RUNREQUEST']._serialized_start=699
+  _globals['_RUNREQUEST']._serialized_end=930
+  _globals['_RUNREQUEST_INPUTSENTRY']._serialized_start=477
+  _globals['_RUNREQUEST_INPUTSENTRY']._serialized_end=522
+  _globals['_RUNRESPONSE']._serialized_start=932
+  _globals['_RUNRESPONSE']._serialized_end=979
+  _globals['_CONFIRMACTIONREQUEST']._serialized_start=981
+  _globals['_CONFIRMACTIONREQUEST']._serialized_end=1072
+  _globals['_CONFIRMACTIONRESPONSE']._serialized_start=1074
+  _globals['_CONFIRMACTIONRESPONSE']._serialized_end=1130
+  _globals['_STOPRUNREQUEST']._serialized_start=1132
+  _globals['_STOPRUNREQUEST']._serialized_end=1164
+  _globals['_STOPRUNRESPONSE']._serialized_start=1166
+  _globals['_STOPRUNRESPONSE']._serialized_end=1216
+  _globals['_GETRUNREQUEST']._serialized_start=1218
+  _globals['_GETRUNREQUEST']._serialized_end=1249
+  _globals['_GETARTIFACTREQUEST']._serialized_start=1251
+  _globals['_GETARTIFACTREQUEST']._serialized_end=1329
+  _globals['_GETARTIFACTRESPONSE']._serialized_start=1331
+  _globals['_GETARTIFACTRESPONSE']._serialized_end=1425
+  _globals['_GETRUNRESPONSE']._serialized_start=1428
+  _globals['_GETRUNRESPONSE']._serialized_end=1613
+  _globals['_LISTRUNSREQUEST']._serialized_start=1615
+  _globals['_LISTRUNSREQUEST']._serialized_end=1732
+  _globals['_LISTRUNSRESPONSE']._serialized_start=1734
+  _globals['_LISTRUNSRESPONSE']._serialized_end=1811
+  _globals['_RUNINFO']._serialized_start=1814
+  _globals['_RUNINFO']._serialized_end=2393
+  _globals['_RUNINFO_INPUTSENTRY']._serialized_start=477
+  _globals['_RUNINFO_INPUTSENTRY']._serialized_end=522
   _globals['_RUNINFO_LABELSENTRY']._serialized_start=243
   _globals['_RUNINFO_LABELSENTRY']._serialized_end=288
-  _globals['_ARTIFACTINFO']._serialized_start=2346
-  _globals['_ARTIFACTINFO']._serialized_end=2481
-  _globals['_AGENTSERVICE']._serialized_start=2484
-  _globals['_AGENTSERVICE']._serialized_end=3059
+  _globals['_ARTIFACTINFO']._serialized_start=2396
+  _globals['_ARTIFACTINFO']._serialized_end=2531
+  _globals['_AGENTSERVICE']._serialized_start=2534
+  _globals['_AGENTSERVICE']._serialized_end=3109
 # @@protoc_insertion_point(module_scope)

@@ -27,7 +27,7 @@ class RunOptions(_message.Message):
     def __init__(self, timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., labels: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class StartRunRequest(_message.Message):
-    __slots__ = ("recipe_yaml", "recipe_name", "inputs", "options")
+    __slots__ = ("recipe_yaml", "recipe_name", "inputs", "options", "idempotency_key")
     class InputsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -39,11 +39,13 @@ class StartRunRequest(_message.Message):
     RECIPE_NAME_FIELD_NUMBER: _ClassVar[int]
     INPUTS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     recipe_yaml: str
     recipe_name: str
     inputs: _containers.ScalarMap[str, str]
     options: RunOptions
-    def __init__(self, recipe_yaml: _Optional[str] = ..., recipe_name: _Optional[str] = ..., inputs: _Optional[_Mapping[str, str]] = ..., options: _Optional[_Union[RunOptions, _Mapping]] = ...) -> None: ...
+    idempotency_key: str
+    def __init__(self, recipe_yaml: _Optional[str] = ..., recipe_name: _Optional[str] = ..., inputs: _Optional[_Mapping[str, str]] = ..., options: _Optional[_Union[RunOptions, _Mapping]] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
 
 class StartRunResponse(_message.Message):
     __slots__ = ("run_id", "trace_id")
@@ -68,7 +70,7 @@ class StreamRunResponse(_message.Message):
     def __init__(self, events: _Optional[_Iterable[_Union[_events_pb2.Event, _Mapping]]] = ...) -> None: ...
 
 class RunRequest(_message.Message):
-    __slots__ = ("recipe_yaml", "recipe_name", "inputs", "options")
+    __slots__ = ("recipe_yaml", "recipe_name", "inputs", "options", "idempotency_key")
     class InputsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -80,11 +82,13 @@ class RunRequest(_message.Message):
     RECIPE_NAME_FIELD_NUMBER: _ClassVar[int]
     INPUTS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     recipe_yaml: str
     recipe_name: str
     inputs: _containers.ScalarMap[str, str]
     options: RunOptions
-    def __init__(self, recipe_yaml: _Optional[str] = ..., recipe_name: _Optional[str] = ..., inputs: _Optional[_Mapping[str, str]] = ..., options: _Optional[_Union[RunOptions, _Mapping]] = ...) -> None: ...
+    idempotency_key: str
+    def __init__(self, recipe_yaml: _Optional[str] = ..., recipe_name: _Optional[str] = ..., inputs: _Optional[_Mapping[str, str]] = ..., options: _Optional[_Union[RunOptions, _Mapping]] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
 
 class RunResponse(_message.Message):
     __slots__ = ("events",)

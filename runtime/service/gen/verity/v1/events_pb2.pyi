@@ -259,16 +259,18 @@ class Replanned(_message.Message):
     def __init__(self, attempt: _Optional[int] = ..., blocker_kind: _Optional[_Union[BlockerKind, str]] = ..., failure_summary: _Optional[str] = ..., query: _Optional[str] = ..., url: _Optional[str] = ...) -> None: ...
 
 class ConfirmationRequested(_message.Message):
-    __slots__ = ("request_id", "tool", "summary", "params")
+    __slots__ = ("request_id", "tool", "summary", "params", "state_id")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
     PARAMS_FIELD_NUMBER: _ClassVar[int]
+    STATE_ID_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     tool: str
     summary: str
     params: _struct_pb2.Struct
-    def __init__(self, request_id: _Optional[str] = ..., tool: _Optional[str] = ..., summary: _Optional[str] = ..., params: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    state_id: str
+    def __init__(self, request_id: _Optional[str] = ..., tool: _Optional[str] = ..., summary: _Optional[str] = ..., params: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., state_id: _Optional[str] = ...) -> None: ...
 
 class ArtifactStored(_message.Message):
     __slots__ = ("artifact_id", "artifact_kind", "path", "media_type", "size", "sha256")

@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("runtime.cli.run", "run a recipe in headless Chromium and report a verified verdict"),
     "demo": ("runtime.cli.run", "run the bundled demo: a dead quote link recovered through search"),
     "serve": ("runtime.cli.serve", "run the gRPC server (AgentService, RecipeService, health, reflection)"),
+    "mcp": ("runtime.cli.mcp", "serve recipes as MCP tools (stdio, or Streamable HTTP with --http)"),
     "client": ("runtime.cli.client", "talk to a running `verity serve`"),
     "bdd": ("runtime.cli.bdd", "check that every contract is proven by a scenario bound to a passing test"),
     "report": ("runtime.cli.report", "write a run's self-contained HTML report (RUN_DIR/report.html)"),

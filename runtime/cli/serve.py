@@ -24,9 +24,16 @@ def register(commands: argparse._SubParsersAction) -> None:
         "token the server only listens on loopback; beyond loopback a token needs TLS (--tls-cert and "
         "--tls-key) unless --insecure is given. SIGTERM shuts down gracefully.",
     )
+    add_server_flags(serve)
+    serve.set_defaults(handler=_serve)
+
+
+def add_server_flags(serve: argparse.ArgumentParser, default_port: int = 50051) -> None:
+    """The flags of a server of runs, read by `server_config_from_args`: `verity serve` and
+    `verity mcp` share them, so an operator learns one set."""
     serve.add_argument("--config", type=Path, metavar="FILE", help="YAML file with server settings (flags override it)")
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="port (default 50051; 0 picks a free one)")
+    serve.add_argument("--port", type=int, help=f"port (default {default_port}; 0 picks a free one)")
     serve.add_argument("--token", help="bearer token (visible in process lists: prefer --token-file or VERITY_TOKEN)")
     serve.add_argument("--token-file", type=Path, metavar="FILE", help="file holding the bearer token")
     serve.add_argument(
@@ -86,7 +93,6 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="let recipes sent by clients reach private networks (loopback, RFC 1918, link-local); off by default",
     )
     serve.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
-    serve.set_defaults(handler=_serve)
 
 
 def _store_argument(text: str) -> Any:

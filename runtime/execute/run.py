@@ -27,6 +27,7 @@ from runtime.events import ConfirmationRequested, EventLog, FinalVerdict, Status
 from runtime.execute.context.approvals import ApprovalDesk
 from runtime.execute.context.run_context import RunContext
 from runtime.browser.supply.provider import BrowserProvider
+from runtime.llm.providers.model_client import DrivenModel
 from runtime.execute.record.run_files import RunFiles
 from runtime.execute.record.run_report import ScreenshotThumbnails, draft_run_report, write_run_report
 from runtime.execute.record.spans import RunSpans
@@ -115,6 +116,7 @@ def start_run(
     trace_parent: otel_context.Context | None = None,
     allow_private_network: bool | None = None,
     close_browser: bool = False,
+    driven_model: DrivenModel | None = None,
 ) -> RunHandle:
     """Start the run `order` describes (prepared and placed: runtime/plan/order.py) in the running
     event loop and return at once.
@@ -128,7 +130,8 @@ def start_run(
     private networks for a recipe someone sent (it replaces the recipe's own
     `target.allow_private_network` and listed private hosts); None for a recipe run by its author.
     `close_browser` hands `browser` to the run (one run per provider, as `verity run` has): the run
-    closes it as it finishes, as it does a Chromium it launched itself.
+    closes it as it finishes, as it does a Chromium it launched itself. `driven_model` answers the
+    run's agent states instead of a provider's model (`verity mcp`'s browser toolset).
     """
     if not order.run_id or order.run_dir is None:
         raise ValueError("the run order has no run id and directory yet: place it (RunOrder.placed) first")
@@ -149,7 +152,7 @@ def start_run(
     handle = RunHandle(order.run_id, order.run_dir, approvals)
     events.emit(StatusChanged(status=TaskState.CREATED, detail=f"recipe {name} {version}"))
     handle.task = loop.create_task(
-        _run(handle, order, events, browser, files, thumbnails, spans, approvals, allow_private_network, close_browser),
+        _run(handle, order, events, browser, files, thumbnails, spans, approvals, allow_private_network, close_browser, driven_model),
         name=f"verity-run-{order.run_id}",
     )
     return handle
@@ -166,6 +169,7 @@ async def _run(
     approvals: ApprovalDesk,
     allow_private_network: bool | None,
     close_browser: bool = False,
+    driven_model: DrivenModel | None = None,
 ) -> FinalVerdict:
     started = time.perf_counter()
     own_provider: BrowserProvider | None = provider if close_browser else None
@@ -217,6 +221,7 @@ async def _run(
             open_session=open_session,
             private_network_override=allow_private_network,
             switches=order.run_switches,
+            driven_model=driven_model,
         )
         context.storage_state = keeper
         context.uploads = order.uploads

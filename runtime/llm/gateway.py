@@ -17,21 +17,27 @@ from runtime.llm.chat_spans import ChatSpan, ChatTelemetry, RetryWatch
 from runtime.llm.errors import LlmError
 from runtime.llm.messages import ChatMessage, LlmDelta, LlmDone, LlmEvent, LlmReply, LlmToolCall, ToolSpec
 from runtime.llm.providers import open_client
-from runtime.llm.providers.model_client import ChatRequest
+from runtime.llm.providers.model_client import ChatRequest, ModelClient
 from runtime.llm.settings import ModelSettings
 
 
 class LlmGateway:
     def __init__(
-        self, settings: ModelSettings | None = None, telemetry: ChatTelemetry | None = None, *, redact: Callable[[Any], Any] | None = None
+        self,
+        settings: ModelSettings | None = None,
+        telemetry: ChatTelemetry | None = None,
+        *,
+        redact: Callable[[Any], Any] | None = None,
+        client: ModelClient | None = None,
     ) -> None:
         """`redact` rewrites every outgoing message (a run's secrets become their markers) before
-        it is sent or recorded: what the model is told never holds a secret value."""
+        it is sent or recorded: what the model is told never holds a secret value. `client`: a
+        model that is not one of the providers' (a DrivenModel's), behind the same redaction and spans."""
         self.settings = settings or ModelSettings.from_env()
         self.telemetry = telemetry
         self._redact = redact
         self._attempts = RetryWatch()
-        self._client = open_client(self.settings, self._attempts.event_hooks())
+        self._client = client if client is not None else open_client(self.settings, self._attempts.event_hooks())
 
     @classmethod
     def from_env(cls) -> LlmGateway:

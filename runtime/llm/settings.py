@@ -193,7 +193,8 @@ class ModelSettings:
 
     @property
     def span_provider(self) -> str:
-        return CONVENTIONS[self.provider].span_name
+        # A driven model (DrivenModel) is no provider of ours: its spans carry its own name.
+        return CONVENTIONS[self.provider].span_name if self.provider in CONVENTIONS else self.provider
 
     def redact(self, text: str) -> str:
         secret = self.api_key.reveal()

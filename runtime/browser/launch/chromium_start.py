@@ -80,6 +80,11 @@ WEBRTC_FENCE_FEATURES = ("WebRtcHideLocalIpsWithMdns",)
 # each launch (BENCHMARKS.md, "Suite"). No page can reach it, and nothing shows it.
 BROWSER_UI_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
 
+# The browser's own calls home that a context's proxy would otherwise see and refuse, each one a
+# blocked request charged to the run: autofill asks content-autofill.googleapis.com about every
+# form a page shows (measured: 5 CONNECTs after typing into a three-field form).
+BROWSER_SERVICE_FEATURES = ("AutofillServerCommunication",)
+
 # DNS is part of the fence (issue 33): every name maps to "not found" in Chromium's own resolver, so
 # nothing in the browser looks a name up: not WebRTC's TURN/STUN servers or remote candidates, not
 # dns-prefetch or preconnect, not the browser's own update and sign-in services. A context's
@@ -104,7 +109,7 @@ def merge_disabled_features(args: Sequence[str]) -> list[str]:
     carried `--disable-features=site-per-process` after ours, which had silently dropped every
     feature Verity disabled, so none may stay apart.
     """
-    disabled = [*IN_PROCESS_FRAME_FEATURES, *WEBRTC_FENCE_FEATURES, *BROWSER_UI_FEATURES]
+    disabled = [*IN_PROCESS_FRAME_FEATURES, *WEBRTC_FENCE_FEATURES, *BROWSER_UI_FEATURES, *BROWSER_SERVICE_FEATURES]
     others: list[str] = []
     for arg in args:
         if arg.startswith(_DISABLE_FEATURES):

@@ -25,6 +25,7 @@ from runtime.secrets import Secrets
 
 if TYPE_CHECKING:
     from runtime.llm import LlmGateway
+    from runtime.llm.providers.model_client import DrivenModel
 
 # The tool name a model call's retry events carry (a model call is not a browser tool).
 MODEL_CALL_TOOL = "llm.chat"
@@ -41,7 +42,12 @@ def report_retries(events: EventLog, action_ids: ActionIds) -> Callable[[LlmRetr
 
 
 class ModelAccess:
-    def __init__(self, plan: Plan, telemetry: ChatTelemetry | None = None, secrets: Secrets | None = None) -> None:
+    def __init__(
+        self, plan: Plan, telemetry: ChatTelemetry | None = None, secrets: Secrets | None = None, driven: DrivenModel | None = None
+    ) -> None:
+        # A model the run's starter drives (verity mcp's client) answers every agent state instead
+        # of a provider's: no key is read for it.
+        self.driven = driven
         # The run's secrets: every request a gateway of this run sends is redacted with them.
         self.secrets = secrets if secrets is not None else Secrets()
         agent_states = [s for s in plan.states if s.kind == AGENT]
@@ -74,6 +80,9 @@ class ModelAccess:
                 ) from None
 
     def _settle(self, state_id: str) -> None:
+        if self.driven is not None:  # a model a client drives (MCP): its settings, no pictures
+            self.settings[state_id], self.vision[state_id] = self.driven.settings, False
+            return
         settings = ModelSettings.from_env(choice=self._choices[state_id])
         self.vision[state_id] = vision_on(self._vision_settings[state_id], settings)
         self.settings[state_id] = settings
@@ -94,7 +103,8 @@ class ModelAccess:
         self.require()
         if state_id not in self.settings:
             self._settle(state_id)
-        return LlmGateway(self.settings[state_id], self.telemetry, redact=self.secrets.redact)
+        client = self.driven.client if self.driven is not None else None
+        return LlmGateway(self.settings[state_id], self.telemetry, redact=self.secrets.redact, client=client)
 
     async def detect_intent(self, guard: IntentGuard, goal: str) -> IntentDecision:
         """`detector: model` asks the default model when the keywords miss. Without a configured key the guard

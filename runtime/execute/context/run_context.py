@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from runtime.events import EventLog
 from runtime.execute.context.action_ids import ActionIds
@@ -52,6 +52,9 @@ from runtime.plan.model import Plan, State
 from runtime.plan.order import UploadFiles
 from runtime.plan.switches import RunSwitches
 from runtime.secrets import Secrets
+
+if TYPE_CHECKING:
+    from runtime.llm.providers.model_client import DrivenModel
 
 
 @dataclass
@@ -160,6 +163,7 @@ class RunContext:
         open_session: SessionOpener,
         private_network_override: bool | None = None,
         switches: RunSwitches | None = None,
+        driven_model: DrivenModel | None = None,
     ) -> RunContext:
         guard = IntentGuard.from_plan(plan)
         action_ids = ActionIds(run_id)
@@ -178,7 +182,7 @@ class RunContext:
             browser=BrowserAccess(open_session, events, action_ids, recorder),
             network=RunNetwork.for_run(plan, run_values, events, private_network_override=private_network_override),
             recorder=recorder,
-            model=ModelAccess(plan, spans.chat_telemetry(report_retries(events, action_ids)), events.secrets),
+            model=ModelAccess(plan, spans.chat_telemetry(report_retries(events, action_ids)), events.secrets, driven_model),
             recovery=Recovery(plan.limits.max_replans),
             budget=StepBudget(plan.limits.max_steps),
             login=login_means(plan),

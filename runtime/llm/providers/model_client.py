@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from runtime.llm.errors import LlmError, LlmErrorCode, code_for_status
 from runtime.llm.messages import ChatMessage, LlmEvent, LlmReply, ToolSpec
+from runtime.llm.settings import ModelSettings
 
 # What every SDK retries, besides timeouts and refused connections.
 RETRIED_STATUSES = (408, 429, 500, 502, 503, 504)
@@ -48,6 +49,15 @@ class ModelClient(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class DrivenModel:
+    """A model outside the providers that answers an agent step turn by turn: `verity mcp`'s
+    client driving the browser toolset. `settings` name it in spans (no key: it has none)."""
+
+    client: ModelClient
+    settings: ModelSettings
 
 
 class CallIds:

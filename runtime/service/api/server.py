@@ -71,6 +71,7 @@ class VerityServer:
         self._owns_browser = browser is None
         self.port: int | None = None
         self.supervisor: RunSupervisor | None = None
+        self.catalog: RecipeCatalog | None = None
         self._server: grpc.aio.Server | None = None
         self._store: BufferedRunStore | None = None
         self._tracer: RunTracer | None = None
@@ -86,22 +87,8 @@ class VerityServer:
     async def start(self) -> int:
         """Open the store, close runs a previous server left in flight, and listen. Returns the port."""
         config = self.config
-        # A killed predecessor's Chromium (and its profile) goes before anything else starts.
-        await asyncio.to_thread(reap_stale_profiles, self.browser_profiles)
-        await self._refuse_unfenced_browser()
-        self._tracer = RunTracer(self._span_processors)  # before the store: a bad OTEL_* setting opens nothing
-        # Off the loop: opening a PostgreSQL store connects and migrates over the network.
-        run_store = await asyncio.to_thread(
-            open_run_store,
-            config.store_path,
-            busy_timeout_seconds=config.store_busy_timeout_seconds,
-            synchronous=config.store_synchronous,
-            runs_dir=config.runs_dir,
-        )
-        self._store = BufferedRunStore(run_store, flush_interval=config.store_flush_interval_seconds)
-        catalog = RecipeCatalog(config.recipes_dir, registry_root=config.tool_registry_root)
-        self.supervisor = await self._open_supervisor(self._store, self._tracer, catalog)
-        await self.supervisor.interrupt_stored_in_flight()
+        catalog = await self.open_runs()
+        assert self.supervisor is not None and self._store is not None and self._tracer is not None
 
         # The trace context interceptor first: a refused call is traced too.
         interceptors = [traced_calls(self._tracer.provider)]
@@ -152,6 +139,30 @@ class VerityServer:
             "TLS" if config.uses_tls else "plain text",
         )
         return self.port
+
+    async def open_runs(self) -> RecipeCatalog:
+        """The runs' side of the server without its gRPC face: the browser checked, the store open,
+        the runs a previous server left in flight closed, the supervisor ready. `start` begins
+        with it; another face (`verity mcp`, runtime/mcp) hosts its runs through it too, and
+        `stop` closes it the same way. Returns the recipe catalog."""
+        config = self.config
+        # A killed predecessor's Chromium (and its profile) goes before anything else starts.
+        await asyncio.to_thread(reap_stale_profiles, self.browser_profiles)
+        await self._refuse_unfenced_browser()
+        self._tracer = RunTracer(self._span_processors)  # before the store: a bad OTEL_* setting opens nothing
+        # Off the loop: opening a PostgreSQL store connects and migrates over the network.
+        run_store = await asyncio.to_thread(
+            open_run_store,
+            config.store_path,
+            busy_timeout_seconds=config.store_busy_timeout_seconds,
+            synchronous=config.store_synchronous,
+            runs_dir=config.runs_dir,
+        )
+        self._store = BufferedRunStore(run_store, flush_interval=config.store_flush_interval_seconds)
+        self.catalog = RecipeCatalog(config.recipes_dir, registry_root=config.tool_registry_root)
+        self.supervisor = await self._open_supervisor(self._store, self._tracer, self.catalog)
+        await self.supervisor.interrupt_stored_in_flight()
+        return self.catalog
 
     async def _open_supervisor(self, store: BufferedRunStore, tracer: RunTracer, catalog: RecipeCatalog) -> RunSupervisor:
         """The runs' supervisor: on a PostgreSQL store, one replica of those sharing it."""
@@ -217,13 +228,16 @@ class VerityServer:
 
     async def _shutdown(self, grace_seconds: float | None) -> None:
         grace = self.config.shutdown_grace_seconds if grace_seconds is None else grace_seconds
-        assert self.supervisor and self._health and self._server and self._store and self._tracer
+        # Without a gRPC face (open_runs alone) there is no health service and no listener to stop.
+        assert self.supervisor and self._store and self._tracer
         _log.info("shutting down: no new runs; %d in flight get %.1fs", self.supervisor.live_run_count, grace)
         self.supervisor.stop_accepting()
-        await self._health.enter_graceful_shutdown()
+        if self._health is not None:
+            await self._health.enter_graceful_shutdown()
         await self.supervisor.drain(grace)
         # Streams of ended runs have ended by now; what remains (health watches, idle streams) is cut.
-        await self._server.stop(grace=1.0)
+        if self._server is not None:
+            await self._server.stop(grace=1.0)
         unwritten: StoreWriteError | None = None
         try:
             await self._store.close()

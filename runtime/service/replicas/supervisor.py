@@ -157,9 +157,13 @@ class ReplicaSupervisor(RunSupervisor):
         source: RecipeRequest | None = None,
         existing: RunRecord | None = None,
         key: RunKey | None = None,
+        driven_model: Any = None,
     ) -> Any:
         if existing is not None or source is None:
-            return await super().start(order, raw_inputs=raw_inputs, timeout_seconds=timeout_seconds, existing=existing, key=key)
+            # A run without a request to load it from (verity mcp's) runs here, never queued.
+            return await super().start(
+                order, raw_inputs=raw_inputs, timeout_seconds=timeout_seconds, existing=existing, key=key, driven_model=driven_model
+            )
         if not self._accepting:
             raise ServerShuttingDown()
         recipe, labels = order.plan.recipe, order.labels

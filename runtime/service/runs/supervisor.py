@@ -17,6 +17,7 @@ from pathlib import Path
 
 from runtime.events import ConfirmationRequested, Event
 from runtime.execute import start_run
+from runtime.llm.providers.model_client import DrivenModel
 from runtime.outcomes import StopReason, TaskState
 from runtime.plan.order import RunOrder
 from runtime.service.runs.artifact_reader import artifact_path
@@ -70,12 +71,14 @@ class RunSupervisor(RunHost):
         source: RecipeRequest | None = None,
         existing: RunRecord | None = None,
         key: RunKey | None = None,
+        driven_model: DrivenModel | None = None,
     ) -> LiveRun | StartedBefore:
         """Record a new run and hand it to the run engine, which emits into the run's EventLog.
         The record keeps the raw inputs with each secret one (marked in the recipe, or sent as
         `@env:NAME`, which stays as written) shown as its marker. `existing`: the run is recorded
         already (queued by a replica, see replicas/supervisor.py, which also uses `source`).
-        `key`: an idempotency key; when it started a run already, that run is the answer."""
+        `key`: an idempotency key; when it started a run already, that run is the answer.
+        `driven_model`: the run's agent states are answered by it (verity mcp's browser sessions)."""
         recipe = order.plan.recipe
         recorded = recorded_inputs(order.plan, raw_inputs)
         try:
@@ -99,6 +102,7 @@ class RunSupervisor(RunHost):
                 trace_parent=self._tracer.caller_context(),
                 # A recipe someone sent: only the server's configuration may open private networks.
                 allow_private_network=self.limits.allow_private_network,
+                driven_model=driven_model,
             )
         except Exception as error:  # noqa: BLE001 - a failed start is recorded as the run's end
             tracing.close()

@@ -1,0 +1,85 @@
+"""`verity mcp`: the recipes of a directory as MCP tools, over stdio (default) or Streamable HTTP.
+
+It takes `verity serve`'s flags (serve.py's `add_server_flags`: the store, run directories,
+recipes, browsers, private networks, token and TLS) and hosts its runs the same way; runtime/mcp
+is the MCP face.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import logging
+import sys
+
+from runtime.cli.serve import EXIT_CONFIG_ERROR, EXIT_STORE_WRITE_FAILED, add_server_flags, server_config_from_args
+
+DEFAULT_HTTP_PORT = 8765
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    mcp = commands.add_parser(
+        "mcp",
+        help="serve recipes as MCP tools (stdio, or Streamable HTTP with --http)",
+        description="Serve the recipes of --recipes-dir as Model Context Protocol tools: calling one runs the recipe "
+        "and returns its verdict, structured output and links to its report. On stdio (the default) an MCP client "
+        "starts this command itself; with --http it listens for many clients at http(s)://HOST:PORT/mcp, with the "
+        "bearer token and TLS settings of `verity serve`. Runs go to the same store and run directories as served runs.",
+    )
+    mcp.add_argument("--http", action="store_true", help=f"serve Streamable HTTP instead of stdio (default port {DEFAULT_HTTP_PORT})")
+    mcp.add_argument(
+        "--allowed-domains",
+        action="append",
+        metavar="DOMAINS",
+        help="offer the browser tools (browser_navigate, browser_snapshot, browser_click, ...), each MCP session in its own run "
+        "fenced to these domains (comma-separated or repeated, as a recipe's allowed_domains; private networks need --allow-private-network)",
+    )
+    mcp.add_argument(
+        "--browser-idle-seconds",
+        type=float,
+        metavar="S",
+        help="close a browser session whose client calls no browser tool for this long (default 600)",
+    )
+    add_server_flags(mcp, default_port=DEFAULT_HTTP_PORT)
+    mcp.set_defaults(handler=_mcp)
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    from runtime.mcp.browser_session import DEFAULT_IDLE_SECONDS, BrowserToolset, session_recipe
+    from runtime.mcp.transports import serve_http_until_signalled, serve_stdio
+    from runtime.recipe import RecipeInvalid, load_recipe_with_registry
+    from runtime.service.config.config_file import load_config_file
+    from runtime.service.config.errors import ServiceConfigError
+    from runtime.store import StoreError, StoreWriteError
+
+    # Logs go to stderr always: on stdio, stdout carries the protocol.
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    try:
+        config = server_config_from_args(args)
+        if args.port is None and not (args.config and "port" in load_config_file(args.config)):
+            config = dataclasses.replace(config, port=DEFAULT_HTTP_PORT)
+        domains = tuple(part.strip() for given in args.allowed_domains or () for part in given.split(",") if part.strip())
+        if domains:
+            # Judged now, as a recipe's allowed_domains are: a bad pattern is the command's error, not a session's.
+            load_recipe_with_registry(session_recipe(domains), "--allowed-domains")
+        idle = DEFAULT_IDLE_SECONDS if args.browser_idle_seconds is None else args.browser_idle_seconds
+        if idle <= 0:
+            print(f"verity mcp: --browser-idle-seconds must be more than 0, got {idle:g}", file=sys.stderr)
+            return EXIT_CONFIG_ERROR
+        browser = BrowserToolset(domains, idle)
+        if args.http:
+            asyncio.run(serve_http_until_signalled(config, browser))
+        else:
+            asyncio.run(serve_stdio(config, browser))
+        return 0
+    except RecipeInvalid as invalid:
+        for problem in invalid.problems:
+            print(f"verity mcp: --allowed-domains: {problem.path}: {problem.message}", file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+    except StoreWriteError as error:
+        print(f"verity mcp: {error}", file=sys.stderr)
+        return EXIT_STORE_WRITE_FAILED
+    except (ServiceConfigError, StoreError, OSError) as error:
+        print(f"verity mcp: {error}", file=sys.stderr)
+        return EXIT_CONFIG_ERROR

@@ -1,0 +1,119 @@
+"""The SDK's own MCP client, held open on an event loop of its own thread, so the steps of several
+scenarios share one `verity mcp` (one Chromium) while each step stays a plain function.
+
+The client is entered and left in one task (the SDK's transports hold anyio task groups, which
+must be), and every call is a coroutine run on that loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mcp import Client
+
+REPO = Path(__file__).resolve().parents[2]
+SECRET_VALUE = "mcp-secret-value-4417"
+TOKEN = "mcp-token-5d1e"
+
+ARTICLE = """\
+name: mcp-article
+description: Read the harbour article
+goal: 用浏览器 read the harbour article
+inputs:
+  site: {{type: string, description: Base URL of the fixture site}}
+  token: {{type: string, secret: true, required: false, description: An API token}}
+target:
+  start_url: "{{site}}/article.html"
+  allowed_domains: ["127.0.0.1"]
+  validation_keywords: ["harbour"]
+plan:
+  - id: open
+    navigate: "{{start_url}}"
+    needs_approval: {approval}
+  - id: read
+    extract: {{fields: {{title: {{css: "h1"}}}}}}
+  - id: check
+    verify: [{{field_present: title}}]
+  - id: done
+    close: {{summary: read the article}}
+output:
+  schema: {{type: object, required: [title], properties: {{title: {{type: string}}}}}}
+"""
+HANG = """\
+name: mcp-hang
+goal: 用浏览器 open a page that never answers
+inputs:
+  site: {type: string}
+target: {start_url: "{site}/hang", allowed_domains: ["127.0.0.1"]}
+plan:
+  - {id: open, navigate: "{start_url}"}
+"""
+ARRAY = """\
+name: mcp-array
+goal: 用浏览器 list the links
+target: {start_url: "http://127.0.0.1:9/", allowed_domains: ["127.0.0.1"]}
+plan:
+  - {id: open, navigate: "{start_url}"}
+output:
+  schema: {type: array}
+"""
+
+T = TypeVar("T")
+CALL_CEILING_SECONDS = 90.0
+
+
+class HeldClient:
+    """`HeldClient(lambda: Client(...))`: `run(body)` runs `body(client)` on the client's loop and
+    returns its result; `close()` leaves the client (which stops a stdio server)."""
+
+    def __init__(self, make_client: Callable[[], Client]) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="mcp-client", daemon=True)
+        self._thread.start()
+        self._make_client = make_client
+        self._client: Client | None = None
+        self._ready = asyncio.Event()
+        self._leave = asyncio.Event()
+        self._holding: asyncio.Task[None] | None = None
+        try:
+            asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(CALL_CEILING_SECONDS)
+        except BaseException:
+            self._stop_loop()
+            raise
+
+    async def _start(self) -> None:
+        self._holding = asyncio.ensure_future(self._hold())
+        ready = asyncio.ensure_future(self._ready.wait())
+        await asyncio.wait({self._holding, ready}, return_when=asyncio.FIRST_COMPLETED)
+        ready.cancel()
+        if self._holding.done():
+            self._holding.result()  # entering failed: say why
+
+    async def _hold(self) -> None:
+        async with self._make_client() as client:
+            self._client = client
+            self._ready.set()
+            await self._leave.wait()
+
+    def run(self, body: Callable[[Client], Coroutine[Any, Any, T]], ceiling: float = CALL_CEILING_SECONDS) -> T:
+        assert self._client is not None
+        return asyncio.run_coroutine_threadsafe(body(self._client), self.loop).result(ceiling)
+
+    def close(self) -> None:
+        async def leave() -> None:
+            self._leave.set()
+            if self._holding is not None:
+                await self._holding
+
+        try:
+            asyncio.run_coroutine_threadsafe(leave(), self.loop).result(CALL_CEILING_SECONDS)
+        finally:
+            self._stop_loop()
+
+    def _stop_loop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(10)

@@ -1,0 +1,107 @@
+"""Where the CPU of a run start goes: `verity run` on the one-page recipe of bench_run_start.py, and
+the raw pyppeteer script beside it, each once per round, with the CPU seconds of every process
+they start summed by kind (Verity's own process, its worker processes, Chromium's browser,
+renderer and helper processes).
+
+    uv run python tools/bench_run_cpu.py [--rounds 3]
+
+The processes are read from /proc every 10 ms while the command runs; a process's figure is the
+last one seen, so a process that lives less than that, or the last 10 ms of one, is not counted
+(bench_run_start.py counts every CPU second, but not by kind).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tools.bench_run_start import ENVIRONMENT, RECIPE, raw_command, verity_command  # noqa: E402
+from tools.bench_runtime import _pages_handler, write_pages  # noqa: E402
+
+from runtime.demo.loopback import LoopbackSite  # noqa: E402
+
+TICKS = os.sysconf("SC_CLK_TCK")
+POLL_S = 0.01
+
+
+def _children() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = collections.defaultdict(list)
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            children[int(stat[stat.rfind(")") + 2:].split()[1])].append(int(entry))
+    return children
+
+
+def _kind_and_cpu(pid: int) -> tuple[str, float] | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2:].split()
+    cpu = (int(fields[11]) + int(fields[12])) / TICKS
+    name = stat[stat.index("(") + 1:stat.rfind(")")]
+    if "chrom" in name:
+        # Chromium's helpers rewrite their argv; every Chromium process counts as one kind.
+        kind = "chromium (every process)"
+    elif "-m" in argv:
+        kind = f"python -m {argv[argv.index('-m') + 1].rsplit('.', 1)[-1]}"
+    else:
+        kind = f"{name} (the command)"
+    return kind, cpu
+
+
+def cpu_by_kind(command: list[str]) -> collections.Counter[str]:
+    seen: dict[int, tuple[str, float]] = {}
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENVIRONMENT)
+    while process.poll() is None:
+        tree, pending = _children(), [process.pid]
+        while pending:
+            pid = pending.pop()
+            if (found := _kind_and_cpu(pid)) is not None:
+                seen[pid] = found
+            pending.extend(tree.get(pid, []))
+        time.sleep(POLL_S)  # sampling /proc: there is no event for "a process used CPU"
+    totals: collections.Counter[str] = collections.Counter()
+    for kind, cpu in seen.values():
+        totals[kind] += cpu
+    return totals
+
+
+def main(rounds: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="verity-bench-cpu-") as tmp:
+        root = Path(tmp) / "site"
+        root.mkdir()
+        write_pages(root, 1)
+        recipe = Path(tmp) / "one-page.yaml"
+        recipe.write_text(RECIPE, encoding="utf-8")
+        with LoopbackSite(handler=_pages_handler(root)) as served:
+            site = f"http://127.0.0.1:{served.port}"
+            cpu_by_kind(verity_command(recipe, site, Path(tmp) / "warm-up"))  # compiles and caches
+            sums: dict[str, collections.Counter[str]] = {"verity run": collections.Counter(), "raw script": collections.Counter()}
+            for round_number in range(rounds):
+                sums["verity run"] += cpu_by_kind(verity_command(recipe, site, Path(tmp) / f"run-{round_number}"))
+                sums["raw script"] += cpu_by_kind(raw_command(site))
+    for label, totals in sums.items():
+        print(f"{label}: {sum(totals.values()) / rounds:.2f} CPU s per run (mean of {rounds})")
+        for kind, cpu in totals.most_common():
+            print(f"  {cpu / rounds:5.2f}  {kind}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    main(parser.parse_args().rounds)

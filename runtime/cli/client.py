@@ -53,6 +53,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--idempotency-key", default="", metavar="KEY",
         help="makes the start safe to retry: the same key and request give the same run (a UUID, say)",
     )
+    run.add_argument("--browser-id", default="", metavar="ID", help="run only on this browser (see `verity client browsers`)")
+    run.add_argument("--browser-label", default="", metavar="LABEL", help="run only on a browser with this label")
     run.set_defaults(handler=_client_run)
 
     stream = actions.add_parser("stream", parents=[common], help="stream a run's events (resumes after drops)")
@@ -91,6 +93,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     list_.add_argument("--page-size", type=int, default=0)
     list_.add_argument("--page-token", default="")
     list_.set_defaults(handler=_client_list)
+
+    browsers = actions.add_parser("browsers", parents=[common], help="list the server's browsers: id, state, runs, capacity, labels")
+    browsers.set_defaults(handler=_client_browsers)
 
 
 def _with_client(handler: Any) -> Any:
@@ -141,12 +146,15 @@ def _client_run(client: Any, args: argparse.Namespace) -> int:
             raise ValueError(f"{args.recipe}: cannot read the recipe: {getattr(error, 'strerror', None) or error}") from None
     else:
         recipe["recipe_name"] = args.recipe_name
+    options = {
+        "inputs": inputs, "labels": labels, "timeout_seconds": args.timeout, "idempotency_key": args.idempotency_key,
+        "browser_id": args.browser_id, "browser_label": args.browser_label,
+    }
     if args.detach:
-        started = client.start_run(inputs=inputs, labels=labels, timeout_seconds=args.timeout, idempotency_key=args.idempotency_key, **recipe)
+        started = client.start_run(**options, **recipe)
         print(json.dumps({"run_id": started.run_id, "trace_id": started.trace_id}) if args.json else started.run_id)
         return 0
-    events = client.run(inputs=inputs, labels=labels, timeout_seconds=args.timeout, idempotency_key=args.idempotency_key, **recipe)
-    return _print_events(events, args.json)
+    return _print_events(client.run(**options, **recipe), args.json)
 
 
 @_with_client
@@ -216,6 +224,23 @@ def _client_list(client: Any, args: argparse.Namespace) -> int:
         print(_run_line(run))
     if page.next_page_token:
         print(f"next page: --page-token {page.next_page_token}")
+    return 0
+
+
+@_with_client
+def _client_browsers(client: Any, args: argparse.Namespace) -> int:
+    from runtime.service.gen.verity.v1 import agent_service_pb2
+
+    listed = client.list_browsers()
+    if args.json:
+        print(_to_json(listed))
+        return 0
+    for browser in listed.browsers:
+        state = agent_service_pb2.BrowserState.Name(browser.state).removeprefix("BROWSER_STATE_").lower()
+        capacity = browser.capacity or "no limit"
+        labels = ",".join(browser.labels) or "-"
+        print(f"{browser.browser_id}  {state}  runs={browser.active_runs}/{capacity}  labels={labels}  {browser.endpoint or '(launched)'}")
+    print(f"runs waiting: {listed.runs_waiting}")
     return 0
 
 

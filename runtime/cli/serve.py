@@ -61,7 +61,8 @@ def add_server_flags(serve: argparse.ArgumentParser, default_port: int = 50051) 
     )
     serve.add_argument(
         "--browser-ws", action="append", metavar="URL",
-        help="attach to a running Chromium's DevTools websocket instead of launching one; repeat it for a pool of browsers",
+        help="attach to a running Chromium's DevTools websocket instead of launching one; repeat it for a pool of browsers "
+        "('URL id=NAME labels=A,B capacity=N' names, labels and bounds one)",
     )
     serve.add_argument(
         "--browser-ws-file", type=Path, metavar="FILE", help="DevTools websockets to attach to, one URL per line (# comments)"
@@ -71,6 +72,14 @@ def add_server_flags(serve: argparse.ArgumentParser, default_port: int = 50051) 
         type=float,
         metavar="S",
         help="the longest wait between attempts to get back a lost browser or endpoint (waits double from 0.5 s; default 15)",
+    )
+    serve.add_argument(
+        "--browser-queue-length", type=int, metavar="N",
+        help="runs that may wait for a busy browser or a run slot at once (default 64; 0: none waits)",
+    )
+    serve.add_argument(
+        "--browser-wait-seconds", type=float, metavar="S",
+        help="how long a run may wait for a browser or a run slot before it ends browser_unavailable (default 300)",
     )
     serve.add_argument("--tls-cert", type=Path, metavar="FILE", help="PEM certificate (chain) to serve TLS with")
     serve.add_argument("--tls-key", type=Path, metavar="FILE", help="PEM private key of --tls-cert")
@@ -125,6 +134,8 @@ def server_config_from_args(args: argparse.Namespace) -> Any:
         "lease_seconds": args.lease_seconds,
         "browser_ws_endpoints": browser_endpoints.endpoints_from_flags(args.browser_ws, args.browser_ws_file),
         "browser_retry_max_seconds": args.browser_retry_max_seconds,
+        "browser_queue_length": args.browser_queue_length,
+        "browser_wait_seconds": args.browser_wait_seconds,
         "tls_cert": args.tls_cert,
         "tls_key": args.tls_key,
         "insecure": args.insecure,

@@ -147,12 +147,16 @@ class VerityClient:
         timeout_seconds: float | None = None,
         labels: Mapping[str, str] | None = None,
         idempotency_key: str = "",
+        browser_id: str = "",
+        browser_label: str = "",
     ) -> agent_pb.StartRunResponse:
         """Start a run. With an `idempotency_key` (a UUID, say) a start whose reply was lost
         (UNAVAILABLE, DEADLINE_EXCEEDED) is sent again, and the server answers with the run the
-        first one started; without one nothing is retried, since a retry could start a second run."""
+        first one started; without one nothing is retried, since a retry could start a second run.
+        `browser_id`/`browser_label` pin it to the browsers ListBrowsers shows."""
         request = agent_pb.StartRunRequest(
-            **_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels), idempotency_key=idempotency_key
+            **_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels, browser_id, browser_label),
+            idempotency_key=idempotency_key,
         )
         failures = 0
         while True:
@@ -199,12 +203,15 @@ class VerityClient:
         labels: Mapping[str, str] | None = None,
         resume: bool = True,
         idempotency_key: str = "",
+        browser_id: str = "",
+        browser_label: str = "",
     ) -> Iterator[events_pb.Event]:
         """Start a run and stream it in one call; after a drop it continues with StreamRun. With an
         `idempotency_key`, a call dropped before its first event is sent again (the server streams
         the run the key started, if any, from its start)."""
         request = agent_pb.RunRequest(
-            **_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels), idempotency_key=idempotency_key
+            **_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels, browser_id, browser_label),
+            idempotency_key=idempotency_key,
         )
         run_id, last_seq, failures = "", 0, 0
         while not run_id:
@@ -237,6 +244,9 @@ class VerityClient:
 
     def get_run(self, run_id: str) -> agent_pb.GetRunResponse:
         return self._unary(self.agent.GetRun, agent_pb.GetRunRequest(run_id=run_id))
+
+    def list_browsers(self) -> agent_pb.ListBrowsersResponse:
+        return self._unary(self.agent.ListBrowsers, agent_pb.ListBrowsersRequest())
 
     def download_artifact(
         self, run_id: str, artifact_id: str, destination: BinaryIO, *, chunk_bytes: int = 0
@@ -361,8 +371,10 @@ def _run_fields(
     inputs: Mapping[str, str] | None,
     timeout_seconds: float | None,
     labels: Mapping[str, str] | None,
+    browser_id: str = "",
+    browser_label: str = "",
 ) -> dict[str, Any]:
-    options = agent_pb.RunOptions(labels=dict(labels or {}))
+    options = agent_pb.RunOptions(labels=dict(labels or {}), browser_id=browser_id, browser_label=browser_label)
     if timeout_seconds is not None:
         options.timeout.CopyFrom(duration_pb2.Duration(seconds=int(timeout_seconds), nanos=int((timeout_seconds % 1) * 1e9)))
     return {**_recipe_fields(recipe_yaml, recipe_name), "inputs": dict(inputs or {}), "options": options}

@@ -28,6 +28,7 @@ class StatusChanged:
     KIND: ClassVar[str] = "status_changed"
     status: TaskState
     detail: str = ""
+    browser_id: str = ""  # the browser the run got (ListBrowsers' id), on the event saying so
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,7 @@ class FinalVerdict:
     summary: str
     blocker_kind: BlockerKind | None = None
     evidence: dict[str, Any] = field(default_factory=dict)
+    browser_id: str = ""  # the browser the run used; "" when it never opened one
 
 
 EventPayload = Union[

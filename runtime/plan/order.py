@@ -98,6 +98,9 @@ class RunOrder:
     uploads: UploadFiles = UploadFiles()
     # Run options over the recipe's switches (plan/switches.py), as given: `{"no_progress": "off"}`.
     switches: Mapping[str, str] = field(default_factory=dict)
+    # Which of a server's browsers the run may use (RunOptions.browser_id / browser_label); "": any.
+    browser_id: str = ""
+    browser_label: str = ""
     run_id: str = ""
     run_dir: Path | None = None
 
@@ -123,6 +126,7 @@ class RunOrder:
             "inputs": {name: marker(name) if name in self.secret_inputs else value for name, value in self.inputs.items()},
             "secret_inputs": sorted(self.secret_inputs),
             "labels": dict(self.labels),
+            "browser": {"id": self.browser_id, "label": self.browser_label},
             "session": {
                 "storage_state": str(self.storage_state.load) if self.storage_state.load else None,
                 "save_storage_state": str(self.storage_state.save) if self.storage_state.save else None,

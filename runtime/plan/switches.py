@@ -68,6 +68,16 @@ class RunSwitches:
         default = RunSwitches().to_data()
         return {name: value for name, value in self.to_data().items() if value != default[name]}
 
+    def status_detail(self) -> str:
+        """What the run's first running status says (the switches set otherwise, or nothing), so a run can be explained later."""
+        return f"switches: {self.describe()}" if self.changed() else ""
+
+    def record_in(self, evidence: dict[str, Any]) -> dict[str, Any]:
+        """Add the switches set otherwise to a verdict's `evidence`; every switch, for verdict.json."""
+        if self.changed():
+            evidence["switches"] = self.changed()
+        return self.to_data()
+
     def describe(self) -> str:
         return ", ".join(f"{name}={_shown(value)}" for name, value in self.changed().items())
 

@@ -124,7 +124,7 @@ def _rpc_names() -> None:
                 assert method.input_type.name == f"{method.name}Request", method.full_name
                 assert method.output_type.name == f"{method.name}Response", method.full_name
                 seen += [method.input_type.full_name, method.output_type.full_name]
-    assert len(seen) == len(set(seen)) and len(seen) == 2 * (8 + 3)
+    assert len(seen) == len(set(seen)) and len(seen) == 2 * (9 + 3)
 
 
 @then("every enum value is prefixed with its enum's name")

@@ -7,6 +7,7 @@ import binascii
 import hashlib
 import json
 import os
+from dataclasses import replace
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
@@ -18,6 +19,7 @@ from runtime.plan.order import prepare_run
 from runtime.recipe import RecipeInvalid
 from runtime.service.api.proto_mapping import (
     artifact_to_proto,
+    browser_to_proto,
     confirmation_to_proto,
     enum_from_proto,
     event_to_proto,
@@ -148,6 +150,11 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
             response.next_page_token = encode_page_token(RunCursor(last.created_ns, last.run_id))
         return response
 
+    @reports_errors
+    async def ListBrowsers(self, request: agent_pb.ListBrowsersRequest, context: grpc.aio.ServicerContext) -> agent_pb.ListBrowsersResponse:
+        browsers, waiting = self._supervisor.browsers()
+        return agent_pb.ListBrowsersResponse(browsers=[browser_to_proto(b) for b in browsers], runs_waiting=waiting)
+
     async def _start(self, request: agent_pb.StartRunRequest | agent_pb.RunRequest) -> LiveRun | StartedBefore:
         key = self._run_key(request)
         # A retry is answered before anything else is checked: the run exists whatever the server's
@@ -164,6 +171,7 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
             )
         except RecipeInvalid as error:
             raise recipe_invalid(error, "the run inputs") from None
+        order = replace(order, browser_id=request.options.browser_id, browser_label=request.options.browser_label)
         timeout_seconds: float | None = None
         if request.options.HasField("timeout"):
             timeout_seconds = request.options.timeout.ToTimedelta().total_seconds()

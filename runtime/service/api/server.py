@@ -61,7 +61,9 @@ class VerityServer:
         if browser is not None:
             self._browser = browser
         elif config.browser_ws_endpoints:
-            self._browser = BrowserPool(config.browser_ws_endpoints, retry_delays=retry_delays_up_to(config.browser_retry_max_seconds))
+            self._browser = BrowserPool(
+                config.browser_ws_endpoints, retry_delays=retry_delays_up_to(config.browser_retry_max_seconds), wait_limits=config.wait_limits
+            )
         else:
             self._browser = BrowserProvider(
                 launch_options=LaunchOptions(profiles_dir=self.browser_profiles),
@@ -173,6 +175,7 @@ class VerityServer:
             retain_events_per_run=config.retain_events_per_run,
             max_message_bytes=config.max_message_bytes,
             allow_private_network=config.allow_private_network,
+            waiting=config.wait_limits,
             idempotency_retention_seconds=config.idempotency_retention_seconds,
         )
         if not isinstance(config.store_path, PostgresUrl):

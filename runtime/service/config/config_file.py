@@ -28,6 +28,8 @@ CONFIG_KEYS: dict[str, tuple[str, type]] = {
     "lease_seconds": ("lease_seconds", float),
     "replica_poll_seconds": ("replica_poll_seconds", float),
     "browser_retry_max_seconds": ("browser_retry_max_seconds", float),
+    "browser_queue_length": ("browser_queue_length", int),
+    "browser_wait_seconds": ("browser_wait_seconds", float),
     "store_busy_timeout_seconds": ("store_busy_timeout_seconds", float),
     "store_synchronous": ("store_synchronous", str),
     "allow_private_network": ("allow_private_network", bool),

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runtime.browser.launch.endpoints import endpoint_problem, redact_endpoint
+from runtime.browser.supply.endpoint_specs import parse_endpoint_specs
 from runtime.browser.supply.provider import DEFAULT_RETRY_MAX_SECONDS
+from runtime.browser.supply.waiting_line import DEFAULT_QUEUE_LENGTH, DEFAULT_WAIT_SECONDS, WaitLimits
 from runtime.service.config.bind_safety import check_bind_is_safe
 from runtime.service.config.errors import ServiceConfigError
 from runtime.service.config.tls_files import check_server_tls_files
@@ -64,6 +65,14 @@ class ServerConfig:
     # The longest wait between attempts to get back a browser that died or an endpoint that
     # dropped (the waits double from 0.5 s up to it): how soon a recovered browser serves again.
     browser_retry_max_seconds: float = DEFAULT_RETRY_MAX_SECONDS
+    # Runs that find no suitable browser free, or the server at max_concurrent_runs, wait in
+    # `waiting_for_browser_selection`: at most this many at once, each at most this long.
+    browser_queue_length: int = DEFAULT_QUEUE_LENGTH
+    browser_wait_seconds: float = DEFAULT_WAIT_SECONDS
+
+    @property
+    def wait_limits(self) -> WaitLimits:
+        return WaitLimits(queue_length=self.browser_queue_length, wait_seconds=self.browser_wait_seconds)
 
     @property
     def uses_tls(self) -> bool:
@@ -106,8 +115,11 @@ class ServerConfig:
             raise ServiceConfigError(f"idempotency_retention_seconds must be more than 0, got {self.idempotency_retention_seconds}")
         if self.shutdown_grace_seconds < 0:
             raise ServiceConfigError(f"shutdown_grace_seconds must be 0 or more, got {self.shutdown_grace_seconds}")
-        for endpoint in self.browser_ws_endpoints:
-            if problem := endpoint_problem(endpoint):
-                raise ServiceConfigError(f"--browser-ws {redact_endpoint(endpoint)}: {problem}")
-        if len(set(self.browser_ws_endpoints)) != len(self.browser_ws_endpoints):
-            raise ServiceConfigError("--browser-ws: an endpoint is listed twice")
+        if self.browser_queue_length < 0:
+            raise ServiceConfigError(f"browser_queue_length must be 0 or more, got {self.browser_queue_length}")
+        if not self.browser_wait_seconds > 0:
+            raise ServiceConfigError(f"browser_wait_seconds must be more than 0, got {self.browser_wait_seconds}")
+        try:
+            parse_endpoint_specs(self.browser_ws_endpoints)
+        except ValueError as error:
+            raise ServiceConfigError(f"--browser-ws {error}") from None

@@ -25,7 +25,7 @@ import socket
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -190,6 +190,7 @@ class ReplicaSupervisor(RunSupervisor):
             "raw_inputs": raw_inputs,
             "labels": dict(labels or {}),
             "timeout_seconds": timeout_seconds,
+            "browser": {"id": order.browser_id, "label": order.browser_label},
         }
         holder = await self.database.queue_run(record, request, key)
         if holder is not None:
@@ -241,6 +242,8 @@ class ReplicaSupervisor(RunSupervisor):
                 environ=os.environ,
                 env_prefix=SERVER_ENV_PREFIX,
             )
+            pin = request.get("browser") or {}
+            order = replace(order, browser_id=pin.get("id", ""), browser_label=pin.get("label", ""))
         except (RecipeInvalid, RunError) as error:
             # Checked by the replica that queued it; this one's recipes or environment differ.
             live = await self.open_run(record.recipe_name, record.recipe_version, {}, {}, existing=record)

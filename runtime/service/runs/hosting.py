@@ -24,6 +24,7 @@ from typing import Any
 
 from opentelemetry.trace import Span
 
+from runtime.browser.supply.waiting_line import WaitLimits
 from runtime.events import Event, EventLog, FinalVerdict, StatusChanged
 from runtime.outcomes import StopReason
 from runtime.service.runs.event_bounds import EventBounder, EventLimits
@@ -51,6 +52,8 @@ class SupervisorLimits:
     max_message_bytes: int = 4 * 1024 * 1024
     # Whether recipes from clients may reach private networks (the network policy reads it).
     allow_private_network: bool = False
+    # Runs over max_concurrent_runs (and runs for a busy browser) wait in turn within these bounds.
+    waiting: WaitLimits = WaitLimits()
     # How long an idempotency key of a start holds: a retry within it returns the run it started.
     idempotency_retention_seconds: float = 24 * 3600.0
 

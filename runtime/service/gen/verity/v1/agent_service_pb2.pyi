@@ -4,6 +4,7 @@ from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from runtime.service.gen.verity.v1 import events_pb2 as _events_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
@@ -11,8 +12,21 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class BrowserState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    BROWSER_STATE_UNSPECIFIED: _ClassVar[BrowserState]
+    BROWSER_STATE_READY: _ClassVar[BrowserState]
+    BROWSER_STATE_BUSY: _ClassVar[BrowserState]
+    BROWSER_STATE_LOST: _ClassVar[BrowserState]
+    BROWSER_STATE_REFUSED_BY_FENCE_PROBE: _ClassVar[BrowserState]
+BROWSER_STATE_UNSPECIFIED: BrowserState
+BROWSER_STATE_READY: BrowserState
+BROWSER_STATE_BUSY: BrowserState
+BROWSER_STATE_LOST: BrowserState
+BROWSER_STATE_REFUSED_BY_FENCE_PROBE: BrowserState
+
 class RunOptions(_message.Message):
-    __slots__ = ("timeout", "labels")
+    __slots__ = ("timeout", "labels", "browser_id", "browser_label")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -22,9 +36,13 @@ class RunOptions(_message.Message):
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     LABELS_FIELD_NUMBER: _ClassVar[int]
+    BROWSER_ID_FIELD_NUMBER: _ClassVar[int]
+    BROWSER_LABEL_FIELD_NUMBER: _ClassVar[int]
     timeout: _duration_pb2.Duration
     labels: _containers.ScalarMap[str, str]
-    def __init__(self, timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., labels: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    browser_id: str
+    browser_label: str
+    def __init__(self, timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., labels: _Optional[_Mapping[str, str]] = ..., browser_id: _Optional[str] = ..., browser_label: _Optional[str] = ...) -> None: ...
 
 class StartRunRequest(_message.Message):
     __slots__ = ("recipe_yaml", "recipe_name", "inputs", "options", "idempotency_key")
@@ -185,7 +203,7 @@ class ListRunsResponse(_message.Message):
     def __init__(self, runs: _Optional[_Iterable[_Union[RunInfo, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class RunInfo(_message.Message):
-    __slots__ = ("run_id", "recipe_name", "recipe_version", "status", "stop_reason", "verified", "summary", "trace_id", "inputs", "labels", "create_time", "update_time", "end_time", "last_seq", "earliest_seq")
+    __slots__ = ("run_id", "recipe_name", "recipe_version", "status", "stop_reason", "verified", "summary", "trace_id", "inputs", "labels", "create_time", "update_time", "end_time", "last_seq", "earliest_seq", "browser_id")
     class InputsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -215,6 +233,7 @@ class RunInfo(_message.Message):
     END_TIME_FIELD_NUMBER: _ClassVar[int]
     LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
     EARLIEST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    BROWSER_ID_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     recipe_name: str
     recipe_version: str
@@ -230,7 +249,8 @@ class RunInfo(_message.Message):
     end_time: _timestamp_pb2.Timestamp
     last_seq: int
     earliest_seq: int
-    def __init__(self, run_id: _Optional[str] = ..., recipe_name: _Optional[str] = ..., recipe_version: _Optional[str] = ..., status: _Optional[_Union[_events_pb2.TaskState, str]] = ..., stop_reason: _Optional[_Union[_events_pb2.StopReason, str]] = ..., verified: _Optional[bool] = ..., summary: _Optional[str] = ..., trace_id: _Optional[str] = ..., inputs: _Optional[_Mapping[str, str]] = ..., labels: _Optional[_Mapping[str, str]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_seq: _Optional[int] = ..., earliest_seq: _Optional[int] = ...) -> None: ...
+    browser_id: str
+    def __init__(self, run_id: _Optional[str] = ..., recipe_name: _Optional[str] = ..., recipe_version: _Optional[str] = ..., status: _Optional[_Union[_events_pb2.TaskState, str]] = ..., stop_reason: _Optional[_Union[_events_pb2.StopReason, str]] = ..., verified: _Optional[bool] = ..., summary: _Optional[str] = ..., trace_id: _Optional[str] = ..., inputs: _Optional[_Mapping[str, str]] = ..., labels: _Optional[_Mapping[str, str]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_seq: _Optional[int] = ..., earliest_seq: _Optional[int] = ..., browser_id: _Optional[str] = ...) -> None: ...
 
 class ArtifactInfo(_message.Message):
     __slots__ = ("artifact_id", "artifact_kind", "path", "media_type", "size", "sha256", "seq")
@@ -249,3 +269,31 @@ class ArtifactInfo(_message.Message):
     sha256: str
     seq: int
     def __init__(self, artifact_id: _Optional[str] = ..., artifact_kind: _Optional[str] = ..., path: _Optional[str] = ..., media_type: _Optional[str] = ..., size: _Optional[int] = ..., sha256: _Optional[str] = ..., seq: _Optional[int] = ...) -> None: ...
+
+class ListBrowsersRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class BrowserInfo(_message.Message):
+    __slots__ = ("browser_id", "labels", "state", "active_runs", "capacity", "endpoint")
+    BROWSER_ID_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    ACTIVE_RUNS_FIELD_NUMBER: _ClassVar[int]
+    CAPACITY_FIELD_NUMBER: _ClassVar[int]
+    ENDPOINT_FIELD_NUMBER: _ClassVar[int]
+    browser_id: str
+    labels: _containers.RepeatedScalarFieldContainer[str]
+    state: BrowserState
+    active_runs: int
+    capacity: int
+    endpoint: str
+    def __init__(self, browser_id: _Optional[str] = ..., labels: _Optional[_Iterable[str]] = ..., state: _Optional[_Union[BrowserState, str]] = ..., active_runs: _Optional[int] = ..., capacity: _Optional[int] = ..., endpoint: _Optional[str] = ...) -> None: ...
+
+class ListBrowsersResponse(_message.Message):
+    __slots__ = ("browsers", "runs_waiting")
+    BROWSERS_FIELD_NUMBER: _ClassVar[int]
+    RUNS_WAITING_FIELD_NUMBER: _ClassVar[int]
+    browsers: _containers.RepeatedCompositeFieldContainer[BrowserInfo]
+    runs_waiting: int
+    def __init__(self, browsers: _Optional[_Iterable[_Union[BrowserInfo, _Mapping]]] = ..., runs_waiting: _Optional[int] = ...) -> None: ...

@@ -74,6 +74,11 @@ class AgentServiceStub:
                 request_serializer=verity_dot_v1_dot_agent__service__pb2.GetArtifactRequest.SerializeToString,
                 response_deserializer=verity_dot_v1_dot_agent__service__pb2.GetArtifactResponse.FromString,
                 _registered_method=True)
+        self.ListBrowsers = channel.unary_unary(
+                '/verity.v1.AgentService/ListBrowsers',
+                request_serializer=verity_dot_v1_dot_agent__service__pb2.ListBrowsersRequest.SerializeToString,
+                response_deserializer=verity_dot_v1_dot_agent__service__pb2.ListBrowsersResponse.FromString,
+                _registered_method=True)
 
 
 class AgentServiceServicer:
@@ -137,6 +142,14 @@ class AgentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListBrowsers(self, request, context):
+        """The browsers this server runs on: each endpoint of its --browser-ws pool, or the Chromium it
+        launches (id "local"), with its state and load. RunOptions.browser_id/browser_label pin a run.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -179,6 +192,11 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.GetArtifact,
                     request_deserializer=verity_dot_v1_dot_agent__service__pb2.GetArtifactRequest.FromString,
                     response_serializer=verity_dot_v1_dot_agent__service__pb2.GetArtifactResponse.SerializeToString,
+            ),
+            'ListBrowsers': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListBrowsers,
+                    request_deserializer=verity_dot_v1_dot_agent__service__pb2.ListBrowsersRequest.FromString,
+                    response_serializer=verity_dot_v1_dot_agent__service__pb2.ListBrowsersResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -397,6 +415,33 @@ class AgentService:
             '/verity.v1.AgentService/GetArtifact',
             verity_dot_v1_dot_agent__service__pb2.GetArtifactRequest.SerializeToString,
             verity_dot_v1_dot_agent__service__pb2.GetArtifactResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListBrowsers(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/verity.v1.AgentService/ListBrowsers',
+            verity_dot_v1_dot_agent__service__pb2.ListBrowsersRequest.SerializeToString,
+            verity_dot_v1_dot_agent__service__pb2.ListBrowsersResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -21,6 +21,7 @@ class TaskState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TASK_STATE_COMPLETED: _ClassVar[TaskState]
     TASK_STATE_ERROR: _ClassVar[TaskState]
     TASK_STATE_STOPPED: _ClassVar[TaskState]
+    TASK_STATE_WAITING_FOR_BROWSER_SELECTION: _ClassVar[TaskState]
 
 class StopReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -40,6 +41,7 @@ class StopReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STOP_REASON_EXECUTE_ERROR: _ClassVar[StopReason]
     STOP_REASON_INTERRUPTED: _ClassVar[StopReason]
     STOP_REASON_INVALID_INPUT: _ClassVar[StopReason]
+    STOP_REASON_BROWSER_UNAVAILABLE: _ClassVar[StopReason]
 
 class BlockerKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -67,6 +69,7 @@ TASK_STATE_ONGOING: TaskState
 TASK_STATE_COMPLETED: TaskState
 TASK_STATE_ERROR: TaskState
 TASK_STATE_STOPPED: TaskState
+TASK_STATE_WAITING_FOR_BROWSER_SELECTION: TaskState
 STOP_REASON_UNSPECIFIED: StopReason
 STOP_REASON_COMPLETED: StopReason
 STOP_REASON_VERIFICATION_FAILED: StopReason
@@ -83,6 +86,7 @@ STOP_REASON_BROWSER_CRASHED: StopReason
 STOP_REASON_EXECUTE_ERROR: StopReason
 STOP_REASON_INTERRUPTED: StopReason
 STOP_REASON_INVALID_INPUT: StopReason
+STOP_REASON_BROWSER_UNAVAILABLE: StopReason
 BLOCKER_KIND_UNSPECIFIED: BlockerKind
 BLOCKER_KIND_PAGE_NOT_FOUND: BlockerKind
 BLOCKER_KIND_ACCESS_DENIED: BlockerKind
@@ -149,12 +153,14 @@ class AgentState(_message.Message):
     def __init__(self, thinking: _Optional[str] = ..., evaluation: _Optional[str] = ..., memory: _Optional[str] = ..., next_goal: _Optional[str] = ...) -> None: ...
 
 class StatusChanged(_message.Message):
-    __slots__ = ("status", "detail")
+    __slots__ = ("status", "detail", "browser_id")
     STATUS_FIELD_NUMBER: _ClassVar[int]
     DETAIL_FIELD_NUMBER: _ClassVar[int]
+    BROWSER_ID_FIELD_NUMBER: _ClassVar[int]
     status: TaskState
     detail: str
-    def __init__(self, status: _Optional[_Union[TaskState, str]] = ..., detail: _Optional[str] = ...) -> None: ...
+    browser_id: str
+    def __init__(self, status: _Optional[_Union[TaskState, str]] = ..., detail: _Optional[str] = ..., browser_id: _Optional[str] = ...) -> None: ...
 
 class StepStarted(_message.Message):
     __slots__ = ("state_id", "step_kind", "attempt", "tab_id")
@@ -299,17 +305,19 @@ class StructuredOutput(_message.Message):
     def __init__(self, data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., valid: _Optional[bool] = ..., errors: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class FinalVerdict(_message.Message):
-    __slots__ = ("status", "stop_reason", "verified", "summary", "blocker_kind", "evidence")
+    __slots__ = ("status", "stop_reason", "verified", "summary", "blocker_kind", "evidence", "browser_id")
     STATUS_FIELD_NUMBER: _ClassVar[int]
     STOP_REASON_FIELD_NUMBER: _ClassVar[int]
     VERIFIED_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
     BLOCKER_KIND_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_FIELD_NUMBER: _ClassVar[int]
+    BROWSER_ID_FIELD_NUMBER: _ClassVar[int]
     status: TaskState
     stop_reason: StopReason
     verified: bool
     summary: str
     blocker_kind: BlockerKind
     evidence: _struct_pb2.Struct
-    def __init__(self, status: _Optional[_Union[TaskState, str]] = ..., stop_reason: _Optional[_Union[StopReason, str]] = ..., verified: _Optional[bool] = ..., summary: _Optional[str] = ..., blocker_kind: _Optional[_Union[BlockerKind, str]] = ..., evidence: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    browser_id: str
+    def __init__(self, status: _Optional[_Union[TaskState, str]] = ..., stop_reason: _Optional[_Union[StopReason, str]] = ..., verified: _Optional[bool] = ..., summary: _Optional[str] = ..., blocker_kind: _Optional[_Union[BlockerKind, str]] = ..., evidence: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., browser_id: _Optional[str] = ...) -> None: ...

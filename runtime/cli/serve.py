@@ -101,6 +101,19 @@ def add_server_flags(serve: argparse.ArgumentParser, default_port: int = 50051) 
         default=None,
         help="let recipes sent by clients reach private networks (loopback, RFC 1918, link-local); off by default",
     )
+    serve.add_argument("--webhook-url", metavar="URL", help="send every run's terminal state here, signed (needs a webhook secret)")
+    serve.add_argument(
+        "--webhook-allowed-url", action="append", metavar="URL", dest="webhook_allowed_urls",
+        help="a URL (or a prefix ending in '/') a run's webhook_url option may name; repeatable",
+    )
+    serve.add_argument(
+        "--webhook-secret-file", type=Path, metavar="FILE",
+        help="file holding the webhook signing secret, whsec_ and a base64 key (or VERITY_WEBHOOK_SECRET)",
+    )
+    serve.add_argument(
+        "--webhook-allow-private-network", action="store_true", default=None,
+        help="let webhooks reach private addresses (loopback, RFC 1918, link-local); off by default",
+    )
     serve.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
 
 
@@ -141,6 +154,9 @@ def server_config_from_args(args: argparse.Namespace) -> Any:
         "insecure": args.insecure,
         "allow_private_network": args.allow_private_network,
         "tool_registry_root": args.tool_registry_root,
+        "webhook_url": args.webhook_url,
+        "webhook_allowed_urls": tuple(args.webhook_allowed_urls) if args.webhook_allowed_urls else None,
+        "webhook_allow_private_network": args.webhook_allow_private_network,
     }
     values.update({k: v for k, v in flags.items() if v is not None})
     if args.token:
@@ -149,6 +165,10 @@ def server_config_from_args(args: argparse.Namespace) -> Any:
         values["token"] = read_token_file(args.token_file)
     elif not values.get("token") and os.environ.get("VERITY_TOKEN"):
         values["token"] = os.environ["VERITY_TOKEN"]
+    if args.webhook_secret_file:
+        values["webhook_secret"] = read_token_file(args.webhook_secret_file, "webhook secret file")
+    elif not values.get("webhook_secret") and os.environ.get("VERITY_WEBHOOK_SECRET"):
+        values["webhook_secret"] = os.environ["VERITY_WEBHOOK_SECRET"]
     return ServerConfig(**values)
 
 

@@ -11,6 +11,13 @@ from runtime.browser.supply.waiting_line import DEFAULT_QUEUE_LENGTH, DEFAULT_WA
 from runtime.service.config.bind_safety import check_bind_is_safe
 from runtime.service.config.errors import ServiceConfigError
 from runtime.service.config.tls_files import check_server_tls_files
+from runtime.service.config.webhook_settings import (
+    MAX_ATTEMPTS,
+    WebhookSettings,
+    allowed_url_problem,
+    parse_webhook_secret,
+    webhook_url_problem,
+)
 from runtime.store.location import StoreLocation, store_location_problem
 
 STORE_SYNCHRONOUS_MODES = ("normal", "full")
@@ -74,9 +81,34 @@ class ServerConfig:
     def wait_limits(self) -> WaitLimits:
         return WaitLimits(queue_length=self.browser_queue_length, wait_seconds=self.browser_wait_seconds)
 
+    # Webhooks (runtime/service/runs/webhooks.py): the URL every run's terminal state goes to, the
+    # URLs a run option may name instead, and the "whsec_<base64>" secret that signs them
+    # (repr=False: never in logs).
+    webhook_url: str | None = None
+    webhook_allowed_urls: tuple[str, ...] = ()
+    webhook_secret: str | None = field(default=None, repr=False)
+    webhook_allow_private_network: bool = False
+    webhook_attempts: int = 6
+    webhook_backoff_seconds: float = 5.0
+    webhook_timeout_seconds: float = 10.0
+
     @property
     def uses_tls(self) -> bool:
         return self.tls_cert is not None and self.tls_key is not None
+
+    def webhook_settings(self) -> WebhookSettings | None:
+        """The webhook settings, or None when the server delivers none (call validate() first)."""
+        if self.webhook_secret is None or (self.webhook_url is None and not self.webhook_allowed_urls):
+            return None
+        return WebhookSettings(
+            secret=parse_webhook_secret(self.webhook_secret),
+            url=self.webhook_url,
+            allowed_urls=self.webhook_allowed_urls,
+            allow_private_network=self.webhook_allow_private_network,
+            attempts=self.webhook_attempts,
+            backoff_seconds=self.webhook_backoff_seconds,
+            timeout_seconds=self.webhook_timeout_seconds,
+        )
 
     def validate(self) -> None:
         if problem := store_location_problem(self.store_path):
@@ -119,7 +151,31 @@ class ServerConfig:
             raise ServiceConfigError(f"browser_queue_length must be 0 or more, got {self.browser_queue_length}")
         if not self.browser_wait_seconds > 0:
             raise ServiceConfigError(f"browser_wait_seconds must be more than 0, got {self.browser_wait_seconds}")
+        self._validate_webhooks()
         try:
             parse_endpoint_specs(self.browser_ws_endpoints)
         except ValueError as error:
             raise ServiceConfigError(f"--browser-ws {error}") from None
+
+    def _validate_webhooks(self) -> None:
+        wanted = self.webhook_url is not None or bool(self.webhook_allowed_urls)
+        if wanted and self.webhook_secret is None:
+            raise ServiceConfigError(
+                "webhooks need a secret to sign them: webhook_secret_file, --webhook-secret-file or VERITY_WEBHOOK_SECRET (whsec_ and a base64 key)"
+            )
+        if self.webhook_secret is not None:
+            try:
+                parse_webhook_secret(self.webhook_secret)
+            except ValueError as error:
+                raise ServiceConfigError(str(error)) from None
+        if self.webhook_url is not None and (problem := webhook_url_problem(self.webhook_url, self.webhook_allow_private_network)):
+            raise ServiceConfigError(f"webhook_url: {problem}")
+        for entry in self.webhook_allowed_urls:
+            if problem := allowed_url_problem(entry) or webhook_url_problem(entry, self.webhook_allow_private_network):
+                raise ServiceConfigError(f"webhook_allowed_urls: {problem}")
+        if not 1 <= self.webhook_attempts <= MAX_ATTEMPTS:
+            raise ServiceConfigError(f"webhook_attempts must be 1 to {MAX_ATTEMPTS}, got {self.webhook_attempts}")
+        if self.webhook_backoff_seconds < 0:
+            raise ServiceConfigError(f"webhook_backoff_seconds must be 0 or more, got {self.webhook_backoff_seconds}")
+        if self.webhook_timeout_seconds <= 0:
+            raise ServiceConfigError(f"webhook_timeout_seconds must be more than 0, got {self.webhook_timeout_seconds}")

@@ -158,11 +158,13 @@ class ReplicaSupervisor(RunSupervisor):
         existing: RunRecord | None = None,
         key: RunKey | None = None,
         driven_model: Any = None,
+        webhook_url: str | None = None,
     ) -> Any:
         if existing is not None or source is None:
             # A run without a request to load it from (verity mcp's) runs here, never queued.
             return await super().start(
-                order, raw_inputs=raw_inputs, timeout_seconds=timeout_seconds, existing=existing, key=key, driven_model=driven_model
+                order, raw_inputs=raw_inputs, timeout_seconds=timeout_seconds, existing=existing, key=key,
+                driven_model=driven_model, webhook_url=webhook_url,
             )
         if not self._accepting:
             raise ServerShuttingDown()
@@ -191,6 +193,7 @@ class ReplicaSupervisor(RunSupervisor):
             "labels": dict(labels or {}),
             "timeout_seconds": timeout_seconds,
             "browser": {"id": order.browser_id, "label": order.browser_label},
+            "webhook_url": webhook_url,
         }
         holder = await self.database.queue_run(record, request, key)
         if holder is not None:
@@ -249,7 +252,9 @@ class ReplicaSupervisor(RunSupervisor):
             live = await self.open_run(record.recipe_name, record.recipe_version, {}, {}, existing=record)
             self._end_without_engine(live, StopReason.INVALID_INPUT, f"replica {self.replica_id} cannot start the run: {error}")
             return
-        await super().start(order, raw_inputs=raw_inputs, timeout_seconds=request.get("timeout_seconds"), existing=record)
+        await super().start(
+            order, raw_inputs=raw_inputs, timeout_seconds=request.get("timeout_seconds"), existing=record, webhook_url=request.get("webhook_url")
+        )
 
     async def _finalize(self, live: LiveRun) -> None:
         await super()._finalize(live)

@@ -8,6 +8,8 @@ a request came through says them in its own terms.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import logging
 import time
 import uuid
@@ -22,6 +24,7 @@ from runtime.execute import start_run
 from runtime.llm.providers.model_client import DrivenModel
 from runtime.outcomes import StopReason, TaskState
 from runtime.plan.order import RunOrder
+from runtime.run_layout import VERDICT_FILE
 from runtime.service.runs.artifact_reader import artifact_path
 from runtime.service.runs.errors import (
     ArtifactMissing,
@@ -30,6 +33,8 @@ from runtime.service.runs.errors import (
     IdempotencyKeyReused,
     InvalidRequest,
     RunLimitReached,
+    RunError,
+    RunFilesNotReady,
     RunNotFound,
     ServerShuttingDown,
 )
@@ -40,6 +45,7 @@ from runtime.service.runs.live_run import LiveRun
 from runtime.service.runs.recipe_catalog import RecipeRequest
 from runtime.service.runs.recovery import close_runs_left_in_flight
 from runtime.service.runs.run_slots import RunSlots
+from runtime.service.runs.run_files import check_run_file_name, run_file
 from runtime.store import ArtifactRecord, RunCursor, RunFilter, RunRecord, StoreWriteError
 from runtime.store.run_keys import KeyHolder, RunKey
 
@@ -79,13 +85,15 @@ class RunSupervisor(RunHost):
         existing: RunRecord | None = None,
         key: RunKey | None = None,
         driven_model: DrivenModel | None = None,
+        webhook_url: str | None = None,
     ) -> LiveRun | StartedBefore:
         """Record a new run and hand it to the run engine, which emits into the run's EventLog.
         The record keeps the raw inputs with each secret one (marked in the recipe, or sent as
         `@env:NAME`, which stays as written) shown as its marker. `existing`: the run is recorded
         already (queued by a replica, see replicas/supervisor.py, which also uses `source`).
         `key`: an idempotency key; when it started a run already, that run is the answer.
-        `driven_model`: the run's agent states are answered by it (verity mcp's browser sessions)."""
+        `driven_model`: the run's agent states are answered by it (verity mcp's browser sessions).
+        `webhook_url`: the run's own webhook (on the operator's allowlist, checked by the caller)."""
         recipe = order.plan.recipe
         recorded = recorded_inputs(order.plan, raw_inputs)
         try:
@@ -95,6 +103,8 @@ class RunSupervisor(RunHost):
         except _KeyHeld as held:
             assert key is not None
             return await self._started_before(held.holder, key)
+        if webhook_url and self.webhooks is not None:
+            self.webhooks.address(live.run_id, webhook_url)
         admitted = False
 
         async def admission(on_wait: Callable[[str], None]) -> None:
@@ -124,6 +134,8 @@ class RunSupervisor(RunHost):
             self._end_without_engine(live, StopReason.EXECUTE_ERROR, f"the run could not start: {error}")
             return live
         live.handle.task.add_done_callback(lambda task: tracing.close())
+        self._engines_running[live.run_id] = live.handle.task
+        live.handle.task.add_done_callback(lambda task: self._engines_running.pop(live.run_id, None))
         live.handle.task.add_done_callback(lambda task: self._engine_finished(live, task))
         live.handle.task.add_done_callback(lambda task: self._slots.release() if admitted else None)
         if timeout_seconds:
@@ -303,6 +315,31 @@ class RunSupervisor(RunHost):
             raise ArtifactMissing(record)
         return record, stored
 
+    async def run_file(self, run_id: str, name: str) -> tuple[ArtifactRecord, Path]:
+        """A file that explains an ended run (run_files.py). Its engine writes the last of them just
+        after the verdict: a request that comes in between waits for it."""
+        check_run_file_name(name)
+        record, _, _ = await self.get(run_id)
+        if not record.is_final:
+            raise RunFilesNotReady(run_id, record.status.value)
+        if (engine := self._engines_running.get(run_id)) is not None:
+            await asyncio.wait([engine])
+        return await run_file(self._runs_dir, run_id, name)
+
+    async def verdict_figures(self, record: RunRecord) -> dict[str, Any] | None:
+        """What an ended run's verdict.json has beyond its FinalVerdict (blocked requests, the
+        intent guard's figures, replans, ...), or None when the run has not ended or this server
+        has no verdict.json of it."""
+        if not record.is_final:
+            return None
+        try:
+            _, path = await self.run_file(record.run_id, VERDICT_FILE)
+            verdict = json.loads(await asyncio.to_thread(path.read_bytes))
+        except (RunError, OSError, ValueError):
+            return None
+        verdict_fields = {field.name for field in dataclasses.fields(FinalVerdict)}
+        return {key: value for key, value in verdict.items() if key not in verdict_fields} if isinstance(verdict, dict) else None
+
     async def list(self, run_filter: RunFilter, limit: int, after: RunCursor | None) -> list[RunRecord]:
         return await self._store.list_runs(run_filter, limit, after)
 
@@ -337,6 +374,8 @@ class RunSupervisor(RunHost):
         for live in list(self._live.values()):
             # The engine did not wind down in time: record the interruption ourselves.
             self._end_without_engine(live, StopReason.INTERRUPTED, summary)
+        if self.webhooks is not None:
+            await self.webhooks.close(interrupt_wait_seconds)  # its attempts are events: before the last flush
         try:
             await self._store.flush()
         except StoreWriteError:

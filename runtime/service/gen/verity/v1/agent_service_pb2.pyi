@@ -1,6 +1,7 @@
 import datetime
 
 from google.protobuf import duration_pb2 as _duration_pb2
+from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from runtime.service.gen.verity.v1 import events_pb2 as _events_pb2
 from google.protobuf.internal import containers as _containers
@@ -26,7 +27,7 @@ BROWSER_STATE_LOST: BrowserState
 BROWSER_STATE_REFUSED_BY_FENCE_PROBE: BrowserState
 
 class RunOptions(_message.Message):
-    __slots__ = ("timeout", "labels", "browser_id", "browser_label")
+    __slots__ = ("timeout", "labels", "browser_id", "browser_label", "webhook_url")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -38,11 +39,13 @@ class RunOptions(_message.Message):
     LABELS_FIELD_NUMBER: _ClassVar[int]
     BROWSER_ID_FIELD_NUMBER: _ClassVar[int]
     BROWSER_LABEL_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_URL_FIELD_NUMBER: _ClassVar[int]
     timeout: _duration_pb2.Duration
     labels: _containers.ScalarMap[str, str]
     browser_id: str
     browser_label: str
-    def __init__(self, timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., labels: _Optional[_Mapping[str, str]] = ..., browser_id: _Optional[str] = ..., browser_label: _Optional[str] = ...) -> None: ...
+    webhook_url: str
+    def __init__(self, timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., labels: _Optional[_Mapping[str, str]] = ..., browser_id: _Optional[str] = ..., browser_label: _Optional[str] = ..., webhook_url: _Optional[str] = ...) -> None: ...
 
 class StartRunRequest(_message.Message):
     __slots__ = ("recipe_yaml", "recipe_name", "inputs", "options", "idempotency_key")
@@ -160,6 +163,26 @@ class GetArtifactRequest(_message.Message):
     chunk_bytes: int
     def __init__(self, run_id: _Optional[str] = ..., artifact_id: _Optional[str] = ..., chunk_bytes: _Optional[int] = ...) -> None: ...
 
+class GetRunFileRequest(_message.Message):
+    __slots__ = ("run_id", "name", "chunk_bytes")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_BYTES_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    name: str
+    chunk_bytes: int
+    def __init__(self, run_id: _Optional[str] = ..., name: _Optional[str] = ..., chunk_bytes: _Optional[int] = ...) -> None: ...
+
+class GetRunFileResponse(_message.Message):
+    __slots__ = ("artifact", "offset", "data")
+    ARTIFACT_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    artifact: ArtifactInfo
+    offset: int
+    data: bytes
+    def __init__(self, artifact: _Optional[_Union[ArtifactInfo, _Mapping]] = ..., offset: _Optional[int] = ..., data: _Optional[bytes] = ...) -> None: ...
+
 class GetArtifactResponse(_message.Message):
     __slots__ = ("artifact", "offset", "data")
     ARTIFACT_FIELD_NUMBER: _ClassVar[int]
@@ -171,16 +194,18 @@ class GetArtifactResponse(_message.Message):
     def __init__(self, artifact: _Optional[_Union[ArtifactInfo, _Mapping]] = ..., offset: _Optional[int] = ..., data: _Optional[bytes] = ...) -> None: ...
 
 class GetRunResponse(_message.Message):
-    __slots__ = ("run", "artifacts", "pending_confirmations", "artifacts_omitted")
+    __slots__ = ("run", "artifacts", "pending_confirmations", "artifacts_omitted", "verdict_figures")
     RUN_FIELD_NUMBER: _ClassVar[int]
     ARTIFACTS_FIELD_NUMBER: _ClassVar[int]
     PENDING_CONFIRMATIONS_FIELD_NUMBER: _ClassVar[int]
     ARTIFACTS_OMITTED_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIGURES_FIELD_NUMBER: _ClassVar[int]
     run: RunInfo
     artifacts: _containers.RepeatedCompositeFieldContainer[ArtifactInfo]
     pending_confirmations: _containers.RepeatedCompositeFieldContainer[_events_pb2.ConfirmationRequested]
     artifacts_omitted: int
-    def __init__(self, run: _Optional[_Union[RunInfo, _Mapping]] = ..., artifacts: _Optional[_Iterable[_Union[ArtifactInfo, _Mapping]]] = ..., pending_confirmations: _Optional[_Iterable[_Union[_events_pb2.ConfirmationRequested, _Mapping]]] = ..., artifacts_omitted: _Optional[int] = ...) -> None: ...
+    verdict_figures: _struct_pb2.Struct
+    def __init__(self, run: _Optional[_Union[RunInfo, _Mapping]] = ..., artifacts: _Optional[_Iterable[_Union[ArtifactInfo, _Mapping]]] = ..., pending_confirmations: _Optional[_Iterable[_Union[_events_pb2.ConfirmationRequested, _Mapping]]] = ..., artifacts_omitted: _Optional[int] = ..., verdict_figures: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class ListRunsRequest(_message.Message):
     __slots__ = ("statuses", "recipe_name", "page_size", "page_token")

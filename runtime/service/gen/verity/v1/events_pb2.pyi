@@ -105,7 +105,7 @@ BLOCKER_KIND_CAPTCHA: BlockerKind
 BLOCKER_KIND_RATE_LIMITED: BlockerKind
 
 class Event(_message.Message):
-    __slots__ = ("seq", "run_id", "timestamp", "trace_id", "status_changed", "step_started", "step_finished", "tool_used", "chat_delta", "guardrail_tripped", "replan", "confirmation_requested", "artifact", "structured_output", "final_verdict", "tab")
+    __slots__ = ("seq", "run_id", "timestamp", "trace_id", "status_changed", "step_started", "step_finished", "tool_used", "chat_delta", "guardrail_tripped", "replan", "confirmation_requested", "artifact", "structured_output", "final_verdict", "tab", "webhook")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
@@ -122,6 +122,7 @@ class Event(_message.Message):
     STRUCTURED_OUTPUT_FIELD_NUMBER: _ClassVar[int]
     FINAL_VERDICT_FIELD_NUMBER: _ClassVar[int]
     TAB_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_FIELD_NUMBER: _ClassVar[int]
     seq: int
     run_id: str
     timestamp: _timestamp_pb2.Timestamp
@@ -138,7 +139,8 @@ class Event(_message.Message):
     structured_output: StructuredOutput
     final_verdict: FinalVerdict
     tab: TabChanged
-    def __init__(self, seq: _Optional[int] = ..., run_id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trace_id: _Optional[str] = ..., status_changed: _Optional[_Union[StatusChanged, _Mapping]] = ..., step_started: _Optional[_Union[StepStarted, _Mapping]] = ..., step_finished: _Optional[_Union[StepFinished, _Mapping]] = ..., tool_used: _Optional[_Union[ToolUsed, _Mapping]] = ..., chat_delta: _Optional[_Union[ChatDelta, _Mapping]] = ..., guardrail_tripped: _Optional[_Union[GuardrailTripped, _Mapping]] = ..., replan: _Optional[_Union[Replanned, _Mapping]] = ..., confirmation_requested: _Optional[_Union[ConfirmationRequested, _Mapping]] = ..., artifact: _Optional[_Union[ArtifactStored, _Mapping]] = ..., structured_output: _Optional[_Union[StructuredOutput, _Mapping]] = ..., final_verdict: _Optional[_Union[FinalVerdict, _Mapping]] = ..., tab: _Optional[_Union[TabChanged, _Mapping]] = ...) -> None: ...
+    webhook: WebhookDelivery
+    def __init__(self, seq: _Optional[int] = ..., run_id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trace_id: _Optional[str] = ..., status_changed: _Optional[_Union[StatusChanged, _Mapping]] = ..., step_started: _Optional[_Union[StepStarted, _Mapping]] = ..., step_finished: _Optional[_Union[StepFinished, _Mapping]] = ..., tool_used: _Optional[_Union[ToolUsed, _Mapping]] = ..., chat_delta: _Optional[_Union[ChatDelta, _Mapping]] = ..., guardrail_tripped: _Optional[_Union[GuardrailTripped, _Mapping]] = ..., replan: _Optional[_Union[Replanned, _Mapping]] = ..., confirmation_requested: _Optional[_Union[ConfirmationRequested, _Mapping]] = ..., artifact: _Optional[_Union[ArtifactStored, _Mapping]] = ..., structured_output: _Optional[_Union[StructuredOutput, _Mapping]] = ..., final_verdict: _Optional[_Union[FinalVerdict, _Mapping]] = ..., tab: _Optional[_Union[TabChanged, _Mapping]] = ..., webhook: _Optional[_Union[WebhookDelivery, _Mapping]] = ...) -> None: ...
 
 class AgentState(_message.Message):
     __slots__ = ("thinking", "evaluation", "memory", "next_goal")
@@ -231,6 +233,24 @@ class TabChanged(_message.Message):
     primary_tab_id: str
     name: str
     def __init__(self, change: _Optional[str] = ..., tab_id: _Optional[str] = ..., url: _Optional[str] = ..., opener_tab_id: _Optional[str] = ..., state_id: _Optional[str] = ..., primary_tab_id: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+
+class WebhookDelivery(_message.Message):
+    __slots__ = ("webhook_id", "url", "attempt", "outcome", "status_code", "error", "retry_in_seconds")
+    WEBHOOK_ID_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    STATUS_CODE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    RETRY_IN_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    webhook_id: str
+    url: str
+    attempt: int
+    outcome: str
+    status_code: int
+    error: str
+    retry_in_seconds: float
+    def __init__(self, webhook_id: _Optional[str] = ..., url: _Optional[str] = ..., attempt: _Optional[int] = ..., outcome: _Optional[str] = ..., status_code: _Optional[int] = ..., error: _Optional[str] = ..., retry_in_seconds: _Optional[float] = ...) -> None: ...
 
 class ChatDelta(_message.Message):
     __slots__ = ("text",)

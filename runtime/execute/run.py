@@ -215,7 +215,7 @@ async def _run(
     try:
         if admission is not None:
             await handle.admitted(admission, events)
-        events.emit(StatusChanged(status=TaskState.RUNNING))
+        events.emit(StatusChanged(status=TaskState.RUNNING, detail=order.run_switches.status_detail()))
         files.write_order(order.to_data())
         # Before the browser starts: a storage-state file that cannot be used is the run's input error.
         if keeper is not None:
@@ -260,10 +260,10 @@ async def _run(
             approvals=approvals,
             open_session=open_session,
             private_network_override=allow_private_network,
+            switches=order.run_switches,
             driven_model=driven_model,
         )
-        context.storage_state = keeper
-        context.uploads = order.uploads
+        context.storage_state, context.uploads = keeper, order.uploads
         walk = PlanWalk(context)
         handle._work = asyncio.ensure_future(walk.walk())
         if handle._stop_reason is not None:  # stop() before the walk even started
@@ -360,6 +360,7 @@ async def _finish(
                 extra["executed_states"] = ctx.budget.executed
                 extra["replans_used"] = ctx.recovery.replans_used
                 extra["intent_guard"] = ctx.guard.metadata()
+                extra["switches"] = ctx.switches.record_in(verdict.evidence)
                 if session_record:
                     extra["session"] = session_record
                 if ctx.findings.output_valid is None:

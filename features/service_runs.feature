@@ -52,15 +52,6 @@ Feature: Running recipes through the gRPC API
     Then StopRun answered with the run stopped with stop reason manual_stop
     And both watchers saw the final verdict manual_stop
 
-  @SERVICE-010
-  Scenario: Past the concurrent-run limit StartRun is RESOURCE_EXHAUSTED and nothing is created
-    Given a server that allows 1 concurrent run
-    When a client starts "service-approval" and waits for its confirmation request
-    Then starting "service-article" fails with RESOURCE_EXHAUSTED
-    And the server has recorded exactly 1 run
-    When the client stops the run
-    Then starting "service-article" again succeeds
-
   @SERVICE-006
   Scenario: A server killed mid-run marks the run interrupted on restart and keeps its events
     Given a verity serve process

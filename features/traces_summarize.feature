@@ -30,6 +30,20 @@ Feature: Summarizing runs' traces
     And the table has the row "replans" with mean 1, P50 0, P95 3 and max 3
     And the table has the row "navigate" with 6 states, P50 90, P95 200 and max 200
 
+  @REPAIR-009
+  Scenario: The release gate fails when the runs miss a threshold, and names each one
+    Given the fixture traces of six runs: two run directories and a Collector file
+    When I summarize the run directories and the Collector file with --json and the gate "--min-done-verified 0.9 --max-misjudged 0.2 --max-p95-retries 2"
+    Then the command exits 3
+    And the gate missed "done and verified 0.5 is below --min-done-verified 0.9", "misjudged 0.4 is above --max-misjudged 0.2" and "P95 action retries 3 is above --max-p95-retries 2"
+
+  @REPAIR-009
+  Scenario: The release gate passes runs that meet every threshold
+    Given the fixture traces of six runs: two run directories and a Collector file
+    When I summarize the run directories and the Collector file with --json and the gate "--min-done-verified 0.5 --max-misjudged 0.4 --max-p95-retries 3"
+    Then the command exits 0
+    And the gate passed
+
   @TRACE-002
   Scenario: A broken line, a span read twice, a run that never ended and a caller's spans
     Given the fixture traces of six runs: two run directories and a Collector file

@@ -15,6 +15,8 @@ class TaskState(str, Enum):
     CREATED = "created"
     RUNNING = "running"
     WAITING_FOR_USER_CONFIRMATION = "waiting_for_user_confirmation"
+    # Queued for a browser (none suitable is free) or for a run slot (--max-concurrent-runs).
+    WAITING_FOR_BROWSER_SELECTION = "waiting_for_browser_selection"
     ONGOING = "ongoing"
     COMPLETED = "completed"
     ERROR = "error"
@@ -43,6 +45,9 @@ class StopReason(str, Enum):
     EXECUTE_ERROR = "execute_error"
     INTERRUPTED = "interrupted"
     INVALID_INPUT = "invalid_input"
+    # No browser the run may use could be had: none matches its pin, the queue was full, or the
+    # wait for one outlasted the operator's bound.
+    BROWSER_UNAVAILABLE = "browser_unavailable"
 
     @property
     def exit_code(self) -> int:
@@ -73,6 +78,7 @@ EXIT_CODES: dict[StopReason, int] = {
     StopReason.BROWSER_CRASHED: 19,
     StopReason.EXECUTE_ERROR: 20,
     StopReason.INTERRUPTED: 21,
+    StopReason.BROWSER_UNAVAILABLE: 22,
     StopReason.MANUAL_STOP: 130,
 }
 

@@ -1,4 +1,4 @@
-"""`verity client run|stream|confirm|stop|get|artifact|list`: talk to a running `verity serve`
+"""`verity client run|stream|confirm|stop|get|artifact|file|list`: talk to a running `verity serve`
 through the Python client (runtime/client/)."""
 
 from __future__ import annotations
@@ -53,6 +53,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--idempotency-key", default="", metavar="KEY",
         help="makes the start safe to retry: the same key and request give the same run (a UUID, say)",
     )
+    run.add_argument("--browser-id", default="", metavar="ID", help="run only on this browser (see `verity client browsers`)")
+    run.add_argument("--browser-label", default="", metavar="LABEL", help="run only on a browser with this label")
+    run.add_argument(
+        "--webhook-url", default="", metavar="URL",
+        help="the server sends the run's terminal state here, signed (a URL on its webhook allowlist)",
+    )
     run.set_defaults(handler=_client_run)
 
     stream = actions.add_parser("stream", parents=[common], help="stream a run's events (resumes after drops)")
@@ -85,12 +91,25 @@ def register(commands: argparse._SubParsersAction) -> None:
     artifact.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="where to write the bytes")
     artifact.set_defaults(handler=_client_artifact)
 
+    run_file = actions.add_parser(
+        "file", parents=[common],
+        help="download a file that explains an ended run (verdict.json, output.json, executions.json, plans.json, "
+        "trace.jsonl, events.jsonl, report.html), checked against its sha256",
+    )
+    run_file.add_argument("run_id")
+    run_file.add_argument("name", metavar="NAME", help="the file's name in the run directory, such as verdict.json")
+    run_file.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="where to write the bytes")
+    run_file.set_defaults(handler=_client_file)
+
     list_ = actions.add_parser("list", parents=[common], help="list runs, newest first")
     list_.add_argument("--status", action="append", default=[], metavar="STATE", help="e.g. running, completed (repeatable)")
     list_.add_argument("--recipe", default="", metavar="NAME")
     list_.add_argument("--page-size", type=int, default=0)
     list_.add_argument("--page-token", default="")
     list_.set_defaults(handler=_client_list)
+
+    browsers = actions.add_parser("browsers", parents=[common], help="list the server's browsers: id, state, runs, capacity, labels")
+    browsers.set_defaults(handler=_client_browsers)
 
 
 def _with_client(handler: Any) -> Any:
@@ -141,12 +160,15 @@ def _client_run(client: Any, args: argparse.Namespace) -> int:
             raise ValueError(f"{args.recipe}: cannot read the recipe: {getattr(error, 'strerror', None) or error}") from None
     else:
         recipe["recipe_name"] = args.recipe_name
+    options = {
+        "inputs": inputs, "labels": labels, "timeout_seconds": args.timeout, "idempotency_key": args.idempotency_key,
+        "browser_id": args.browser_id, "browser_label": args.browser_label, "webhook_url": args.webhook_url,
+    }
     if args.detach:
-        started = client.start_run(inputs=inputs, labels=labels, timeout_seconds=args.timeout, idempotency_key=args.idempotency_key, **recipe)
+        started = client.start_run(**options, **recipe)
         print(json.dumps({"run_id": started.run_id, "trace_id": started.trace_id}) if args.json else started.run_id)
         return 0
-    events = client.run(inputs=inputs, labels=labels, timeout_seconds=args.timeout, idempotency_key=args.idempotency_key, **recipe)
-    return _print_events(events, args.json)
+    return _print_events(client.run(**options, **recipe), args.json)
 
 
 @_with_client
@@ -184,19 +206,31 @@ def _client_get(client: Any, args: argparse.Namespace) -> int:
 
 @_with_client
 def _client_artifact(client: Any, args: argparse.Namespace) -> int:
-    # Written beside the destination and moved into place only once checked: a dropped stream or a
-    # mismatch leaves no partial file and keeps any file already there.
-    partial = args.output.with_name(f".{args.output.name}.partial")
-    try:
-        with partial.open("wb") as handle:
-            info = client.download_artifact(args.run_id, args.artifact_id, handle)
-        partial.replace(args.output)
-    except OSError as error:
-        raise ValueError(f"{args.output}: cannot write the artifact: {error.strerror or error}") from None
-    finally:
-        partial.unlink(missing_ok=True)
+    info = _save_checked(args.output, lambda handle: client.download_artifact(args.run_id, args.artifact_id, handle))
     _print_message(info, args.json, f"{args.output}: {info.artifact_id} {info.media_type} {info.size}B sha256 {info.sha256}")
     return 0
+
+
+@_with_client
+def _client_file(client: Any, args: argparse.Namespace) -> int:
+    info = _save_checked(args.output, lambda handle: client.download_run_file(args.run_id, args.name, handle))
+    _print_message(info, args.json, f"{args.output}: {info.path} {info.media_type} {info.size}B sha256 {info.sha256}")
+    return 0
+
+
+def _save_checked(output: Path, download: Any) -> Any:
+    # Written beside the destination and moved into place only once checked: a dropped stream or a
+    # mismatch leaves no partial file and keeps any file already there.
+    partial = output.with_name(f".{output.name}.partial")
+    try:
+        with partial.open("wb") as handle:
+            info = download(handle)
+        partial.replace(output)
+    except OSError as error:
+        raise ValueError(f"{output}: cannot write the download: {error.strerror or error}") from None
+    finally:
+        partial.unlink(missing_ok=True)
+    return info
 
 
 @_with_client
@@ -216,6 +250,23 @@ def _client_list(client: Any, args: argparse.Namespace) -> int:
         print(_run_line(run))
     if page.next_page_token:
         print(f"next page: --page-token {page.next_page_token}")
+    return 0
+
+
+@_with_client
+def _client_browsers(client: Any, args: argparse.Namespace) -> int:
+    from runtime.service.gen.verity.v1 import agent_service_pb2
+
+    listed = client.list_browsers()
+    if args.json:
+        print(_to_json(listed))
+        return 0
+    for browser in listed.browsers:
+        state = agent_service_pb2.BrowserState.Name(browser.state).removeprefix("BROWSER_STATE_").lower()
+        capacity = browser.capacity or "no limit"
+        labels = ",".join(browser.labels) or "-"
+        print(f"{browser.browser_id}  {state}  runs={browser.active_runs}/{capacity}  labels={labels}  {browser.endpoint or '(launched)'}")
+    print(f"runs waiting: {listed.runs_waiting}")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""`verity recipe validate|compile|schema`."""
+"""`verity recipe validate|compile|freeze|schema`."""
 
 from __future__ import annotations
 
@@ -30,6 +30,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     compile_.add_argument("file", type=Path, metavar="FILE")
     compile_.add_argument("--format", choices=("json", "mermaid"), default="json")
     compile_.set_defaults(handler=_compile)
+
+    freeze = actions.add_parser("freeze", help="write a plain recipe from a verified run: agent steps become the steps they took")
+    freeze.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the directory of a completed, verified run")
+    freeze.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the recipe to FILE instead of stdout")
+    freeze.set_defaults(handler=_freeze)
 
     schema = actions.add_parser("schema", help="print the recipe JSON Schema (for editors)")
     schema.add_argument("--write", type=Path, metavar="PATH", help="write it to PATH instead of stdout")
@@ -73,6 +78,22 @@ def _compile(args: argparse.Namespace) -> int:
     recipe, registry = result
     plan = compile_recipe(recipe, registry)
     sys.stdout.write(plan.to_json() if args.format == "json" else to_mermaid(plan))
+    return 0
+
+
+def _freeze(args: argparse.Namespace) -> int:
+    from runtime.learn import FreezeRefused, freeze_run
+
+    try:
+        text = freeze_run(args.run_dir)
+    except FreezeRefused as refused:
+        print(f"verity recipe freeze: {refused}", file=sys.stderr)
+        return EXIT_INVALID
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+        print(f"wrote {args.output}")
+    else:
+        sys.stdout.write(text)
     return 0
 
 

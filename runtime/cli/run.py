@@ -38,6 +38,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--browser-ws", metavar="WS_URL", help="attach to a running Chromium (ws://.../devtools/browser/...) instead of launching one")
     run.add_argument("--label", action="append", default=[], metavar="KEY=VALUE", help="a run label, on the trace as verity.label.<key> (repeatable)")
     run.add_argument(
+        "--switch",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="roll a strategy back for this run: no_progress=off, auto_repair=off, sticky_tab=off, verify=lenient:click,hover (repeatable; over the recipe's switches)",
+    )
+    run.add_argument(
         "--approve", action="extend", nargs="+", metavar="STEP_ID",
         help="approve these steps' approvals in advance, or 'all' (without a terminal, an unanswered approval fails the run)",
     )

@@ -30,6 +30,7 @@ from runtime.execute.run import start_run
 from runtime.execute.record.run_files import json_default
 from runtime.outcomes import StopReason
 from runtime.plan.order import RunOrder, prepare_run
+from runtime.plan.switches import SwitchInvalid
 from runtime.recipe import Problem, RecipeInvalid, load_recipe_with_registry
 from runtime.run_layout import OUTPUT_FILE, REPORT_FILE, TRACE_FILE, VERDICT_FILE
 from runtime.trace_export import TelemetryConfigError, TraceExport
@@ -81,16 +82,20 @@ def _prepared_run(args: argparse.Namespace) -> int | dict[str, Any]:
     problems: list[Problem] = []
     raw = _key_values(args.input, "--input", problems)
     labels = _key_values(args.label, "--label", problems)
+    switches = _key_values(args.switch, "--switch", problems)
     if problems:
         return _print_problems(problems)
     run_id = new_run_id(recipe.name)
     try:
         # `--input key=@env:NAME` reads NAME from this environment; such an input is secret.
         order = prepare_run(
-            recipe, raw, registry=registry, run_id=run_id, run_dir=args.out or Path("runs") / run_id, labels=labels, environ=os.environ, source="--input"
-        )
+            recipe, raw, registry=registry, run_id=run_id, run_dir=args.out or Path("runs") / run_id, labels=labels, environ=os.environ, source="--input",
+            switches=switches,
+        )  # fmt: skip
     except RecipeInvalid as invalid:
         return _print_problems(invalid.problems)
+    except SwitchInvalid as invalid:
+        return _print_problems([Problem("--switch", 0, 0, "--switch", str(invalid), "bad_switch")])
     answers, problems = ApprovalAnswers.from_flags(args.approve, args.deny, (state.id for state in order.plan.states))
     if problems:
         return _print_problems(problems)

@@ -61,7 +61,8 @@ def add_server_flags(serve: argparse.ArgumentParser, default_port: int = 50051) 
     )
     serve.add_argument(
         "--browser-ws", action="append", metavar="URL",
-        help="attach to a running Chromium's DevTools websocket instead of launching one; repeat it for a pool of browsers",
+        help="attach to a running Chromium's DevTools websocket instead of launching one; repeat it for a pool of browsers "
+        "('URL id=NAME labels=A,B capacity=N' names, labels and bounds one)",
     )
     serve.add_argument(
         "--browser-ws-file", type=Path, metavar="FILE", help="DevTools websockets to attach to, one URL per line (# comments)"
@@ -71,6 +72,14 @@ def add_server_flags(serve: argparse.ArgumentParser, default_port: int = 50051) 
         type=float,
         metavar="S",
         help="the longest wait between attempts to get back a lost browser or endpoint (waits double from 0.5 s; default 15)",
+    )
+    serve.add_argument(
+        "--browser-queue-length", type=int, metavar="N",
+        help="runs that may wait for a busy browser or a run slot at once (default 64; 0: none waits)",
+    )
+    serve.add_argument(
+        "--browser-wait-seconds", type=float, metavar="S",
+        help="how long a run may wait for a browser or a run slot before it ends browser_unavailable (default 300)",
     )
     serve.add_argument("--tls-cert", type=Path, metavar="FILE", help="PEM certificate (chain) to serve TLS with")
     serve.add_argument("--tls-key", type=Path, metavar="FILE", help="PEM private key of --tls-cert")
@@ -91,6 +100,19 @@ def add_server_flags(serve: argparse.ArgumentParser, default_port: int = 50051) 
         action="store_true",
         default=None,
         help="let recipes sent by clients reach private networks (loopback, RFC 1918, link-local); off by default",
+    )
+    serve.add_argument("--webhook-url", metavar="URL", help="send every run's terminal state here, signed (needs a webhook secret)")
+    serve.add_argument(
+        "--webhook-allowed-url", action="append", metavar="URL", dest="webhook_allowed_urls",
+        help="a URL (or a prefix ending in '/') a run's webhook_url option may name; repeatable",
+    )
+    serve.add_argument(
+        "--webhook-secret-file", type=Path, metavar="FILE",
+        help="file holding the webhook signing secret, whsec_ and a base64 key (or VERITY_WEBHOOK_SECRET)",
+    )
+    serve.add_argument(
+        "--webhook-allow-private-network", action="store_true", default=None,
+        help="let webhooks reach private addresses (loopback, RFC 1918, link-local); off by default",
     )
     serve.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
 
@@ -125,11 +147,16 @@ def server_config_from_args(args: argparse.Namespace) -> Any:
         "lease_seconds": args.lease_seconds,
         "browser_ws_endpoints": browser_endpoints.endpoints_from_flags(args.browser_ws, args.browser_ws_file),
         "browser_retry_max_seconds": args.browser_retry_max_seconds,
+        "browser_queue_length": args.browser_queue_length,
+        "browser_wait_seconds": args.browser_wait_seconds,
         "tls_cert": args.tls_cert,
         "tls_key": args.tls_key,
         "insecure": args.insecure,
         "allow_private_network": args.allow_private_network,
         "tool_registry_root": args.tool_registry_root,
+        "webhook_url": args.webhook_url,
+        "webhook_allowed_urls": tuple(args.webhook_allowed_urls) if args.webhook_allowed_urls else None,
+        "webhook_allow_private_network": args.webhook_allow_private_network,
     }
     values.update({k: v for k, v in flags.items() if v is not None})
     if args.token:
@@ -138,6 +165,10 @@ def server_config_from_args(args: argparse.Namespace) -> Any:
         values["token"] = read_token_file(args.token_file)
     elif not values.get("token") and os.environ.get("VERITY_TOKEN"):
         values["token"] = os.environ["VERITY_TOKEN"]
+    if args.webhook_secret_file:
+        values["webhook_secret"] = read_token_file(args.webhook_secret_file, "webhook secret file")
+    elif not values.get("webhook_secret") and os.environ.get("VERITY_WEBHOOK_SECRET"):
+        values["webhook_secret"] = os.environ["VERITY_WEBHOOK_SECRET"]
     return ServerConfig(**values)
 
 

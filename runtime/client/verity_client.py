@@ -147,12 +147,18 @@ class VerityClient:
         timeout_seconds: float | None = None,
         labels: Mapping[str, str] | None = None,
         idempotency_key: str = "",
+        browser_id: str = "",
+        browser_label: str = "",
+        webhook_url: str = "",
     ) -> agent_pb.StartRunResponse:
         """Start a run. With an `idempotency_key` (a UUID, say) a start whose reply was lost
         (UNAVAILABLE, DEADLINE_EXCEEDED) is sent again, and the server answers with the run the
-        first one started; without one nothing is retried, since a retry could start a second run."""
+        first one started; without one nothing is retried, since a retry could start a second run.
+        `browser_id`/`browser_label` pin it to the browsers ListBrowsers shows; `webhook_url`: where
+        the server sends the run's terminal state (on its webhook allowlist)."""
         request = agent_pb.StartRunRequest(
-            **_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels), idempotency_key=idempotency_key
+            **_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels, browser_id, browser_label, webhook_url),
+            idempotency_key=idempotency_key,
         )
         failures = 0
         while True:
@@ -199,12 +205,16 @@ class VerityClient:
         labels: Mapping[str, str] | None = None,
         resume: bool = True,
         idempotency_key: str = "",
+        browser_id: str = "",
+        browser_label: str = "",
+        webhook_url: str = "",
     ) -> Iterator[events_pb.Event]:
         """Start a run and stream it in one call; after a drop it continues with StreamRun. With an
         `idempotency_key`, a call dropped before its first event is sent again (the server streams
         the run the key started, if any, from its start)."""
         request = agent_pb.RunRequest(
-            **_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels), idempotency_key=idempotency_key
+            **_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels, browser_id, browser_label, webhook_url),
+            idempotency_key=idempotency_key,
         )
         run_id, last_seq, failures = "", 0, 0
         while not run_id:
@@ -238,29 +248,42 @@ class VerityClient:
     def get_run(self, run_id: str) -> agent_pb.GetRunResponse:
         return self._unary(self.agent.GetRun, agent_pb.GetRunRequest(run_id=run_id))
 
+    def list_browsers(self) -> agent_pb.ListBrowsersResponse:
+        return self._unary(self.agent.ListBrowsers, agent_pb.ListBrowsersRequest())
+
     def download_artifact(
         self, run_id: str, artifact_id: str, destination: BinaryIO, *, chunk_bytes: int = 0
     ) -> agent_pb.ArtifactInfo:
         """Write an artifact's bytes to `destination`; they are checked against its sha256 and size."""
         request = agent_pb.GetArtifactRequest(run_id=run_id, artifact_id=artifact_id, chunk_bytes=chunk_bytes)
+        return self._download(self.agent.GetArtifact, request, f"artifact {artifact_id!r}", destination)
+
+    def download_run_file(self, run_id: str, name: str, destination: BinaryIO, *, chunk_bytes: int = 0) -> agent_pb.ArtifactInfo:
+        """Write one of the files that explain an ended run (verdict.json, output.json,
+        executions.json, plans.json, trace.jsonl, events.jsonl, report.html) to `destination`,
+        checked against the sha256 and size the server took when asked."""
+        request = agent_pb.GetRunFileRequest(run_id=run_id, name=name, chunk_bytes=chunk_bytes)
+        return self._download(self.agent.GetRunFile, request, f"run file {name!r}", destination)
+
+    def _download(self, call: Any, request: Any, what: str, destination: BinaryIO) -> agent_pb.ArtifactInfo:
         info: agent_pb.ArtifactInfo | None = None
         digest, received = hashlib.sha256(), 0
         try:
-            for message in self.agent.GetArtifact(request, metadata=self._metadata):
+            for message in call(request, metadata=self._metadata):
                 if message.HasField("artifact"):
                     info = message.artifact
                 if message.offset != received:
-                    raise ArtifactMismatch(f"artifact {artifact_id!r}: chunk at offset {message.offset}, expected {received}")
+                    raise ArtifactMismatch(f"{what}: chunk at offset {message.offset}, expected {received}")
                 digest.update(message.data)
                 destination.write(message.data)
                 received += len(message.data)
         except grpc.RpcError as error:
             raise VerityRpcError.from_rpc_error(error) from None
         if info is None:
-            raise ArtifactMismatch(f"artifact {artifact_id!r}: the server sent no artifact description")
+            raise ArtifactMismatch(f"{what}: the server sent no artifact description")
         if digest.hexdigest() != info.sha256 or received != info.size:
             raise ArtifactMismatch(
-                f"artifact {artifact_id!r}: received {received} bytes with sha256 {digest.hexdigest()}, "
+                f"{what}: received {received} bytes with sha256 {digest.hexdigest()}, "
                 f"listed as {info.size} bytes with sha256 {info.sha256}"
             )
         return info
@@ -361,8 +384,11 @@ def _run_fields(
     inputs: Mapping[str, str] | None,
     timeout_seconds: float | None,
     labels: Mapping[str, str] | None,
+    browser_id: str = "",
+    browser_label: str = "",
+    webhook_url: str = "",
 ) -> dict[str, Any]:
-    options = agent_pb.RunOptions(labels=dict(labels or {}))
+    options = agent_pb.RunOptions(labels=dict(labels or {}), browser_id=browser_id, browser_label=browser_label, webhook_url=webhook_url)
     if timeout_seconds is not None:
         options.timeout.CopyFrom(duration_pb2.Duration(seconds=int(timeout_seconds), nanos=int((timeout_seconds % 1) * 1e9)))
     return {**_recipe_fields(recipe_yaml, recipe_name), "inputs": dict(inputs or {}), "options": options}

@@ -17,6 +17,7 @@ from runtime.events.model import (
     StructuredOutput,
     TabChanged,
     ToolUsed,
+    WebhookDelivery,
     payload_from_dict,
 )
 
@@ -38,5 +39,6 @@ __all__ = [
     "StructuredOutput",
     "TabChanged",
     "ToolUsed",
+    "WebhookDelivery",
     "payload_from_dict",
 ]

@@ -28,6 +28,7 @@ class StatusChanged:
     KIND: ClassVar[str] = "status_changed"
     status: TaskState
     detail: str = ""
+    browser_id: str = ""  # the browser the run got (ListBrowsers' id), on the event saying so
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,25 @@ class FinalVerdict:
     summary: str
     blocker_kind: BlockerKind | None = None
     evidence: dict[str, Any] = field(default_factory=dict)
+    browser_id: str = ""  # the browser the run used; "" when it never opened one
+
+
+@dataclass(frozen=True)
+class WebhookDelivery:
+    """One attempt to deliver the run's terminal state to a webhook (runtime/service/runs/webhooks.py),
+    recorded after the final verdict, which it never changes. `outcome`: "delivered" (a 2xx answer),
+    "retrying" (another attempt follows in `retry_in_seconds`), "failed" (the last attempt failed),
+    "refused" (the network policy refused the URL: nothing was sent) or "abandoned" (the server shut
+    down before it was delivered). `url` is shown without its query and user info."""
+
+    KIND: ClassVar[str] = "webhook"
+    webhook_id: str
+    url: str
+    attempt: int
+    outcome: str
+    status_code: int = 0
+    error: str = ""
+    retry_in_seconds: float = 0.0
 
 
 EventPayload = Union[
@@ -161,6 +181,7 @@ EventPayload = Union[
     StructuredOutput,
     FinalVerdict,
     TabChanged,
+    WebhookDelivery,
 ]
 
 PAYLOAD_TYPES: dict[str, type] = {
@@ -178,6 +199,7 @@ PAYLOAD_TYPES: dict[str, type] = {
         StructuredOutput,
         FinalVerdict,
         TabChanged,
+        WebhookDelivery,
     )
 }
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,9 @@ from runtime.browser import BrowserActionError, BrowserLaunchError, BrowserSessi
 from runtime.events import ConfirmationRequested, EventLog, FinalVerdict, StatusChanged
 from runtime.execute.context.approvals import ApprovalDesk
 from runtime.execute.context.run_context import RunContext
+from runtime.browser.supply.endpoint_specs import BrowserPin
 from runtime.browser.supply.provider import BrowserProvider
+from runtime.browser.supply.waiting_line import BrowserUnavailable
 from runtime.llm.providers.model_client import DrivenModel
 from runtime.execute.record.run_files import RunFiles
 from runtime.execute.record.run_report import ScreenshotThumbnails, draft_run_report, write_run_report
@@ -39,6 +41,11 @@ from runtime.plan.order import RunOrder
 from runtime.secrets import PASSWORD_NAME, Secrets, install_log_redaction
 
 
+# A server's run slot: awaits one (telling its argument why, when it must wait first), or raises
+# BrowserUnavailable when the queue is full or the wait outlasted its bound (service/runs/run_slots.py).
+Admission = Callable[[Callable[[str], None]], Awaitable[None]]
+
+
 class RunHandle:
     """A started run: its task (resolving to the FinalVerdict) and the controls a person has."""
 
@@ -47,7 +54,9 @@ class RunHandle:
         self.run_dir = run_dir
         self.task: asyncio.Task[FinalVerdict]
         self._approvals = approvals
-        self._work: asyncio.Task[RunEnd] | None = None
+        self._work: asyncio.Future[Any] | None = None
+        # The browser (ListBrowsers' id) the run got, once it has one.
+        self.browser_id = ""
         self._stop_reason: StopReason | None = None
         self._loop = asyncio.get_running_loop()
 
@@ -70,6 +79,23 @@ class RunHandle:
         else:
             self._loop.call_soon_threadsafe(cancel)
 
+    async def admitted(self, admission: Admission, events: EventLog) -> None:
+        """Wait for the server's run slot (`waiting_for_browser_selection` meanwhile); a stop ends the run."""
+        self._work = asyncio.ensure_future(admission(waiting_for_browser(events)))
+        if self._stop_reason is not None:
+            self._work.cancel()
+        try:
+            await asyncio.shield(self._work)
+        except asyncio.CancelledError:
+            if not (self._work.cancelled() and self._stop_reason is not None):
+                self._work.cancel()
+                raise
+            raise RunStopped(self._stop_reason, f"stopped ({self._stop_reason.value}) by request while it waited for a run slot") from None
+        except BrowserUnavailable as error:
+            raise RunStopped(StopReason.BROWSER_UNAVAILABLE, error.message) from None
+        finally:
+            self._work = None
+
     def confirm(self, request_id: str, approve: bool, reason: str = "") -> bool:
         """Answer a pending confirmation; False when `request_id` is not pending."""
         return self._approvals.answer(request_id, approve, reason)
@@ -80,6 +106,11 @@ class RunHandle:
     @property
     def done(self) -> bool:
         return self.task.done()
+
+
+def waiting_for_browser(events: EventLog) -> Callable[[str], None]:
+    """What hears that a run must wait for a browser or a run slot: the run's state says so."""
+    return lambda detail: events.emit(StatusChanged(status=TaskState.WAITING_FOR_BROWSER_SELECTION, detail=detail))
 
 
 def run_secrets(order: RunOrder, events: EventLog) -> Secrets:
@@ -115,6 +146,7 @@ def start_run(
     trace_parent: otel_context.Context | None = None,
     allow_private_network: bool | None = None,
     close_browser: bool = False,
+    admission: Admission | None = None,
     driven_model: DrivenModel | None = None,
 ) -> RunHandle:
     """Start the run `order` describes (prepared and placed: runtime/plan/order.py) in the running
@@ -129,8 +161,9 @@ def start_run(
     private networks for a recipe someone sent (it replaces the recipe's own
     `target.allow_private_network` and listed private hosts); None for a recipe run by its author.
     `close_browser` hands `browser` to the run (one run per provider, as `verity run` has): the run
-    closes it as it finishes, as it does a Chromium it launched itself. `driven_model` answers the
-    run's agent states instead of a provider's model (`verity mcp`'s browser toolset).
+    closes it as it finishes, as it does a Chromium it launched itself. `admission` is a server's
+    run slot: the run waits for it (in `waiting_for_browser_selection`) before it runs at all.
+    `driven_model` answers the run's agent states instead of a provider's model (`verity mcp`).
     """
     if not order.run_id or order.run_dir is None:
         raise ValueError("the run order has no run id and directory yet: place it (RunOrder.placed) first")
@@ -151,7 +184,7 @@ def start_run(
     handle = RunHandle(order.run_id, order.run_dir, approvals)
     events.emit(StatusChanged(status=TaskState.CREATED, detail=f"recipe {name} {version}"))
     handle.task = loop.create_task(
-        _run(handle, order, events, browser, files, thumbnails, spans, approvals, allow_private_network, close_browser, driven_model),
+        _run(handle, order, events, browser, files, thumbnails, spans, approvals, allow_private_network, close_browser, admission, driven_model),
         name=f"verity-run-{order.run_id}",
     )
     return handle
@@ -168,6 +201,7 @@ async def _run(
     approvals: ApprovalDesk,
     allow_private_network: bool | None,
     close_browser: bool = False,
+    admission: Admission | None = None,
     driven_model: DrivenModel | None = None,
 ) -> FinalVerdict:
     started = time.perf_counter()
@@ -179,7 +213,9 @@ async def _run(
     plan, run_dir = order.plan, handle.run_dir
     keeper = StorageStateKeeper(order.storage_state, list(plan.target.get("allowed_domains", []))) if order.storage_state.used else None
     try:
-        events.emit(StatusChanged(status=TaskState.RUNNING))
+        if admission is not None:
+            await handle.admitted(admission, events)
+        events.emit(StatusChanged(status=TaskState.RUNNING, detail=order.run_switches.status_detail()))
         files.write_order(order.to_data())
         # Before the browser starts: a storage-state file that cannot be used is the run's input error.
         if keeper is not None:
@@ -192,17 +228,24 @@ async def _run(
                 own_provider = chosen = BrowserProvider()
             try:
                 network = context.network
-                session = await chosen.open_session(run_dir, session_id=handle.run_id, network=network.browser, on_blocked=network.on_blocked)
+                session = await chosen.open_session(
+                    run_dir, session_id=handle.run_id, network=network.browser, on_blocked=network.on_blocked,
+                    pin=BrowserPin(order.browser_id, order.browser_label), on_wait=waiting_for_browser(events),
+                )
                 session.on_secret_typed = learn_password(events.secrets, order.inputs)
                 session.artifacts.redact_text = events.secrets.redact_text
                 session.secret_values = events.secrets.values
+            except BrowserUnavailable as error:
+                raise RunStopped(StopReason.BROWSER_UNAVAILABLE, error.message) from None
             except BrowserLaunchError as error:
                 raise RunStopped(StopReason.BROWSER_CRASHED, f"no browser: {error.message}") from None
             except BrowserActionError as error:
                 raise RunStopped(StopReason.BROWSER_CRASHED, error.error.message) from None
+            handle.browser_id = session.browser_id
             if (endpoint := session.browser.attached_endpoint) is not None:
-                # Which attached browser (of a server's pool) runs it; secrets in the URL redacted.
-                events.emit(StatusChanged(status=TaskState.RUNNING, detail=f"browser endpoint {endpoint}"))
+                # Which attached browser (of a server's pool) runs it, secrets in the URL redacted;
+                # after a wait for it (only a pool's endpoints make a run wait), the run goes on.
+                events.emit(StatusChanged(status=TaskState.RUNNING, detail=f"browser endpoint {endpoint}", browser_id=session.browser_id))
             if keeper is not None:
                 await keeper.load_into(session, events, context.browser.new_action_id("session_state"))
             return session
@@ -217,10 +260,10 @@ async def _run(
             approvals=approvals,
             open_session=open_session,
             private_network_override=allow_private_network,
+            switches=order.run_switches,
             driven_model=driven_model,
         )
-        context.storage_state = keeper
-        context.uploads = order.uploads
+        context.storage_state, context.uploads = keeper, order.uploads
         walk = PlanWalk(context)
         handle._work = asyncio.ensure_future(walk.walk())
         if handle._stop_reason is not None:  # stop() before the walk even started
@@ -256,7 +299,9 @@ async def _run(
         failure = await keeper.save(end.stop_reason, session, events, walk.context.browser.new_action_id)
         if failure is not None:
             end = RunEnd(StopReason.EXECUTE_ERROR, f"{end.summary}; but {failure}")
-    verdict = await _finish(end, walk, events, files, thumbnails, spans, session, own_provider, started, keeper.record if keeper else None)
+    verdict = await _finish(
+        end, walk, events, files, thumbnails, spans, session, own_provider, started, keeper.record if keeper else None, handle.browser_id
+    )
     if cancelled_from_outside:
         raise asyncio.CancelledError()
     return verdict
@@ -273,6 +318,7 @@ async def _finish(
     own_provider: BrowserProvider | None,
     started: float,
     session_record: dict[str, Any] | None = None,
+    browser_id: str = "",
 ) -> FinalVerdict:
     """Close the browser side, write the run directory, emit the one FinalVerdict, end the span."""
     # Every state is recorded: the report's records part is drafted while the browser closes.
@@ -302,6 +348,7 @@ async def _finish(
             summary=end.summary,
             blocker_kind=end.blocker_kind,
             evidence=end.evidence,
+            browser_id=browser_id,
         )
         extra: dict[str, Any] = {"duration_ms": round((time.perf_counter() - started) * 1000, 1), "run_id": events.run_id, "trace_id": events.trace_id}
         try:
@@ -313,6 +360,7 @@ async def _finish(
                 extra["executed_states"] = ctx.budget.executed
                 extra["replans_used"] = ctx.recovery.replans_used
                 extra["intent_guard"] = ctx.guard.metadata()
+                extra["switches"] = ctx.switches.record_in(verdict.evidence)
                 if session_record:
                     extra["session"] = session_record
                 if ctx.findings.output_valid is None:
@@ -323,6 +371,7 @@ async def _finish(
             verdict = FinalVerdict(
                 status=TaskState.ERROR, stop_reason=StopReason.EXECUTE_ERROR, verified=False,
                 summary=f"{end.summary}; and the run directory could not be written: {error}", blocker_kind=end.blocker_kind, evidence=end.evidence,
+                browser_id=browser_id,
             )
         try:
             draft = await drafting if drafting is not None else None

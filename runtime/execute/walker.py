@@ -18,12 +18,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from runtime.execute.context.recovery import FailedStep
 from runtime.execute.context.run_context import RunContext
 from runtime.execute.states import HANDLERS
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.outcomes import BlockerKind, StopReason
 from runtime.plan.model import State
-from runtime.plan.state_kinds import AGENT, PLAN_CHECK_TOOLS, RECOVERABLE_KINDS, STEP_ENTRY_KINDS, TERMINAL
+from runtime.plan.state_kinds import AGENT, NO_PROGRESS_OUTCOME, PLAN_CHECK_TOOLS, RECOVERABLE_KINDS, REPAIR, STEP_ENTRY_KINDS, TERMINAL
 from runtime.template.expressions import ExpressionError
 
 
@@ -102,11 +103,15 @@ class PlanWalk:
     async def _execute(self, state: State) -> tuple[StepResult, str | None]:
         """Run one state in its tab; the next state id, None when unrouted."""
         tabs = self.context.browser.tabs
+        newest = tabs.newest
         unavailable = tabs.enter(state)
         try:
-            return await self._execute_in_tab(state, unavailable)
+            executed = await self._execute_in_tab(state, unavailable)
         finally:
             tabs.leave()
+        if not self.context.switches.sticky_tab:
+            await self.context.browser.follow_new_tab(newest)
+        return executed
 
     async def _execute_in_tab(self, state: State, unavailable: str) -> tuple[StepResult, str | None]:
         """Run one state's handler inside its record (or fail it: `unavailable` says why its tab
@@ -120,10 +125,15 @@ class PlanWalk:
             if not result.ok and await ctx.browser.gone():
                 raise RunStopped(StopReason.BROWSER_CRASHED, f"the browser died or disconnected: {result.summary}", evidence={"step_result": result.outcome})
         except RunStopped as stopped:
-            stop = await self._crash_named(state, stopped)
-            result = StepResult(
-                outcome="stopped", ok=False, summary=stopped.detail, blocker_kind=stopped.blocker_kind, error=stopped.reason.value, evidence=stopped.evidence
-            )
+            if stopped.reason is StopReason.NO_PROGRESS and state.next_for(NO_PROGRESS_OUTCOME) is not None and not await ctx.browser.gone():
+                # The step's repair waits for it: no_progress is this step's outcome, not the run's end.
+                result = StepResult(NO_PROGRESS_OUTCOME, False, summary=stopped.detail, error=stopped.reason.value, evidence=stopped.evidence)
+                ctx.findings.note_failure(f"{state.kind} {state.id}: {stopped.detail}", stopped.evidence)
+            else:
+                stop = await self._crash_named(state, stopped)
+                result = StepResult(
+                    outcome="stopped", ok=False, summary=stopped.detail, blocker_kind=stopped.blocker_kind, error=stopped.reason.value, evidence=stopped.evidence
+                )
         except ExpressionError as failed:
             # A `{= expression}` that cannot be computed with the values the run has (a division
             # by zero, a text where a number is needed): the step fails like any step, and says so.
@@ -133,9 +143,14 @@ class PlanWalk:
             ctx.recorder.finish(state, cancelled, memory=ctx.memory(), next_goal="")
             raise
         next_id = None if stop else state.next_for(result.outcome, ctx.recovery.transition_guards())
+        failed_before = ctx.recovery.failed_step
+        if not result.ok and stop is None:
+            ctx.recovery.failed_step = FailedStep(state.id, state.kind, result.outcome, result.summary, result.blocker_kind, result.evidence)
         if not result.ok and next_id is not None and self._leads_on(state, next_id):
             why = result.error or result.outcome
             ctx.findings.recover(state.id, why)
+            if state.kind == REPAIR and failed_before is not None:
+                ctx.findings.recover(failed_before.state_id, why)  # the step it failed to repair is recovered with it
             ctx.recovery.blocker = None
             if ctx.recorder.record is not None:
                 ctx.recorder.record.recovered = {"reason": why, "next": next_id}

@@ -46,15 +46,19 @@ class NoProgressVerdict:
 
 
 class NoProgressDetector:
-    def __init__(self, window: int) -> None:
+    def __init__(self, window: int, enabled: bool = True) -> None:
         if not isinstance(window, int) or window < 2:
             raise ValueError(f"no_progress window must be an integer >= 2, got {window!r}")
         self.window = window
+        # The `no_progress` switch (seed 004 section 6): off, nothing ever trips.
+        self.enabled = enabled
         self._round_trip_window = max(window, MIN_ROUND_TRIP_LENGTH)
         self._recent: deque[str] = deque(maxlen=self._round_trip_window)
 
     def record(self, signature: str) -> NoProgressVerdict | None:
         """Add one action's signature; a verdict when the run should stop with no_progress."""
+        if not self.enabled:
+            return None
         self._recent.append(signature)
         recent = list(self._recent)
         last = recent[-self.window :]

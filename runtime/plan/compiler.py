@@ -20,6 +20,7 @@ from runtime.plan.state_kinds import (
     NEXT,
     OUTPUT,
     PREFLIGHT,
+    REPAIR,
     REPLAN,
     REPLANS_EXHAUSTED,
     REPLANS_LEFT,
@@ -30,8 +31,10 @@ from runtime.plan.state_kinds import (
     At,
     Route,
     StateKindRow,
+    repair_routes,
 )
 from runtime.recipe.model import Recipe
+from runtime.recipe.repair import repair_conditions
 from runtime.recipe.step_graph import body_ids
 from runtime.recipe.step_tools import replan_tool
 from runtime.recipe.steps import AGENT_CLOSE_TOOL, Step
@@ -142,7 +145,15 @@ class _Compiler:
             return states + [self._state(STATE_KINDS[name], at, placed) for name in TARGET_CHECK_CHAIN]
         if kind.observation:
             self.last_observation = None
-        return states + [self._state(kind, at, placed)]
+        repair = at.repair
+        if repair is None or repair_conditions(step.kind, at.body) is None:
+            return states + [self._state(kind, at, placed)]
+        # Each failure the repair is for leads to `<id>.repair`, an agent judged by the step's own
+        # verification; the repair's own failures end the run as the step's would have.
+        repairing = At(self.recipe, step, step_id, self._agent_tools(step, default=True), self.search_tool)
+        repair_kind = STATE_KINDS[REPAIR]
+        unrepaired = tuple(r for r in repair_kind.routes if r.outcome == "repaired" or r.outcome in repair.on)
+        return states + [self._state(kind, at, placed, repair_routes(kind.name, kind.routes, repair)), self._state(repair_kind, repairing, placed, unrepaired)]
 
     def _state(self, kind: StateKindRow, at: At, placed: _Placed | None, routes: tuple[Route, ...] | None = None) -> State:
         tool = kind.tool(at)
@@ -170,12 +181,13 @@ class _Compiler:
             return at.step.needs_approval
         return tool in self.needs_approval
 
-    def _agent_tools(self, step: Step) -> list[str] | None:
+    def _agent_tools(self, step: Step, default: bool = False) -> list[str] | None:
         """The tools an agent step's model may call: its own list, else seed 002's minimal set as
-        far as the recipe allows it. `close` is always offered: it is how the model finishes."""
-        if step.agent is None:
+        far as the recipe allows it (`default`: that set, for a step's repair). `close` is always
+        offered: it is how the model finishes."""
+        if step.agent is None and not default:
             return None
-        if step.agent.tools is not None:
+        if step.agent is not None and step.agent.tools is not None:
             return sorted(set(step.agent.tools) | {AGENT_CLOSE_TOOL})
         allowed = set(self.recipe.tools.allow) if self.recipe.tools.allow is not None else set(self.registry.names)
         if not self.recipe.files:
@@ -273,6 +285,7 @@ def compile_recipe(recipe: Recipe, registry: ToolRegistry | None = None) -> Plan
         },
         output_schema=recipe.output.schema_,
         output_values=recipe.output.values,
+        switches=recipe.switches.model_dump(mode="json", exclude_defaults=True),
         initial=PREFLIGHT,
         states=states,
     )

@@ -95,6 +95,7 @@ class Plan(PlanModel):
     fallback: dict[str, Any]
     output_schema: dict[str, Any]
     output_values: dict[str, Any] | None = None
+    switches: dict[str, Any] = Field(default_factory=dict, description="The recipe's switches set otherwise than by default (runtime/plan/switches.py).")
     initial: str
     states: list[State]
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from runtime.plan.compiler import compile_recipe
 from runtime.plan.model import Plan
+from runtime.plan.switches import RunSwitches
 from runtime.recipe.inputs import resolve_inputs, secret_input_names
 from runtime.recipe.model import Recipe
 from runtime.recipe.tool_registry import ToolRegistry
@@ -95,12 +96,22 @@ class RunOrder:
     labels: Mapping[str, str] = field(default_factory=dict)
     storage_state: StorageStateFiles = StorageStateFiles()
     uploads: UploadFiles = UploadFiles()
+    # Run options over the recipe's switches (plan/switches.py), as given: `{"no_progress": "off"}`.
+    switches: Mapping[str, str] = field(default_factory=dict)
+    # Which of a server's browsers the run may use (RunOptions.browser_id / browser_label); "": any.
+    browser_id: str = ""
+    browser_label: str = ""
     run_id: str = ""
     run_dir: Path | None = None
 
     def placed(self, run_id: str, run_dir: Path) -> RunOrder:
         """The same order, given the id and directory its run has."""
         return replace(self, run_id=run_id, run_dir=Path(run_dir))
+
+    @property
+    def run_switches(self) -> RunSwitches:
+        """The switches the run goes by: the recipe's, then the run options over them."""
+        return RunSwitches.of(self.plan.switches, self.switches)
 
     @property
     def placeholder_values(self) -> dict[str, Any]:
@@ -115,11 +126,13 @@ class RunOrder:
             "inputs": {name: marker(name) if name in self.secret_inputs else value for name, value in self.inputs.items()},
             "secret_inputs": sorted(self.secret_inputs),
             "labels": dict(self.labels),
+            "browser": {"id": self.browser_id, "label": self.browser_label},
             "session": {
                 "storage_state": str(self.storage_state.load) if self.storage_state.load else None,
                 "save_storage_state": str(self.storage_state.save) if self.storage_state.save else None,
             },
             "files": dict(self.uploads.declared),
+            "switches": dict(self.switches),
             "plan": self.plan.to_data(),
         }
 
@@ -136,6 +149,7 @@ def prepare_run(
     env_prefix: str = "",
     source: str = "inputs",
     secret_inputs: Iterable[str] = (),
+    switches: Mapping[str, str] | None = None,
 ) -> RunOrder:
     """The order of a run of `recipe` (loaded, with the tool `registry` it was checked against).
 
@@ -143,11 +157,16 @@ def prepare_run(
     from `environ`, only names starting with `env_prefix` when one is given); a problem raises
     RecipeInvalid, with `source` as where the inputs came from. `secret_inputs` names inputs the
     caller knows are secret besides those the recipe marks and those given as `@env:NAME`.
-    Without `run_id` and `run_dir` the order is to be `placed` before it runs.
+    Without `run_id` and `run_dir` the order is to be `placed` before it runs. `switches` are
+    run options over the recipe's switches (`{"no_progress": "off"}`); an unknown one raises
+    SwitchInvalid.
     """
     inputs = resolve_inputs(recipe, raw_inputs, source, environ=environ, env_prefix=env_prefix)
+    plan = compile_recipe(recipe, registry)
+    RunSwitches.of(plan.switches, switches)  # a switch that does not exist is refused here (SwitchInvalid)
     return RunOrder(
-        plan=compile_recipe(recipe, registry),
+        switches=dict(switches or {}),
+        plan=plan,
         inputs=inputs,
         secret_inputs=frozenset(secret_input_names(recipe, raw_inputs) | set(secret_inputs)),
         labels=dict(labels or {}),

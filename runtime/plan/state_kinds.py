@@ -17,6 +17,10 @@ place the compiler knows:
     GUARDED        the step a `when` guards
     DONE           the completed terminal
 
+A step with `repair` (recipe/repair.py) routes each failure the ADR lists to its `<id>.repair`
+state instead: its FAIL routes whose stop reason is a repair trigger, and `no_progress`, which
+the walker turns from a stop into an outcome only when the state routes it.
+
 The executor registers one handler per row under the same name (runtime/execute/states/): a new
 capability is a row here, a body in recipe/step_bodies.py and a handler file. What the executor
 reads of the recipe language is carried here too, so it needs nothing from recipe/.
@@ -24,12 +28,14 @@ reads of the recipe language is carried here too, so it needs nothing from recip
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from runtime.outcomes import StopReason
 from runtime.recipe.model import Recipe
+from runtime.recipe.repair import REPAIR_TRIGGERS, Repair, repair_conditions, repair_of
 from runtime.recipe.step_bodies import ACT_LOCATOR_KEYS, EVALUATE_RESULT_MAX_BYTES, AgentModel
 from runtime.recipe.step_tools import step_tool
 from runtime.recipe.steps import (
@@ -62,6 +68,7 @@ TARGET_CHECK = TARGET_CHECK_TOOL  # a plan check is named after its tool
 EVALUATION = EVALUATION_TOOL
 REPLAN = "replan.search"
 WHEN = "when"
+REPAIR = "repair"
 COMPLETION = "intent.completion"
 OUTPUT = "output.validate"
 TERMINAL = "terminal"  # the walker's own: a terminal ends the run, no handler runs it
@@ -88,6 +95,11 @@ class At:
     def body(self) -> Any:
         assert self.step is not None
         return getattr(self.step, self.step.kind)
+
+    @property
+    def repair(self) -> Repair | None:
+        """The repair the step has (its own, else the recipe's), or None."""
+        return repair_of(self.recipe.repair, self.step) if self.step is not None else None
 
 
 @dataclass(frozen=True)
@@ -177,6 +189,48 @@ def _observed(at: At) -> dict[str, Any]:
     return {"observation": at.step_id}
 
 
+def _repair_goal(at: At) -> str:
+    """What the failed step meant to do, for the repairing model (placeholders left as written)."""
+    assert at.step is not None
+    body = at.body
+    if at.step.kind == AGENT:
+        return str(body.task)
+    if at.step.kind == ACT:
+        written = body.model_dump(mode="json", exclude_none=True, exclude_defaults=True, by_alias=True, exclude={"expect"})
+        return f"act {json.dumps(written, ensure_ascii=False, sort_keys=True)}"
+    return "make the page satisfy the step's conditions"
+
+
+def _repair_params(at: At) -> dict[str, Any]:
+    repair = at.repair
+    assert at.step is not None and repair is not None
+    return {
+        "repairs": at.step_id,
+        "step_kind": at.step.kind,
+        "goal": _repair_goal(at),
+        "on": list(repair.on),
+        "max_attempts": repair.max_attempts,
+        "max_steps": repair.max_steps,
+        "tools": at.agent_tools,
+        "conditions": repair_conditions(at.step.kind, at.body),
+    }
+
+
+# A step's failure a repair may take over, by the stop reason of its FAIL route; `no_progress` is
+# a stop (not an outcome) that the walker routes only where a repair waits for it.
+REPAIRED_REASONS = {StopReason(trigger): trigger for trigger in REPAIR_TRIGGERS}
+NO_PROGRESS_OUTCOME = "no_progress"
+NO_PROGRESS_KINDS = (ACT, AGENT)
+
+
+def repair_routes(kind_name: str, routes: tuple[Route, ...], repair: Repair) -> tuple[Route, ...]:
+    """A repaired step's routes: each failure `repair.on` names leads to its repair state."""
+    routed = tuple(Route(r.outcome, REPAIR) if r.to == FAIL and REPAIRED_REASONS.get(r.reason) in repair.on else r for r in routes)  # type: ignore[arg-type]
+    if NO_PROGRESS_OUTCOME in repair.on and kind_name in NO_PROGRESS_KINDS:
+        routed += (Route(NO_PROGRESS_OUTCOME, REPAIR),)
+    return routed
+
+
 _RECIPE_ROWS = {kind.name: kind for kind in STEP_KIND_ROWS}
 
 
@@ -256,6 +310,14 @@ STATE_KIND_ROWS: tuple[StateKindRow, ...] = (
     _step(CLOSE, (Route("ok", COMPLETION),)),
     _step(EVALUATE, OK_OR_ERROR),
     _step(SET, OK_OR_ERROR, lambda at: {"values": dict(at.body)}),
+    StateKindRow(
+        REPAIR,
+        (Route("repaired", NEXT), *(_fail(trigger, StopReason(trigger)) for trigger in REPAIR_TRIGGERS)),
+        params=_repair_params,
+        timeout=_step_timeout,
+        suffix=".repair",
+        recoverable=True,
+    ),
     StateKindRow(WHEN, (Route("holds", GUARDED), Route("skipped", NEXT)), params=_when_params, suffix=".when"),
     _step(FOR_EACH, (Route("item", BODY), Route("done", NEXT), _fail("error", StopReason.EXECUTE_ERROR)), _loop_params),
     _step(SWITCH_TAB, OK_OR_ERROR, lambda at: {"tab": at.body}),
@@ -264,6 +326,14 @@ STATE_KIND_ROWS: tuple[StateKindRow, ...] = (
     StateKindRow(OUTPUT, (Route("valid", DONE), _fail("invalid", StopReason.OUTPUT_INVALID)), params=lambda at: {"schema": "output_schema"}),
 )
 STATE_KINDS: dict[str, StateKindRow] = {kind.name: kind for kind in STATE_KIND_ROWS}
+# The repair trigger a step's failed outcome is (the same for every kind that names it).
+TRIGGER_OF_OUTCOME: dict[str, str] = {NO_PROGRESS_OUTCOME: NO_PROGRESS_OUTCOME} | {
+    route.outcome: REPAIRED_REASONS[route.reason]
+    for kind in STATE_KIND_ROWS
+    if kind.recipe is not None
+    for route in kind.routes
+    if route.to == FAIL and route.reason in REPAIRED_REASONS
+}
 assert set(STEP_KINDS) == {kind.name for kind in STATE_KIND_ROWS if kind.recipe is not None}, "every recipe step kind has its row"
 assert {kind.name for kind in STATE_KIND_ROWS if kind.observation} == set(OBSERVATION_KINDS)
 
@@ -290,6 +360,7 @@ __all__ = [
     "PLAN_CHECK_TOOLS",
     "PREFLIGHT",
     "RECOVERABLE_KINDS",
+    "REPAIR",
     "REPLAN",
     "SET",
     "NEW_TAB",
@@ -303,6 +374,7 @@ __all__ = [
     "STEP_KINDS",
     "TARGET_CHECK",
     "TERMINAL",
+    "TRIGGER_OF_OUTCOME",
     "VERIFY",
     "VERIFYING_KINDS",
     "WAIT",

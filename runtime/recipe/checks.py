@@ -21,6 +21,7 @@ from runtime.recipe.model import Recipe
 from runtime.recipe.problems import did_you_mean, format_path
 from runtime.recipe.loop_checks import check_loops
 from runtime.recipe.references_check import check_references
+from runtime.recipe.repair import check_repairs
 from runtime.recipe.tab_checks import check_tabs
 from runtime.recipe.step_graph import body_ids
 from runtime.recipe.step_tools import tool_needs
@@ -65,6 +66,7 @@ def check_recipe(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:
     yield from check_tabs(recipe)
     yield from check_urls(recipe)
     yield from check_upload_files(recipe)
+    yield from check_repairs(all_steps(recipe))
 
 
 def _regex_problem(pattern: str) -> str | None:

@@ -15,7 +15,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
+from runtime.recipe.repair import Repair
 from runtime.recipe.step_bodies import FileName
+from runtime.recipe.switches import Switches
 from runtime.recipe.steps import Step
 from runtime.recipe.strict import Milliseconds, Strict
 from runtime.recipe.tool_names import canonical_tools
@@ -195,6 +197,13 @@ class Recipe(Strict):
     guards: Guards = Field(default_factory=Guards, description="Limits and guardrails: steps, replans, no-progress, timeouts, the intent guard.")
     tools: Tools = Field(default_factory=Tools, description="Which tools the run may use and which need a person's approval.")
     plan: Annotated[list[Step], Field(min_length=1)] = Field(description="The steps, run in order unless `next` or `on_failure` say otherwise.")
+    repair: Repair | None = Field(
+        default=None,
+        description="Let an agent repair any step that can be repaired (act with `expect`, verify, agent) when it ends in execute_error, verification_failed or no_progress.",
+    )
+    switches: Switches = Field(
+        default_factory=Switches, description="Roll a strategy back: no_progress, auto_repair, sticky_tab, verify (strict or lenient for named act kinds); run options override them."
+    )
     fallback: Fallback = Field(default_factory=Fallback, description="The search used to find another page when the target is blocked.")
     output: Output = Field(default_factory=Output, description="The structured result the run brings back.")
     session: Session = Field(default_factory=Session, description="Cookies and localStorage loaded before the run and saved after it.")

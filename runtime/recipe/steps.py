@@ -16,6 +16,7 @@ from pydantic import Field, create_model, model_validator
 
 from runtime.recipe.conditions import Condition
 from runtime.recipe.locators import Locator
+from runtime.recipe.repair import Repair
 from runtime.recipe.step_bodies import ACT_KINDS, ActStep, AgentStep, CloseStep, EvaluateStep, ExtractStep, NavigateStep, SetBody, WaitStep
 from runtime.recipe.strict import Milliseconds, StepId, Strict, TabName, VarName
 
@@ -186,6 +187,10 @@ class StepFlow(Strict):
         default=None,
         description="The tab this step acts in: `new` (the tab opened most recently), `primary`, or a name a step gave with `as`; "
         "the primary tab when omitted. Later steps go back to the primary tab.",
+    )
+    repair: Repair | None = Field(
+        default=None,
+        description="Let an agent repair this step when it ends in execute_error, verification_failed or no_progress; overrides the recipe's `repair`.",
     )
     as_: TabName | None = Field(
         default=None,

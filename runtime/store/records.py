@@ -28,6 +28,9 @@ class RunRecord:
     last_seq: int = 0
     # The oldest seq still stored; last_seq + 1 when the run has no stored events.
     earliest_seq: int = 1
+    # The browser (ListBrowsers' id) the run got, as its events say: kept in its events (the final
+    # verdict carries it), not in a column of its own; "" until known.
+    browser_id: str = ""
 
     @property
     def is_final(self) -> bool:

@@ -10,7 +10,13 @@ from typing import Any
 from runtime.trace_analysis.runs import RunFigures
 from runtime.trace_analysis.summary import Distribution, Fraction, Summary
 
-PER_RUN = (("replans", "replans"), ("retries", "retries"), ("llm_tokens", "LLM tokens"), ("blocked_requests", "blocked requests"))
+PER_RUN = (
+    ("replans", "replans"),
+    ("retries", "action retries"),
+    ("model_retries", "model retries"),
+    ("llm_tokens", "LLM tokens"),
+    ("blocked_requests", "blocked requests"),
+)
 
 
 def summary_data(summary: Summary) -> dict[str, Any]:
@@ -18,10 +24,12 @@ def summary_data(summary: Summary) -> dict[str, Any]:
     return _plain(summary)
 
 
-def render_json(summary: Summary, runs: Sequence[RunFigures], problems: list[str]) -> str:
-    """The summary, then each run's own figures (to find the runs behind a number), then problems."""
+def render_json(summary: Summary, runs: Sequence[RunFigures], problems: list[str], gate: dict[str, Any] | None = None) -> str:
+    """The summary, then each run's own figures (to find the runs behind a number), then problems
+    (and the release gate's judgement, when thresholds were given)."""
     each = [{**_plain(run), "states": len(run.states), "llm_tokens": run.llm_tokens} for run in runs]
-    return json.dumps({**summary_data(summary), "each_run": each, "problems": problems}, indent=2, ensure_ascii=False) + "\n"
+    judged = {"gate": gate} if gate is not None else {}
+    return json.dumps({**summary_data(summary), "each_run": each, "problems": problems, **judged}, indent=2, ensure_ascii=False) + "\n"
 
 
 def render_table(summary: Summary, files: int) -> str:
@@ -36,6 +44,7 @@ def render_table(summary: Summary, files: int) -> str:
             f"  false successes: {_fraction(labelled.false_successes)} of the runs expected not to complete",
             f"  false failures:  {_fraction(labelled.false_failures)} of the runs expected to complete",
             f"  verdict agrees:  {_fraction(labelled.agreements)}",
+            f"  misjudged:       {_fraction(labelled.misjudged)} (false successes and failures)",
         ]
     else:
         lines.append("labelled runs: none (label runs with expected_verdict to measure false successes)")

@@ -34,7 +34,10 @@ class RunFigures:
     verified: bool
     blocker_kind: str | None
     replans: int
+    # Action retries (seed 004's retries): replans plus repair attempts; model HTTP retries apart.
+    repairs: int
     retries: int
+    model_retries: int
     blocked_requests: int
     input_tokens: int
     output_tokens: int
@@ -82,14 +85,18 @@ def _figures(root: TraceSpan, direct_children: list[TraceSpan]) -> RunFigures:
     attributes = root.attributes
     states = sorted((span for span in direct_children if names.STATE_KIND in span.attributes), key=lambda span: span.start_ns)
     expected = attributes.get(EXPECTED_VERDICT_LABEL)
+    replans = _count(attributes.get(names.REPLANS))
+    repairs = sum(_count(span.attributes.get(names.REPAIR_ATTEMPTS)) for span in states)
     return RunFigures(
         run_id=str(attributes.get(names.RUN_ID, root.span_id)),
         trace_id=root.trace_id,
         stop_reason=str(attributes.get(names.STOP_REASON, "unknown")),
         verified=attributes.get(names.VERIFIED) is True,
         blocker_kind=_text_or_none(attributes.get(names.BLOCKER_KIND)),
-        replans=_count(attributes.get(names.REPLANS)),
-        retries=_count(attributes.get(names.RETRIES)),
+        replans=replans,
+        repairs=repairs,
+        retries=replans + repairs,
+        model_retries=_count(attributes.get(names.RETRIES)),
         blocked_requests=_count(attributes.get(names.BLOCKED_REQUESTS)),
         input_tokens=_count(attributes.get(names.INPUT_TOKENS)),
         output_tokens=_count(attributes.get(names.OUTPUT_TOKENS)),

@@ -63,6 +63,9 @@ class LabelledVerdicts:
     false_failures: Fraction
     # Runs whose stop reason is the one their label names.
     agreements: Fraction
+    # Runs judged the wrong way round (a false success or a false failure), of all labelled runs:
+    # seed 004's misjudgment rate.
+    misjudged: Fraction
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,8 @@ class Summary:
     done_and_verified: Fraction
     labelled: LabelledVerdicts
     replans: Distribution
-    retries: Distribution
+    retries: Distribution  # action retries: replans and repair attempts
+    model_retries: Distribution  # model calls retried (HTTP 429, 5xx)
     llm_tokens: Distribution
     llm_input_tokens: int
     llm_output_tokens: int
@@ -98,6 +102,7 @@ def summarize(found: FoundRuns, spans: int) -> Summary:
         labelled=_labelled(runs),
         replans=Distribution.of([run.replans for run in runs]),
         retries=Distribution.of([run.retries for run in runs]),
+        model_retries=Distribution.of([run.model_retries for run in runs]),
         llm_tokens=Distribution.of([run.llm_tokens for run in runs]),
         llm_input_tokens=sum(run.input_tokens for run in runs),
         llm_output_tokens=sum(run.output_tokens for run in runs),
@@ -112,10 +117,13 @@ def _labelled(runs: Sequence[RunFigures]) -> LabelledVerdicts:
     labelled = [run for run in runs if run.expected_verdict is not None]
     expect_success = [run for run in labelled if run.expected_verdict == COMPLETED]
     expect_other = [run for run in labelled if run.expected_verdict != COMPLETED]
+    false_successes = Fraction(sum(1 for run in expect_other if run.done_and_verified), len(expect_other))
+    false_failures = Fraction(sum(1 for run in expect_success if not run.done_and_verified), len(expect_success))
     return LabelledVerdicts(
         runs=len(labelled),
-        false_successes=Fraction(sum(1 for run in expect_other if run.done_and_verified), len(expect_other)),
-        false_failures=Fraction(sum(1 for run in expect_success if not run.done_and_verified), len(expect_success)),
+        false_successes=false_successes,
+        false_failures=false_failures,
+        misjudged=Fraction(false_successes.count + false_failures.count, len(labelled)),
         agreements=Fraction(sum(1 for run in labelled if run.stop_reason == run.expected_verdict), len(labelled)),
     )
 

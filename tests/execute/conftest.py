@@ -73,14 +73,16 @@ class ExecRunner:
         self.last: RunRecord | None = None
         self._count = 0
 
-    def start(self, recipe_name: str | Path, raw_inputs: dict[str, str], *, provider: BrowserProvider | None = None, **start_kwargs: Any) -> RunRecord:
+    def start(
+        self, recipe_name: str | Path, raw_inputs: dict[str, str], *, provider: BrowserProvider | None = None, switches: dict[str, str] | None = None, **start_kwargs: Any
+    ) -> RunRecord:
         # A Path is a recipe file anywhere (a test's own copy); a name, see recipe_path.
         path = recipe_name if isinstance(recipe_name, Path) else recipe_path(recipe_name)
         recipe, registry = load_recipe_with_registry(path.read_text(encoding="utf-8"), str(path), recipe_path=path)
         self._count += 1
         run_id = f"{recipe.name}-{self._count}"
         run_dir = self.runs_dir / run_id
-        order = prepare_run(recipe, raw_inputs, registry=registry, run_id=run_id, run_dir=run_dir)
+        order = prepare_run(recipe, raw_inputs, registry=registry, run_id=run_id, run_dir=run_dir, switches=switches)
         events = EventLog(run_id)
         collected: list[Event] = []
         events.add_listener(collected.append)

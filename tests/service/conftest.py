@@ -19,7 +19,7 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., ServedServer]]:
     """Start a server on a free loopback port; keyword arguments override ServerConfig fields."""
     servers: list[ServedServer] = []
 
-    def start(*, span_processors: tuple[Any, ...] = (), **overrides: Any) -> ServedServer:
+    def start(*, span_processors: tuple[Any, ...] = (), resolver: Any = None, **overrides: Any) -> ServedServer:
         values: dict[str, Any] = {
             "host": "127.0.0.1",
             "port": 0,
@@ -31,7 +31,7 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., ServedServer]]:
             "allow_private_network": True,
         }
         values.update(overrides)
-        server = ServedServer(ServerConfig(**values), span_processors=span_processors)
+        server = ServedServer(ServerConfig(**values), span_processors=span_processors, resolver=resolver)
         servers.append(server)
         return server
 

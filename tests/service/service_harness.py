@@ -25,12 +25,14 @@ T = TypeVar("T")
 
 
 class ServedServer:
-    def __init__(self, config: ServerConfig, *, span_processors: tuple[Any, ...] = ()) -> None:
+    def __init__(self, config: ServerConfig, *, span_processors: tuple[Any, ...] = (), resolver: Any = None) -> None:
         self.config = config
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="verity-test-server", daemon=True)
         self._thread.start()
-        self.server = VerityServer(config, span_processors=span_processors)
+        # `resolver`: how the server's webhooks look names up (None: the system's).
+        extra = {"resolver": resolver} if resolver is not None else {}
+        self.server = VerityServer(config, span_processors=span_processors, **extra)
         self.port = self.call(self.server.start())
         self._clients: list[VerityClient] = []
         self.stopped = False

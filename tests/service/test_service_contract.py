@@ -25,6 +25,7 @@ from runtime.events import (
     StructuredOutput,
     TabChanged,
     ToolUsed,
+    WebhookDelivery,
 )
 from runtime.events.model import PAYLOAD_TYPES
 from runtime.outcomes import BlockerKind, StopReason, TaskState
@@ -56,6 +57,7 @@ ONE_OF_EACH = [
     ArtifactStored(artifact_id="html-00", artifact_kind="html", path="/a/b.html", media_type="text/html", size=10, sha256="00" * 32),
     StructuredOutput(data={"price": 2312, "currency": "USD", "as_of": None}, valid=False, errors=("price too high",)),
     FinalVerdict(status=TaskState.ERROR, stop_reason=StopReason.NO_PROGRESS, verified=False, summary="looping", blocker_kind=BlockerKind.NO_SEARCH_RESULTS, evidence={"signature": "click#3"}),
+    WebhookDelivery(webhook_id="msg_run-1", url="https://hooks.example/runs", attempt=2, outcome="retrying", status_code=503, error="answered 503", retry_in_seconds=10.0),
 ]
 
 
@@ -124,7 +126,7 @@ def _rpc_names() -> None:
                 assert method.input_type.name == f"{method.name}Request", method.full_name
                 assert method.output_type.name == f"{method.name}Response", method.full_name
                 seen += [method.input_type.full_name, method.output_type.full_name]
-    assert len(seen) == len(set(seen)) and len(seen) == 2 * (8 + 3)
+    assert len(seen) == len(set(seen)) and len(seen) == 2 * (10 + 3)
 
 
 @then("every enum value is prefixed with its enum's name")

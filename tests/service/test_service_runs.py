@@ -37,12 +37,6 @@ def _server_with_spans(serve: Any, recipes_dir: Path, context: dict[str, Any]) -
     return server.target
 
 
-@given(parsers.parse("a server that allows {count:d} concurrent run"), target_fixture="target")
-def _limited_server(serve: Any, recipes_dir: Path, context: dict[str, Any], count: int) -> str:
-    context["server"] = server = serve(recipes_dir=recipes_dir, max_concurrent_runs=count)
-    return server.target
-
-
 # --- when ------------------------------------------------------------------------------------
 
 
@@ -128,8 +122,9 @@ def _no_inputs_in_spans(context: dict[str, Any], site: FixtureSite) -> None:
 def _stream_ends_with(context: dict[str, Any], status: str, reason: str, seconds: int) -> None:
     events = context["events"]
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
-    # The run was waiting for a confirmation nobody gave: only the timeout could end it.
-    assert any(e.HasField("confirmation_requested") for e in events)
+    # Its first step waits for a confirmation nobody gives (on a loaded machine the budget may end
+    # even before the request is out): nothing ran past it, so only the timeout could end the run.
+    assert not any(e.HasField("tool_used") and e.tool_used.tool == "open_url" for e in events), events
     final = events[-1].final_verdict
     assert events[-1].HasField("final_verdict") and not final.verified
     assert final.status == events_pb.TaskState.Value(f"TASK_STATE_{status.upper()}")
@@ -200,18 +195,6 @@ def _start_fails(target: str, site: FixtureSite, context: dict[str, Any], name: 
                 assert code == "UNAVAILABLE" and time.monotonic() < deadline, "the run was accepted"
                 time.sleep(0.05)
     assert failure.value.code == grpc.StatusCode[code], failure.value
-
-
-@then(parsers.parse("the server has recorded exactly {count:d} run"))
-def _recorded(context: dict[str, Any], count: int) -> None:
-    assert len(context["client"].list_runs().runs) == count
-
-
-@then(parsers.parse('starting "{name}" again succeeds'))
-def _start_again(context: dict[str, Any], site: FixtureSite, name: str) -> None:
-    started = context["client"].start_run(recipe_name=name, inputs=run_inputs(site))
-    events = list(context["client"].stream_run(started.run_id))
-    assert events[-1].final_verdict.stop_reason == events_pb.STOP_REASON_COMPLETED
 
 
 @then("streaming the run from the start replays its events and ends with stop reason interrupted")

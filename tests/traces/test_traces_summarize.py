@@ -3,13 +3,13 @@ committed fixture traces (tests/traces/trace_fixtures.py) and on a real demo run
 
 The expected figures are worked out here by hand from the runs the fixture builder describes:
 
-    run  stop reason          verified  replans retries blocked tokens(in+out)  label            states (ms)
-    r1   completed            yes       1       0       0       0               completed        navigate 100, validate 5 (page_not_found), evaluate 2 (page_not_found), replan 300, extract 40, verify 10
-    r2   verification_failed  no        0       2       3       1000+200        verification_failed  navigate 200, agent 1500, verify 20
-    r3   completed            yes       0       1       0       500+100         page_not_found   navigate 50, agent 900, verify 30
-    r4   replans_exhausted    no        2       0       1       0               completed        navigate 120, validate 4 (page_not_found), replan 400, replan 600; last blocker page_not_found
-    r5   no_progress          no        0       4       0       2000+300        -                navigate 80, act 60, act 70 (served: under a client's and a server's span)
-    r6   completed            yes       3       0       5       0               completed        navigate 90, validate 6 (access_denied), replan 350, extract 25, verify 15
+    run  stop reason          verified  replans repairs model-retries blocked tokens(in+out)  label            states (ms)
+    r1   completed            yes       1       0       0       0       0               completed        navigate 100, validate 5 (page_not_found), evaluate 2 (page_not_found), replan 300, extract 40, verify 10
+    r2   verification_failed  no        0       2       2       3       1000+200        verification_failed  navigate 200, agent 1500, repair 300 (2 attempts), verify 20
+    r3   completed            yes       0       0       1       0       500+100         page_not_found   navigate 50, agent 900, verify 30
+    r4   replans_exhausted    no        2       0       0       1       0               completed        navigate 120, validate 4 (page_not_found), replan 400, replan 600; last blocker page_not_found
+    r5   no_progress          no        0       0       4       0       2000+300        -                navigate 80, act 60, act 70 (served: under a client's and a server's span)
+    r6   completed            yes       3       0       0       5       0               completed        navigate 90, validate 6 (access_denied), replan 350, extract 25, verify 15
 
 Nearest rank: P of n sorted values is the value at rank ceil(P/100 * n).
 """
@@ -88,6 +88,26 @@ def _summarize_json(fixtures: Path) -> Command:
     return verity("trace", "summarize", str(fixtures / "run_dirs"), str(fixtures / "collector.jsonl"), "--json")
 
 
+@when(parsers.parse('I summarize the run directories and the Collector file with --json and the gate "{flags}"'), target_fixture="command")
+def _summarize_gate(fixtures: Path, flags: str) -> Command:
+    return verity("trace", "summarize", str(fixtures / "run_dirs"), str(fixtures / "collector.jsonl"), "--json", *flags.split())
+
+
+@then(parsers.parse('the gate missed "{first}", "{second}" and "{third}"'))
+def _gate_missed(command: Command, first: str, second: str, third: str) -> None:
+    gate = command.json()["gate"]
+    assert gate["missed"] == [first, second, third] and gate["passed"] is False, gate
+    missed = [line.removeprefix("verity trace: gate missed: ") for line in command.stderr.splitlines() if "gate missed" in line]
+    assert missed == [first, second, third], command.stderr
+
+
+@then("the gate passed")
+def _gate_passed(command: Command) -> None:
+    gate = command.json()["gate"]
+    assert gate == {"thresholds": {"min_done_verified": 0.5, "max_misjudged": 0.4, "max_p95_retries": 3}, "missed": [], "passed": True}
+    assert "gate missed" not in command.stderr
+
+
 @when("I summarize the run directories and the Collector file", target_fixture="command")
 def _summarize_table(fixtures: Path) -> Command:
     return verity("trace", "summarize", str(fixtures / "run_dirs"), str(fixtures / "collector.jsonl"))
@@ -118,6 +138,8 @@ def _labelled(command: Command) -> None:
         "false_successes": {"count": 1, "of": 2, "rate": 0.5},
         "false_failures": {"count": 1, "of": 3, "rate": 0.3333},
         "agreements": {"count": 3, "of": 5, "rate": 0.6},
+        # r3 (a false success) and r4 (a false failure) of the 5 labelled runs.
+        "misjudged": {"count": 2, "of": 5, "rate": 0.4},
     }
 
 
@@ -126,8 +148,10 @@ def _per_run(command: Command) -> None:
     data = command.json()
     # replans [1,0,0,2,0,3] sorted [0,0,0,1,2,3]: P50 rank 3 -> 0, P95 rank ceil(5.7)=6 -> 3 (interpolation would say 0.5 and 2.75).
     assert data["replans"] == {"count": 6, "mean": 1.0, "p50": 0, "p95": 3, "max": 3}
-    # retries [0,2,1,0,4,0] sorted [0,0,0,1,2,4]: mean 7/6.
-    assert data["retries"] == {"count": 6, "mean": 1.17, "p50": 0, "p95": 4, "max": 4}
+    # Action retries, replans + repair attempts: [1,0+2,0,2,0,3] sorted [0,0,1,2,2,3]: mean 8/6, P50 rank 3 -> 1.
+    assert data["retries"] == {"count": 6, "mean": 1.33, "p50": 1, "p95": 3, "max": 3}
+    # Model HTTP retries, apart: [0,2,1,0,4,0] sorted [0,0,0,1,2,4]: mean 7/6.
+    assert data["model_retries"] == {"count": 6, "mean": 1.17, "p50": 0, "p95": 4, "max": 4}
     # tokens [0,1200,600,0,2300,0] sorted [0,0,0,600,1200,2300]: mean 4100/6.
     assert data["llm_tokens"] == {"count": 6, "mean": 683.33, "p50": 0, "p95": 2300, "max": 2300}
     assert (data["llm_input_tokens"], data["llm_output_tokens"]) == (1000 + 500 + 2000, 200 + 100 + 300)
@@ -154,6 +178,7 @@ def _latencies(command: Command) -> None:
         "extract": (2, 32.5, 25, 40, 40),  # [25, 40]
         "navigate": (6, 106.67, 90, 200, 200),  # [50, 80, 90, 100, 120, 200]: P50 rank 3, P95 rank 6
         "replan.search": (4, 412.5, 350, 600, 600),  # [300, 350, 400, 600]: P50 rank 2, P95 rank 4
+        "repair": (1, 300.0, 300, 300, 300),
         "verify": (4, 18.75, 15, 30, 30),  # [10, 15, 20, 30]
     }
     assert {kind: (d["count"], d["mean"], d["p50"], d["p95"], d["max"]) for kind, d in latency.items()} == expected
@@ -194,7 +219,7 @@ def _r1_once(command: Command, fixtures: Path) -> None:
 @then("the span of the run that never ended is outside any run and in no step latency")
 def _orphan(command: Command) -> None:
     data = command.json()
-    assert data["spans"] == 39 and data["spans_outside_runs"] == 1
+    assert data["spans"] == 40 and data["spans_outside_runs"] == 1  # 39, and r2's repair state
     assert data["step_latency_ms"]["navigate"]["max"] == 200  # the orphan navigate took 999 ms
 
 

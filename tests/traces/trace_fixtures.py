@@ -86,10 +86,11 @@ class RunBuilder:
         root.status.CopyFrom(Status(code=Status.STATUS_CODE_ERROR if error else Status.STATUS_CODE_OK, message=str(attributes["verity.stop_reason"]) if error else ""))
         return root
 
-    def state(self, root: Span, kind: str, duration_ms: float, blocker: str | None = None) -> Span:
+    def state(self, root: Span, kind: str, duration_ms: float, blocker: str | None = None, **extra: Any) -> Span:
         attributes: dict[str, Any] = {"verity.state.id": f"s{self._next_span}", "verity.state.kind": kind, "verity.state.attempt": 1}
         if blocker:
             attributes["verity.blocker_kind"] = blocker
+        attributes.update(extra)
         span = self.span(f"verity.state {kind}", root.span_id, self.clock_ms, duration_ms, attributes)
         self.clock_ms += duration_ms
         root.end_time_unix_nano = T0 + int(self.clock_ms * MS)
@@ -147,6 +148,8 @@ def build_runs() -> dict[str, RunBuilder]:
     agent = r2.state(root, "agent", 1500)
     r2.chat(agent, 1000, 200)
     r2.tool(agent, "browser_click", "agent")
+    # The agent's done_when failed; a repair tried twice, and the step's verification still failed.
+    r2.state(root, "repair", 300, **{"verity.repair.trigger": "verification_failed", "verity.repair.attempts": 2, "verity.repair.repaired": False})
     r2.state(root, "verify", 20)
 
     r3 = runs["r3"] = RunBuilder(3, trace_id(3))

@@ -188,3 +188,11 @@ verity.locate = (spec) => {
 
 // The match at `index` of the latest search (negative counts from the last), or undefined.
 verity.located = (index) => located.at(index);
+
+// What a snapshot ref's element is, as a locator can find it again once the snapshot is gone (an
+// agent's act frozen into a recipe step): its role, its whole accessible name and its shown text.
+verity.refTarget = function () {
+  const {ariaHiddenAbove, roleOf, nameOf} = verity.elementVocabulary();
+  const tag = this.localName, hidden = ariaHiddenAbove(this), role = hidden ? '' : roleOf(this, tag);
+  return {tag, role, name: hidden ? '' : nameOf(this, tag, role), text: (this.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 80)};
+};

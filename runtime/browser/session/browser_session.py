@@ -141,6 +141,10 @@ class BrowserSession(SessionVerbs):
         # The values screenshots cover (fields and texts showing them), asked at each capture.
         self.secret_values: Callable[[], tuple[str, ...]] = tuple
         self._storage: SessionStorage | None = None
+        # Which browser of the server it is on (ListBrowsers' id), and who hears it has closed
+        # (a pool whose waiting runs may take its place).
+        self.browser_id = "local"
+        self.on_closed: Callable[[], None] | None = None
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -363,6 +367,8 @@ class BrowserSession(SessionVerbs):
             # still refused by the proxy, and once it is gone the context can reach nothing.
             if self.proxy is not None:
                 await self.proxy.stop()
+            if self.on_closed is not None:
+                self.on_closed()
 
 
 def _same_request(recorded: ActionResult, action: Action) -> bool:

@@ -12,6 +12,11 @@ again on each connection. A new session goes to the healthy endpoint with the fe
 sessions, the earlier listed one on a tie. When none is healthy, each endpoint is tried once more
 as the single attached browser is, and a session that none can give fails with the last error
 (a run then ends browser_crashed). The pool is available (health SERVING) while any endpoint is.
+
+Each endpoint has an id and labels (endpoint_specs.py); a run may be pinned to either, and only
+endpoints matching its pin take it. An endpoint with a capacity hosts at most that many sessions:
+when every matching healthy endpoint is full, the run waits its turn (waiting_line.py), told
+through `on_wait`, and takes the first slot that frees on a matching endpoint.
 """
 
 from __future__ import annotations
@@ -25,7 +30,9 @@ from pathlib import Path
 from runtime.browser.session.browser_session import BrowserSession
 from runtime.browser.vocabulary.errors import BrowserLaunchError, LaunchErrorCode
 from runtime.browser.launch.endpoints import redact_endpoint
-from runtime.browser.supply.provider import RETRY_DELAYS, BrowserProvider
+from runtime.browser.supply.endpoint_specs import BrowserDescription, BrowserPin, BrowserState, EndpointSpec, parse_endpoint_specs
+from runtime.browser.supply.provider import RETRY_DELAYS, BrowserProvider, provider_state
+from runtime.browser.supply.waiting_line import BrowserUnavailable, WaitingLine, WaitLimits
 from runtime.policy import NetworkPolicy, OnBlocked
 
 _log = logging.getLogger(__name__)
@@ -36,12 +43,16 @@ class PoolEndpoint:
     """One attached browser of the pool and the sessions it gives."""
 
     index: int
-    url: str
+    spec: EndpointSpec
     provider: BrowserProvider
     # Sessions being opened on it right now: counted before the first await, so runs opening at
     # the same moment spread instead of all seeing the same loads.
     opening: int = 0
     sessions: list[BrowserSession] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return self.spec.url
 
     @property
     def shown(self) -> str:
@@ -50,6 +61,17 @@ class PoolEndpoint:
     @property
     def healthy(self) -> bool:
         return self.provider.available is True
+
+    @property
+    def full(self) -> bool:
+        return bool(self.spec.capacity) and self.active_runs() >= self.spec.capacity
+
+    def described(self) -> BrowserDescription:
+        state = provider_state(self.provider, lost_until_started=True)
+        if state is BrowserState.READY and self.full:
+            state = BrowserState.BUSY
+        spec = self.spec
+        return BrowserDescription(spec.browser_id, spec.labels, state, self.active_runs(), spec.capacity, self.shown)
 
     def active_runs(self) -> int:
         """Sessions opening or open on its current browser; stopped ones and those of a browser it
@@ -60,13 +82,17 @@ class PoolEndpoint:
 
 
 class BrowserPool:
-    def __init__(self, endpoints: Sequence[str], *, retry_delays: Sequence[float] = RETRY_DELAYS) -> None:
+    def __init__(
+        self, endpoints: Sequence[str], *, retry_delays: Sequence[float] = RETRY_DELAYS, wait_limits: WaitLimits = WaitLimits()
+    ) -> None:
+        """`endpoints`: each a DevTools URL, optionally with id=, labels=, capacity= (endpoint_specs.py)."""
         if not endpoints:
             raise ValueError("a browser pool needs at least one endpoint")
         self.endpoints = [
-            PoolEndpoint(index, url, BrowserProvider(ws_endpoint=url, supervise=True, retry_delays=retry_delays))
-            for index, url in enumerate(endpoints)
+            PoolEndpoint(index, spec, BrowserProvider(ws_endpoint=spec.url, supervise=True, retry_delays=retry_delays))
+            for index, spec in enumerate(parse_endpoint_specs(list(endpoints)))
         ]
+        self.waiting: WaitingLine[PoolEndpoint] = WaitingLine(wait_limits, what="a browser", give_back=self._give_back)
         self._available: bool | None = None
         self._availability_listeners: list[Callable[[bool], None]] = []
         for endpoint in self.endpoints:
@@ -86,6 +112,8 @@ class BrowserPool:
             logging.INFO if available else logging.WARNING,
             "browser endpoint %s %s", endpoint.shown, "in the pool" if available else "out of the pool until it reconnects",
         )
+        if available:
+            self.waiting.offer()
         states = [e.provider.available for e in self.endpoints]
         pooled = True if True in states else (None if all(s is None for s in states) else False)
         if pooled is None or pooled == self._available:
@@ -108,35 +136,84 @@ class BrowserPool:
         errors = await asyncio.gather(*(start(e) for e in self.endpoints))
         return [(endpoint, error) for endpoint, error in zip(self.endpoints, errors) if error is not None]
 
-    def choose(self, tried: set[int]) -> PoolEndpoint | None:
-        """The endpoint a new session goes to: the healthy one with the fewest active sessions (the
-        earlier listed on a tie); when none is healthy, the next one not yet tried, in list order."""
-        untried = [e for e in self.endpoints if e.index not in tried]
+    def describe(self) -> list[BrowserDescription]:
+        return [endpoint.described() for endpoint in self.endpoints]
+
+    def choose(self, tried: set[int], candidates: list[PoolEndpoint] | None = None) -> PoolEndpoint | None:
+        """The endpoint a new session goes to: the healthy one with room and the fewest active
+        sessions (the earlier listed on a tie); when none is healthy, the next one not yet tried,
+        in list order. None also when every healthy one is full (the run then waits its turn)."""
+        untried = [e for e in (self.endpoints if candidates is None else candidates) if e.index not in tried]
         healthy = [e for e in untried if e.healthy]
         if healthy:
-            return min(healthy, key=lambda e: (e.active_runs(), e.index))
+            roomy = [e for e in healthy if not e.full]
+            return min(roomy, key=lambda e: (e.active_runs(), e.index)) if roomy else None
         return untried[0] if untried else None
 
+    def _candidates(self, pin: BrowserPin | None) -> list[PoolEndpoint]:
+        if not pin:
+            return self.endpoints
+        matching = [e for e in self.endpoints if pin.matches(e.spec.browser_id, e.spec.labels)]
+        if not matching:
+            known = ", ".join(f"{e.spec.browser_id} [{','.join(e.spec.labels)}]" for e in self.endpoints)
+            raise BrowserUnavailable(f"no browser of this server has {pin} (its browsers: {known}; see ListBrowsers)")
+        return matching
+
+    def _take_roomy(self, candidates: list[PoolEndpoint], tried: set[int]) -> PoolEndpoint | None:
+        """For a waiting run: a healthy endpoint with room, its slot held (counted as opening)."""
+        roomy = [e for e in candidates if e.index not in tried and e.healthy and not e.full]
+        if not roomy:
+            return None
+        endpoint = min(roomy, key=lambda e: (e.active_runs(), e.index))
+        endpoint.opening += 1
+        return endpoint
+
+    def _give_back(self, endpoint: PoolEndpoint) -> None:
+        endpoint.opening -= 1
+        self.waiting.offer()
+
     async def open_session(
-        self, run_dir: Path, *, session_id: str | None = None, network: NetworkPolicy | None = None, on_blocked: OnBlocked | None = None
+        self,
+        run_dir: Path,
+        *,
+        session_id: str | None = None,
+        network: NetworkPolicy | None = None,
+        on_blocked: OnBlocked | None = None,
+        pin: BrowserPin | None = None,
+        on_wait: Callable[[str], None] | None = None,
     ) -> BrowserSession:
-        """A fresh incognito session on the chosen endpoint (see `choose`); an endpoint that cannot
-        give one is passed over for the next. Raises the last `BrowserLaunchError` when none can."""
+        """A fresh incognito session on the chosen endpoint (see `choose`) among those matching
+        `pin`; an endpoint that cannot give one is passed over for the next. When every matching
+        healthy endpoint is full, waits its turn (`on_wait` hears it). Raises `BrowserUnavailable`
+        when none matches or the wait's bounds are met, else the last `BrowserLaunchError` when
+        none can give a session."""
+        candidates = self._candidates(pin)
         tried: set[int] = set()
         failures: list[str] = []
         last: BrowserLaunchError | None = None
-        while (endpoint := self.choose(tried)) is not None:
+        while True:
+            endpoint = self.choose(tried, candidates)
+            if endpoint is not None:
+                endpoint.opening += 1
+            elif any(e.healthy and e.index not in tried for e in candidates):
+                wanted = f"every browser{f' with {pin}' if pin else ''} is busy"
+                endpoint = await self.waiting.wait(lambda: self._take_roomy(candidates, tried), on_wait=on_wait or _unheard, detail=wanted)
+            else:
+                break
             tried.add(endpoint.index)
-            endpoint.opening += 1
             try:
                 session = await endpoint.provider.open_session(run_dir, session_id=session_id, network=network, on_blocked=on_blocked)
-            except BrowserLaunchError as error:
+            except BaseException as error:
+                self._give_back(endpoint)
+                if not isinstance(error, BrowserLaunchError):
+                    raise
                 last = error
                 failures.append(error.message)
                 continue
-            finally:
-                endpoint.opening -= 1
+            endpoint.opening -= 1  # now counted as an open session, with no await in between
             endpoint.sessions.append(session)
+            session.browser_id = endpoint.spec.browser_id
+            session.on_closed = self.waiting.offer  # its slot is free for the next waiting run
             return session
         if last is not None and len(self.endpoints) == 1:
             raise last  # one attached browser fails as it always has
@@ -149,3 +226,7 @@ class BrowserPool:
                 await endpoint.provider.close()
             except Exception:  # noqa: BLE001 - one dead endpoint must not keep the others attached
                 _log.exception("closing browser endpoint %s failed", endpoint.shown)
+
+
+def _unheard(detail: str) -> None:
+    """Nobody listens for the wait (a caller that did not ask to hear it)."""

@@ -34,7 +34,9 @@ from runtime.browser.session.browser_session import BrowserSession, open_session
 from runtime.browser.vocabulary.errors import BrowserLaunchError, LaunchErrorCode
 from runtime.browser.vocabulary.policy import SessionPolicy
 from runtime.browser.supply.dns_fence import require_dns_fence
+from runtime.browser.supply.endpoint_specs import LOCAL_BROWSER_ID, BrowserDescription, BrowserPin, BrowserState
 from runtime.browser.supply.udp_fence import require_udp_fence
+from runtime.browser.supply.waiting_line import BrowserUnavailable
 from runtime.policy import NetworkPolicy, OnBlocked
 
 _log = logging.getLogger(__name__)
@@ -86,6 +88,10 @@ class BrowserProvider:
         self._availability_listeners: list[Callable[[bool], None]] = []
         self._starting = starting
         self._reservation: ContextReservation | None = None
+        # Why the last attempt to start a browser failed (None once one started): ListBrowsers
+        # tells a fence refusal from a lost connection by it.
+        self.last_error: BrowserLaunchError | None = None
+        self._sessions: list[BrowserSession] = []
 
     @property
     def browser(self) -> Browser | None:
@@ -113,10 +119,12 @@ class BrowserProvider:
             if self._browser is None:
                 try:
                     self._browser = await self._open()
-                except BrowserLaunchError:
+                except BrowserLaunchError as error:
+                    self.last_error = error
                     self._set_available(False)
                     self._replace_soon()
                     raise
+                self.last_error = None
                 self._watch(self._browser)
             self._set_available(True)
             return self._browser
@@ -185,12 +193,38 @@ class BrowserProvider:
         for listener in self._availability_listeners:
             listener(available)
 
+    def active_runs(self) -> int:
+        """Sessions open on its current browser."""
+        self._sessions = [s for s in self._sessions if not s.stopped and s.browser is self._browser]
+        return len(self._sessions)
+
+    def describe(self) -> list[BrowserDescription]:
+        """The one browser it gives, as ListBrowsers shows it (a launched one has no limit of its own)."""
+        return [BrowserDescription(LOCAL_BROWSER_ID, (), provider_state(self), self.active_runs(), 0)]
+
     async def open_session(
-        self, run_dir: Path, *, session_id: str | None = None, network: NetworkPolicy | None = None, on_blocked: OnBlocked | None = None
+        self,
+        run_dir: Path,
+        *,
+        session_id: str | None = None,
+        network: NetworkPolicy | None = None,
+        on_blocked: OnBlocked | None = None,
+        pin: BrowserPin | None = None,
+        on_wait: Callable[[str], None] | None = None,
     ) -> BrowserSession:
         """A fresh incognito session whose artifacts go under `run_dir/artifacts`; with `network`,
         every request of its context is judged by that policy before it leaves the browser, and
-        `on_blocked` hears each refusal."""
+        `on_blocked` hears each refusal. Its one browser (id "local") never makes a run wait
+        (`on_wait` is for the pool's sake); a `pin` it does not match raises BrowserUnavailable."""
+        if pin and not pin.matches(LOCAL_BROWSER_ID, ()):
+            raise BrowserUnavailable(f"no browser of this server has {pin} (it has one browser, id {LOCAL_BROWSER_ID!r}, no labels)")
+        session = await self._open_session(run_dir, session_id, network, on_blocked)
+        self._sessions.append(session)
+        return session
+
+    async def _open_session(
+        self, run_dir: Path, session_id: str | None, network: NetworkPolicy | None, on_blocked: OnBlocked | None
+    ) -> BrowserSession:
         browser = await self.start()
         policy = SessionPolicy(network=network)
         reservation, self._reservation = self._reservation, None
@@ -243,3 +277,15 @@ async def _died(browser: Browser) -> bool:
     except asyncio.TimeoutError:
         return False
     return browser.crashed or browser.process_died
+
+
+def provider_state(provider: BrowserProvider, *, lost_until_started: bool = False) -> BrowserState:
+    """What ListBrowsers says of a provider's browser (before capacity: the pool adds `busy`). A
+    launched one not started yet is ready (it starts on the first run); an attached one is lost
+    until it connects."""
+    if provider.available is True or (provider.available is None and not lost_until_started):
+        return BrowserState.READY
+    error = provider.last_error
+    if error is not None and error.code in (LaunchErrorCode.UDP_NOT_FENCED, LaunchErrorCode.DNS_NOT_FENCED):
+        return BrowserState.REFUSED_BY_FENCE_PROBE
+    return BrowserState.LOST

@@ -363,7 +363,8 @@ class Tab:
         element = ResolvedElement(result["objectId"], {"ref": ref})
         if not await self.call_script_on(element, "isConnected"):
             raise stale
-        return element
+        # How the element could be found again without the snapshot (a frozen recipe's act).
+        return ResolvedElement(element.object_id, {"ref": ref, "chosen": await self.call_script_on(element, "refTarget")})
 
 
 def _script_value(reply: dict[str, Any]) -> Any:

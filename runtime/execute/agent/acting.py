@@ -102,7 +102,10 @@ async def _act(call: ToolCall, action: str, params: dict[str, Any], paths: list[
             response[key] = result.data[key]
     if opened:
         response["opened_tabs"] = opened
-    return ToolOutcome(True, response, f"{action} done, {'an effect' if effect else 'no effect'}: {seen[:120]}")
+    # A typed secret is kept as its marker, never its value (the run files redact it too).
+    kept = {**params, "text": call.ctx.secrets.redact(params["text"])} if "text" in params else params
+    performed = {"act": kept, "resolved": result.data.get("target"), "effect": effect}
+    return ToolOutcome(True, response, f"{action} done, {'an effect' if effect else 'no effect'}: {seen[:120]}", performed=performed)
 
 
 async def click(call: ToolCall) -> ToolOutcome:
@@ -193,7 +196,7 @@ async def wait(call: ToolCall) -> ToolOutcome:
     waited = await wait_for(call.ctx, params, timeout)
     if not waited.ok:
         return ToolOutcome.failed(waited.error or "timeout", waited.summary)
-    return ToolOutcome(True, {"ok": True}, waited.summary)
+    return ToolOutcome(True, {"ok": True}, waited.summary, performed={"wait": params})
 
 
 def _wait_params(call: ToolCall) -> dict[str, Any]:

@@ -223,7 +223,10 @@ class AgentToolCalls:
             assert judgement.blocker_kind is not None
             return ToolOutcome.failed(judgement.blocker_kind.value, f"{url} is refused: {judgement.reason}; stay on the allowed domains", judgement.blocker_kind)
         observation = await ctx.browser.open_and_prepare(self.state.id, url, self.timeout)
-        return await self._arrived(observation, f"opened {observation.url} (HTTP {observation.status})")
+        arrived = await self._arrived(observation, f"opened {observation.url} (HTTP {observation.status})")
+        if arrived.ok:
+            arrived.performed = {"navigate": url}
+        return arrived
 
     async def _navigate_back(self, arguments: dict[str, Any]) -> ToolOutcome:
         ctx = self.ctx
@@ -320,7 +323,8 @@ class AgentToolCalls:
         values = {name: (value[:FIELD_VALUE_CHARS] if isinstance(value, str) else value) for name, value in extracted.items()}
         missing = list(result.data.get("missing") or [])
         shown = ", ".join(f"{k}={str(v)[:40]!r}" for k, v in values.items())
-        return ToolOutcome(True, {"ok": True, "fields": values, "missing": missing}, f"extracted {shown}")
+        performed = {"extract": {"fields": {name: {**spec["target"], **({"attr": spec["attr"]} if "attr" in spec else {})} for name, spec in requested.items()}}}
+        return ToolOutcome(True, {"ok": True, "fields": values, "missing": missing}, f"extracted {shown}", performed=performed)
 
     async def _verify(self, arguments: dict[str, Any]) -> ToolOutcome:
         given = [k for k in ("text_includes", "title_includes", "url_matches", "element_visible") if arguments.get(k) is not None]

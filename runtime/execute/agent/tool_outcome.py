@@ -21,6 +21,9 @@ class ToolOutcome:
     error_code: str = ""
     # The fence refused where the call would have taken the tab (an URL, a link, a form's action).
     refused: BlockerKind | None = None
+    # What the call did, as a deterministic step can do it again (plan/learned_steps.py): the
+    # params of the act or wait it ran, with how each locator resolved; None for a read.
+    performed: dict[str, Any] | None = None
 
     @classmethod
     def failed(cls, code: str, message: str, refused: BlockerKind | None = None) -> ToolOutcome:

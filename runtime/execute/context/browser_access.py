@@ -67,6 +67,14 @@ class BrowserAccess:
         """The page state of the tab the running state acts in."""
         return self.tabs.page
 
+    async def follow_new_tab(self, since: str | None) -> None:
+        """The `sticky_tab` switch off (seed 004's rollback): a tab opened since `since` (the
+        newest tab before the state) becomes the primary tab, as an active tab would."""
+        newest = self.tabs.newest
+        if self.current is None or newest is None or newest == since or newest in self.tabs.closed or newest == self.tabs.primary:
+            return
+        await self.run_action("switch_tab", f"follow the new tab {newest} (sticky_tab off)", lambda s, a: s.switch_tab(newest, action_id=a, timeout_ms=5_000))
+
     @property
     def primary_tab_id(self) -> str:
         return self.current.primary_tab_id if self.current is not None else ""

@@ -20,7 +20,7 @@ from runtime.llm.errors import code_for_status
 from runtime.llm.vision import vision_on
 from runtime.outcomes import StopReason
 from runtime.plan.model import Plan
-from runtime.plan.state_kinds import AGENT
+from runtime.plan.state_kinds import AGENT, REPAIR
 from runtime.secrets import Secrets
 
 if TYPE_CHECKING:
@@ -52,11 +52,14 @@ class ModelAccess:
         self.secrets = secrets if secrets is not None else Secrets()
         agent_states = [s for s in plan.states if s.kind == AGENT]
         self.agent_states = [s.id for s in agent_states]
+        # A repair asks a model only when one is configured (`available`): without one, the step's
+        # failure stands as it would without `repair`, so preflight does not require it.
+        model_states = agent_states + [s for s in plan.states if s.kind == REPAIR]
         self.uses_model_detector = plan.intent_guard.get("detector") == "model"
         # Each agent state's model, as the recipe names it (None: VERITY_MODEL or the default).
-        self._choices = {s.id: _choice(s.params.get("model")) for s in agent_states}
+        self._choices = {s.id: _choice(s.params.get("model")) for s in model_states}
         # Each agent state's `agent.vision`, and whether its model is sent screenshots (`require`).
-        self._vision_settings = {s.id: str(s.params.get("vision") or "auto") for s in agent_states}
+        self._vision_settings = {s.id: str(s.params.get("vision") or "auto") for s in model_states}
         self.vision: dict[str, bool] = {}
         self.settings: dict[str, ModelSettings] = {}
         self.telemetry = telemetry
@@ -66,13 +69,8 @@ class ModelAccess:
         for state_id in self.agent_states:
             if state_id in self.settings:
                 continue
-            if self.driven is not None:
-                self.settings[state_id], self.vision[state_id] = self.driven.settings, False
-                continue
             try:
-                settings = ModelSettings.from_env(choice=self._choices[state_id])
-                self.vision[state_id] = vision_on(self._vision_settings[state_id], settings)
-                self.settings[state_id] = settings
+                self._settle(state_id)
             except LlmError as error:
                 choice = self._choices[state_id]
                 raise RunStopped(
@@ -81,11 +79,30 @@ class ModelAccess:
                     evidence={"llm_error": error.code.value, "agent_states": self.agent_states},
                 ) from None
 
+    def _settle(self, state_id: str) -> None:
+        if self.driven is not None:  # a model a client drives (MCP): its settings, no pictures
+            self.settings[state_id], self.vision[state_id] = self.driven.settings, False
+            return
+        settings = ModelSettings.from_env(choice=self._choices[state_id])
+        self.vision[state_id] = vision_on(self._vision_settings[state_id], settings)
+        self.settings[state_id] = settings
+
+    def available(self, state_id: str) -> bool:
+        """Whether a model is configured for a state that may go without one (a repair)."""
+        if state_id not in self.settings:
+            try:
+                self._settle(state_id)
+            except LlmError:
+                return False
+        return True
+
     def gateway(self, state_id: str) -> LlmGateway:
-        """A gateway for one agent state, on the model it names. Close it after use."""
+        """A gateway for one agent (or repair) state, on the model it names. Close it after use."""
         from runtime.llm import LlmGateway
 
         self.require()
+        if state_id not in self.settings:
+            self._settle(state_id)
         client = self.driven.client if self.driven is not None else None
         return LlmGateway(self.settings[state_id], self.telemetry, redact=self.secrets.redact, client=client)
 

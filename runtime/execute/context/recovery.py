@@ -1,5 +1,6 @@
-"""What the run knows about getting unstuck: the latest blocker, the replans used, and the plan
-repairs written to plans.json (seed 001's failure summary and search ladder)."""
+"""What the run knows about getting unstuck: the latest blocker, the replans used, the plan
+repairs written to plans.json (seed 001's failure summary and search ladder), and the latest
+failed step, which a step's `repair` takes over."""
 
 from __future__ import annotations
 
@@ -23,6 +24,18 @@ class Blocker:
     evidence: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class FailedStep:
+    """The latest state that failed, as its repair reads it (states/repair.py)."""
+
+    state_id: str
+    kind: str
+    outcome: str
+    summary: str
+    blocker_kind: BlockerKind | None
+    evidence: dict[str, Any]
+
+
 @dataclass
 class Recovery:
     max_replans: int
@@ -32,6 +45,7 @@ class Recovery:
     query_cursor: int = 0
     plan_repairs: list[dict[str, Any]] = field(default_factory=list)
     last_failure_summary: str = ""
+    failed_step: FailedStep | None = None
 
     @property
     def blocker_kind(self) -> BlockerKind | None:

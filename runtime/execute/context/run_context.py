@@ -19,6 +19,7 @@ one job:
     login      how the plan logs in, judged once from the plan (judges/login_intent.py), or None
     storage_state   the recipe's storage-state files and the state to save (record/storage_state.py), or None
     uploads    the files the recipe lets the run upload, by name (plan/order.py)
+    switches   the strategies rolled back for this run (plan/switches.py)
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from runtime.guard import IntentGuard, NoProgressDetector
 from runtime.outcomes import BlockerKind, StopReason
 from runtime.plan.model import Plan, State
 from runtime.plan.order import UploadFiles
+from runtime.plan.switches import RunSwitches
 from runtime.secrets import Secrets
 
 if TYPE_CHECKING:
@@ -145,6 +147,7 @@ class RunContext:
     login: LoginMeans | None = None
     storage_state: StorageStateKeeper | None = None
     uploads: UploadFiles = field(default_factory=UploadFiles)
+    switches: RunSwitches = field(default_factory=RunSwitches)
 
     @classmethod
     def create(
@@ -159,12 +162,14 @@ class RunContext:
         approvals: ApprovalDesk,
         open_session: SessionOpener,
         private_network_override: bool | None = None,
+        switches: RunSwitches | None = None,
         driven_model: DrivenModel | None = None,
     ) -> RunContext:
         guard = IntentGuard.from_plan(plan)
         action_ids = ActionIds(run_id)
         recorder = StepRecorder(events, files, spans)
         run_values = RunValues(values)
+        switches = switches or RunSwitches.of(plan.switches)
         return cls(
             plan=plan,
             values=run_values,
@@ -172,7 +177,7 @@ class RunContext:
             spans=spans,
             files=files,
             guard=guard,
-            progress=NoProgressDetector(plan.limits.no_progress_window),
+            progress=NoProgressDetector(plan.limits.no_progress_window, enabled=switches.no_progress),
             tools=ToolGate(plan.tools, guard, events, approvals, action_ids),
             browser=BrowserAccess(open_session, events, action_ids, recorder),
             network=RunNetwork.for_run(plan, run_values, events, private_network_override=private_network_override),
@@ -181,6 +186,7 @@ class RunContext:
             recovery=Recovery(plan.limits.max_replans),
             budget=StepBudget(plan.limits.max_steps),
             login=login_means(plan),
+            switches=switches,
         )
 
     @property

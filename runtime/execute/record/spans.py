@@ -222,6 +222,12 @@ class RunSpans:
             span.set_status(Status(StatusCode.ERROR, stop_reason.value if stop_reason else outcome))
         self._close(span)
 
+    def note_repair(self, span: Span, trigger: str, attempts: int, repaired: bool) -> None:
+        """A repair state's span says what it repaired, in how many attempts, and whether it held."""
+        span.set_attribute(attr.REPAIR_TRIGGER, trigger)
+        span.set_attribute(attr.REPAIR_ATTEMPTS, attempts)
+        span.set_attribute(attr.REPAIR_REPAIRED, repaired)
+
     def start_turn(self, state_id: str, number: int) -> Span:
         return self._start("verity.agent.turn", SpanKind.INTERNAL, {attr.STATE_ID: state_id, attr.AGENT_TURN: number})
 

@@ -26,6 +26,7 @@ from runtime.execute.states.navigate import navigate
 from runtime.execute.states.observe import observe
 from runtime.execute.states.output import validate_output
 from runtime.execute.states.preflight import preflight
+from runtime.execute.states.repair import repair
 from runtime.execute.states.replan import replan_search
 from runtime.execute.states.set_values import set_values
 from runtime.execute.states.switch_tab import switch_tab
@@ -49,6 +50,7 @@ from runtime.plan.state_kinds import (
     OBSERVE,
     OUTPUT,
     PREFLIGHT,
+    REPAIR,
     REPLAN,
     SET,
     SWITCH_TAB,
@@ -67,6 +69,7 @@ HANDLERS: dict[str, StateHandler] = {
     TARGET_CHECK: validate,
     EVALUATION: agent_evaluate,
     REPLAN: replan_search,
+    REPAIR: repair,
     ACT: act,
     WAIT: wait,
     EXTRACT: extract,

@@ -89,7 +89,13 @@ async def act(ctx: RunContext, state: State) -> StepResult:
         evidence["uploaded"] = acted.data["uploaded"]
     if "already" in acted.data:  # a check or uncheck: whether the box was in that state already
         evidence["already"] = acted.data["already"]
-    if all(c["passed"] for c in checks):
+    # The `verify` switch (seed 004 section 6): an act of a kind named lenient counts once its
+    # gesture ran, without an effect of its own; an explicit expectation is still judged.
+    lenient = baseline is None and action_name in ctx.switches.lenient_acts and not all(c["passed"] for c in checks)
+    if lenient:
+        evidence["verify"] = "lenient"
+        described = f"{described} (verify lenient for {action_name}: no effect of its own required)"
+    if all(c["passed"] for c in checks) or lenient:
         # The act's effect may be a new document: it is validated before the run goes on with it.
         landed = await current_document(ctx, state.id, timeout, judge_changes=False)
         if landed.blocked is not None:

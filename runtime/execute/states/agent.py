@@ -60,9 +60,12 @@ class Turn:
     summary: str = ""
     error_code: str = ""
     usage: LlmUsage = field(default_factory=LlmUsage)
+    performed: dict[str, Any] | None = None
 
     def record(self) -> dict[str, Any]:
+        kept = {"performed": self.performed} if self.performed is not None else {}
         return {
+            **kept,
             "turn": self.number,
             "thinking": self.text[:THINKING_CHARS],
             "tool": self.tool,
@@ -78,8 +81,11 @@ class Turn:
 class AgentLoop:
     """One execution of one agent state. `await AgentLoop(ctx, state, gateway).run()`."""
 
-    def __init__(self, ctx: RunContext, state: State, gateway: LlmGateway) -> None:
+    def __init__(self, ctx: RunContext, state: State, gateway: LlmGateway, briefing: str = "") -> None:
         self.ctx = ctx
+        # Facts the step's task is given with, as written (never filled: a repair's failure
+        # evidence may hold braces); states/repair.py briefs its agent on the failed step.
+        self.briefing = briefing
         self.state = state
         self.gateway = gateway
         params = state.params
@@ -138,6 +144,7 @@ class AgentLoop:
                 self.conversation.append(ChatMessage.tool_result(call, outcome.response))
                 changed = {True: "; the page changed", False: "; the page did not change"}.get(outcome.response.get("page_changed"), "")
                 turn.outcome, turn.ok, turn.error_code = ("ok" if outcome.ok else "error"), outcome.ok, outcome.error_code
+                turn.performed = outcome.performed
                 turn.summary = f"{describe_call(call.name, turn.arguments)[:120]} -> {outcome.summary}{changed}"
             finally:
                 self._finish_turn(turn, span, began)
@@ -174,8 +181,9 @@ class AgentLoop:
     def _opening(self) -> str:
         # The model reads the conditions as the judge will check them: placeholders filled.
         conditions = "\n".join(f"- {describe_condition(filled_condition(self.ctx.values, c))}" for c in self.done_when)
+        briefing = f"{self.briefing}\n\n" if self.briefing else ""
         return (
-            f"Task: {self.task}\n\n"
+            f"Task: {self.task}\n\n{briefing}"
             f"This step counts as done only if, when you call close, all of these hold:\n{conditions}\n\n"
             f"You have at most {self.max_turns} turns, one tool call each."
             f"{self._secret_note()}"

@@ -7,7 +7,9 @@ import binascii
 import hashlib
 import json
 import os
+from dataclasses import replace
 from collections.abc import AsyncIterator, Iterable
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -18,12 +20,14 @@ from runtime.plan.order import prepare_run
 from runtime.recipe import RecipeInvalid
 from runtime.service.api.proto_mapping import (
     artifact_to_proto,
+    browser_to_proto,
     confirmation_to_proto,
     enum_from_proto,
     event_to_proto,
     run_info_to_proto,
 )
 from runtime.service.api.rich_errors import load_or_report, recipe_invalid, reports_errors
+from runtime.service.config.webhook_settings import on_allowlist, webhook_url_problem
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
@@ -33,7 +37,7 @@ from runtime.service.runs.live_run import LiveRun
 from runtime.service.runs.recipe_catalog import RecipeCatalog, RecipeRequest
 from runtime.service.runs.sent_recipes import SERVER_ENV_PREFIX
 from runtime.service.runs.supervisor import RunSupervisor, StartedBefore
-from runtime.store import RunCursor, RunFilter
+from runtime.store import ArtifactRecord, RunCursor, RunFilter
 from runtime.store.run_keys import RunKey
 
 DEFAULT_PAGE_SIZE = 50
@@ -93,6 +97,11 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
             run=run_info_to_proto(record, self._max_record_bytes),
             pending_confirmations=[confirmation_to_proto(c) for c in pending],
         )
+        figures = await self._supervisor.verdict_figures(record)
+        if figures is not None:
+            response.verdict_figures.update(figures)  # JSON values, as verdict.json holds them
+            if response.ByteSize() > self._max_response_bytes // 2:
+                response.ClearField("verdict_figures")  # GetRunFile serves verdict.json whole
         size = response.ByteSize()
         for index, artifact in enumerate(artifacts):
             message = artifact_to_proto(artifact)
@@ -110,16 +119,32 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
         _require("run_id", request.run_id)
         _require("artifact_id", request.artifact_id)
         record, source = await self._supervisor.artifact(request.run_id, request.artifact_id)
-        size = chunk_size(request.chunk_bytes, self._max_response_bytes)
+        async for message in self._artifact_messages(record, source, request.chunk_bytes, agent_pb.GetArtifactResponse):
+            yield message
+
+    async def _artifact_messages(self, record: ArtifactRecord, source: Path | bytes, chunk_bytes: int, response: Any) -> AsyncIterator[Any]:
+        """`response` messages (GetArtifactResponse, GetRunFileResponse: one shape) carrying the
+        bytes in chunks, the first one describing them."""
+        size = chunk_size(chunk_bytes, self._max_response_bytes)
         first = True
         async for offset, data in read_chunks(source, record, size):
-            message = agent_pb.GetArtifactResponse(offset=offset, data=data)
+            message = response(offset=offset, data=data)
             if first:
                 message.artifact.CopyFrom(artifact_to_proto(record))
                 first = False
             yield message
         if first:  # an empty artifact still tells the client what it is
-            yield agent_pb.GetArtifactResponse(artifact=artifact_to_proto(record))
+            yield response(artifact=artifact_to_proto(record))
+
+    @reports_errors
+    async def GetRunFile(
+        self, request: agent_pb.GetRunFileRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[agent_pb.GetRunFileResponse]:
+        _require("run_id", request.run_id)
+        _require("name", request.name)
+        record, path = await self._supervisor.run_file(request.run_id, request.name)
+        async for message in self._artifact_messages(record, path, request.chunk_bytes, agent_pb.GetRunFileResponse):
+            yield message
 
     @reports_errors
     async def ListRuns(self, request: agent_pb.ListRunsRequest, context: grpc.aio.ServicerContext) -> agent_pb.ListRunsResponse:
@@ -148,6 +173,11 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
             response.next_page_token = encode_page_token(RunCursor(last.created_ns, last.run_id))
         return response
 
+    @reports_errors
+    async def ListBrowsers(self, request: agent_pb.ListBrowsersRequest, context: grpc.aio.ServicerContext) -> agent_pb.ListBrowsersResponse:
+        browsers, waiting = self._supervisor.browsers()
+        return agent_pb.ListBrowsersResponse(browsers=[browser_to_proto(b) for b in browsers], runs_waiting=waiting)
+
     async def _start(self, request: agent_pb.StartRunRequest | agent_pb.RunRequest) -> LiveRun | StartedBefore:
         key = self._run_key(request)
         # A retry is answered before anything else is checked: the run exists whatever the server's
@@ -164,6 +194,7 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
             )
         except RecipeInvalid as error:
             raise recipe_invalid(error, "the run inputs") from None
+        order = replace(order, browser_id=request.options.browser_id, browser_label=request.options.browser_label)
         timeout_seconds: float | None = None
         if request.options.HasField("timeout"):
             timeout_seconds = request.options.timeout.ToTimedelta().total_seconds()
@@ -175,7 +206,21 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
             timeout_seconds=timeout_seconds,
             source=RecipeRequest(request.WhichOneof("recipe"), request.recipe_yaml, request.recipe_name),
             key=key,
+            webhook_url=self._run_webhook(request.options.webhook_url),
         )
+
+    def _run_webhook(self, url: str) -> str | None:
+        """A run's own webhook URL, when the operator's allowlist has it (and the policy would)."""
+        if not url:
+            return None
+        webhooks = self._supervisor.webhooks
+        if webhooks is None or not webhooks.settings.allowed_urls:
+            raise InvalidRequest("options.webhook_url", "this server lets no run name a webhook (its webhook_allowed_urls is empty)")
+        if not on_allowlist(url, webhooks.settings.allowed_urls):
+            raise InvalidRequest("options.webhook_url", "is not on the server's webhook_allowed_urls; ask its operator to add it")
+        if problem := webhook_url_problem(url, webhooks.settings.allow_private_network):
+            raise InvalidRequest("options.webhook_url", problem)
+        return url
 
     def _run_key(self, request: agent_pb.StartRunRequest | agent_pb.RunRequest) -> RunKey | None:
         key = request.idempotency_key

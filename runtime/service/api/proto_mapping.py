@@ -15,6 +15,7 @@ from google.protobuf import struct_pb2, timestamp_pb2
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
+from runtime.browser.supply.endpoint_specs import BrowserDescription
 from runtime.events import AgentState, Event
 from runtime.events.model import PAYLOAD_TYPES, field_names
 from runtime.outcomes import BlockerKind, StopReason, TaskState
@@ -230,10 +231,22 @@ def _run_info(run: RunRecord, value_bytes: int) -> agent_pb.RunInfo:
         update_time=timestamp_from_ns(run.updated_ns),
         last_seq=run.last_seq,
         earliest_seq=run.earliest_seq,
+        browser_id=run.browser_id,
     )
     if run.ended_ns is not None:
         info.end_time.CopyFrom(timestamp_from_ns(run.ended_ns))
     return info
+
+
+def browser_to_proto(browser: BrowserDescription) -> agent_pb.BrowserInfo:
+    return agent_pb.BrowserInfo(
+        browser_id=browser.browser_id,
+        labels=browser.labels,
+        state=agent_pb.BrowserState.Value(f"BROWSER_STATE_{browser.state.name}"),
+        active_runs=browser.active_runs,
+        capacity=browser.capacity,
+        endpoint=browser.endpoint,
+    )
 
 
 def artifact_to_proto(artifact: ArtifactRecord) -> agent_pb.ArtifactInfo:

@@ -36,6 +36,8 @@ from runtime.service.runs.errors import (
     ReplicaFailed,
     ReplicaUnavailable,
     RunError,
+    RunFileMissing,
+    RunFilesNotReady,
     RunLimitReached,
     RunNotFound,
     ServerShuttingDown,
@@ -68,6 +70,8 @@ STATUS_OF_RUN_ERROR: dict[type[RunError], grpc.StatusCode] = {
     ArtifactOutsideRun: grpc.StatusCode.PERMISSION_DENIED,
     ArtifactMissing: grpc.StatusCode.DATA_LOSS,
     ArtifactChanged: grpc.StatusCode.DATA_LOSS,
+    RunFileMissing: grpc.StatusCode.NOT_FOUND,
+    RunFilesNotReady: grpc.StatusCode.FAILED_PRECONDITION,
 }
 # The API's name for what an error's `resource` names (google.rpc.ResourceInfo).
 RESOURCE_TYPE_OF_RUN_ERROR: dict[type[RunError], str] = {
@@ -75,6 +79,7 @@ RESOURCE_TYPE_OF_RUN_ERROR: dict[type[RunError], str] = {
     IdempotencyKeyReused: "verity.v1.Run",
     RecipeNotFound: "verity.v1.Recipe",
     ArtifactNotFound: "verity.v1.Artifact",
+    RunFileMissing: "verity.v1.RunFile",
 }
 
 

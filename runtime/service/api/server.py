@@ -18,6 +18,7 @@ from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from runtime.browser import LaunchErrorCode, LaunchOptions
 from runtime.browser.launch.chromium_process import reap_stale_profiles
 from runtime.execute import BrowserProvider
+from runtime.policy.upstream import Resolver, system_resolver
 from runtime.browser.supply.browser_pool import BrowserPool
 from runtime.browser.supply.provider import retry_delays_up_to
 from runtime.service.api.agent_service import AgentServicer
@@ -31,6 +32,7 @@ from runtime.service.runs.recipe_catalog import RecipeCatalog
 from runtime.service.runs.hosting import SupervisorLimits
 from runtime.service.runs.supervisor import RunSupervisor
 from runtime.service.runs.tracing import RunTracer
+from runtime.service.runs.webhooks import WebhookDeliveries
 from runtime.store import BufferedRunStore, StoreError, StoreWriteError
 from runtime.store.location import PostgresUrl
 from runtime.store.opening import open_run_store
@@ -48,9 +50,16 @@ class VerityServer:
     """Build with a config, `await start()`, and `await stop()` for a graceful shutdown."""
 
     def __init__(
-        self, config: ServerConfig, *, span_processors: tuple[SpanProcessor, ...] = (), browser: Any = None
+        self,
+        config: ServerConfig,
+        *,
+        span_processors: tuple[SpanProcessor, ...] = (),
+        browser: Any = None,
+        resolver: Resolver = system_resolver,
     ) -> None:
+        """`resolver`: how webhook deliveries look names up (tests answer names on loopback)."""
         config.validate()
+        self._resolver = resolver
         self.config = config
         self._span_processors = span_processors
         # One Chromium per server, launched on the first run and replaced when it dies; each run
@@ -61,7 +70,9 @@ class VerityServer:
         if browser is not None:
             self._browser = browser
         elif config.browser_ws_endpoints:
-            self._browser = BrowserPool(config.browser_ws_endpoints, retry_delays=retry_delays_up_to(config.browser_retry_max_seconds))
+            self._browser = BrowserPool(
+                config.browser_ws_endpoints, retry_delays=retry_delays_up_to(config.browser_retry_max_seconds), wait_limits=config.wait_limits
+            )
         else:
             self._browser = BrowserProvider(
                 launch_options=LaunchOptions(profiles_dir=self.browser_profiles),
@@ -161,6 +172,8 @@ class VerityServer:
         self._store = BufferedRunStore(run_store, flush_interval=config.store_flush_interval_seconds)
         self.catalog = RecipeCatalog(config.recipes_dir, registry_root=config.tool_registry_root)
         self.supervisor = await self._open_supervisor(self._store, self._tracer, self.catalog)
+        if (webhooks := config.webhook_settings()) is not None:
+            self.supervisor.webhooks = WebhookDeliveries(webhooks, resolver=self._resolver)
         await self.supervisor.interrupt_stored_in_flight()
         return self.catalog
 
@@ -173,6 +186,7 @@ class VerityServer:
             retain_events_per_run=config.retain_events_per_run,
             max_message_bytes=config.max_message_bytes,
             allow_private_network=config.allow_private_network,
+            waiting=config.wait_limits,
             idempotency_retention_seconds=config.idempotency_retention_seconds,
         )
         if not isinstance(config.store_path, PostgresUrl):

@@ -2,8 +2,9 @@
 file (`--browser-ws-file FILE`, or the config file's browser_ws / browser_ws_file), checked at
 start-up with the place of each bad one.
 
-An endpoints file holds one URL per line; `#` starts a comment (whole-line or after the URL), and
-blank lines are skipped.
+An endpoints file holds one endpoint per line: its URL, then `id=`, `labels=` and `capacity=` if
+wanted (runtime/browser/supply/endpoint_specs.py); `#` starts a comment (whole-line or after the
+endpoint), and blank lines are skipped.
 """
 
 from __future__ import annotations
@@ -11,21 +12,29 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from runtime.browser.launch.endpoints import endpoint_problem, redact_endpoint
+from runtime.browser.launch.endpoints import redact_endpoint
+from runtime.browser.supply.endpoint_specs import parse_endpoint_spec
 from runtime.service.config.errors import ServiceConfigError
 
 
 def checked_endpoints(located: Iterable[tuple[str, str]]) -> tuple[str, ...]:
-    """The URLs of (place, url) pairs, in order; a bad or repeated one is refused naming its place
-    (`FILE:LINE`, `--browser-ws`) and the URL with its secrets redacted."""
-    seen: dict[str, str] = {}
-    for where, url in located:
-        if problem := endpoint_problem(url):
-            raise ServiceConfigError(f"{where}: {redact_endpoint(url)}: {problem}")
-        if url in seen:
-            raise ServiceConfigError(f"{where}: {redact_endpoint(url)} is already listed at {seen[url]}")
-        seen[url] = where
-    return tuple(seen)
+    """The endpoints of (place, endpoint) pairs, in order; a bad one, or one repeating a URL or an
+    id, is refused naming its place (`FILE:LINE`, `--browser-ws`), any URL with its secrets redacted."""
+    urls: dict[str, str] = {}
+    ids: dict[str, str] = {}
+    endpoints: list[str] = []
+    for index, (where, text) in enumerate(located):
+        try:
+            spec = parse_endpoint_spec(text, index)
+        except ValueError as error:
+            raise ServiceConfigError(f"{where}: {error}") from None
+        if spec.url in urls:
+            raise ServiceConfigError(f"{where}: {redact_endpoint(spec.url)} is already listed at {urls[spec.url]}")
+        if spec.browser_id in ids:
+            raise ServiceConfigError(f"{where}: the id {spec.browser_id} is already given at {ids[spec.browser_id]}")
+        urls[spec.url], ids[spec.browser_id] = where, where
+        endpoints.append(" ".join(text.split()))
+    return tuple(endpoints)
 
 
 def read_endpoints_file(path: Path) -> list[tuple[str, str]]:

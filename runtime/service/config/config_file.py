@@ -28,6 +28,8 @@ CONFIG_KEYS: dict[str, tuple[str, type]] = {
     "lease_seconds": ("lease_seconds", float),
     "replica_poll_seconds": ("replica_poll_seconds", float),
     "browser_retry_max_seconds": ("browser_retry_max_seconds", float),
+    "browser_queue_length": ("browser_queue_length", int),
+    "browser_wait_seconds": ("browser_wait_seconds", float),
     "store_busy_timeout_seconds": ("store_busy_timeout_seconds", float),
     "store_synchronous": ("store_synchronous", str),
     "allow_private_network": ("allow_private_network", bool),
@@ -38,16 +40,24 @@ CONFIG_KEYS: dict[str, tuple[str, type]] = {
     # A DevTools URL or a list of them, and a file of them; both add to one pool.
     "browser_ws": ("browser_ws_endpoints", list),
     "browser_ws_file": ("browser_ws_endpoints", Path),
+    "webhook_url": ("webhook_url", str),
+    "webhook_allowed_urls": ("webhook_allowed_urls", list),
+    # The secret only from a file (or VERITY_WEBHOOK_SECRET): a config file is often shared.
+    "webhook_secret_file": ("webhook_secret", Path),
+    "webhook_allow_private_network": ("webhook_allow_private_network", bool),
+    "webhook_attempts": ("webhook_attempts", int),
+    "webhook_backoff_seconds": ("webhook_backoff_seconds", float),
+    "webhook_timeout_seconds": ("webhook_timeout_seconds", float),
 }
 
 
-def read_token_file(path: Path) -> str:
+def read_token_file(path: Path, what: str = "token file") -> str:
     try:
         token = path.read_text(encoding="utf-8").strip()
     except OSError as error:
-        raise ServiceConfigError(f"{path}: cannot read the token file: {error.strerror or error}") from None
+        raise ServiceConfigError(f"{path}: cannot read the {what}: {error.strerror or error}") from None
     if not token:
-        raise ServiceConfigError(f"{path}: the token file is empty")
+        raise ServiceConfigError(f"{path}: the {what} is empty")
     return token
 
 
@@ -87,6 +97,11 @@ def load_config_file(path: Path) -> dict[str, Any]:
                 at = doc.position((key,) if isinstance(value, str) else (key, index))
                 endpoints.append((f"{path}:{at[0]}:{at[1]}", url))
             continue
+        if key == "webhook_allowed_urls":
+            if not isinstance(value, list) or not all(isinstance(url, str) for url in value):
+                raise ServiceConfigError(f"{where}: webhook_allowed_urls must be a list of URLs")
+            values[field] = tuple(value)
+            continue
         if expected is Path:
             if not isinstance(value, str) or not value:
                 raise ServiceConfigError(f"{where}: {key} must be a path")
@@ -99,7 +114,12 @@ def load_config_file(path: Path) -> dict[str, Any]:
             if key == "browser_ws_file":
                 endpoints.extend(read_endpoints_file(resolved))
                 continue
-            values[field] = read_token_file(resolved) if key == "token_file" else resolved
+            if key == "token_file":
+                values[field] = read_token_file(resolved)
+            elif key == "webhook_secret_file":
+                values[field] = read_token_file(resolved, "webhook secret file")
+            else:
+                values[field] = resolved
         elif expected is float and isinstance(value, (int, float)) and not isinstance(value, bool):
             values[field] = float(value)
         elif expected is bool:

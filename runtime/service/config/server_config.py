@@ -5,11 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runtime.browser.launch.endpoints import endpoint_problem, redact_endpoint
+from runtime.browser.supply.endpoint_specs import parse_endpoint_specs
 from runtime.browser.supply.provider import DEFAULT_RETRY_MAX_SECONDS
+from runtime.browser.supply.waiting_line import DEFAULT_QUEUE_LENGTH, DEFAULT_WAIT_SECONDS, WaitLimits
 from runtime.service.config.bind_safety import check_bind_is_safe
 from runtime.service.config.errors import ServiceConfigError
 from runtime.service.config.tls_files import check_server_tls_files
+from runtime.service.config.webhook_settings import (
+    MAX_ATTEMPTS,
+    WebhookSettings,
+    allowed_url_problem,
+    parse_webhook_secret,
+    webhook_url_problem,
+)
 from runtime.store.location import StoreLocation, store_location_problem
 
 STORE_SYNCHRONOUS_MODES = ("normal", "full")
@@ -64,10 +72,43 @@ class ServerConfig:
     # The longest wait between attempts to get back a browser that died or an endpoint that
     # dropped (the waits double from 0.5 s up to it): how soon a recovered browser serves again.
     browser_retry_max_seconds: float = DEFAULT_RETRY_MAX_SECONDS
+    # Runs that find no suitable browser free, or the server at max_concurrent_runs, wait in
+    # `waiting_for_browser_selection`: at most this many at once, each at most this long.
+    browser_queue_length: int = DEFAULT_QUEUE_LENGTH
+    browser_wait_seconds: float = DEFAULT_WAIT_SECONDS
+
+    @property
+    def wait_limits(self) -> WaitLimits:
+        return WaitLimits(queue_length=self.browser_queue_length, wait_seconds=self.browser_wait_seconds)
+
+    # Webhooks (runtime/service/runs/webhooks.py): the URL every run's terminal state goes to, the
+    # URLs a run option may name instead, and the "whsec_<base64>" secret that signs them
+    # (repr=False: never in logs).
+    webhook_url: str | None = None
+    webhook_allowed_urls: tuple[str, ...] = ()
+    webhook_secret: str | None = field(default=None, repr=False)
+    webhook_allow_private_network: bool = False
+    webhook_attempts: int = 6
+    webhook_backoff_seconds: float = 5.0
+    webhook_timeout_seconds: float = 10.0
 
     @property
     def uses_tls(self) -> bool:
         return self.tls_cert is not None and self.tls_key is not None
+
+    def webhook_settings(self) -> WebhookSettings | None:
+        """The webhook settings, or None when the server delivers none (call validate() first)."""
+        if self.webhook_secret is None or (self.webhook_url is None and not self.webhook_allowed_urls):
+            return None
+        return WebhookSettings(
+            secret=parse_webhook_secret(self.webhook_secret),
+            url=self.webhook_url,
+            allowed_urls=self.webhook_allowed_urls,
+            allow_private_network=self.webhook_allow_private_network,
+            attempts=self.webhook_attempts,
+            backoff_seconds=self.webhook_backoff_seconds,
+            timeout_seconds=self.webhook_timeout_seconds,
+        )
 
     def validate(self) -> None:
         if problem := store_location_problem(self.store_path):
@@ -106,8 +147,35 @@ class ServerConfig:
             raise ServiceConfigError(f"idempotency_retention_seconds must be more than 0, got {self.idempotency_retention_seconds}")
         if self.shutdown_grace_seconds < 0:
             raise ServiceConfigError(f"shutdown_grace_seconds must be 0 or more, got {self.shutdown_grace_seconds}")
-        for endpoint in self.browser_ws_endpoints:
-            if problem := endpoint_problem(endpoint):
-                raise ServiceConfigError(f"--browser-ws {redact_endpoint(endpoint)}: {problem}")
-        if len(set(self.browser_ws_endpoints)) != len(self.browser_ws_endpoints):
-            raise ServiceConfigError("--browser-ws: an endpoint is listed twice")
+        if self.browser_queue_length < 0:
+            raise ServiceConfigError(f"browser_queue_length must be 0 or more, got {self.browser_queue_length}")
+        if not self.browser_wait_seconds > 0:
+            raise ServiceConfigError(f"browser_wait_seconds must be more than 0, got {self.browser_wait_seconds}")
+        self._validate_webhooks()
+        try:
+            parse_endpoint_specs(self.browser_ws_endpoints)
+        except ValueError as error:
+            raise ServiceConfigError(f"--browser-ws {error}") from None
+
+    def _validate_webhooks(self) -> None:
+        wanted = self.webhook_url is not None or bool(self.webhook_allowed_urls)
+        if wanted and self.webhook_secret is None:
+            raise ServiceConfigError(
+                "webhooks need a secret to sign them: webhook_secret_file, --webhook-secret-file or VERITY_WEBHOOK_SECRET (whsec_ and a base64 key)"
+            )
+        if self.webhook_secret is not None:
+            try:
+                parse_webhook_secret(self.webhook_secret)
+            except ValueError as error:
+                raise ServiceConfigError(str(error)) from None
+        if self.webhook_url is not None and (problem := webhook_url_problem(self.webhook_url, self.webhook_allow_private_network)):
+            raise ServiceConfigError(f"webhook_url: {problem}")
+        for entry in self.webhook_allowed_urls:
+            if problem := allowed_url_problem(entry) or webhook_url_problem(entry, self.webhook_allow_private_network):
+                raise ServiceConfigError(f"webhook_allowed_urls: {problem}")
+        if not 1 <= self.webhook_attempts <= MAX_ATTEMPTS:
+            raise ServiceConfigError(f"webhook_attempts must be 1 to {MAX_ATTEMPTS}, got {self.webhook_attempts}")
+        if self.webhook_backoff_seconds < 0:
+            raise ServiceConfigError(f"webhook_backoff_seconds must be 0 or more, got {self.webhook_backoff_seconds}")
+        if self.webhook_timeout_seconds <= 0:
+            raise ServiceConfigError(f"webhook_timeout_seconds must be more than 0, got {self.webhook_timeout_seconds}")

@@ -25,7 +25,7 @@ import socket
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -158,11 +158,13 @@ class ReplicaSupervisor(RunSupervisor):
         existing: RunRecord | None = None,
         key: RunKey | None = None,
         driven_model: Any = None,
+        webhook_url: str | None = None,
     ) -> Any:
         if existing is not None or source is None:
             # A run without a request to load it from (verity mcp's) runs here, never queued.
             return await super().start(
-                order, raw_inputs=raw_inputs, timeout_seconds=timeout_seconds, existing=existing, key=key, driven_model=driven_model
+                order, raw_inputs=raw_inputs, timeout_seconds=timeout_seconds, existing=existing, key=key,
+                driven_model=driven_model, webhook_url=webhook_url,
             )
         if not self._accepting:
             raise ServerShuttingDown()
@@ -190,6 +192,8 @@ class ReplicaSupervisor(RunSupervisor):
             "raw_inputs": raw_inputs,
             "labels": dict(labels or {}),
             "timeout_seconds": timeout_seconds,
+            "browser": {"id": order.browser_id, "label": order.browser_label},
+            "webhook_url": webhook_url,
         }
         holder = await self.database.queue_run(record, request, key)
         if holder is not None:
@@ -241,12 +245,16 @@ class ReplicaSupervisor(RunSupervisor):
                 environ=os.environ,
                 env_prefix=SERVER_ENV_PREFIX,
             )
+            pin = request.get("browser") or {}
+            order = replace(order, browser_id=pin.get("id", ""), browser_label=pin.get("label", ""))
         except (RecipeInvalid, RunError) as error:
             # Checked by the replica that queued it; this one's recipes or environment differ.
             live = await self.open_run(record.recipe_name, record.recipe_version, {}, {}, existing=record)
             self._end_without_engine(live, StopReason.INVALID_INPUT, f"replica {self.replica_id} cannot start the run: {error}")
             return
-        await super().start(order, raw_inputs=raw_inputs, timeout_seconds=request.get("timeout_seconds"), existing=record)
+        await super().start(
+            order, raw_inputs=raw_inputs, timeout_seconds=request.get("timeout_seconds"), existing=record, webhook_url=request.get("webhook_url")
+        )
 
     async def _finalize(self, live: LiveRun) -> None:
         await super()._finalize(live)

@@ -165,6 +165,29 @@ class ArtifactMissing(RunError):
         )
 
 
+class RunFileMissing(RunError):
+    reason = "RUN_FILE_MISSING"
+
+    def __init__(self, run_id: str, name: str) -> None:
+        super().__init__(
+            f"run {run_id!r} has no {name} on this server: the run did not write it (one that never started writes "
+            "no report), or another server ran it",
+            metadata={"name": name},
+            resource=f"{run_id}/{name}",
+        )
+
+
+class RunFilesNotReady(RunError):
+    reason = "RUN_NOT_ENDED"
+
+    def __init__(self, run_id: str, status: str) -> None:
+        super().__init__(
+            f"run {run_id!r} has not ended ({status}); its files are served once it has "
+            "(stream its events until the final verdict, then ask again)",
+            metadata={"status": status},
+        )
+
+
 class ArtifactChanged(RunError):
     reason = "ARTIFACT_CHANGED"
 

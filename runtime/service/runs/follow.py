@@ -8,6 +8,8 @@ last received is always in the store, so `after_seq` = that seq yields the rest 
 - the run is live: the stream waits for the events after `after_seq`, and if the run ends before
   reaching it, `BeyondLastSeq` as above.
 `after_seq` equal to an ended run's last seq is an empty stream: the client has everything.
+A stream ends with the run's final verdict; the events recorded after it (its webhook deliveries,
+runs/webhooks.py) are streamed from `after_seq` = the verdict's seq.
 """
 
 from __future__ import annotations
@@ -69,10 +71,13 @@ async def follow_stored(store: BufferedRunStore, run_id: str, after_seq: int, ba
         batch = await store.read_events(run_id, cursor, batch_size)
         if not batch:
             return
+        final_at = next((index for index, event in enumerate(batch) if event.is_final), None)
+        if final_at is not None:
+            # The stream ends with the verdict; what follows it (webhook attempts) is read after it.
+            yield batch[: final_at + 1]
+            return
         yield batch
         cursor = batch[-1].seq
-        if batch[-1].is_final:
-            return
 
 
 def _check_not_beyond(run_id: str, after_seq: int, last_seq: int) -> None:

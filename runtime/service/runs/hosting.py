@@ -24,6 +24,7 @@ from typing import Any
 
 from opentelemetry.trace import Span
 
+from runtime.browser.supply.waiting_line import WaitLimits
 from runtime.events import Event, EventLog, FinalVerdict, StatusChanged
 from runtime.outcomes import StopReason
 from runtime.service.runs.event_bounds import EventBounder, EventLimits
@@ -31,6 +32,7 @@ from runtime.service.runs.fanout import RunBroadcast
 from runtime.service.runs.ledger import write_event
 from runtime.service.runs.live_run import LiveRun
 from runtime.service.runs.tracing import RunTracer
+from runtime.service.runs.webhooks import WebhookDeliveries
 from runtime.store import BufferedRunStore, RunRecord, StoreWriteError, WriteBatch
 
 _log = logging.getLogger(__name__)
@@ -51,6 +53,8 @@ class SupervisorLimits:
     max_message_bytes: int = 4 * 1024 * 1024
     # Whether recipes from clients may reach private networks (the network policy reads it).
     allow_private_network: bool = False
+    # Runs over max_concurrent_runs (and runs for a busy browser) wait in turn within these bounds.
+    waiting: WaitLimits = WaitLimits()
     # How long an idempotency key of a start holds: a retry within it returns the run it started.
     idempotency_retention_seconds: float = 24 * 3600.0
 
@@ -58,6 +62,9 @@ class SupervisorLimits:
 class RunHost:
     """The live runs of this server, fed by their event logs: what every run's events go through,
     whether an engine drives it (`RunSupervisor.start`) or whoever emits into its log."""
+
+    # Where runs' terminal states are delivered, when the operator set up webhooks (webhooks.py).
+    webhooks: WebhookDeliveries | None = None
 
     def __init__(
         self,
@@ -79,6 +86,8 @@ class RunHost:
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self._finalizers: set[asyncio.Task[None]] = set()
+        # Engines that have not finished, by run: still writing their files (trace.jsonl, the report).
+        self._engines_running: dict[str, asyncio.Task[Any]] = {}
         store.add_commit_listener(self._on_commit)
 
     @property
@@ -141,6 +150,8 @@ class RunHost:
         # The run stays live (its watchers fed from commits) until its verdict is durable; later
         # watchers replay it from the store. While the store cannot write, that waits.
         await live.final_durable.wait()
+        if self.webhooks is not None:
+            self.webhooks.run_ended(live)  # off the run's path: its attempts are events after the verdict
         try:
             retain = self.limits.retain_events_per_run
             if retain is not None and live.final_seq is not None and live.final_seq > retain:

@@ -42,11 +42,12 @@ def state_after(record: RunRecord, event: Event) -> RunRecord | None:
                 verified=payload.verified,
                 summary=cut_text(payload.summary, RECORD_SUMMARY_BYTES, f"the whole summary is in event {event.seq}"),
                 ended_ns=event.timestamp_ns,
+                browser_id=payload.browser_id or record.browser_id,
             ),
             event,
         )
     if isinstance(payload, StatusChanged):
-        return with_event(replace(record, status=payload.status), event)
+        return with_event(replace(record, status=payload.status, browser_id=payload.browser_id or record.browser_id), event)
     return None
 
 

@@ -8,18 +8,23 @@ a request came through says them in its own terms.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
-from runtime.events import ConfirmationRequested, Event
+from runtime.browser.supply.endpoint_specs import BrowserDescription
+from runtime.events import ConfirmationRequested, Event, FinalVerdict
 from runtime.execute import start_run
 from runtime.llm.providers.model_client import DrivenModel
 from runtime.outcomes import StopReason, TaskState
 from runtime.plan.order import RunOrder
+from runtime.run_layout import VERDICT_FILE
 from runtime.service.runs.artifact_reader import artifact_path
 from runtime.service.runs.errors import (
     ArtifactMissing,
@@ -28,6 +33,8 @@ from runtime.service.runs.errors import (
     IdempotencyKeyReused,
     InvalidRequest,
     RunLimitReached,
+    RunError,
+    RunFilesNotReady,
     RunNotFound,
     ServerShuttingDown,
 )
@@ -37,6 +44,8 @@ from runtime.service.runs.ledger import recorded_inputs
 from runtime.service.runs.live_run import LiveRun
 from runtime.service.runs.recipe_catalog import RecipeRequest
 from runtime.service.runs.recovery import close_runs_left_in_flight
+from runtime.service.runs.run_slots import RunSlots
+from runtime.service.runs.run_files import check_run_file_name, run_file
 from runtime.store import ArtifactRecord, RunCursor, RunFilter, RunRecord, StoreWriteError
 from runtime.store.run_keys import KeyHolder, RunKey
 
@@ -60,6 +69,10 @@ class _KeyHeld(Exception):
 
 
 class RunSupervisor(RunHost):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._slots = RunSlots(self.limits.max_concurrent_runs, self.limits.waiting)
+
     # --- starting ---------------------------------------------------------------------------
 
     async def start(
@@ -72,22 +85,32 @@ class RunSupervisor(RunHost):
         existing: RunRecord | None = None,
         key: RunKey | None = None,
         driven_model: DrivenModel | None = None,
+        webhook_url: str | None = None,
     ) -> LiveRun | StartedBefore:
         """Record a new run and hand it to the run engine, which emits into the run's EventLog.
         The record keeps the raw inputs with each secret one (marked in the recipe, or sent as
         `@env:NAME`, which stays as written) shown as its marker. `existing`: the run is recorded
         already (queued by a replica, see replicas/supervisor.py, which also uses `source`).
         `key`: an idempotency key; when it started a run already, that run is the answer.
-        `driven_model`: the run's agent states are answered by it (verity mcp's browser sessions)."""
+        `driven_model`: the run's agent states are answered by it (verity mcp's browser sessions).
+        `webhook_url`: the run's own webhook (on the operator's allowlist, checked by the caller)."""
         recipe = order.plan.recipe
         recorded = recorded_inputs(order.plan, raw_inputs)
         try:
             live = await self.open_run(
-                recipe["name"], recipe["version"], recorded, dict(order.labels), traced=False, existing=existing, key=key
+                recipe["name"], recipe["version"], recorded, dict(order.labels), traced=False, existing=existing, key=key, waits_for_slot=True
             )
         except _KeyHeld as held:
             assert key is not None
             return await self._started_before(held.holder, key)
+        if webhook_url and self.webhooks is not None:
+            self.webhooks.address(live.run_id, webhook_url)
+        admitted = False
+
+        async def admission(on_wait: Callable[[str], None]) -> None:
+            nonlocal admitted
+            await self._slots.admit(on_wait)
+            admitted = True
         run_dir = self._runs_dir / live.run_id
         # The run's spans: exported, and written to its trace.jsonl until its engine is done.
         tracing = self._tracer.for_run(run_dir)
@@ -102,6 +125,7 @@ class RunSupervisor(RunHost):
                 trace_parent=self._tracer.caller_context(),
                 # A recipe someone sent: only the server's configuration may open private networks.
                 allow_private_network=self.limits.allow_private_network,
+                admission=admission,
                 driven_model=driven_model,
             )
         except Exception as error:  # noqa: BLE001 - a failed start is recorded as the run's end
@@ -110,7 +134,10 @@ class RunSupervisor(RunHost):
             self._end_without_engine(live, StopReason.EXECUTE_ERROR, f"the run could not start: {error}")
             return live
         live.handle.task.add_done_callback(lambda task: tracing.close())
+        self._engines_running[live.run_id] = live.handle.task
+        live.handle.task.add_done_callback(lambda task: self._engines_running.pop(live.run_id, None))
         live.handle.task.add_done_callback(lambda task: self._engine_finished(live, task))
+        live.handle.task.add_done_callback(lambda task: self._slots.release() if admitted else None)
         if timeout_seconds:
             live.timeout_timer = self._loop.call_later(timeout_seconds, self._time_out, live)
         return live
@@ -125,19 +152,21 @@ class RunSupervisor(RunHost):
         traced: bool = True,
         existing: RunRecord | None = None,
         key: RunKey | None = None,
+        waits_for_slot: bool = False,
     ) -> LiveRun:
         """Record a run and its event log; whoever emits into `live.events` drives it.
 
         This is the path every run's events take (the engine emits into this log). It is public so
         the benchmark and tests can drive a served run without a browser; `traced` gives such a
         run a root span of its own (an engine opens its own). `existing`: a run already recorded
-        (and counted against the limit) by whoever claimed it.
+        (and counted against the limit) by whoever claimed it. `waits_for_slot`: the run waits for
+        its run slot (run_slots.py) instead of being refused at the limit.
         """
         if existing is not None:
             return self._host(existing, span=None)
         if not self._accepting:
             raise ServerShuttingDown()
-        if len(self._live) >= self.limits.max_concurrent_runs:
+        if not waits_for_slot and len(self._live) >= self.limits.max_concurrent_runs:
             raise RunLimitReached(len(self._live), self.limits.max_concurrent_runs)
         run_id = f"run-{uuid.uuid4().hex[:16]}"
         span = self._tracer.start_run_span(run_id, recipe_name, recipe_version) if traced else None
@@ -253,7 +282,23 @@ class RunSupervisor(RunHost):
         record = await self._store.get_run(run_id)
         if record is None:
             raise RunNotFound(run_id)
-        return record, await self._store.list_artifacts(run_id), []
+        return await self._with_browser(record), await self._store.list_artifacts(run_id), []
+
+    async def _with_browser(self, record: RunRecord) -> RunRecord:
+        """An ended run's record with the browser its final verdict names (no column keeps it)."""
+        if not record.is_final or record.browser_id:
+            return record
+        last = await self._store.read_events(record.run_id, record.last_seq - 1, 1)
+        if last and isinstance(last[0].payload, FinalVerdict) and last[0].payload.browser_id:
+            return replace(record, browser_id=last[0].payload.browser_id)
+        return record
+
+    def browsers(self) -> tuple[list[BrowserDescription], int]:
+        """The browsers this server runs on (ListBrowsers), and how many runs wait for one or a slot."""
+        describe = getattr(self._browser, "describe", None)
+        browsers = describe() if describe is not None else []
+        pool_line = getattr(self._browser, "waiting", None)
+        return browsers, len(self._slots.waiting) + (len(pool_line) if pool_line is not None else 0)
 
     async def artifact(self, run_id: str, artifact_id: str) -> tuple[ArtifactRecord, Path | bytes]:
         """A listed artifact of the run and its bytes: its file in the run's own directory or, when
@@ -269,6 +314,31 @@ class RunSupervisor(RunHost):
         if stored is None:
             raise ArtifactMissing(record)
         return record, stored
+
+    async def run_file(self, run_id: str, name: str) -> tuple[ArtifactRecord, Path]:
+        """A file that explains an ended run (run_files.py). Its engine writes the last of them just
+        after the verdict: a request that comes in between waits for it."""
+        check_run_file_name(name)
+        record, _, _ = await self.get(run_id)
+        if not record.is_final:
+            raise RunFilesNotReady(run_id, record.status.value)
+        if (engine := self._engines_running.get(run_id)) is not None:
+            await asyncio.wait([engine])
+        return await run_file(self._runs_dir, run_id, name)
+
+    async def verdict_figures(self, record: RunRecord) -> dict[str, Any] | None:
+        """What an ended run's verdict.json has beyond its FinalVerdict (blocked requests, the
+        intent guard's figures, replans, ...), or None when the run has not ended or this server
+        has no verdict.json of it."""
+        if not record.is_final:
+            return None
+        try:
+            _, path = await self.run_file(record.run_id, VERDICT_FILE)
+            verdict = json.loads(await asyncio.to_thread(path.read_bytes))
+        except (RunError, OSError, ValueError):
+            return None
+        verdict_fields = {field.name for field in dataclasses.fields(FinalVerdict)}
+        return {key: value for key, value in verdict.items() if key not in verdict_fields} if isinstance(verdict, dict) else None
 
     async def list(self, run_filter: RunFilter, limit: int, after: RunCursor | None) -> list[RunRecord]:
         return await self._store.list_runs(run_filter, limit, after)
@@ -304,6 +374,8 @@ class RunSupervisor(RunHost):
         for live in list(self._live.values()):
             # The engine did not wind down in time: record the interruption ourselves.
             self._end_without_engine(live, StopReason.INTERRUPTED, summary)
+        if self.webhooks is not None:
+            await self.webhooks.close(interrupt_wait_seconds)  # its attempts are events: before the last flush
         try:
             await self._store.flush()
         except StoreWriteError:

@@ -23,11 +23,12 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
+from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from runtime.service.gen.verity.v1 import events_pb2 as verity_dot_v1_dot_events__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dverity/v1/agent_service.proto\x12\tverity.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16verity/v1/events.proto\"\x9a\x01\n\nRunOptions\x12*\n\x07timeout\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x31\n\x06labels\x18\x02 \x03(\x0b\x32!.verity.v1.RunOptions.LabelsEntry\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xf1\x01\n\x0fStartRunRequest\x12\x15\n\x0brecipe_yaml\x18\x01 \x01(\tH\x00\x12\x15\n\x0brecipe_name\x18\x02 \x01(\tH\x00\x12\x36\n\x06inputs\x18\x03 \x03(\x0b\x32&.verity.v1.StartRunRequest.InputsEntry\x12&\n\x07options\x18\x04 \x01(\x0b\x32\x15.verity.v1.RunOptions\x12\x17\n\x0fidempotency_key\x18\x05 \x01(\t\x1a-\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x08\n\x06recipe\"4\n\x10StartRunResponse\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x10\n\x08trace_id\x18\x02 \x01(\t\"5\n\x10StreamRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x03\"5\n\x11StreamRunResponse\x12 \n\x06\x65vents\x18\x01 \x03(\x0b\x32\x10.verity.v1.Event\"\xe7\x01\n\nRunRequest\x12\x15\n\x0brecipe_yaml\x18\x01 \x01(\tH\x00\x12\x15\n\x0brecipe_name\x18\x02 \x01(\tH\x00\x12\x31\n\x06inputs\x18\x03 \x03(\x0b\x32!.verity.v1.RunRequest.InputsEntry\x12&\n\x07options\x18\x04 \x01(\x0b\x32\x15.verity.v1.RunOptions\x12\x17\n\x0fidempotency_key\x18\x05 \x01(\t\x1a-\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x08\n\x06recipe\"/\n\x0bRunResponse\x12 \n\x06\x65vents\x18\x01 \x03(\x0b\x32\x10.verity.v1.Event\"[\n\x14\x43onfirmActionRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x0f\n\x07\x61pprove\x18\x03 \x01(\x08\x12\x0e\n\x06reason\x18\x04 \x01(\t\"8\n\x15\x43onfirmActionResponse\x12\x1f\n\x03run\x18\x01 \x01(\x0b\x32\x12.verity.v1.RunInfo\" \n\x0eStopRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"2\n\x0fStopRunResponse\x12\x1f\n\x03run\x18\x01 \x01(\x0b\x32\x12.verity.v1.RunInfo\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"N\n\x12GetArtifactRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x13\n\x0b\x61rtifact_id\x18\x02 \x01(\t\x12\x13\n\x0b\x63hunk_bytes\x18\x03 \x01(\x05\"^\n\x13GetArtifactResponse\x12)\n\x08\x61rtifact\x18\x01 \x01(\x0b\x32\x17.verity.v1.ArtifactInfo\x12\x0e\n\x06offset\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x01(\x0c\"\xb9\x01\n\x0eGetRunResponse\x12\x1f\n\x03run\x18\x01 \x01(\x0b\x32\x12.verity.v1.RunInfo\x12*\n\tartifacts\x18\x02 \x03(\x0b\x32\x17.verity.v1.ArtifactInfo\x12?\n\x15pending_confirmations\x18\x03 \x03(\x0b\x32 .verity.v1.ConfirmationRequested\x12\x19\n\x11\x61rtifacts_omitted\x18\x04 \x01(\x05\"u\n\x0fListRunsRequest\x12&\n\x08statuses\x18\x01 \x03(\x0e\x32\x14.verity.v1.TaskState\x12\x13\n\x0brecipe_name\x18\x02 \x01(\t\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"M\n\x10ListRunsResponse\x12 \n\x04runs\x18\x01 \x03(\x0b\x32\x12.verity.v1.RunInfo\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xc3\x04\n\x07RunInfo\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x13\n\x0brecipe_name\x18\x02 \x01(\t\x12\x16\n\x0erecipe_version\x18\x03 \x01(\t\x12$\n\x06status\x18\x04 \x01(\x0e\x32\x14.verity.v1.TaskState\x12*\n\x0bstop_reason\x18\x05 \x01(\x0e\x32\x15.verity.v1.StopReason\x12\x10\n\x08verified\x18\x06 \x01(\x08\x12\x0f\n\x07summary\x18\x07 \x01(\t\x12\x10\n\x08trace_id\x18\x08 \x01(\t\x12.\n\x06inputs\x18\t \x03(\x0b\x32\x1e.verity.v1.RunInfo.InputsEntry\x12.\n\x06labels\x18\n \x03(\x0b\x32\x1e.verity.v1.RunInfo.LabelsEntry\x12/\n\x0b\x63reate_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08last_seq\x18\x0e \x01(\x03\x12\x14\n\x0c\x65\x61rliest_seq\x18\x0f \x01(\x03\x1a-\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x87\x01\n\x0c\x41rtifactInfo\x12\x13\n\x0b\x61rtifact_id\x18\x01 \x01(\t\x12\x15\n\rartifact_kind\x18\x02 \x01(\t\x12\x0c\n\x04path\x18\x03 \x01(\t\x12\x12\n\nmedia_type\x18\x04 \x01(\t\x12\x0c\n\x04size\x18\x05 \x01(\x03\x12\x0e\n\x06sha256\x18\x06 \x01(\t\x12\x0b\n\x03seq\x18\x07 \x01(\x03\x32\xbf\x04\n\x0c\x41gentService\x12\x43\n\x08StartRun\x12\x1a.verity.v1.StartRunRequest\x1a\x1b.verity.v1.StartRunResponse\x12H\n\tStreamRun\x12\x1b.verity.v1.StreamRunRequest\x1a\x1c.verity.v1.StreamRunResponse0\x01\x12\x36\n\x03Run\x12\x15.verity.v1.RunRequest\x1a\x16.verity.v1.RunResponse0\x01\x12R\n\rConfirmAction\x12\x1f.verity.v1.ConfirmActionRequest\x1a .verity.v1.ConfirmActionResponse\x12@\n\x07StopRun\x12\x19.verity.v1.StopRunRequest\x1a\x1a.verity.v1.StopRunResponse\x12=\n\x06GetRun\x12\x18.verity.v1.GetRunRequest\x1a\x19.verity.v1.GetRunResponse\x12\x43\n\x08ListRuns\x12\x1a.verity.v1.ListRunsRequest\x1a\x1b.verity.v1.ListRunsResponse\x12N\n\x0bGetArtifact\x12\x1d.verity.v1.GetArtifactRequest\x1a\x1e.verity.v1.GetArtifactResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dverity/v1/agent_service.proto\x12\tverity.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16verity/v1/events.proto\"\xda\x01\n\nRunOptions\x12*\n\x07timeout\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x31\n\x06labels\x18\x02 \x03(\x0b\x32!.verity.v1.RunOptions.LabelsEntry\x12\x12\n\nbrowser_id\x18\x03 \x01(\t\x12\x15\n\rbrowser_label\x18\x04 \x01(\t\x12\x13\n\x0bwebhook_url\x18\x05 \x01(\t\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xf1\x01\n\x0fStartRunRequest\x12\x15\n\x0brecipe_yaml\x18\x01 \x01(\tH\x00\x12\x15\n\x0brecipe_name\x18\x02 \x01(\tH\x00\x12\x36\n\x06inputs\x18\x03 \x03(\x0b\x32&.verity.v1.StartRunRequest.InputsEntry\x12&\n\x07options\x18\x04 \x01(\x0b\x32\x15.verity.v1.RunOptions\x12\x17\n\x0fidempotency_key\x18\x05 \x01(\t\x1a-\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x08\n\x06recipe\"4\n\x10StartRunResponse\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x10\n\x08trace_id\x18\x02 \x01(\t\"5\n\x10StreamRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x03\"5\n\x11StreamRunResponse\x12 \n\x06\x65vents\x18\x01 \x03(\x0b\x32\x10.verity.v1.Event\"\xe7\x01\n\nRunRequest\x12\x15\n\x0brecipe_yaml\x18\x01 \x01(\tH\x00\x12\x15\n\x0brecipe_name\x18\x02 \x01(\tH\x00\x12\x31\n\x06inputs\x18\x03 \x03(\x0b\x32!.verity.v1.RunRequest.InputsEntry\x12&\n\x07options\x18\x04 \x01(\x0b\x32\x15.verity.v1.RunOptions\x12\x17\n\x0fidempotency_key\x18\x05 \x01(\t\x1a-\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x08\n\x06recipe\"/\n\x0bRunResponse\x12 \n\x06\x65vents\x18\x01 \x03(\x0b\x32\x10.verity.v1.Event\"[\n\x14\x43onfirmActionRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x0f\n\x07\x61pprove\x18\x03 \x01(\x08\x12\x0e\n\x06reason\x18\x04 \x01(\t\"8\n\x15\x43onfirmActionResponse\x12\x1f\n\x03run\x18\x01 \x01(\x0b\x32\x12.verity.v1.RunInfo\" \n\x0eStopRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"2\n\x0fStopRunResponse\x12\x1f\n\x03run\x18\x01 \x01(\x0b\x32\x12.verity.v1.RunInfo\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"N\n\x12GetArtifactRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x13\n\x0b\x61rtifact_id\x18\x02 \x01(\t\x12\x13\n\x0b\x63hunk_bytes\x18\x03 \x01(\x05\"F\n\x11GetRunFileRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x63hunk_bytes\x18\x03 \x01(\x05\"]\n\x12GetRunFileResponse\x12)\n\x08\x61rtifact\x18\x01 \x01(\x0b\x32\x17.verity.v1.ArtifactInfo\x12\x0e\n\x06offset\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x01(\x0c\"^\n\x13GetArtifactResponse\x12)\n\x08\x61rtifact\x18\x01 \x01(\x0b\x32\x17.verity.v1.ArtifactInfo\x12\x0e\n\x06offset\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x01(\x0c\"\xeb\x01\n\x0eGetRunResponse\x12\x1f\n\x03run\x18\x01 \x01(\x0b\x32\x12.verity.v1.RunInfo\x12*\n\tartifacts\x18\x02 \x03(\x0b\x32\x17.verity.v1.ArtifactInfo\x12?\n\x15pending_confirmations\x18\x03 \x03(\x0b\x32 .verity.v1.ConfirmationRequested\x12\x19\n\x11\x61rtifacts_omitted\x18\x04 \x01(\x05\x12\x30\n\x0fverdict_figures\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\"u\n\x0fListRunsRequest\x12&\n\x08statuses\x18\x01 \x03(\x0e\x32\x14.verity.v1.TaskState\x12\x13\n\x0brecipe_name\x18\x02 \x01(\t\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"M\n\x10ListRunsResponse\x12 \n\x04runs\x18\x01 \x03(\x0b\x32\x12.verity.v1.RunInfo\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xd7\x04\n\x07RunInfo\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x13\n\x0brecipe_name\x18\x02 \x01(\t\x12\x16\n\x0erecipe_version\x18\x03 \x01(\t\x12$\n\x06status\x18\x04 \x01(\x0e\x32\x14.verity.v1.TaskState\x12*\n\x0bstop_reason\x18\x05 \x01(\x0e\x32\x15.verity.v1.StopReason\x12\x10\n\x08verified\x18\x06 \x01(\x08\x12\x0f\n\x07summary\x18\x07 \x01(\t\x12\x10\n\x08trace_id\x18\x08 \x01(\t\x12.\n\x06inputs\x18\t \x03(\x0b\x32\x1e.verity.v1.RunInfo.InputsEntry\x12.\n\x06labels\x18\n \x03(\x0b\x32\x1e.verity.v1.RunInfo.LabelsEntry\x12/\n\x0b\x63reate_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08last_seq\x18\x0e \x01(\x03\x12\x14\n\x0c\x65\x61rliest_seq\x18\x0f \x01(\x03\x12\x12\n\nbrowser_id\x18\x10 \x01(\t\x1a-\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x87\x01\n\x0c\x41rtifactInfo\x12\x13\n\x0b\x61rtifact_id\x18\x01 \x01(\t\x12\x15\n\rartifact_kind\x18\x02 \x01(\t\x12\x0c\n\x04path\x18\x03 \x01(\t\x12\x12\n\nmedia_type\x18\x04 \x01(\t\x12\x0c\n\x04size\x18\x05 \x01(\x03\x12\x0e\n\x06sha256\x18\x06 \x01(\t\x12\x0b\n\x03seq\x18\x07 \x01(\x03\"\x15\n\x13ListBrowsersRequest\"\x92\x01\n\x0b\x42rowserInfo\x12\x12\n\nbrowser_id\x18\x01 \x01(\t\x12\x0e\n\x06labels\x18\x02 \x03(\t\x12&\n\x05state\x18\x03 \x01(\x0e\x32\x17.verity.v1.BrowserState\x12\x13\n\x0b\x61\x63tive_runs\x18\x04 \x01(\x05\x12\x10\n\x08\x63\x61pacity\x18\x05 \x01(\x05\x12\x10\n\x08\x65ndpoint\x18\x06 \x01(\t\"V\n\x14ListBrowsersResponse\x12(\n\x08\x62rowsers\x18\x01 \x03(\x0b\x32\x16.verity.v1.BrowserInfo\x12\x14\n\x0cruns_waiting\x18\x02 \x01(\x05*\xa0\x01\n\x0c\x42rowserState\x12\x1d\n\x19\x42ROWSER_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13\x42ROWSER_STATE_READY\x10\x01\x12\x16\n\x12\x42ROWSER_STATE_BUSY\x10\x02\x12\x16\n\x12\x42ROWSER_STATE_LOST\x10\x03\x12(\n$BROWSER_STATE_REFUSED_BY_FENCE_PROBE\x10\x04\x32\xdd\x05\n\x0c\x41gentService\x12\x43\n\x08StartRun\x12\x1a.verity.v1.StartRunRequest\x1a\x1b.verity.v1.StartRunResponse\x12H\n\tStreamRun\x12\x1b.verity.v1.StreamRunRequest\x1a\x1c.verity.v1.StreamRunResponse0\x01\x12\x36\n\x03Run\x12\x15.verity.v1.RunRequest\x1a\x16.verity.v1.RunResponse0\x01\x12R\n\rConfirmAction\x12\x1f.verity.v1.ConfirmActionRequest\x1a .verity.v1.ConfirmActionResponse\x12@\n\x07StopRun\x12\x19.verity.v1.StopRunRequest\x1a\x1a.verity.v1.StopRunResponse\x12=\n\x06GetRun\x12\x18.verity.v1.GetRunRequest\x1a\x19.verity.v1.GetRunResponse\x12\x43\n\x08ListRuns\x12\x1a.verity.v1.ListRunsRequest\x1a\x1b.verity.v1.ListRunsResponse\x12N\n\x0bGetArtifact\x12\x1d.verity.v1.GetArtifactRequest\x1a\x1e.verity.v1.GetArtifactResponse0\x01\x12O\n\x0cListBrowsers\x12\x1e.verity.v1.ListBrowsersRequest\x1a\x1f.verity.v1.ListBrowsersResponse\x12K\n\nGetRunFile\x12\x1c.verity.v1.GetRunFileRequest\x1a\x1d.verity.v1.GetRunFileResponse0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -44,54 +45,66 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RUNINFO_INPUTSENTRY']._serialized_options = b'8\001'
   _globals['_RUNINFO_LABELSENTRY']._loaded_options = None
   _globals['_RUNINFO_LABELSENTRY']._serialized_options = b'8\001'
-  _globals['_RUNOPTIONS']._serialized_start=134
-  _globals['_RUNOPTIONS']._serialized_end=288
-  _globals['_RUNOPTIONS_LABELSENTRY']._serialized_start=243
-  _globals['_RUNOPTIONS_LABELSENTRY']._serialized_end=288
-  _globals['_STARTRUNREQUEST']._serialized_start=291
-  _globals['_STARTRUNREQUEST']._serialized_end=532
-  _globals['_STARTRUNREQUEST_INPUTSENTRY']._serialized_start=477
-  _globals['_STARTRUNREQUEST_INPUTSENTRY']._serialized_end=522
-  _globals['_STARTRUNRESPONSE']._serialized_start=534
-  _globals['_STARTRUNRESPONSE']._serialized_end=586
-  _globals['_STREAMRUNREQUEST']._serialized_start=588
-  _globals['_STREAMRUNREQUEST']._serialized_end=641
-  _globals['_STREAMRUNRESPONSE']._serialized_start=643
-  _globals['_STREAMRUNRESPONSE']._serialized_end=696
-  _globals['_RUNREQUEST']._serialized_start=699
-  _globals['_RUNREQUEST']._serialized_end=930
-  _globals['_RUNREQUEST_INPUTSENTRY']._serialized_start=477
-  _globals['_RUNREQUEST_INPUTSENTRY']._serialized_end=522
-  _globals['_RUNRESPONSE']._serialized_start=932
-  _globals['_RUNRESPONSE']._serialized_end=979
-  _globals['_CONFIRMACTIONREQUEST']._serialized_start=981
-  _globals['_CONFIRMACTIONREQUEST']._serialized_end=1072
-  _globals['_CONFIRMACTIONRESPONSE']._serialized_start=1074
-  _globals['_CONFIRMACTIONRESPONSE']._serialized_end=1130
-  _globals['_STOPRUNREQUEST']._serialized_start=1132
-  _globals['_STOPRUNREQUEST']._serialized_end=1164
-  _globals['_STOPRUNRESPONSE']._serialized_start=1166
-  _globals['_STOPRUNRESPONSE']._serialized_end=1216
-  _globals['_GETRUNREQUEST']._serialized_start=1218
-  _globals['_GETRUNREQUEST']._serialized_end=1249
-  _globals['_GETARTIFACTREQUEST']._serialized_start=1251
-  _globals['_GETARTIFACTREQUEST']._serialized_end=1329
-  _globals['_GETARTIFACTRESPONSE']._serialized_start=1331
-  _globals['_GETARTIFACTRESPONSE']._serialized_end=1425
-  _globals['_GETRUNRESPONSE']._serialized_start=1428
-  _globals['_GETRUNRESPONSE']._serialized_end=1613
-  _globals['_LISTRUNSREQUEST']._serialized_start=1615
-  _globals['_LISTRUNSREQUEST']._serialized_end=1732
-  _globals['_LISTRUNSRESPONSE']._serialized_start=1734
-  _globals['_LISTRUNSRESPONSE']._serialized_end=1811
-  _globals['_RUNINFO']._serialized_start=1814
-  _globals['_RUNINFO']._serialized_end=2393
-  _globals['_RUNINFO_INPUTSENTRY']._serialized_start=477
-  _globals['_RUNINFO_INPUTSENTRY']._serialized_end=522
-  _globals['_RUNINFO_LABELSENTRY']._serialized_start=243
-  _globals['_RUNINFO_LABELSENTRY']._serialized_end=288
-  _globals['_ARTIFACTINFO']._serialized_start=2396
-  _globals['_ARTIFACTINFO']._serialized_end=2531
-  _globals['_AGENTSERVICE']._serialized_start=2534
-  _globals['_AGENTSERVICE']._serialized_end=3109
+  _globals['_BROWSERSTATE']._serialized_start=3125
+  _globals['_BROWSERSTATE']._serialized_end=3285
+  _globals['_RUNOPTIONS']._serialized_start=164
+  _globals['_RUNOPTIONS']._serialized_end=382
+  _globals['_RUNOPTIONS_LABELSENTRY']._serialized_start=337
+  _globals['_RUNOPTIONS_LABELSENTRY']._serialized_end=382
+  _globals['_STARTRUNREQUEST']._serialized_start=385
+  _globals['_STARTRUNREQUEST']._serialized_end=626
+  _globals['_STARTRUNREQUEST_INPUTSENTRY']._serialized_start=571
+  _globals['_STARTRUNREQUEST_INPUTSENTRY']._serialized_end=616
+  _globals['_STARTRUNRESPONSE']._serialized_start=628
+  _globals['_STARTRUNRESPONSE']._serialized_end=680
+  _globals['_STREAMRUNREQUEST']._serialized_start=682
+  _globals['_STREAMRUNREQUEST']._serialized_end=735
+  _globals['_STREAMRUNRESPONSE']._serialized_start=737
+  _globals['_STREAMRUNRESPONSE']._serialized_end=790
+  _globals['_RUNREQUEST']._serialized_start=793
+  _globals['_RUNREQUEST']._serialized_end=1024
+  _globals['_RUNREQUEST_INPUTSENTRY']._serialized_start=571
+  _globals['_RUNREQUEST_INPUTSENTRY']._serialized_end=616
+  _globals['_RUNRESPONSE']._serialized_start=1026
+  _globals['_RUNRESPONSE']._serialized_end=1073
+  _globals['_CONFIRMACTIONREQUEST']._serialized_start=1075
+  _globals['_CONFIRMACTIONREQUEST']._serialized_end=1166
+  _globals['_CONFIRMACTIONRESPONSE']._serialized_start=1168
+  _globals['_CONFIRMACTIONRESPONSE']._serialized_end=1224
+  _globals['_STOPRUNREQUEST']._serialized_start=1226
+  _globals['_STOPRUNREQUEST']._serialized_end=1258
+  _globals['_STOPRUNRESPONSE']._serialized_start=1260
+  _globals['_STOPRUNRESPONSE']._serialized_end=1310
+  _globals['_GETRUNREQUEST']._serialized_start=1312
+  _globals['_GETRUNREQUEST']._serialized_end=1343
+  _globals['_GETARTIFACTREQUEST']._serialized_start=1345
+  _globals['_GETARTIFACTREQUEST']._serialized_end=1423
+  _globals['_GETRUNFILEREQUEST']._serialized_start=1425
+  _globals['_GETRUNFILEREQUEST']._serialized_end=1495
+  _globals['_GETRUNFILERESPONSE']._serialized_start=1497
+  _globals['_GETRUNFILERESPONSE']._serialized_end=1590
+  _globals['_GETARTIFACTRESPONSE']._serialized_start=1592
+  _globals['_GETARTIFACTRESPONSE']._serialized_end=1686
+  _globals['_GETRUNRESPONSE']._serialized_start=1689
+  _globals['_GETRUNRESPONSE']._serialized_end=1924
+  _globals['_LISTRUNSREQUEST']._serialized_start=1926
+  _globals['_LISTRUNSREQUEST']._serialized_end=2043
+  _globals['_LISTRUNSRESPONSE']._serialized_start=2045
+  _globals['_LISTRUNSRESPONSE']._serialized_end=2122
+  _globals['_RUNINFO']._serialized_start=2125
+  _globals['_RUNINFO']._serialized_end=2724
+  _globals['_RUNINFO_INPUTSENTRY']._serialized_start=571
+  _globals['_RUNINFO_INPUTSENTRY']._serialized_end=616
+  _globals['_RUNINFO_LABELSENTRY']._serialized_start=337
+  _globals['_RUNINFO_LABELSENTRY']._serialized_end=382
+  _globals['_ARTIFACTINFO']._serialized_start=2727
+  _globals['_ARTIFACTINFO']._serialized_end=2862
+  _globals['_LISTBROWSERSREQUEST']._serialized_start=2864
+  _globals['_LISTBROWSERSREQUEST']._serialized_end=2885
+  _globals['_BROWSERINFO']._serialized_start=2888
+  _globals['_BROWSERINFO']._serialized_end=3034
+  _globals['_LISTBROWSERSRESPONSE']._serialized_start=3036
+  _globals['_LISTBROWSERSRESPONSE']._serialized_end=3122
+  _globals['_AGENTSERVICE']._serialized_start=3288
+  _globals['_AGENTSERVICE']._serialized_end=4021
 # @@protoc_insertion_point(module_scope)

@@ -1,9 +1,11 @@
 import datetime
 
 from google.protobuf import duration_pb2 as _duration_pb2
+from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from runtime.service.gen.verity.v1 import events_pb2 as _events_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
@@ -11,8 +13,21 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class BrowserState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    BROWSER_STATE_UNSPECIFIED: _ClassVar[BrowserState]
+    BROWSER_STATE_READY: _ClassVar[BrowserState]
+    BROWSER_STATE_BUSY: _ClassVar[BrowserState]
+    BROWSER_STATE_LOST: _ClassVar[BrowserState]
+    BROWSER_STATE_REFUSED_BY_FENCE_PROBE: _ClassVar[BrowserState]
+BROWSER_STATE_UNSPECIFIED: BrowserState
+BROWSER_STATE_READY: BrowserState
+BROWSER_STATE_BUSY: BrowserState
+BROWSER_STATE_LOST: BrowserState
+BROWSER_STATE_REFUSED_BY_FENCE_PROBE: BrowserState
+
 class RunOptions(_message.Message):
-    __slots__ = ("timeout", "labels")
+    __slots__ = ("timeout", "labels", "browser_id", "browser_label", "webhook_url")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -22,9 +37,15 @@ class RunOptions(_message.Message):
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     LABELS_FIELD_NUMBER: _ClassVar[int]
+    BROWSER_ID_FIELD_NUMBER: _ClassVar[int]
+    BROWSER_LABEL_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_URL_FIELD_NUMBER: _ClassVar[int]
     timeout: _duration_pb2.Duration
     labels: _containers.ScalarMap[str, str]
-    def __init__(self, timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., labels: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    browser_id: str
+    browser_label: str
+    webhook_url: str
+    def __init__(self, timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., labels: _Optional[_Mapping[str, str]] = ..., browser_id: _Optional[str] = ..., browser_label: _Optional[str] = ..., webhook_url: _Optional[str] = ...) -> None: ...
 
 class StartRunRequest(_message.Message):
     __slots__ = ("recipe_yaml", "recipe_name", "inputs", "options", "idempotency_key")
@@ -142,6 +163,26 @@ class GetArtifactRequest(_message.Message):
     chunk_bytes: int
     def __init__(self, run_id: _Optional[str] = ..., artifact_id: _Optional[str] = ..., chunk_bytes: _Optional[int] = ...) -> None: ...
 
+class GetRunFileRequest(_message.Message):
+    __slots__ = ("run_id", "name", "chunk_bytes")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_BYTES_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    name: str
+    chunk_bytes: int
+    def __init__(self, run_id: _Optional[str] = ..., name: _Optional[str] = ..., chunk_bytes: _Optional[int] = ...) -> None: ...
+
+class GetRunFileResponse(_message.Message):
+    __slots__ = ("artifact", "offset", "data")
+    ARTIFACT_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    artifact: ArtifactInfo
+    offset: int
+    data: bytes
+    def __init__(self, artifact: _Optional[_Union[ArtifactInfo, _Mapping]] = ..., offset: _Optional[int] = ..., data: _Optional[bytes] = ...) -> None: ...
+
 class GetArtifactResponse(_message.Message):
     __slots__ = ("artifact", "offset", "data")
     ARTIFACT_FIELD_NUMBER: _ClassVar[int]
@@ -153,16 +194,18 @@ class GetArtifactResponse(_message.Message):
     def __init__(self, artifact: _Optional[_Union[ArtifactInfo, _Mapping]] = ..., offset: _Optional[int] = ..., data: _Optional[bytes] = ...) -> None: ...
 
 class GetRunResponse(_message.Message):
-    __slots__ = ("run", "artifacts", "pending_confirmations", "artifacts_omitted")
+    __slots__ = ("run", "artifacts", "pending_confirmations", "artifacts_omitted", "verdict_figures")
     RUN_FIELD_NUMBER: _ClassVar[int]
     ARTIFACTS_FIELD_NUMBER: _ClassVar[int]
     PENDING_CONFIRMATIONS_FIELD_NUMBER: _ClassVar[int]
     ARTIFACTS_OMITTED_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIGURES_FIELD_NUMBER: _ClassVar[int]
     run: RunInfo
     artifacts: _containers.RepeatedCompositeFieldContainer[ArtifactInfo]
     pending_confirmations: _containers.RepeatedCompositeFieldContainer[_events_pb2.ConfirmationRequested]
     artifacts_omitted: int
-    def __init__(self, run: _Optional[_Union[RunInfo, _Mapping]] = ..., artifacts: _Optional[_Iterable[_Union[ArtifactInfo, _Mapping]]] = ..., pending_confirmations: _Optional[_Iterable[_Union[_events_pb2.ConfirmationRequested, _Mapping]]] = ..., artifacts_omitted: _Optional[int] = ...) -> None: ...
+    verdict_figures: _struct_pb2.Struct
+    def __init__(self, run: _Optional[_Union[RunInfo, _Mapping]] = ..., artifacts: _Optional[_Iterable[_Union[ArtifactInfo, _Mapping]]] = ..., pending_confirmations: _Optional[_Iterable[_Union[_events_pb2.ConfirmationRequested, _Mapping]]] = ..., artifacts_omitted: _Optional[int] = ..., verdict_figures: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class ListRunsRequest(_message.Message):
     __slots__ = ("statuses", "recipe_name", "page_size", "page_token")
@@ -185,7 +228,7 @@ class ListRunsResponse(_message.Message):
     def __init__(self, runs: _Optional[_Iterable[_Union[RunInfo, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class RunInfo(_message.Message):
-    __slots__ = ("run_id", "recipe_name", "recipe_version", "status", "stop_reason", "verified", "summary", "trace_id", "inputs", "labels", "create_time", "update_time", "end_time", "last_seq", "earliest_seq")
+    __slots__ = ("run_id", "recipe_name", "recipe_version", "status", "stop_reason", "verified", "summary", "trace_id", "inputs", "labels", "create_time", "update_time", "end_time", "last_seq", "earliest_seq", "browser_id")
     class InputsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -215,6 +258,7 @@ class RunInfo(_message.Message):
     END_TIME_FIELD_NUMBER: _ClassVar[int]
     LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
     EARLIEST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    BROWSER_ID_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     recipe_name: str
     recipe_version: str
@@ -230,7 +274,8 @@ class RunInfo(_message.Message):
     end_time: _timestamp_pb2.Timestamp
     last_seq: int
     earliest_seq: int
-    def __init__(self, run_id: _Optional[str] = ..., recipe_name: _Optional[str] = ..., recipe_version: _Optional[str] = ..., status: _Optional[_Union[_events_pb2.TaskState, str]] = ..., stop_reason: _Optional[_Union[_events_pb2.StopReason, str]] = ..., verified: _Optional[bool] = ..., summary: _Optional[str] = ..., trace_id: _Optional[str] = ..., inputs: _Optional[_Mapping[str, str]] = ..., labels: _Optional[_Mapping[str, str]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_seq: _Optional[int] = ..., earliest_seq: _Optional[int] = ...) -> None: ...
+    browser_id: str
+    def __init__(self, run_id: _Optional[str] = ..., recipe_name: _Optional[str] = ..., recipe_version: _Optional[str] = ..., status: _Optional[_Union[_events_pb2.TaskState, str]] = ..., stop_reason: _Optional[_Union[_events_pb2.StopReason, str]] = ..., verified: _Optional[bool] = ..., summary: _Optional[str] = ..., trace_id: _Optional[str] = ..., inputs: _Optional[_Mapping[str, str]] = ..., labels: _Optional[_Mapping[str, str]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_seq: _Optional[int] = ..., earliest_seq: _Optional[int] = ..., browser_id: _Optional[str] = ...) -> None: ...
 
 class ArtifactInfo(_message.Message):
     __slots__ = ("artifact_id", "artifact_kind", "path", "media_type", "size", "sha256", "seq")
@@ -249,3 +294,31 @@ class ArtifactInfo(_message.Message):
     sha256: str
     seq: int
     def __init__(self, artifact_id: _Optional[str] = ..., artifact_kind: _Optional[str] = ..., path: _Optional[str] = ..., media_type: _Optional[str] = ..., size: _Optional[int] = ..., sha256: _Optional[str] = ..., seq: _Optional[int] = ...) -> None: ...
+
+class ListBrowsersRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class BrowserInfo(_message.Message):
+    __slots__ = ("browser_id", "labels", "state", "active_runs", "capacity", "endpoint")
+    BROWSER_ID_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    ACTIVE_RUNS_FIELD_NUMBER: _ClassVar[int]
+    CAPACITY_FIELD_NUMBER: _ClassVar[int]
+    ENDPOINT_FIELD_NUMBER: _ClassVar[int]
+    browser_id: str
+    labels: _containers.RepeatedScalarFieldContainer[str]
+    state: BrowserState
+    active_runs: int
+    capacity: int
+    endpoint: str
+    def __init__(self, browser_id: _Optional[str] = ..., labels: _Optional[_Iterable[str]] = ..., state: _Optional[_Union[BrowserState, str]] = ..., active_runs: _Optional[int] = ..., capacity: _Optional[int] = ..., endpoint: _Optional[str] = ...) -> None: ...
+
+class ListBrowsersResponse(_message.Message):
+    __slots__ = ("browsers", "runs_waiting")
+    BROWSERS_FIELD_NUMBER: _ClassVar[int]
+    RUNS_WAITING_FIELD_NUMBER: _ClassVar[int]
+    browsers: _containers.RepeatedCompositeFieldContainer[BrowserInfo]
+    runs_waiting: int
+    def __init__(self, browsers: _Optional[_Iterable[_Union[BrowserInfo, _Mapping]]] = ..., runs_waiting: _Optional[int] = ...) -> None: ...

@@ -74,6 +74,16 @@ class AgentServiceStub:
                 request_serializer=verity_dot_v1_dot_agent__service__pb2.GetArtifactRequest.SerializeToString,
                 response_deserializer=verity_dot_v1_dot_agent__service__pb2.GetArtifactResponse.FromString,
                 _registered_method=True)
+        self.ListBrowsers = channel.unary_unary(
+                '/verity.v1.AgentService/ListBrowsers',
+                request_serializer=verity_dot_v1_dot_agent__service__pb2.ListBrowsersRequest.SerializeToString,
+                response_deserializer=verity_dot_v1_dot_agent__service__pb2.ListBrowsersResponse.FromString,
+                _registered_method=True)
+        self.GetRunFile = channel.unary_stream(
+                '/verity.v1.AgentService/GetRunFile',
+                request_serializer=verity_dot_v1_dot_agent__service__pb2.GetRunFileRequest.SerializeToString,
+                response_deserializer=verity_dot_v1_dot_agent__service__pb2.GetRunFileResponse.FromString,
+                _registered_method=True)
 
 
 class AgentServiceServicer:
@@ -137,6 +147,27 @@ class AgentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListBrowsers(self, request, context):
+        """The browsers this server runs on: each endpoint of its --browser-ws pool, or the Chromium it
+        launches (id "local"), with its state and load. RunOptions.browser_id/browser_label pin a run.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRunFile(self, request, context):
+        """Streams one of the files that explain an ended run, read from its directory on request:
+        verdict.json, output.json, executions.json, plans.json, trace.jsonl, events.jsonl or
+        report.html (all written redacted). As GetArtifact: the first message's ArtifactInfo has its
+        size and the sha256 taken when the request came, and the bytes are checked against it (a
+        request right after the verdict waits for the run to finish writing them). A run not ended
+        yet is FAILED_PRECONDITION (RUN_NOT_ENDED); a file it did not write NOT_FOUND
+        (RUN_FILE_MISSING); another name INVALID_ARGUMENT at name.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -179,6 +210,16 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.GetArtifact,
                     request_deserializer=verity_dot_v1_dot_agent__service__pb2.GetArtifactRequest.FromString,
                     response_serializer=verity_dot_v1_dot_agent__service__pb2.GetArtifactResponse.SerializeToString,
+            ),
+            'ListBrowsers': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListBrowsers,
+                    request_deserializer=verity_dot_v1_dot_agent__service__pb2.ListBrowsersRequest.FromString,
+                    response_serializer=verity_dot_v1_dot_agent__service__pb2.ListBrowsersResponse.SerializeToString,
+            ),
+            'GetRunFile': grpc.unary_stream_rpc_method_handler(
+                    servicer.GetRunFile,
+                    request_deserializer=verity_dot_v1_dot_agent__service__pb2.GetRunFileRequest.FromString,
+                    response_serializer=verity_dot_v1_dot_agent__service__pb2.GetRunFileResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -397,6 +438,60 @@ class AgentService:
             '/verity.v1.AgentService/GetArtifact',
             verity_dot_v1_dot_agent__service__pb2.GetArtifactRequest.SerializeToString,
             verity_dot_v1_dot_agent__service__pb2.GetArtifactResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListBrowsers(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/verity.v1.AgentService/ListBrowsers',
+            verity_dot_v1_dot_agent__service__pb2.ListBrowsersRequest.SerializeToString,
+            verity_dot_v1_dot_agent__service__pb2.ListBrowsersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRunFile(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/verity.v1.AgentService/GetRunFile',
+            verity_dot_v1_dot_agent__service__pb2.GetRunFileRequest.SerializeToString,
+            verity_dot_v1_dot_agent__service__pb2.GetRunFileResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -21,6 +21,7 @@ class TaskState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TASK_STATE_COMPLETED: _ClassVar[TaskState]
     TASK_STATE_ERROR: _ClassVar[TaskState]
     TASK_STATE_STOPPED: _ClassVar[TaskState]
+    TASK_STATE_WAITING_FOR_BROWSER_SELECTION: _ClassVar[TaskState]
 
 class StopReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -40,6 +41,7 @@ class StopReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STOP_REASON_EXECUTE_ERROR: _ClassVar[StopReason]
     STOP_REASON_INTERRUPTED: _ClassVar[StopReason]
     STOP_REASON_INVALID_INPUT: _ClassVar[StopReason]
+    STOP_REASON_BROWSER_UNAVAILABLE: _ClassVar[StopReason]
 
 class BlockerKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -67,6 +69,7 @@ TASK_STATE_ONGOING: TaskState
 TASK_STATE_COMPLETED: TaskState
 TASK_STATE_ERROR: TaskState
 TASK_STATE_STOPPED: TaskState
+TASK_STATE_WAITING_FOR_BROWSER_SELECTION: TaskState
 STOP_REASON_UNSPECIFIED: StopReason
 STOP_REASON_COMPLETED: StopReason
 STOP_REASON_VERIFICATION_FAILED: StopReason
@@ -83,6 +86,7 @@ STOP_REASON_BROWSER_CRASHED: StopReason
 STOP_REASON_EXECUTE_ERROR: StopReason
 STOP_REASON_INTERRUPTED: StopReason
 STOP_REASON_INVALID_INPUT: StopReason
+STOP_REASON_BROWSER_UNAVAILABLE: StopReason
 BLOCKER_KIND_UNSPECIFIED: BlockerKind
 BLOCKER_KIND_PAGE_NOT_FOUND: BlockerKind
 BLOCKER_KIND_ACCESS_DENIED: BlockerKind
@@ -101,7 +105,7 @@ BLOCKER_KIND_CAPTCHA: BlockerKind
 BLOCKER_KIND_RATE_LIMITED: BlockerKind
 
 class Event(_message.Message):
-    __slots__ = ("seq", "run_id", "timestamp", "trace_id", "status_changed", "step_started", "step_finished", "tool_used", "chat_delta", "guardrail_tripped", "replan", "confirmation_requested", "artifact", "structured_output", "final_verdict", "tab")
+    __slots__ = ("seq", "run_id", "timestamp", "trace_id", "status_changed", "step_started", "step_finished", "tool_used", "chat_delta", "guardrail_tripped", "replan", "confirmation_requested", "artifact", "structured_output", "final_verdict", "tab", "webhook")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
@@ -118,6 +122,7 @@ class Event(_message.Message):
     STRUCTURED_OUTPUT_FIELD_NUMBER: _ClassVar[int]
     FINAL_VERDICT_FIELD_NUMBER: _ClassVar[int]
     TAB_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_FIELD_NUMBER: _ClassVar[int]
     seq: int
     run_id: str
     timestamp: _timestamp_pb2.Timestamp
@@ -134,7 +139,8 @@ class Event(_message.Message):
     structured_output: StructuredOutput
     final_verdict: FinalVerdict
     tab: TabChanged
-    def __init__(self, seq: _Optional[int] = ..., run_id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trace_id: _Optional[str] = ..., status_changed: _Optional[_Union[StatusChanged, _Mapping]] = ..., step_started: _Optional[_Union[StepStarted, _Mapping]] = ..., step_finished: _Optional[_Union[StepFinished, _Mapping]] = ..., tool_used: _Optional[_Union[ToolUsed, _Mapping]] = ..., chat_delta: _Optional[_Union[ChatDelta, _Mapping]] = ..., guardrail_tripped: _Optional[_Union[GuardrailTripped, _Mapping]] = ..., replan: _Optional[_Union[Replanned, _Mapping]] = ..., confirmation_requested: _Optional[_Union[ConfirmationRequested, _Mapping]] = ..., artifact: _Optional[_Union[ArtifactStored, _Mapping]] = ..., structured_output: _Optional[_Union[StructuredOutput, _Mapping]] = ..., final_verdict: _Optional[_Union[FinalVerdict, _Mapping]] = ..., tab: _Optional[_Union[TabChanged, _Mapping]] = ...) -> None: ...
+    webhook: WebhookDelivery
+    def __init__(self, seq: _Optional[int] = ..., run_id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trace_id: _Optional[str] = ..., status_changed: _Optional[_Union[StatusChanged, _Mapping]] = ..., step_started: _Optional[_Union[StepStarted, _Mapping]] = ..., step_finished: _Optional[_Union[StepFinished, _Mapping]] = ..., tool_used: _Optional[_Union[ToolUsed, _Mapping]] = ..., chat_delta: _Optional[_Union[ChatDelta, _Mapping]] = ..., guardrail_tripped: _Optional[_Union[GuardrailTripped, _Mapping]] = ..., replan: _Optional[_Union[Replanned, _Mapping]] = ..., confirmation_requested: _Optional[_Union[ConfirmationRequested, _Mapping]] = ..., artifact: _Optional[_Union[ArtifactStored, _Mapping]] = ..., structured_output: _Optional[_Union[StructuredOutput, _Mapping]] = ..., final_verdict: _Optional[_Union[FinalVerdict, _Mapping]] = ..., tab: _Optional[_Union[TabChanged, _Mapping]] = ..., webhook: _Optional[_Union[WebhookDelivery, _Mapping]] = ...) -> None: ...
 
 class AgentState(_message.Message):
     __slots__ = ("thinking", "evaluation", "memory", "next_goal")
@@ -149,12 +155,14 @@ class AgentState(_message.Message):
     def __init__(self, thinking: _Optional[str] = ..., evaluation: _Optional[str] = ..., memory: _Optional[str] = ..., next_goal: _Optional[str] = ...) -> None: ...
 
 class StatusChanged(_message.Message):
-    __slots__ = ("status", "detail")
+    __slots__ = ("status", "detail", "browser_id")
     STATUS_FIELD_NUMBER: _ClassVar[int]
     DETAIL_FIELD_NUMBER: _ClassVar[int]
+    BROWSER_ID_FIELD_NUMBER: _ClassVar[int]
     status: TaskState
     detail: str
-    def __init__(self, status: _Optional[_Union[TaskState, str]] = ..., detail: _Optional[str] = ...) -> None: ...
+    browser_id: str
+    def __init__(self, status: _Optional[_Union[TaskState, str]] = ..., detail: _Optional[str] = ..., browser_id: _Optional[str] = ...) -> None: ...
 
 class StepStarted(_message.Message):
     __slots__ = ("state_id", "step_kind", "attempt", "tab_id")
@@ -225,6 +233,24 @@ class TabChanged(_message.Message):
     primary_tab_id: str
     name: str
     def __init__(self, change: _Optional[str] = ..., tab_id: _Optional[str] = ..., url: _Optional[str] = ..., opener_tab_id: _Optional[str] = ..., state_id: _Optional[str] = ..., primary_tab_id: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+
+class WebhookDelivery(_message.Message):
+    __slots__ = ("webhook_id", "url", "attempt", "outcome", "status_code", "error", "retry_in_seconds")
+    WEBHOOK_ID_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    STATUS_CODE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    RETRY_IN_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    webhook_id: str
+    url: str
+    attempt: int
+    outcome: str
+    status_code: int
+    error: str
+    retry_in_seconds: float
+    def __init__(self, webhook_id: _Optional[str] = ..., url: _Optional[str] = ..., attempt: _Optional[int] = ..., outcome: _Optional[str] = ..., status_code: _Optional[int] = ..., error: _Optional[str] = ..., retry_in_seconds: _Optional[float] = ...) -> None: ...
 
 class ChatDelta(_message.Message):
     __slots__ = ("text",)
@@ -299,17 +325,19 @@ class StructuredOutput(_message.Message):
     def __init__(self, data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., valid: _Optional[bool] = ..., errors: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class FinalVerdict(_message.Message):
-    __slots__ = ("status", "stop_reason", "verified", "summary", "blocker_kind", "evidence")
+    __slots__ = ("status", "stop_reason", "verified", "summary", "blocker_kind", "evidence", "browser_id")
     STATUS_FIELD_NUMBER: _ClassVar[int]
     STOP_REASON_FIELD_NUMBER: _ClassVar[int]
     VERIFIED_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
     BLOCKER_KIND_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_FIELD_NUMBER: _ClassVar[int]
+    BROWSER_ID_FIELD_NUMBER: _ClassVar[int]
     status: TaskState
     stop_reason: StopReason
     verified: bool
     summary: str
     blocker_kind: BlockerKind
     evidence: _struct_pb2.Struct
-    def __init__(self, status: _Optional[_Union[TaskState, str]] = ..., stop_reason: _Optional[_Union[StopReason, str]] = ..., verified: _Optional[bool] = ..., summary: _Optional[str] = ..., blocker_kind: _Optional[_Union[BlockerKind, str]] = ..., evidence: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    browser_id: str
+    def __init__(self, status: _Optional[_Union[TaskState, str]] = ..., stop_reason: _Optional[_Union[StopReason, str]] = ..., verified: _Optional[bool] = ..., summary: _Optional[str] = ..., blocker_kind: _Optional[_Union[BlockerKind, str]] = ..., evidence: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., browser_id: _Optional[str] = ...) -> None: ...

@@ -80,6 +80,10 @@ class BenchSite(LoopbackSite):
         super().__init__(handler=Handler)
 
 
+class CallFailed(Exception):
+    """A tool call answered with an error (a timeout on a loaded machine, say)."""
+
+
 def _text(answer: Any) -> str:
     return "\n".join(block.text for block in answer.content if getattr(block, "text", None))
 
@@ -103,7 +107,7 @@ async def _one_pass(client: Client, url: str, page: Page) -> dict[str, tuple[flo
         answer = await client.call_tool(tool, arguments)
         measured[tool] = (time.perf_counter() - started, len(_text(answer)))
         if answer.is_error:
-            raise SystemExit(f"{tool} failed: {_text(answer)[:1000]}")
+            raise CallFailed(f"{tool} failed: {_text(answer)[:300]}")
         snapshot = _text(answer)
     # Both take the ref as `target` (Playwright MCP 0.0.8x names it so; Verity takes `target` or `ref`).
     click = {"element": f"{page.name} {page.role}", "target": _ref(snapshot, page)}
@@ -111,7 +115,7 @@ async def _one_pass(client: Client, url: str, page: Page) -> dict[str, tuple[flo
     answer = await client.call_tool("browser_click", click)
     measured["browser_click"] = (time.perf_counter() - started, len(_text(answer)))
     if answer.is_error:
-        raise SystemExit(f"browser_click failed: {_text(answer)[:1000]}")
+        raise CallFailed(f"browser_click failed: {_text(answer)[:300]}")
     return measured
 
 
@@ -148,25 +152,36 @@ async def measure(args: argparse.Namespace) -> None:
             for round_number in range(args.rounds):
                 order = ["verity", "playwright"] if round_number % 2 == 0 else ["playwright", "verity"]
                 for page in pages:
+                    paired: dict[str, dict[str, tuple[float, int]]] = {}
                     for side in order:
-                        measured = await _one_pass(clients[side], f"http://127.0.0.1:{site.port}{page.path}", page)
-                        for tool, value in measured.items():
-                            results.setdefault((page.path, tool, side), []).append(value)
+                        try:
+                            paired[side] = await _one_pass(clients[side], f"http://127.0.0.1:{site.port}{page.path}", page)
+                        except CallFailed as failed:
+                            # A round is kept only whole (both sides), so each ratio is of one pair.
+                            print(f"round {round_number + 1}, {page.path}, {side}: {failed}; the round is left out", file=sys.stderr)
+                            break
+                    else:
+                        for side, measured in paired.items():
+                            for tool, value in measured.items():
+                                results.setdefault((page.path, tool, side), []).append(value)
     _print(pages, results, args.rounds)
 
 
 def _print(pages: list[Page], results: dict[tuple[str, str, str], list[tuple[float, int]]], rounds: int) -> None:
-    print(f"{rounds} paired rounds; times are medians in ms; ratio is the median of per-round Verity/Playwright")
-    print(f"{'page':<26} {'tool':<17} {'Verity ms':>10} {'PW ms':>9} {'ratio':>7} {'Verity chars':>13} {'PW chars':>10} {'size ratio':>10}")
+    print(f"{rounds} paired rounds (whole pairs only: see n); times are medians in ms; ratio is the median of per-round Verity/Playwright")
+    print(f"{'page':<26} {'tool':<17} {'Verity ms':>10} {'PW ms':>9} {'ratio':>7} {'Verity chars':>13} {'PW chars':>10} {'size ratio':>10} {'n':>3}")
     for page in pages:
         for tool in TOOLS:
+            if (page.path, tool, "verity") not in results:
+                print(f"{page.path:<26} {tool:<17} (no whole round)")
+                continue
             ours, theirs = results[(page.path, tool, "verity")], results[(page.path, tool, "playwright")]
             time_ratio = statistics.median(a[0] / b[0] for a, b in zip(ours, theirs, strict=True))
             our_chars, their_chars = statistics.median(a[1] for a in ours), statistics.median(b[1] for b in theirs)
             print(
                 f"{page.path:<26} {tool:<17} {statistics.median(a[0] for a in ours) * 1000:>10.0f} "
                 f"{statistics.median(b[0] for b in theirs) * 1000:>9.0f} {time_ratio:>6.3f}x "
-                f"{our_chars:>13.0f} {their_chars:>10.0f} {our_chars / their_chars:>9.3f}x"
+                f"{our_chars:>13.0f} {their_chars:>10.0f} {our_chars / their_chars:>9.3f}x {len(ours):>3}"
             )
 
 

@@ -17,17 +17,13 @@ import collections
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tools.bench_run_start import ENVIRONMENT, RECIPE, raw_command, verity_command  # noqa: E402
-from tools.bench_runtime import _pages_handler, write_pages  # noqa: E402
-
-from runtime.demo.loopback import LoopbackSite  # noqa: E402
+from tools.bench_run_start import ENVIRONMENT, one_page_site, raw_command, verity_command  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 POLL_S = 0.01
@@ -82,19 +78,12 @@ def cpu_by_kind(command: list[str]) -> collections.Counter[str]:
 
 
 def main(rounds: int) -> None:
-    with tempfile.TemporaryDirectory(prefix="verity-bench-cpu-") as tmp:
-        root = Path(tmp) / "site"
-        root.mkdir()
-        write_pages(root, 1)
-        recipe = Path(tmp) / "one-page.yaml"
-        recipe.write_text(RECIPE, encoding="utf-8")
-        with LoopbackSite(handler=_pages_handler(root)) as served:
-            site = f"http://127.0.0.1:{served.port}"
-            cpu_by_kind(verity_command(recipe, site, Path(tmp) / "warm-up"))  # compiles and caches
-            sums: dict[str, collections.Counter[str]] = {"verity run": collections.Counter(), "raw script": collections.Counter()}
-            for round_number in range(rounds):
-                sums["verity run"] += cpu_by_kind(verity_command(recipe, site, Path(tmp) / f"run-{round_number}"))
-                sums["raw script"] += cpu_by_kind(raw_command(site))
+    with one_page_site("verity-bench-cpu-") as (tmp, recipe, site):
+        cpu_by_kind(verity_command(recipe, site, tmp / "warm-up"))  # compiles and caches
+        sums: dict[str, collections.Counter[str]] = {"verity run": collections.Counter(), "raw script": collections.Counter()}
+        for round_number in range(rounds):
+            sums["verity run"] += cpu_by_kind(verity_command(recipe, site, tmp / f"run-{round_number}"))
+            sums["raw script"] += cpu_by_kind(raw_command(site))
     for label, totals in sums.items():
         print(f"{label}: {sum(totals.values()) / rounds:.2f} CPU s per run (mean of {rounds})")
         for kind, cpu in totals.most_common():

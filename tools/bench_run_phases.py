@@ -15,17 +15,14 @@ import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tools.bench_run_start import ENVIRONMENT, RECIPE, adopt_orphans, other_checkout_command, reap_all, verity_command  # noqa: E402
-from tools.bench_runtime import _pages_handler, write_pages  # noqa: E402
+from tools.bench_run_start import ENVIRONMENT, adopt_orphans, one_page_site, other_checkout_command, reap_all, verity_command  # noqa: E402
 
-from runtime.demo.loopback import LoopbackSite  # noqa: E402
 from runtime.run_layout import EVENTS_FILE  # noqa: E402
 
 PHASES = (
@@ -68,28 +65,21 @@ def phases_of(command: list[str], run_dir: Path) -> dict[str, float]:
 
 def main(rounds: int, also: Path) -> None:
     adopt_orphans()
-    with tempfile.TemporaryDirectory(prefix="verity-bench-phases-") as tmp:
-        root = Path(tmp) / "site"
-        root.mkdir()
-        write_pages(root, 1)
-        recipe = Path(tmp) / "one-page.yaml"
-        recipe.write_text(RECIPE, encoding="utf-8")
-        with LoopbackSite(handler=_pages_handler(root)) as served:
-            site = f"http://127.0.0.1:{served.port}"
-            sides = {
-                "this checkout": lambda out: verity_command(recipe, site, out),
-                str(also): lambda out: other_checkout_command(also, recipe, site, out),
-            }
-            for name, command in sides.items():  # warm-up: bytecode cached, files in the page cache
-                phases_of(command(Path(tmp) / f"warm-{len(name)}"), Path(tmp) / f"warm-{len(name)}")
-            results: dict[str, list[dict[str, float]]] = {name: [] for name in sides}
-            loads = []
-            for number in range(rounds):
-                loads.append(os.getloadavg()[0])
-                order = list(sides) if number % 2 else list(reversed(sides))
-                for name in order:
-                    out = Path(tmp) / f"run-{number}-{order.index(name)}"
-                    results[name].append(phases_of(sides[name](out), out))
+    with one_page_site("verity-bench-phases-") as (tmp, recipe, site):
+        sides = {
+            "this checkout": lambda out: verity_command(recipe, site, out),
+            str(also): lambda out: other_checkout_command(also, recipe, site, out),
+        }
+        for name, command in sides.items():  # warm-up: bytecode cached, files in the page cache
+            phases_of(command(tmp / f"warm-{len(name)}"), tmp / f"warm-{len(name)}")
+        results: dict[str, list[dict[str, float]]] = {name: [] for name in sides}
+        loads = []
+        for number in range(rounds):
+            loads.append(os.getloadavg()[0])
+            order = list(sides) if number % 2 else list(reversed(sides))
+            for name in order:
+                out = tmp / f"run-{number}-{order.index(name)}"
+                results[name].append(phases_of(sides[name](out), out))
     print(f"rounds: {rounds}, load average {min(loads):.1f}-{max(loads):.1f}; medians in seconds")
     names = list(sides)
     print(f"{'phase':34}" + "".join(f"{name[-24:]:>26}" for name in names))

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,6 +48,21 @@ plan:
       fields:
         price: {css: "[data-field=price]", type: number}
 """
+
+
+@contextlib.contextmanager
+def one_page_site(prefix: str) -> Iterator[tuple[Path, Path, str]]:
+    """A scratch directory, the one-page recipe written in it, and the base URL of its quote page
+    served on loopback: what every run-start bench runs against."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as name:
+        tmp = Path(name)
+        root = tmp / "site"
+        root.mkdir()
+        write_pages(root, 1)
+        recipe = tmp / "one-page.yaml"
+        recipe.write_text(RECIPE, encoding="utf-8")
+        with LoopbackSite(handler=_pages_handler(root)) as served:
+            yield tmp, recipe, f"http://127.0.0.1:{served.port}"
 
 
 def verity_command(recipe: Path, site: str, out: Path) -> list[str]:
@@ -121,33 +137,26 @@ def timed_cpu(command: list[str], cpu: list[float]) -> float:
 
 def main(rounds: int, also: Path | None) -> None:
     adopt_orphans()
-    with tempfile.TemporaryDirectory(prefix="verity-bench-start-") as tmp:
-        root = Path(tmp) / "site"
-        root.mkdir()
-        write_pages(root, 1)
-        recipe = Path(tmp) / "one-page.yaml"
-        recipe.write_text(RECIPE, encoding="utf-8")
-        with LoopbackSite(handler=_pages_handler(root)) as served:
-            site = f"http://127.0.0.1:{served.port}"
-            timed(raw_command(site))  # warm-up: the page cache holds both programs afterwards
-            timed(verity_command(recipe, site, Path(tmp) / "run-0"))
+    with one_page_site("verity-bench-start-") as (tmp, recipe, site):
+        timed(raw_command(site))  # warm-up: the page cache holds both programs afterwards
+        timed(verity_command(recipe, site, tmp / "run-0"))
+        if also is not None:
+            timed(other_checkout_command(also, recipe, site, tmp / "other-0"))
+        raw_times: list[float] = []
+        verity_times: list[float] = []
+        other_times: list[float] = []
+        raw_cpu: list[float] = []
+        verity_cpu: list[float] = []
+        other_cpu: list[float] = []
+        loads: list[float] = []
+        for number in range(1, rounds + 1):
+            loads.append(os.getloadavg()[0])
+            sides = [lambda: raw_times.append(timed_cpu(raw_command(site), raw_cpu)),
+                     lambda n=number: verity_times.append(timed_cpu(verity_command(recipe, site, tmp / f"run-{n}"), verity_cpu))]
             if also is not None:
-                timed(other_checkout_command(also, recipe, site, Path(tmp) / "other-0"))
-            raw_times: list[float] = []
-            verity_times: list[float] = []
-            other_times: list[float] = []
-            raw_cpu: list[float] = []
-            verity_cpu: list[float] = []
-            other_cpu: list[float] = []
-            loads: list[float] = []
-            for number in range(1, rounds + 1):
-                loads.append(os.getloadavg()[0])
-                sides = [lambda: raw_times.append(timed_cpu(raw_command(site), raw_cpu)),
-                         lambda n=number: verity_times.append(timed_cpu(verity_command(recipe, site, Path(tmp) / f"run-{n}"), verity_cpu))]
-                if also is not None:
-                    sides.append(lambda n=number: other_times.append(timed_cpu(other_checkout_command(also, recipe, site, Path(tmp) / f"other-{n}"), other_cpu)))
-                for side in sides if number % 2 else reversed(sides):
-                    side()
+                sides.append(lambda n=number: other_times.append(timed_cpu(other_checkout_command(also, recipe, site, tmp / f"other-{n}"), other_cpu)))
+            for side in sides if number % 2 else reversed(sides):
+                side()
     raw, verity = statistics.median(raw_times), statistics.median(verity_times)
     rounds_of = lambda times: ", ".join(f"{t:.2f}" for t in times)  # noqa: E731
     print(f"rounds: {rounds} (median reported), load average {min(loads):.1f}-{max(loads):.1f}")

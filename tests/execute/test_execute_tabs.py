@@ -13,6 +13,7 @@ from runtime.events import StepStarted, TabChanged, ToolUsed
 from tests.execute.conftest import RECIPES, ExecRunner
 from tests.fixtures.gemini_server import GeminiServer, RecordedRequest, ScriptedReply, function_call_reply
 from tests.fixtures.site_server import FixtureSite
+from tests.fixtures.tab_changes import describe_tab_change
 
 scenarios("execute_tabs.feature")
 
@@ -32,19 +33,11 @@ def _changes(runner: ExecRunner) -> list[TabChanged]:
     return runner.last.payloads(TabChanged)
 
 
-def _describe(change: TabChanged) -> str:
-    said = f"{change.tab_id} {change.change}"
-    if change.change == "opened":
-        said += f" by {change.state_id} from {change.opener_tab_id}"
-    elif change.change == "closed":
-        said += f" by {change.state_id}"
-    return said
-
 
 @then(parsers.re(r"the tab events are (?P<said>.*)$"))
 def tab_events(runner: ExecRunner, said: str) -> None:
     changes = [change for change in _changes(runner) if change.change != "primary"]
-    assert [_describe(change) for change in changes] == re.findall(r'"([^"]*)"', said)
+    assert [describe_tab_change(change) for change in changes] == re.findall(r'"([^"]*)"', said)
     opened = next(change for change in changes if change.change == "opened")
     assert opened.url.endswith("/target.html"), opened
     # events.jsonl holds the same changes, in the same order.

@@ -8,6 +8,7 @@ from typing import Any
 from pytest_bdd import parsers, scenarios, then
 
 from tests.service.run_steps import *  # noqa: F403 - the shared real-run steps
+from tests.fixtures.tab_changes import describe_tab_change
 
 scenarios("service_tabs.feature")
 
@@ -15,19 +16,11 @@ def _payloads(context: dict[str, Any], kind: str) -> list[tuple[int, Any]]:
     return [(event.seq, getattr(event, kind)) for event in context["events"] if event.WhichOneof("payload") == kind]
 
 
-def _describe(change: Any) -> str:
-    said = f"{change.tab_id} {change.change}"
-    if change.change == "opened":
-        said += f" by {change.state_id} from {change.opener_tab_id}"
-    elif change.change == "closed":
-        said += f" by {change.state_id}"
-    return said
-
 
 @then(parsers.re(r"the stream's tab events are (?P<said>.*)$"))
 def _tab_events(context: dict[str, Any], said: str) -> None:
     changes = [change for _, change in _payloads(context, "tab")]
-    assert [_describe(change) for change in changes] == re.findall(r'"([^"]*)"', said)
+    assert [describe_tab_change(change) for change in changes] == re.findall(r'"([^"]*)"', said)
     opened = next(change for change in changes if change.change == "opened")
     assert opened.url.endswith("/target.html") and opened.name == "terms" and opened.primary_tab_id == "t1", opened
     seqs = [seq for seq, _ in _payloads(context, "tab")]

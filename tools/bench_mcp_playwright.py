@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import re
 import statistics
 import sys
@@ -33,6 +34,7 @@ from typing import Any
 
 from mcp import Client, StdioServerParameters
 
+from runtime.browser.launch.chromium_start import DNS_FENCE_FLAG, OFFLINE_FLAGS
 from runtime.demo.loopback import LoopbackSite
 
 REPO = Path(__file__).resolve().parents[1]
@@ -125,8 +127,12 @@ def _servers(args: argparse.Namespace, home: Path) -> dict[str, StdioServerParam
         "--store", str(home / "verity.db"), "--runs-dir", str(home / "runs"), "--recipes-dir", str(home / "recipes"),
         "--log-level", "WARNING",
     ]  # fmt: skip
+    # Playwright MCP's Chromium gets the flags that keep Verity's own from reaching past loopback:
+    # no background services, and no name looked up by the browser itself.
+    config = home / "playwright-mcp.json"
+    config.write_text(json.dumps({"browser": {"launchOptions": {"args": [*OFFLINE_FLAGS, DNS_FENCE_FLAG]}}}), encoding="utf-8")
     playwright = [
-        str(args.playwright_mcp / "cli.js"), "--headless", "--isolated", "--browser", "chromium",
+        str(args.playwright_mcp / "cli.js"), "--headless", "--isolated", "--browser", "chromium", "--config", str(config),
         "--executable-path", str(args.chromium), "--output-dir", str(home / "playwright"),
     ]  # fmt: skip
     return {

@@ -20,6 +20,7 @@ one job:
     storage_state   the recipe's storage-state files and the state to save (record/storage_state.py), or None
     uploads    the files the recipe lets the run upload, by name (plan/order.py)
     switches   the strategies rolled back for this run (plan/switches.py)
+    goes_on    a conversation: the session stays open past a `close` step, for the next turn
 """
 
 from __future__ import annotations
@@ -148,6 +149,8 @@ class RunContext:
     storage_state: StorageStateKeeper | None = None
     uploads: UploadFiles = field(default_factory=UploadFiles)
     switches: RunSwitches = field(default_factory=RunSwitches)
+    # A conversation's context (execute/conversation.py): its session outlives each turn's `close`.
+    goes_on: bool = False
 
     @classmethod
     def create(

@@ -11,9 +11,9 @@ Feature: Conversations that go on
     Then turn 1 is answered completed and the run waits in ongoing
     When the client sends the steps that read the note
     Then turn 2 is answered completed with "noted in turn 1" and the run waits in ongoing
-    When the client sends the steps that open the page again
+    When the client sends the steps that open the page again with verity client send
     Then turn 3 is answered completed with "returning visit set-in-turn-1" and the run waits in ongoing
-    When the client ends the run
+    When the client ends the run with verity client end
     Then the conversation ends completed with stop reason completed, one stream from seq 1 with ongoing between its three turns
     And every step of the three turns acted in tab "t1"
     And the run's messages are a user message and a tool answer for each of its three turns

@@ -15,6 +15,7 @@ from tests.service.run_steps import *  # noqa: F403 - the shared real-run steps
 from tests.service.run_steps import run_inputs
 from tests.service.service_harness import ServedServer
 
+from runtime.cli.main import main as verity_main
 from runtime.client import VerityClient, VerityRpcError
 from runtime.llm.settings import API_KEY_VARIABLES
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
@@ -139,9 +140,13 @@ def _send_read(context: dict[str, Any]) -> None:
     _read_turn(context["client"], context["run"])
 
 
-@when("the client sends the steps that open the page again")
-def _send_open(context: dict[str, Any]) -> None:
-    assert context["client"].send_message(context["run"]["run_id"], steps_yaml=OPEN_AGAIN).turn == 3
+@when("the client sends the steps that open the page again with verity client send")
+def _send_open(context: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # From the command line (in process): it prints the turn and returns as the run waits again.
+    steps = tmp_path / "open-again.yaml"
+    steps.write_text(OPEN_AGAIN, encoding="utf-8")
+    assert verity_main(["client", "send", "--target", context["server"].target, context["run"]["run_id"], "--steps", str(steps)]) == 0
+    assert f"{context['run']['run_id']} waits for a message" in capsys.readouterr().out
     _read_turn(context["client"], context["run"])
 
 
@@ -151,9 +156,12 @@ def _turn_answered(context: dict[str, Any], turn: int, value: str) -> None:
     _assert_answered(context["run"], turn, {"note": value} if turn == 2 else {"visit": value})
 
 
-@when("the client ends the run")
-def _end(context: dict[str, Any]) -> None:
-    context["ended"] = context["client"].end_run(context["run"]["run_id"])
+@when("the client ends the run with verity client end")
+def _end(context: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    # `verity client end` exits with the run's stop reason's code: 0 for completed.
+    assert verity_main(["client", "end", "--target", context["server"].target, context["run"]["run_id"]]) == 0
+    assert "completed  stop_reason=completed" in capsys.readouterr().out
+    context["ended"] = context["client"].get_run(context["run"]["run_id"]).run
     _read_turn(context["client"], context["run"])
 
 

@@ -93,8 +93,15 @@ class Conversation:
         self._inbox.put_nowait(None)
 
     async def next_message(self) -> Turn | None:
-        """The next turn, or None for the end; asyncio.TimeoutError after `idle_seconds`."""
-        return await asyncio.wait_for(self._inbox.get(), self.idle_seconds)
+        """The next turn, or None for the end; asyncio.TimeoutError after `idle_seconds`, from
+        when on the conversation takes no message."""
+        try:
+            return await asyncio.wait_for(self._inbox.get(), self.idle_seconds)
+        except asyncio.TimeoutError:
+            if not self._inbox.empty():  # sent while the wait was being called off: it was accepted
+                return self._inbox.get_nowait()
+            self.ongoing = False
+            raise
 
 
 async def walk_turns(handle: TurnHost, walk: PlanWalk, events: EventLog, session_of: Callable[[], BrowserSession | None]) -> tuple[RunEnd, bool]:
@@ -117,7 +124,6 @@ async def walk_turns(handle: TurnHost, walk: PlanWalk, events: EventLog, session
         try:
             turn = await handle.as_work(conversation.next_message(), during=" while the conversation waited for a message")
         except asyncio.TimeoutError:
-            conversation.ongoing = False
             idle = f"no message came within the conversation idle timeout ({conversation.idle_seconds:g}s)"
             return RunEnd(StopReason.CONVERSATION_IDLE, f"{idle}; turn {number}: {end.summary}"), False
         except RunStopped as stopped:

@@ -4,7 +4,7 @@ Feature: Conversations that go on
   message, until the team ends it, the server's idle timeout does, or the server stops.
 
   @CONV-001 @CONV-002 @CONV-004
-  Scenario: A conversation of three turns over one browser session, replayed gap-free after a restart
+  Scenario: A conversation of four turns over one browser session, replayed gap-free after a restart
     Given the fixture site and the conversation recipes
     And a server
     When a client starts "service-conversation" as a conversation
@@ -13,10 +13,12 @@ Feature: Conversations that go on
     Then turn 2 is answered completed with "noted in turn 1" and the run waits in ongoing
     When the client sends the steps that open the page again with verity client send
     Then turn 3 is answered completed with "returning visit set-in-turn-1" and the run waits in ongoing
+    When the client sends the text "What does the page say now?" to the run, whose model is a loopback Gemini
+    Then turn 4 is answered completed by the model, which was shown the page turn 3 left
     When the client ends the run with verity client end
-    Then the conversation ends completed with stop reason completed, one stream from seq 1 with ongoing between its three turns
-    And every step of the three turns acted in tab "t1"
-    And the run's messages are a user message and a tool answer for each of its three turns
+    Then the conversation ends completed with stop reason completed, one stream from seq 1 with ongoing between its four turns
+    And every step of the four turns acted in tab "t1"
+    And the run's messages are a user message and an answer for each of its four turns
     And a message to the ended run is refused FAILED_PRECONDITION with reason RUN_NOT_ONGOING
     When a second conversation, which needs no browser, waits in ongoing
     Then a text message to it is refused FAILED_PRECONDITION with reason NO_MODEL when the server has no model

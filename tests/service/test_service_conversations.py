@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
+from tests.fixtures.gemini_server import GeminiServer, function_call_reply
 from tests.fixtures.site_server import FixtureSite
 from tests.service.run_steps import *  # noqa: F403 - the shared real-run steps
 from tests.service.run_steps import run_inputs
@@ -77,6 +78,14 @@ OPEN_AGAIN = """\
 """
 
 ONGOING = events_pb.TASK_STATE_ONGOING
+
+
+@pytest.fixture(autouse=True)
+def _cleanups(context: dict[str, Any]) -> Any:
+    context["cleanups"] = cleanups = []
+    yield
+    for cleanup in reversed(cleanups):
+        cleanup()
 
 
 @given("the fixture site and the conversation recipes", target_fixture="recipes_dir")
@@ -156,6 +165,26 @@ def _turn_answered(context: dict[str, Any], turn: int, value: str) -> None:
     _assert_answered(context["run"], turn, {"note": value} if turn == 2 else {"visit": value})
 
 
+@when(parsers.parse('the client sends the text "{text}" to the run, whose model is a loopback Gemini'))
+def _send_text(context: dict[str, Any], text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    gemini = context["gemini"] = GeminiServer().__enter__()
+    context["cleanups"].append(lambda: gemini.__exit__(None, None, None))
+    for name, value in gemini.env().items():
+        monkeypatch.setenv(name, value)  # the server runs in this process: its model is this one
+    gemini.enqueue(function_call_reply("close", {"summary": "the page says: returning visit set-in-turn-1"}))
+    assert context["client"].send_message(context["run"]["run_id"], text=text).turn == 4
+    _read_turn(context["client"], context["run"])
+
+
+@then("turn 4 is answered completed by the model, which was shown the page turn 3 left")
+def _model_turn(context: dict[str, Any]) -> None:
+    answer = _answers(context["run"])[-1]
+    assert (answer.turn, answer.role, answer.stop_reason) == (4, "model", events_pb.STOP_REASON_COMPLETED), answer
+    assert "returning visit set-in-turn-1" in answer.text
+    asked = json.dumps(context["gemini"].requests[0].body, ensure_ascii=False)
+    assert "What does the page say now?" in asked and "returning visit set-in-turn-1" in asked
+
+
 @when("the client ends the run with verity client end")
 def _end(context: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
     # `verity client end` exits with the run's stop reason's code: 0 for completed.
@@ -165,37 +194,38 @@ def _end(context: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
     _read_turn(context["client"], context["run"])
 
 
-@then("the conversation ends completed with stop reason completed, one stream from seq 1 with ongoing between its three turns")
+@then("the conversation ends completed with stop reason completed, one stream from seq 1 with ongoing between its four turns")
 def _ended(context: dict[str, Any]) -> None:
     events = context["run"]["events"]
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
     final = events[-1].final_verdict
     assert (final.status, final.stop_reason, final.verified) == (events_pb.TASK_STATE_COMPLETED, events_pb.STOP_REASON_COMPLETED, True)
-    assert "the conversation ended after 3 turn(s)" in final.summary
+    assert "the conversation ended after 4 turn(s)" in final.summary
     assert context["ended"].status == events_pb.TASK_STATE_COMPLETED
     statuses = [e.status_changed.status for e in events if e.HasField("status_changed")]
-    assert statuses.count(ONGOING) == 3 and statuses[-1] == events_pb.TASK_STATE_COMPLETED, statuses
+    assert statuses.count(ONGOING) == 4 and statuses[-1] == events_pb.TASK_STATE_COMPLETED, statuses
     assert sum(1 for e in events if e.HasField("final_verdict")) == 1
 
 
-@then(parsers.parse('every step of the three turns acted in tab "{tab_id}"'))
+@then(parsers.parse('every step of the four turns acted in tab "{tab_id}"'))
 def _one_tab(context: dict[str, Any], tab_id: str) -> None:
     started = [e.step_started for e in context["run"]["events"] if e.HasField("step_started") and e.step_started.tab_id]
-    assert {"open", "note", "reread", "back", "visit"} <= {s.state_id for s in started}
+    assert {"open", "note", "reread", "back", "visit", "turn-4"} <= {s.state_id for s in started}
     assert {s.tab_id for s in started} == {tab_id}
     opened = [e.tab for e in context["run"]["events"] if e.HasField("tab") and e.tab.change == "opened"]
     assert opened == [], opened
 
 
-@then("the run's messages are a user message and a tool answer for each of its three turns")
+@then("the run's messages are a user message and an answer for each of its four turns")
 def _messages(context: dict[str, Any]) -> None:
     listed = context["client"].list_messages(context["run"]["run_id"])
     streamed = [e for e in context["run"]["events"] if e.HasField("message")]
     assert [m.seq for m in listed] == [m.seq for m in streamed]
     shape = [(m.message.turn, m.message.role) for m in listed]
-    assert shape == [(1, "user"), (1, "tool"), (2, "user"), (2, "tool"), (3, "user"), (3, "tool")], shape
+    assert shape == [(1, "user"), (1, "tool"), (2, "user"), (2, "tool"), (3, "user"), (3, "tool"), (4, "user"), (4, "model")], shape
     assert listed[0].message.text == "用浏览器 keep a note on the conversation page"
     assert listed[2].message.text == READ_THE_NOTE and listed[4].message.text == OPEN_AGAIN
+    assert listed[6].message.text == "What does the page say now?" and "returning visit" in listed[7].message.text
 
 
 def _refused(call: Callable[[], Any], reason: str) -> None:

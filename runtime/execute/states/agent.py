@@ -301,6 +301,8 @@ class AgentLoop:
             ctx.findings.verified(self.state.id)
             if ctx.recovery.blocker is not None and ctx.recovery.blocker.state_id == self.state.id:
                 ctx.recovery.blocker = None  # a page the model left behind is no longer the run's blocker
+            if ctx.goes_on and summary:
+                ctx.findings.close_summary = summary  # a conversation's turn is answered with what the model said
             turn.outcome, turn.summary = "closed", f"closed and verified: {summary}"
             return StepResult("verified", True, verified=True, summary=f"the model closed ({summary}) and all {len(checks)} done_when condition(s) hold", thinking=thinking, evidence=evidence)
         described = describe_failures(checks, OBSERVED_CHARS)

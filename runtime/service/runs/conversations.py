@@ -67,7 +67,10 @@ class TurnCompiler:
             ModelSettings.from_env()
         except LlmError as error:
             raise NoModel(error.message) from None
-        return Turn(self._plan([{"id": f"turn-{number}", "agent": {"task": text}}]), text, MODEL)
+        # The user's words carry no condition to check: the turn is done when the model closes on a
+        # page (any page the fence let it reach), and its close summary answers the message.
+        agent = {"task": text, "done_when": [{"url_matches": "."}]}
+        return Turn(self._plan([{"id": f"turn-{number}", "agent": agent}]), text, MODEL)
 
     def _plan(self, steps: list[dict[str, Any]]) -> Plan:
         data = self.loaded.recipe.model_dump(mode="json", by_alias=True, exclude_unset=True)

@@ -29,6 +29,7 @@ Feature: Conversations that go on
   @CONV-003
   Scenario: A conversation left idle ends conversation_idle
     Given the fixture site and the conversation recipes
-    And a server with a conversation idle timeout of 0.2 seconds
+    And a server started from `verity serve --conversation-idle-seconds 0.2`
+    And the config file key conversation_idle_seconds sets the timeout, which must be more than 0
     When a client starts "service-chat" as a conversation
     Then the conversation ends stopped with stop reason conversation_idle after waiting in ongoing

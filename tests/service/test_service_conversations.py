@@ -13,12 +13,15 @@ from pytest_bdd import given, parsers, scenarios, then, when
 from tests.fixtures.gemini_server import GeminiServer, function_call_reply
 from tests.fixtures.site_server import FixtureSite
 from tests.service.run_steps import *  # noqa: F403 - the shared real-run steps
-from tests.service.run_steps import run_inputs
+from tests.service.run_steps import run_inputs, serve_args
 from tests.service.service_harness import ServedServer
 
 from runtime.cli.main import main as verity_main
+from runtime.cli.main import parse_args
+from runtime.cli.serve import server_config_from_args
 from runtime.client import VerityClient, VerityRpcError
 from runtime.llm.settings import API_KEY_VARIABLES
+from runtime.service.config.errors import ServiceConfigError
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 
 scenarios("service_conversations.feature")
@@ -97,10 +100,26 @@ def _recipes(tmp_path: Path, site: FixtureSite) -> Path:
     return directory
 
 
-@given(parsers.parse("a server with a conversation idle timeout of {seconds:g} seconds"), target_fixture="target")
-def _idle_server(serve: Any, recipes_dir: Path, context: dict[str, Any], seconds: float) -> str:
-    context["server"] = server = serve(recipes_dir=recipes_dir, conversation_idle_seconds=seconds)
+@given(parsers.parse("a server started from `verity serve --conversation-idle-seconds {seconds}`"), target_fixture="target")
+def _idle_server(tmp_path: Path, recipes_dir: Path, context: dict[str, Any], seconds: str) -> str:
+    flags = ["--port", "0", *serve_args(tmp_path, recipes_dir), "--grace-seconds", "0.5"]
+    context["serve_flags"] = flags
+    config = server_config_from_args(parse_args(["serve", *flags, "--conversation-idle-seconds", seconds]))
+    assert config.conversation_idle_seconds == float(seconds)
+    context["server"] = server = ServedServer(config)
+    context["cleanups"].append(server.close)
     return server.target
+
+
+@given("the config file key conversation_idle_seconds sets the timeout, which must be more than 0")
+def _idle_config(tmp_path: Path, context: dict[str, Any]) -> None:
+    config_file = tmp_path / "verity-serve.yaml"
+    config_file.write_text("conversation_idle_seconds: 45\n", encoding="utf-8")
+    config = server_config_from_args(parse_args(["serve", *context["serve_flags"], "--config", str(config_file)]))
+    assert config.conversation_idle_seconds == 45.0
+    refused = server_config_from_args(parse_args(["serve", *context["serve_flags"], "--conversation-idle-seconds", "0"]))
+    with pytest.raises(ServiceConfigError, match="conversation_idle_seconds must be more than 0"):
+        refused.validate()  # as the server does before it starts
 
 
 def _read_turn(client: VerityClient, run: dict[str, Any]) -> None:

@@ -18,12 +18,12 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from runtime.execute.agent.offered_tools import TARGET_HELP, offered_tools
-from runtime.mcp.browser_session import BrowserSessions, TurnAnswer
+from runtime.mcp.browser_session import CLOSE_CALL, BrowserSessions, TurnAnswer
 from runtime.service.runs.errors import RunLimitReached, ServerShuttingDown
 
 CLOSE_TOOL = "browser_close"
 # The agent's own completion tool, which the client calls as Playwright MCP's browser_close.
-AGENT_CLOSE = "close"
+AGENT_CLOSE = CLOSE_CALL
 STDIO_SESSION = "stdio"
 SNAPSHOT_TOOL = "browser_snapshot"
 
@@ -79,6 +79,11 @@ def session_key(ctx: ServerRequestContext[Any]) -> str:
             "the browser tools need an MCP session (the Mcp-Session-Id of a stateful Streamable HTTP connection) so that "
             "each session has its own browser; connect with a session, or over stdio",
         )
+    return http_session_key(session_id)
+
+
+def http_session_key(session_id: str) -> str:
+    """The browser session key of the Streamable HTTP session `session_id`."""
     return f"http:{session_id}"
 
 

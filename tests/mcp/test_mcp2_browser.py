@@ -4,6 +4,7 @@ loopback site whose first page opens its second in a new tab."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
@@ -17,6 +18,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 from tests.mcp.mcp_harness import TOKEN, HeldClient, authorized, call_tool, page_text, tool_result
 
 from runtime.demo.loopback import LoopbackSite
+from runtime.events.model import payload_to_dict
 from runtime.store.opening import open_run_store
 
 scenarios("mcp2_browser.feature")
@@ -128,7 +130,7 @@ def _acts_there(sessions: dict[str, HeldClient], site: TabsSite, context: dict[s
     pressed = call_tool(sessions["T"], "browser_click", {"target": _ref(context["answer"], "button", "Press me")})
     result = tool_result(pressed)
     assert result["ok"] is True and result["effect"] is True, result
-    assert re.search(r'- button "Pressed" \[ref=s\d+:e\d+\]', page_text(pressed)), page_text(pressed)
+    assert re.search(r'- button "Pressed"[^\n]* \[ref=s\d+:e\d+\]', page_text(pressed)), page_text(pressed)
     # And a page that is not the target still says so (MCP2-003: only the default goes unsaid).
     missing = call_tool(sessions["T"], "browser_navigate", {"url": site.url("/missing.html")})
     assert missing.is_error is True and "NOT the target (page_not_found)" in page_text(missing), (missing.content[0], page_text(missing))
@@ -154,8 +156,11 @@ def _ended(served: dict[str, Path], context: dict[str, Any]) -> None:
     store = open_run_store(served["home"] / "http" / "verity.db")
     try:
         record = store.get_run(context["run_id"])
+        events = store.read_events(context["run_id"])
     finally:
         store.close()
     assert record is not None and record.recipe_name == "mcp-browser-session", record
     assert record.stop_reason is not None and record.stop_reason.value == "completed", record
-    assert "the MCP client ended its session" in record.summary, record.summary
+    # The step closed with the session end's own words (not a browser_close, not the idle close).
+    said = json.dumps([payload_to_dict(event.payload) for event in events], ensure_ascii=False)
+    assert "the MCP client ended its session: its browser was closed" in said, said[-2000:]

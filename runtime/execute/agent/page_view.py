@@ -120,7 +120,8 @@ class PageTree:
 
 
 def page_section(whole: SnapshotTree | None, part: SnapshotTree | None = None, failure: str = "", verdict: str = "") -> ObservationContext:
-    """What <page> lists after the URL: the target check's verdict on the page, the whole tree,
+    """What <page> lists after the URL: the target check's verdict on a page that is not the
+    target (a valid page's goes unsaid: AgentView.judged), the whole tree,
     the part under a ref the model asked for, and why the tree could not be read
     (tools/bench_page_section.py measures it as sent)."""
     shown = ObservationContext(keep_observes=0, keep_snapshots=2, max_chars=20_000)

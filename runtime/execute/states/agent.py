@@ -216,7 +216,7 @@ class AgentLoop:
 
     async def _ask_model(self) -> tuple[str, list[LlmToolCall], LlmUsage]:
         # <page> is the tab's accessibility tree, written again when the page changed.
-        self.view.page = await self.calls.tree.refresh(self.view.page)
+        self.view.page = await self.calls.tree.refresh(self.view.page, self.calls.pages.take_digest())
         if self.ctx.model.vision.get(self.state.id):
             await self._show_screenshot()
         page = replace(self.view.page, open_tabs=tab_lines(self.ctx))

@@ -51,13 +51,16 @@ def _kind(pid: int) -> str:
         return "gone"
     if found := _CHROMIUM_TYPE.search(line):
         return f"chromium {found.group(1)}"
-    program = os.path.basename(line.split(" ", 1)[0])
+    words = line.split(" ")
+    program = os.path.basename(words[0])
     if "chrom" in program or "--user-data-dir" in line:
         return "chromium browser"
-    if "pytest" in line or "execnet" in line:
-        return "pytest"
     if found := re.search(r" -m (\S+)", line):
         return f"python -m {found.group(1)}"
+    if "sys.stdin.readline()" in line:
+        return "pytest worker"  # execnet's bootstrap, how pytest-xdist starts a worker
+    if any("pytest" in os.path.basename(word) or word == "gate" for word in words[:4]):
+        return "pytest (or the gate)"
     return program or "kernel"
 
 

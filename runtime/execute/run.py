@@ -39,6 +39,7 @@ from runtime.execute.walker import PlanWalk, RunEnd
 from runtime.outcomes import StopReason, TaskState
 from runtime.plan.order import RunOrder
 from runtime.secrets import PASSWORD_NAME, Secrets, install_log_redaction
+from runtime.store.action_cache import ActionCache
 
 
 # A server's run slot: awaits one (telling its argument why, when it must wait first), or raises
@@ -148,6 +149,7 @@ def start_run(
     close_browser: bool = False,
     admission: Admission | None = None,
     driven_model: DrivenModel | None = None,
+    action_cache: ActionCache | None = None,
 ) -> RunHandle:
     """Start the run `order` describes (prepared and placed: runtime/plan/order.py) in the running
     event loop and return at once.
@@ -164,6 +166,8 @@ def start_run(
     closes it as it finishes, as it does a Chromium it launched itself. `admission` is a server's
     run slot: the run waits for it (in `waiting_for_browser_selection`) before it runs at all.
     `driven_model` answers the run's agent states instead of a provider's model (`verity mcp`).
+    `action_cache` is the verified action cache its agent steps replay from and learn into (the
+    run store's; runtime/store/action_cache.py); without it every agent step asks its model.
     """
     if not order.run_id or order.run_dir is None:
         raise ValueError("the run order has no run id and directory yet: place it (RunOrder.placed) first")
@@ -184,7 +188,7 @@ def start_run(
     handle = RunHandle(order.run_id, order.run_dir, approvals)
     events.emit(StatusChanged(status=TaskState.CREATED, detail=f"recipe {name} {version}"))
     handle.task = loop.create_task(
-        _run(handle, order, events, browser, files, thumbnails, spans, approvals, allow_private_network, close_browser, admission, driven_model),
+        _run(handle, order, events, browser, files, thumbnails, spans, approvals, allow_private_network, close_browser, admission, driven_model, action_cache),
         name=f"verity-run-{order.run_id}",
     )
     return handle
@@ -203,6 +207,7 @@ async def _run(
     close_browser: bool = False,
     admission: Admission | None = None,
     driven_model: DrivenModel | None = None,
+    action_cache: ActionCache | None = None,
 ) -> FinalVerdict:
     started = time.perf_counter()
     own_provider: BrowserProvider | None = provider if close_browser else None
@@ -262,6 +267,7 @@ async def _run(
             private_network_override=allow_private_network,
             switches=order.run_switches,
             driven_model=driven_model,
+            action_cache=action_cache,
         )
         context.storage_state, context.uploads = keeper, order.uploads
         walk = PlanWalk(context)
@@ -361,6 +367,10 @@ async def _finish(
                 extra["replans_used"] = ctx.recovery.replans_used
                 extra["intent_guard"] = ctx.guard.metadata()
                 extra["switches"] = ctx.switches.record_in(verdict.evidence)
+                if (cached := ctx.action_cache.record()) is not None:
+                    extra["action_cache"] = cached
+                if fell_back := ctx.action_cache.fell_back():
+                    verdict.evidence["action_cache_fallbacks"] = fell_back
                 if session_record:
                     extra["session"] = session_record
                 if ctx.findings.output_valid is None:

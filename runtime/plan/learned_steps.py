@@ -15,6 +15,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pydantic import ValidationError
+
+from runtime.plan.compiler import compile_recipe
+from runtime.plan.model import Plan, State
+from runtime.plan.state_kinds import ACT, EXTRACT, NAVIGATE, WAIT
+from runtime.recipe.model import Recipe
 from runtime.recipe.step_bodies import ACT_LOCATOR_KEYS
 
 _SECRET_MARKER = re.compile(r"«secret:([a-z_][a-z0-9_]*)»")
@@ -22,6 +28,9 @@ _SECRET_MARKER = re.compile(r"«secret:([a-z_][a-z0-9_]*)»")
 _ACT_TEXTS = ("text", "value", "press")
 # What an act's params hold by default: left out of a step, so it reads as a person writes it.
 _ACT_DEFAULTS = {"submit": False, "keys": False, "add": False, "remove": False}
+# The plan states a learned step compiles to (a navigate's target checks are left out: a replay's
+# pages are judged as the agent's are, by the done_when read on a validated document).
+_REPLAYED_KINDS = (ACT, WAIT, EXTRACT, NAVIGATE)
 
 
 class NotReplayable(ValueError):
@@ -98,3 +107,18 @@ def _field(name: str, spec: dict[str, Any], turn: dict[str, Any]) -> dict[str, A
     if "ref" in spec:
         raise NotReplayable(f"turn {turn.get('turn')}: field {name!r} was read by a snapshot ref, which no later page has")
     return stable_locator(spec)
+
+
+def replay_states(steps: list[dict[str, Any]], plan: Plan, agent_state: State) -> list[State]:
+    """The plan states that run `steps` (learned_steps' output, as the action cache keeps them)
+    in place of `agent_state`: compiled as a recipe of those steps would be, so a replay runs
+    exactly what the same steps written by hand run, each in the agent step's tab and time.
+    Raises NotReplayable when the steps no longer compile (a recipe changed since they were learned)."""
+    recipe = {"name": plan.recipe["name"], "goal": plan.goal, "inputs": plan.inputs, "target": plan.target, "plan": [*steps, {"close": {}}]}
+    try:
+        compiled = compile_recipe(Recipe.model_validate(recipe))
+    except (ValidationError, ValueError) as invalid:
+        raise NotReplayable(f"the cached steps of {agent_state.id} do not compile: {invalid}") from None
+    replayed = [s for s in compiled.states if s.kind in _REPLAYED_KINDS]
+    timeout = agent_state.timeout_ms
+    return [s.model_copy(update={"id": f"{agent_state.id}.cached-{n}", "timeout_ms": timeout, "tab": agent_state.tab}) for n, s in enumerate(replayed, 1)]

@@ -20,6 +20,7 @@ one job:
     storage_state   the recipe's storage-state files and the state to save (record/storage_state.py), or None
     uploads    the files the recipe lets the run upload, by name (plan/order.py)
     switches   the strategies rolled back for this run (plan/switches.py)
+    action_cache   the verified action cache as the `cache` switch lets the run use it (context/action_cache.py)
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from runtime.events import EventLog
+from runtime.execute.context.action_cache import RunActionCache
 from runtime.execute.context.action_ids import ActionIds
 from runtime.execute.context.approvals import ApprovalDesk
 from runtime.execute.context.browser_access import BrowserAccess, SessionOpener
@@ -55,6 +57,7 @@ from runtime.secrets import Secrets
 
 if TYPE_CHECKING:
     from runtime.llm.providers.model_client import DrivenModel
+    from runtime.store.action_cache import ActionCache
 
 
 @dataclass
@@ -148,6 +151,7 @@ class RunContext:
     storage_state: StorageStateKeeper | None = None
     uploads: UploadFiles = field(default_factory=UploadFiles)
     switches: RunSwitches = field(default_factory=RunSwitches)
+    action_cache: RunActionCache = field(default_factory=lambda: RunActionCache(None))
 
     @classmethod
     def create(
@@ -164,6 +168,7 @@ class RunContext:
         private_network_override: bool | None = None,
         switches: RunSwitches | None = None,
         driven_model: DrivenModel | None = None,
+        action_cache: ActionCache | None = None,
     ) -> RunContext:
         guard = IntentGuard.from_plan(plan)
         action_ids = ActionIds(run_id)
@@ -187,6 +192,7 @@ class RunContext:
             budget=StepBudget(plan.limits.max_steps),
             login=login_means(plan),
             switches=switches,
+            action_cache=RunActionCache(action_cache, switches.cache),
         )
 
     @property

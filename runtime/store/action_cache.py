@@ -10,6 +10,7 @@ Entries hold recipe steps (runtime/plan/learned_steps.py), in which a secret is 
 
 SQLite keeps the table in the run store's file (created on first use); PostgreSQL gets it from
 the store's migration 4 (runtime/store/postgres.py), applied when a server opens the store.
+`open_action_cache` (runtime/store/opening.py) opens either.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from runtime.store.interface import StoreError
-from runtime.store.location import PostgresUrl, StoreLocation
+from runtime.store.location import PostgresUrl
 
 # The table, in SQL both engines read (PostgreSQL gets it by migration, SQLite on first use).
 ACTION_CACHE_TABLE = """
@@ -204,16 +205,6 @@ class PostgresActionCache(_SqlActionCache):
 
     def close(self) -> None:
         self._conn.close()
-
-
-def open_action_cache(location: StoreLocation) -> ActionCache:
-    """The action cache in the run store at `location` (a PostgreSQL store is migrated first)."""
-    if isinstance(location, PostgresUrl):
-        from runtime.store.postgres import PostgresRunStore
-
-        PostgresRunStore(location).close()  # applies the migration that creates the table
-        return PostgresActionCache(location)
-    return SqliteActionCache(Path(location))
 
 
 def _prefix(digest_prefix: str) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
+from runtime.cli.main import main
 from runtime.demo.loopback import LoopbackSite
 from runtime.events import StatusChanged, StepFinished
 from runtime.secrets import marker
@@ -242,3 +243,19 @@ def bypassed(cache: SqliteActionCache, runs: dict[str, Any]) -> None:
     verdict = record.file("verdict.json")
     assert verdict["switches"]["cache"] == "bypass" and verdict["evidence"]["switches"] == {"cache": "bypass"}
     assert verdict["action_cache"] == {"mode": "bypass", "steps": {"order": {"outcome": "bypass", "key": runs["entry"].key.digest}}}
+
+
+@then("verity cache list names the entry, show prints its steps with the PIN as a placeholder, and clear empties the cache")
+def cache_commands(cache: SqliteActionCache, runs: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    (entry,) = cache.entries()
+    store = ["cache", "--store", str(cache.path)]
+    capsys.readouterr()
+    assert main([*store, "list"]) == 0
+    listed = capsys.readouterr().out
+    assert f"{entry.key.digest}  agent-order-desk/order  " in listed and "3 step(s)  0 replay(s)" in listed and runs["learned"].handle.run_id in listed, listed
+    assert main([*store, "show", entry.key.digest[:8]]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["steps"] == entry.steps and shown["inputs"] == ["customer"] and PIN not in json.dumps(shown)
+    assert main([*store, "show", "ffffffff"]) == 3 and "no cache entries match" in capsys.readouterr().err
+    assert main([*store, "clear", "--recipe", "agent-order-desk"]) == 0 and capsys.readouterr().out == "cleared 1 cache entry\n"
+    assert cache.entries() == []

@@ -127,6 +127,7 @@ class RunSupervisor(RunHost):
                 allow_private_network=self.limits.allow_private_network,
                 admission=admission,
                 driven_model=driven_model,
+                action_cache=self.action_cache,
             )
         except Exception as error:  # noqa: BLE001 - a failed start is recorded as the run's end
             tracing.close()

@@ -162,6 +162,8 @@ class SqliteActionCache(_SqlActionCache):
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=busy_timeout_seconds)
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
+            # As the run store's default: a commit survives a killed process, not a power loss.
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(ACTION_CACHE_TABLE)
         except sqlite3.DatabaseError as error:
             self._db.close()

@@ -37,3 +37,9 @@ Feature: A verified action cache replays an agent step without its model, judged
     And an order desk whose "Save order" button places the order
     When the model types the customer by its ref and the PIN by its label, clicks "Save order" by its ref and closes
     Then verity cache list names the entry, show prints its steps with the PIN as a placeholder, and clear empties the cache
+
+  @CACHE-007
+  Scenario: Servers on one PostgreSQL database share one action cache
+    Given a fresh PostgreSQL database as the run store
+    When one server learns a path into the action cache
+    Then another server on the database finds it, verity cache lists it there, and clearing it on one empties it for both

@@ -166,8 +166,7 @@ def start_run(
     closes it as it finishes, as it does a Chromium it launched itself. `admission` is a server's
     run slot: the run waits for it (in `waiting_for_browser_selection`) before it runs at all.
     `driven_model` answers the run's agent states instead of a provider's model (`verity mcp`).
-    `action_cache` is the verified action cache its agent steps replay from and learn into (the
-    run store's; runtime/store/action_cache.py); without it every agent step asks its model.
+    `action_cache`: the run store's verified action cache (store/action_cache.py) agent steps replay.
     """
     if not order.run_id or order.run_dir is None:
         raise ValueError("the run order has no run id and directory yet: place it (RunOrder.placed) first")
@@ -360,17 +359,7 @@ async def _finish(
         try:
             if walk is not None:
                 ctx = walk.context
-                # The session is stopped: every request its context sent has been judged.
-                ctx.network.finish()
-                extra["blocked_requests"] = ctx.network.summary()
-                extra["executed_states"] = ctx.budget.executed
-                extra["replans_used"] = ctx.recovery.replans_used
-                extra["intent_guard"] = ctx.guard.metadata()
-                extra["switches"] = ctx.switches.record_in(verdict.evidence)
-                if (cached := ctx.action_cache.record()) is not None:
-                    extra["action_cache"] = cached
-                if fell_back := ctx.action_cache.fell_back():
-                    verdict.evidence["action_cache_fallbacks"] = fell_back
+                extra.update(ctx.verdict_facts(verdict.evidence))
                 if session_record:
                     extra["session"] = session_record
                 if ctx.findings.output_valid is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,9 @@ from runtime.cli.main import main
 from runtime.demo.loopback import LoopbackSite
 from runtime.events import StatusChanged, StepFinished
 from runtime.secrets import marker
-from runtime.store.action_cache import SqliteActionCache
+from runtime.store.action_cache import CacheEntry, CacheKey, SqliteActionCache
+from runtime.store.location import PostgresUrl
+from runtime.store.opening import open_action_cache
 from tests.execute.conftest import ExecRunner, RunRecord
 from tests.fixtures.gemini_server import GeminiServer, RecordedRequest, ScriptedReply, function_call_reply
 
@@ -259,3 +261,34 @@ def cache_commands(cache: SqliteActionCache, runs: dict[str, Any], capsys: pytes
     assert main([*store, "show", "ffffffff"]) == 3 and "no cache entries match" in capsys.readouterr().err
     assert main([*store, "clear", "--recipe", "agent-order-desk"]) == 0 and capsys.readouterr().out == "cleared 1 cache entry\n"
     assert cache.entries() == []
+
+
+@given("a fresh PostgreSQL database as the run store", target_fixture="database_url")
+def fresh_database(postgres_dsn: Callable[[], str]) -> str:
+    return postgres_dsn()
+
+
+@when("one server learns a path into the action cache", target_fixture="shared")
+def learned_on_postgres(database_url: str) -> Iterator[dict[str, Any]]:
+    # A server opens the run store (which migrates it) and then the cache in it.
+    first = open_action_cache(PostgresUrl(database_url))
+    key = CacheKey("agent-order-desk", "order", "http://127.0.0.1:8000/desk", ("customer",), "0123456789abcdef")
+    entry = CacheEntry(key, [{"act": {"type": {"label": "PIN"}, "text": "{pin}"}}], "run-1", stored_ns=1_700_000_000_000_000_000)
+    first.put(entry)
+    second = open_action_cache(PostgresUrl(database_url), migrated=True)
+    yield {"first": first, "second": second, "entry": entry}
+    first.close()
+    second.close()
+
+
+@then("another server on the database finds it, verity cache lists it there, and clearing it on one empties it for both")
+def shared_on_postgres(database_url: str, shared: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    entry = shared["entry"]
+    assert shared["second"].find(entry.key) == entry
+    shared["second"].note_replay(entry.key)
+    assert shared["first"].entries()[0].replays == 1
+    capsys.readouterr()
+    assert main(["cache", "--store", database_url, "list"]) == 0
+    assert f"{entry.key.digest}  agent-order-desk/order  http://127.0.0.1:8000/desk  1 step(s)  1 replay(s)" in capsys.readouterr().out
+    assert shared["second"].clear(digest_prefix=entry.key.digest[:6]) == 1
+    assert shared["first"].entries() == [] and shared["first"].find(entry.key) is None

@@ -195,6 +195,24 @@ class RunContext:
             action_cache=RunActionCache(action_cache, switches.cache),
         )
 
+    def verdict_facts(self, evidence: dict[str, Any]) -> dict[str, Any]:
+        """What verdict.json records of the run beside the verdict, once its session stopped
+        (every request its context sent has been judged); adds to the verdict's `evidence` the
+        switches set otherwise and the agent steps whose cached path fell back to their model."""
+        self.network.finish()
+        facts: dict[str, Any] = {
+            "blocked_requests": self.network.summary(),
+            "executed_states": self.budget.executed,
+            "replans_used": self.recovery.replans_used,
+            "intent_guard": self.guard.metadata(),
+            "switches": self.switches.record_in(evidence),
+        }
+        if (cached := self.action_cache.record()) is not None:
+            facts["action_cache"] = cached
+        if fell_back := self.action_cache.fell_back():
+            evidence["action_cache_fallbacks"] = fell_back
+        return facts
+
     @property
     def page(self) -> PageState:
         """The page state of the tab the running state acts in (its own for each tab)."""

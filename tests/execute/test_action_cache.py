@@ -18,6 +18,9 @@ from runtime.cli.main import main
 from runtime.demo.loopback import LoopbackSite
 from runtime.events import StatusChanged, StepFinished
 from runtime.secrets import marker
+from runtime.trace_analysis.runs import find_runs
+from runtime.trace_analysis.spans import read_trace_paths
+from runtime.trace_export import TraceExport
 from runtime.store.action_cache import CacheEntry, CacheKey, SqliteActionCache
 from runtime.store.location import PostgresUrl
 from runtime.store.opening import open_action_cache
@@ -118,9 +121,11 @@ def order_script(customer: str) -> list[Any]:
     return [type_customer, pin, click("Save order"), function_call_reply("close", {"summary": "placed"})]
 
 
-def run_desk(runner: ExecRunner, desk: OrderDesk, cache: SqliteActionCache, gemini: GeminiServer, customer: str, switches: dict[str, str] | None = None) -> RunRecord:
+def run_desk(
+    runner: ExecRunner, desk: OrderDesk, cache: SqliteActionCache, gemini: GeminiServer, customer: str, switches: dict[str, str] | None = None, **start: Any
+) -> RunRecord:
     asked = len(gemini.requests)
-    record = runner.run("agent-order-desk", {"site": desk.base_url, "customer": customer, "pin": PIN}, action_cache=cache, switches=switches)
+    record = runner.run("agent-order-desk", {"site": desk.base_url, "customer": customer, "pin": PIN}, action_cache=cache, switches=switches, **start)
     assert not gemini.script_failures, gemini.script_failures
     record.model_calls = len(gemini.requests) - asked  # type: ignore[attr-defined]
     return record
@@ -192,9 +197,14 @@ def desk_v2(desk: OrderDesk) -> None:
 
 
 @when('the model, handed the step after the replay, clicks "Confirm order" by its ref and closes')
-def fallback_run(runner: ExecRunner, desk: OrderDesk, cache: SqliteActionCache, gemini: GeminiServer, runs: dict[str, Any]) -> None:
+def fallback_run(runner: ExecRunner, desk: OrderDesk, cache: SqliteActionCache, gemini: GeminiServer, runs: dict[str, Any], tmp_path: Path) -> None:
     gemini.enqueue(click("Confirm order"), function_call_reply("close", {"summary": "confirmed"}))
-    runs["fell_back"] = run_desk(runner, desk, cache, gemini, "Cy")
+    tracing = TraceExport.from_env().for_run(tmp_path / "fallback-trace.jsonl")
+    try:
+        runs["fell_back"] = run_desk(runner, desk, cache, gemini, "Cy", tracer_provider=tracing.provider)
+    finally:
+        tracing.close()
+    runs["trace"] = tmp_path / "fallback-trace.jsonl"
 
 
 @then("the replay's wrong click is caught by done_when, the run falls back to the model and completes verified")
@@ -221,6 +231,9 @@ def fallback_recorded(cache: SqliteActionCache, runs: dict[str, Any]) -> None:
     assert verdict["action_cache"]["steps"]["order"]["learned"] is True
     (entry,) = cache.entries()
     assert entry.run_id == record.handle.run_id and entry.replays == 0
+    # The agent state's span says it fell back, and the trace's figures count it as an action retry.
+    (figures,) = find_runs(read_trace_paths([runs["trace"]]).spans).runs
+    assert figures.cache_fallbacks == 1 and figures.retries == 1 and figures.model_retries == 0
     assert entry.steps[-1] == {"act": {"click": {"role": "button", "name": "Confirm order", "exact": True}}}, entry.steps
 
 

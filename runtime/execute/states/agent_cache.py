@@ -222,6 +222,8 @@ class CachedAgentStep:
         return replay
 
     def _report(self, outcome: str, ok: bool, summary: str, state_id: str | None = None) -> None:
+        if state_id is None and outcome in ("replayed", "fell_back", "missed") and self.ctx.recorder.span is not None:
+            self.ctx.spans.note_action_cache(self.ctx.recorder.span, outcome)
         self.ctx.events.emit(
             StepFinished(state_id=state_id or self.state.id, step_kind="agent.cache", outcome=outcome, ok=ok, verified=False, duration_ms=0.0, observation_summary=summary)
         )

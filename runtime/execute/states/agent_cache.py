@@ -67,7 +67,9 @@ class CachedAgentStep:
     async def replay(self) -> Replay | None:
         """The cached path replayed, or None when there is none to replay (or the switch says not to)."""
         cache, state = self.cache, self.state
-        if cache.store is None:
+        if cache.store is None or self.ctx.model.driven is not None:
+            # A model its client drives (verity mcp's browser sessions) is that client's own
+            # session, call by call: it is neither replayed nor learned.
             return None
         self.key = self._key()
         if not cache.reads:

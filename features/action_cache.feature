@@ -24,12 +24,14 @@ Feature: A verified action cache replays an agent step without its model, judged
     Then it completes with no model call, replayed from the cache
 
   @CACHE-005 @CACHE-006
-  Scenario: The cache switch bypasses the cache and the run records it; verity cache lists, shows and clears it
+  Scenario: The cache switch bypasses or refreshes the cache and the run records it; verity cache lists, shows and clears it
     Given a Gemini server on loopback and an API key in the environment
     And an order desk whose "Save order" button places the order
     When the model types the customer by its ref and the PIN by its label, clicks "Save order" by its ref and closes
     And the desk is run with the switch cache=bypass while the model does the same
     Then the bypassed run asked the model, left the cache as it was, and records cache=bypass in its events and verdict
+    When the desk is run with the switch cache=refresh while the model does the same
+    Then the refreshed run asked the model and its verified path replaced the entry
     And verity cache list names the entry, show prints its steps with the PIN as a placeholder, and clear empties the cache
 
   @CACHE-007

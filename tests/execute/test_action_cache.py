@@ -260,6 +260,21 @@ def bypassed(cache: SqliteActionCache, runs: dict[str, Any]) -> None:
     assert verdict["action_cache"] == {"mode": "bypass", "steps": {"order": {"outcome": "bypass", "key": runs["entry"].key.digest}}}
 
 
+@when("the desk is run with the switch cache=refresh while the model does the same")
+def refresh(runner: ExecRunner, desk: OrderDesk, cache: SqliteActionCache, gemini: GeminiServer, runs: dict[str, Any]) -> None:
+    gemini.enqueue(*order_script("Fay"))
+    runs["learned"] = run_desk(runner, desk, cache, gemini, "Fay", {"cache": "refresh"})
+
+
+@then("the refreshed run asked the model and its verified path replaced the entry")
+def refreshed(cache: SqliteActionCache, runs: dict[str, Any]) -> None:
+    record = runs["learned"]
+    assert record.verdict.stop_reason.value == "completed" and record.model_calls == 4, record.verdict.summary
+    (entry,) = cache.entries()
+    assert entry.run_id == record.handle.run_id != runs["entry"].run_id and entry.steps == runs["entry"].steps
+    assert record.file("verdict.json")["action_cache"]["steps"]["order"] == {"outcome": "refresh", "key": entry.key.digest, "learned": True, "learned_steps": 3}
+
+
 @then("verity cache list names the entry, show prints its steps with the PIN as a placeholder, and clear empties the cache")
 def cache_commands(cache: SqliteActionCache, runs: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
     (entry,) = cache.entries()

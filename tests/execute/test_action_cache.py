@@ -112,13 +112,13 @@ def click(name: str) -> Any:
     return lambda request: function_call_reply("browser_click", {"target": {"ref": ref_of(request, "button", name)}})
 
 
-def order_script(customer: str) -> list[Any]:
+def order_script(customer: str, button: str = "Save order") -> list[Any]:
     def type_customer(request: RecordedRequest) -> ScriptedReply:
         return function_call_reply("browser_type", {"target": {"ref": ref_of(request, "textbox", "Customer")}, "text": customer})
 
     # The model knows the PIN only as its marker; typed, the marker becomes the value.
     pin = function_call_reply("browser_type", {"target": "label=PIN", "text": marker("pin")})
-    return [type_customer, pin, click("Save order"), function_call_reply("close", {"summary": "placed"})]
+    return [type_customer, pin, click(button), function_call_reply("close", {"summary": "placed"})]
 
 
 def run_desk(
@@ -242,10 +242,10 @@ def again_changed(runner: ExecRunner, desk: OrderDesk, cache: SqliteActionCache,
     runs["replayed"] = run_desk(runner, desk, cache, gemini, "Di")
 
 
-@when("the desk is run with the switch cache=bypass while the model does the same")
+@when("the changed desk is run with the switch cache=bypass while the model places the order")
 def bypass(runner: ExecRunner, desk: OrderDesk, cache: SqliteActionCache, gemini: GeminiServer, runs: dict[str, Any]) -> None:
     runs["entry"] = cache.entries()[0]
-    gemini.enqueue(*order_script("Eve"))
+    gemini.enqueue(*order_script("Eve", "Confirm order"))
     runs["bypassed"] = run_desk(runner, desk, cache, gemini, "Eve", {"cache": "bypass"})
 
 
@@ -260,9 +260,9 @@ def bypassed(cache: SqliteActionCache, runs: dict[str, Any]) -> None:
     assert verdict["action_cache"] == {"mode": "bypass", "steps": {"order": {"outcome": "bypass", "key": runs["entry"].key.digest}}}
 
 
-@when("the desk is run with the switch cache=refresh while the model does the same")
+@when("the changed desk is run with the switch cache=refresh while the model places the order")
 def refresh(runner: ExecRunner, desk: OrderDesk, cache: SqliteActionCache, gemini: GeminiServer, runs: dict[str, Any]) -> None:
-    gemini.enqueue(*order_script("Fay"))
+    gemini.enqueue(*order_script("Fay", "Confirm order"))
     runs["learned"] = run_desk(runner, desk, cache, gemini, "Fay", {"cache": "refresh"})
 
 
@@ -271,7 +271,9 @@ def refreshed(cache: SqliteActionCache, runs: dict[str, Any]) -> None:
     record = runs["learned"]
     assert record.verdict.stop_reason.value == "completed" and record.model_calls == 4, record.verdict.summary
     (entry,) = cache.entries()
-    assert entry.run_id == record.handle.run_id != runs["entry"].run_id and entry.steps == runs["entry"].steps
+    # The path learned before had four acts (the replayed ones, then the model's); this run's has three.
+    assert entry.run_id == record.handle.run_id != runs["entry"].run_id and len(runs["entry"].steps) == 4
+    assert entry.steps == [*runs["entry"].steps[:2], {"act": {"click": {"role": "button", "name": "Confirm order", "exact": True}}}], entry.steps
     assert record.file("verdict.json")["action_cache"]["steps"]["order"] == {"outcome": "refresh", "key": entry.key.digest, "learned": True, "learned_steps": 3}
 
 

@@ -22,6 +22,7 @@ from runtime.plan.model import Plan, State
 from runtime.plan.state_kinds import ACT, EXTRACT, NAVIGATE, WAIT
 from runtime.recipe.model import Recipe
 from runtime.recipe.step_bodies import ACT_LOCATOR_KEYS
+from runtime.template.placeholders import placeholder_names
 
 _SECRET_MARKER = re.compile(r"«secret:([a-z_][a-z0-9_]*)»")
 # Act keys that hold text a recipe fills; locators are handled on their own.
@@ -113,7 +114,12 @@ def replay_states(steps: list[dict[str, Any]], plan: Plan, agent_state: State) -
     """The plan states that run `steps` (learned_steps' output, as the action cache keeps them)
     in place of `agent_state`: compiled as a recipe of those steps would be, so a replay runs
     exactly what the same steps written by hand run, each in the agent step's tab and time.
-    Raises NotReplayable when the steps no longer compile (a recipe changed since they were learned)."""
+    Raises NotReplayable when the steps no longer compile (a recipe changed since they were
+    learned), or fill a placeholder that is no input of the plan (a password the session learned
+    as it was typed, whose value no later run is given)."""
+    unknown = sorted(set(placeholders_in(steps)) - set(plan.inputs) - {"start_url", "goal"})
+    if unknown:
+        raise NotReplayable(f"the steps of {agent_state.id} fill {', '.join('{' + name + '}' for name in unknown)}, which no input of the recipe gives")
     recipe = {"name": plan.recipe["name"], "goal": plan.goal, "inputs": plan.inputs, "target": plan.target, "plan": [*steps, {"close": {}}]}
     try:
         compiled = compile_recipe(Recipe.model_validate(recipe))
@@ -122,3 +128,18 @@ def replay_states(steps: list[dict[str, Any]], plan: Plan, agent_state: State) -
     replayed = [s for s in compiled.states if s.kind in _REPLAYED_KINDS]
     timeout = agent_state.timeout_ms
     return [s.model_copy(update={"id": f"{agent_state.id}.cached-{n}", "timeout_ms": timeout, "tab": agent_state.tab}) for n, s in enumerate(replayed, 1)]
+
+
+def placeholders_in(value: Any) -> list[str]:
+    """The placeholder names the texts inside `value` fill (steps, or a step's params as written);
+    a text that does not parse names none."""
+    if isinstance(value, dict):
+        return [name for item in value.values() for name in placeholders_in(item)]
+    if isinstance(value, list):
+        return [name for item in value for name in placeholders_in(item)]
+    if isinstance(value, str):
+        try:
+            return placeholder_names(value)
+        except ValueError:
+            return []
+    return []

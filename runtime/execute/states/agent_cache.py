@@ -33,12 +33,11 @@ from runtime.execute.states.wait import wait
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.llm import build_agent_prompt
 from runtime.outcomes import StopReason
-from runtime.plan.learned_steps import NotReplayable, learned_steps, recipe_text, replay_states
+from runtime.plan.learned_steps import NotReplayable, learned_steps, placeholders_in, recipe_text, replay_states
 from runtime.plan.model import State
 from runtime.plan.state_kinds import ACT, EXTRACT, NAVIGATE, WAIT
 from runtime.store.action_cache import CacheEntry, CacheKey
 from runtime.template.expressions import ExpressionError
-from runtime.template.placeholders import placeholder_names
 
 _HANDLERS = {ACT: act, WAIT: wait, EXTRACT: extract, NAVIGATE: navigate}
 
@@ -89,6 +88,7 @@ class CachedAgentStep:
             return
         try:
             steps = (replay.kept if replay is not None else []) + self._generalised(learned_steps(turns))
+            replay_states(steps, self.ctx.plan, state)  # only a path that compiles and fills only inputs is kept
         except NotReplayable as why:
             cache.note(state.id, learned=False, not_learned=str(why))
             return
@@ -123,13 +123,8 @@ class CachedAgentStep:
 
     def _input_names(self) -> set[str]:
         """The inputs the step's task and done_when name (names only: values never key a path)."""
-        named: set[str] = set()
-        for text in _texts([self.state.params.get("task"), self.state.params.get("done_when")]):
-            try:
-                named.update(placeholder_names(text))
-            except ValueError:
-                continue  # a text the compiler accepted; what it names cannot be read here, so it keys nothing
-        return named & set(self.ctx.plan.inputs)
+        named = placeholders_in([self.state.params.get("task"), self.state.params.get("done_when")])
+        return set(named) & set(self.ctx.plan.inputs)
 
     def _generalised(self, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Texts equal to the value of an input the step names become that input's placeholder."""
@@ -230,13 +225,3 @@ class CachedAgentStep:
             StepFinished(state_id=state_id or self.state.id, step_kind="agent.cache", outcome=outcome, ok=ok, verified=False, duration_ms=0.0, observation_summary=summary)
         )
 
-
-def _texts(value: Any) -> list[str]:
-    """Every string inside `value` (a step's params as written)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [text for item in value.values() for text in _texts(item)]
-    if isinstance(value, list):
-        return [text for item in value for text in _texts(item)]
-    return []

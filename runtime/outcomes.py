@@ -48,6 +48,9 @@ class StopReason(str, Enum):
     # No browser the run may use could be had: none matches its pin, the queue was full, or the
     # wait for one outlasted the operator's bound.
     BROWSER_UNAVAILABLE = "browser_unavailable"
+    # A conversation (RunOptions.conversation) waited in `ongoing` for its next message longer
+    # than the server's conversation idle timeout.
+    CONVERSATION_IDLE = "conversation_idle"
 
     @property
     def exit_code(self) -> int:
@@ -57,7 +60,7 @@ class StopReason(str, Enum):
     def final_state(self) -> TaskState:
         if self is StopReason.COMPLETED:
             return TaskState.COMPLETED
-        if self in (StopReason.MANUAL_STOP, StopReason.INTERRUPTED):
+        if self in (StopReason.MANUAL_STOP, StopReason.INTERRUPTED, StopReason.CONVERSATION_IDLE):
             return TaskState.STOPPED
         return TaskState.ERROR
 
@@ -79,6 +82,7 @@ EXIT_CODES: dict[StopReason, int] = {
     StopReason.EXECUTE_ERROR: 20,
     StopReason.INTERRUPTED: 21,
     StopReason.BROWSER_UNAVAILABLE: 22,
+    StopReason.CONVERSATION_IDLE: 23,
     StopReason.MANUAL_STOP: 130,
 }
 

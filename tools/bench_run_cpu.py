@@ -3,7 +3,7 @@ the raw pyppeteer script beside it, each once per round, with the CPU seconds of
 they start summed by kind (Verity's own process, its worker processes, Chromium's browser,
 renderer and helper processes).
 
-    uv run python tools/bench_run_cpu.py [--rounds 3]
+    uv run python tools/bench_run_cpu.py [--rounds 3] [--also CHECKOUT]
 
 The processes are read from /proc every 10 ms while the command runs; a process's figure is the
 last one seen, so a process that lives less than that, or the last 10 ms of one, is not counted
@@ -18,12 +18,13 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tools.bench_run_start import ENVIRONMENT, one_page_site, raw_command, verity_command  # noqa: E402
+from tools.bench_run_start import ENVIRONMENT, one_page_site, other_checkout_command, raw_command, verity_command  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 POLL_S = 0.01
@@ -77,13 +78,21 @@ def cpu_by_kind(command: list[str]) -> collections.Counter[str]:
     return totals
 
 
-def main(rounds: int) -> None:
+def main(rounds: int, also: Path | None) -> None:
     with one_page_site("verity-bench-cpu-") as (tmp, recipe, site):
-        cpu_by_kind(verity_command(recipe, site, tmp / "warm-up"))  # compiles and caches
-        sums: dict[str, collections.Counter[str]] = {"verity run": collections.Counter(), "raw script": collections.Counter()}
+        commands: dict[str, Callable[[str], list[str]]] = {
+            "verity run": lambda name: verity_command(recipe, site, tmp / name),
+            "raw script": lambda _name: raw_command(site),
+        }
+        if also is not None:
+            commands[f"verity run of {also}"] = lambda name: other_checkout_command(also, recipe, site, tmp / f"other-{name}")
+        for command in commands.values():
+            cpu_by_kind(command("warm-up"))  # compiles and caches
+        sums: dict[str, collections.Counter[str]] = {label: collections.Counter() for label in commands}
         for round_number in range(rounds):
-            sums["verity run"] += cpu_by_kind(verity_command(recipe, site, tmp / f"run-{round_number}"))
-            sums["raw script"] += cpu_by_kind(raw_command(site))
+            # The order alternates each round, so load from other work falls on every side alike.
+            for label, command in list(commands.items())[:: 1 if round_number % 2 else -1]:
+                sums[label] += cpu_by_kind(command(f"run-{round_number}"))
     for label, totals in sums.items():
         print(f"{label}: {sum(totals.values()) / rounds:.2f} CPU s per run (mean of {rounds})")
         for kind, cpu in totals.most_common():
@@ -93,4 +102,6 @@ def main(rounds: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
-    main(parser.parse_args().rounds)
+    parser.add_argument("--also", type=Path, metavar="CHECKOUT", help="also `verity run` of the runtime/ package under CHECKOUT")
+    options = parser.parse_args()
+    main(options.rounds, options.also)

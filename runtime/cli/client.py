@@ -1,4 +1,4 @@
-"""`verity client run|stream|confirm|stop|get|artifact|file|list`: talk to a running `verity serve`
+"""`verity client run|stream|confirm|stop|get|artifact|file|list|browsers|send|end`: talk to a running `verity serve`
 through the Python client (runtime/client/)."""
 
 from __future__ import annotations
@@ -59,7 +59,22 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--webhook-url", default="", metavar="URL",
         help="the server sends the run's terminal state here, signed (a URL on its webhook allowlist)",
     )
+    run.add_argument(
+        "--conversation", action="store_true",
+        help="the run goes on after its plan: print its first turn and return while it waits for `verity client send`",
+    )
     run.set_defaults(handler=_client_run)
+
+    send = actions.add_parser("send", parents=[common], help="send a conversation its next message and print that turn")
+    send.add_argument("run_id")
+    message = send.add_mutually_exclusive_group(required=True)
+    message.add_argument("--text", metavar="TEXT", help="words for the run's model (one agent step)")
+    message.add_argument("--steps", type=Path, metavar="FILE", help="a YAML list of recipe steps, run as the turn's plan")
+    send.set_defaults(handler=_client_send)
+
+    end = actions.add_parser("end", parents=[common], help="end a conversation that waits for a message; exits with its stop reason's code")
+    end.add_argument("run_id")
+    end.set_defaults(handler=_client_end)
 
     stream = actions.add_parser("stream", parents=[common], help="stream a run's events (resumes after drops)")
     stream.add_argument("run_id")
@@ -163,12 +178,33 @@ def _client_run(client: Any, args: argparse.Namespace) -> int:
     options = {
         "inputs": inputs, "labels": labels, "timeout_seconds": args.timeout, "idempotency_key": args.idempotency_key,
         "browser_id": args.browser_id, "browser_label": args.browser_label, "webhook_url": args.webhook_url,
+        "conversation": args.conversation,
     }
     if args.detach:
         started = client.start_run(**options, **recipe)
         print(json.dumps({"run_id": started.run_id, "trace_id": started.trace_id}) if args.json else started.run_id)
         return 0
     return _print_events(client.run(**options, **recipe), args.json)
+
+
+@_with_client
+def _client_send(client: Any, args: argparse.Namespace) -> int:
+    if args.steps:
+        try:
+            sent = client.send_message(args.run_id, steps_yaml=args.steps.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as error:
+            raise ValueError(f"{args.steps}: cannot read the steps: {getattr(error, 'strerror', None) or error}") from None
+    else:
+        sent = client.send_message(args.run_id, text=args.text)
+    # The turn's events come after what the run had stored when the message was taken.
+    return _print_events(client.stream_run(args.run_id, sent.run.last_seq), args.json)
+
+
+@_with_client
+def _client_end(client: Any, args: argparse.Namespace) -> int:
+    run = client.end_run(args.run_id)
+    _print_message(run, args.json, _run_line(run))
+    return StopReason[_reason_name(run.stop_reason)].exit_code if run.stop_reason else EXIT_RPC_ERROR
 
 
 @_with_client
@@ -271,7 +307,8 @@ def _client_browsers(client: Any, args: argparse.Namespace) -> int:
 
 
 def _print_events(events: Iterator[Any], as_json: bool) -> int:
-    """Print events as they arrive; the exit code is the final verdict's stop reason's code."""
+    """Print events as they arrive, up to the final verdict, whose stop reason's code is the exit
+    code, or to a conversation's wait for its next message (exit 0)."""
     from runtime.service.gen.verity.v1 import events_pb2
 
     exit_code = EXIT_RPC_ERROR
@@ -281,9 +318,19 @@ def _print_events(events: Iterator[Any], as_json: bool) -> int:
         else:
             print(_event_line(event), flush=True)
         if event.HasField("final_verdict"):
-            name = events_pb2.StopReason.Name(event.final_verdict.stop_reason).removeprefix("STOP_REASON_")
+            name = _reason_name(event.final_verdict.stop_reason)
             exit_code = StopReason[name].exit_code if name in StopReason.__members__ else EXIT_RPC_ERROR
+        elif event.HasField("status_changed") and event.status_changed.status == events_pb2.TASK_STATE_ONGOING:
+            if not as_json:
+                print(f"{event.run_id} waits for a message: verity client send {event.run_id} --text ...|--steps FILE, or verity client end {event.run_id}")
+            return 0
     return exit_code
+
+
+def _reason_name(number: int) -> str:
+    from runtime.service.gen.verity.v1 import events_pb2
+
+    return str(events_pb2.StopReason.Name(number).removeprefix("STOP_REASON_"))
 
 
 def _event_line(event: Any) -> str:
@@ -302,7 +349,8 @@ def _run_line(run: Any) -> str:
 
 
 def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    # A text of several lines (a conversation's steps) is quoted, so each event stays one line.
+    text = value if isinstance(value, str) and "\n" not in value else json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 80 else text[:77] + "..."
 
 

@@ -43,7 +43,11 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = next((arg for arg in argv if not arg.startswith("-")), None)
     if chosen in COMMANDS:
-        importlib.import_module(COMMANDS[chosen][0]).register(commands)
+        from runtime.cli.import_heap import imports_left_out_of_collections
+
+        with imports_left_out_of_collections():
+            module = importlib.import_module(COMMANDS[chosen][0])
+        module.register(commands)
     for name, (_module, summary) in COMMANDS.items():
         if name not in commands.choices:
             commands.add_parser(name, help=summary)

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import gc
 import importlib
 import logging
 import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from runtime.cli.import_heap import imports_left_out_of_collections
 
 if TYPE_CHECKING:
     from runtime.browser.launch.starting import StartingChromium
@@ -73,11 +73,11 @@ def _run_command(args: argparse.Namespace) -> int:
 
     start_worker()
     if spawned is None:
-        with _imports_left_out_of_collections():
+        with imports_left_out_of_collections():
             from runtime.cli.run_recipe import run_file_command
         return run_file_command(args)
     try:
-        with _imports_left_out_of_collections():
+        with imports_left_out_of_collections():
             from runtime.browser.launch.starting import StartingChromium
             from runtime.browser.launch.reservation import reserve_context
 
@@ -101,31 +101,13 @@ async def _run_with_head_start(args: argparse.Namespace, starting: StartingChrom
     "Run start"). Whatever the run did not take is ended before this returns."""
     starting.begin_head_start(reserve_context)
     try:
-        with _imports_left_out_of_collections():
+        with imports_left_out_of_collections():
             await asyncio.to_thread(importlib.import_module, "runtime.cli.run_recipe")
         from runtime.cli.run_recipe import run_file
 
         return await run_file(args, starting)
     finally:
         await starting.discard()
-
-
-@contextlib.contextmanager
-def _imports_left_out_of_collections() -> Iterator[None]:
-    """Import the run's modules with the garbage collector off, then freeze what they built.
-
-    The imports build most of the heap (classes, functions, compiled patterns: about 100,000
-    objects, alive until exit). While they run, the collector would walk that growing heap about
-    150 times, about 0.05 s of CPU; afterwards every full collection of the run, and the one at
-    interpreter exit, would walk all of it again, about 0.1 s (BENCHMARKS.md, "Run start"). What
-    the run itself allocates is collected as always.
-    """
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.enable()
 
 
 def _demo_command(args: argparse.Namespace) -> int:

@@ -52,6 +52,10 @@ def add_server_flags(serve: argparse.ArgumentParser, default_port: int = 50051) 
         "--idempotency-retention-seconds", type=float, metavar="S",
         help="how long a start's idempotency key returns the run it started (default 86400)",
     )
+    serve.add_argument(
+        "--conversation-idle-seconds", type=float, metavar="S",
+        help="how long a conversation waits in ongoing for its next message before it ends conversation_idle (default 600)",
+    )
     serve.add_argument("--grace-seconds", type=float, metavar="S", help="how long running runs may finish at shutdown")
     serve.add_argument(
         "--lease-seconds",
@@ -144,6 +148,7 @@ def server_config_from_args(args: argparse.Namespace) -> Any:
         "retain_events_per_run": args.retain_events_per_run,
         "shutdown_grace_seconds": args.grace_seconds,
         "idempotency_retention_seconds": args.idempotency_retention_seconds,
+        "conversation_idle_seconds": args.conversation_idle_seconds,
         "lease_seconds": args.lease_seconds,
         "browser_ws_endpoints": browser_endpoints.endpoints_from_flags(args.browser_ws, args.browser_ws_file),
         "browser_retry_max_seconds": args.browser_retry_max_seconds,

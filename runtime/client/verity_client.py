@@ -28,6 +28,8 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from runtime.service.config.bind_safety import is_loopback_host
+from runtime.client.channel_checks import is_handshake_failure, target_host
+from runtime.client.conversation_calls import ConversationCalls
 from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
@@ -39,8 +41,6 @@ from runtime.service.gen.verity.v1 import recipe_service_pb2_grpc as recipe_grpc
 RESUMABLE_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED})
 # A keyed start whose reply may have been lost, sent again.
 RETRIED_START_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
-# What gRPC's messages contain when the TLS handshake itself failed (as opposed to a network drop).
-_HANDSHAKE_MARKERS = ("handshake failed", "ssl_error_ssl", "certificate_verify_failed")
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ class VerityRpcError(Exception):
         return failure
 
 
-class VerityClient:
+class VerityClient(ConversationCalls):
     def __init__(
         self,
         target: str,
@@ -150,14 +150,16 @@ class VerityClient:
         browser_id: str = "",
         browser_label: str = "",
         webhook_url: str = "",
+        conversation: bool = False,
     ) -> agent_pb.StartRunResponse:
         """Start a run. With an `idempotency_key` (a UUID, say) a start whose reply was lost
         (UNAVAILABLE, DEADLINE_EXCEEDED) is sent again, and the server answers with the run the
         first one started; without one nothing is retried, since a retry could start a second run.
         `browser_id`/`browser_label` pin it to the browsers ListBrowsers shows; `webhook_url`: where
-        the server sends the run's terminal state (on its webhook allowlist)."""
+        the server sends the run's terminal state (on its webhook allowlist). `conversation`: the run
+        goes on after its plan, in `ongoing`, for send_message until end_run (conversation_calls.py)."""
         request = agent_pb.StartRunRequest(
-            **_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels, browser_id, browser_label, webhook_url),
+            **_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels, browser_id, browser_label, webhook_url, conversation),
             idempotency_key=idempotency_key,
         )
         failures = 0
@@ -208,12 +210,13 @@ class VerityClient:
         browser_id: str = "",
         browser_label: str = "",
         webhook_url: str = "",
+        conversation: bool = False,
     ) -> Iterator[events_pb.Event]:
         """Start a run and stream it in one call; after a drop it continues with StreamRun. With an
         `idempotency_key`, a call dropped before its first event is sent again (the server streams
         the run the key started, if any, from its start)."""
         request = agent_pb.RunRequest(
-            **_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels, browser_id, browser_label, webhook_url),
+            **_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels, browser_id, browser_label, webhook_url, conversation),
             idempotency_key=idempotency_key,
         )
         run_id, last_seq, failures = "", 0, 0
@@ -359,19 +362,6 @@ class ArtifactMismatch(ValueError):
     """The bytes received are not the artifact the server lists (a gap, or another sha256 or size)."""
 
 
-def target_host(target: str) -> str | None:
-    """The host a gRPC target names, or None for local transports (unix sockets, vsock)."""
-    scheme, _, rest = target.partition(":")
-    if scheme in ("unix", "unix-abstract", "vsock"):
-        return None
-    address = rest.lstrip("/") if scheme in ("dns", "ipv4", "ipv6") else target
-    if address.startswith("["):  # [v6]:port
-        return address[1 : address.index("]")] if "]" in address else None
-    if address.count(":") == 1:  # host:port
-        return address.split(":", 1)[0] or None
-    return address or None  # a bare host or a bare IPv6 address
-
-
 def _recipe_fields(recipe_yaml: str | None, recipe_name: str | None) -> dict[str, str]:
     if (recipe_yaml is None) == (recipe_name is None):
         raise ValueError("give exactly one of recipe_yaml and recipe_name")
@@ -387,13 +377,11 @@ def _run_fields(
     browser_id: str = "",
     browser_label: str = "",
     webhook_url: str = "",
+    conversation: bool = False,
 ) -> dict[str, Any]:
-    options = agent_pb.RunOptions(labels=dict(labels or {}), browser_id=browser_id, browser_label=browser_label, webhook_url=webhook_url)
+    options = agent_pb.RunOptions(
+        labels=dict(labels or {}), browser_id=browser_id, browser_label=browser_label, webhook_url=webhook_url, conversation=conversation
+    )
     if timeout_seconds is not None:
         options.timeout.CopyFrom(duration_pb2.Duration(seconds=int(timeout_seconds), nanos=int((timeout_seconds % 1) * 1e9)))
     return {**_recipe_fields(recipe_yaml, recipe_name), "inputs": dict(inputs or {}), "options": options}
-
-
-def is_handshake_failure(message: str) -> bool:
-    lowered = message.lower()
-    return any(marker in lowered for marker in _HANDSHAKE_MARKERS)

@@ -168,6 +168,21 @@ class WebhookDelivery:
     retry_in_seconds: float = 0.0
 
 
+@dataclass(frozen=True)
+class ConversationMessage:
+    """One message of a conversation (runtime/execute/conversation.py): what a user sent for turn
+    `turn` (role "user"), or the turn's answer (role "model" for a text turn an agent step
+    answered, "tool" for a turn of recipe steps), whose `stop_reason` and `verified` say how the
+    turn ended."""
+
+    KIND: ClassVar[str] = "message"
+    turn: int
+    role: str
+    text: str
+    stop_reason: StopReason | None = None
+    verified: bool = False
+
+
 EventPayload = Union[
     StatusChanged,
     StepStarted,
@@ -182,6 +197,7 @@ EventPayload = Union[
     FinalVerdict,
     TabChanged,
     WebhookDelivery,
+    ConversationMessage,
 ]
 
 PAYLOAD_TYPES: dict[str, type] = {
@@ -200,6 +216,7 @@ PAYLOAD_TYPES: dict[str, type] = {
         FinalVerdict,
         TabChanged,
         WebhookDelivery,
+        ConversationMessage,
     )
 }
 

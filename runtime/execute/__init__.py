@@ -22,6 +22,7 @@ before it (tests/architecture proves the order):
     agent/           an agent step's model side: the tools offered, each tool call
     states/          one handler per plan state kind, registered under the kind's name
     walker.py        the loop: state -> handler -> record -> transition
+    conversation.py  a run that goes on: turn after turn in one session, `ongoing` between them
     run.py           start_run and RunHandle: one order, one walk, always one verdict
 
 The browser it runs in is supplied by runtime/browser/supply (the shared Chromium, a server's

@@ -15,9 +15,9 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -35,12 +35,14 @@ from runtime.execute.record.run_report import ScreenshotThumbnails, draft_run_re
 from runtime.execute.record.spans import RunSpans
 from runtime.execute.step_outcome import RunStopped
 from runtime.execute.record.storage_state import StorageStateKeeper
+from runtime.execute.conversation import Conversation, walk_turns
 from runtime.execute.walker import PlanWalk, RunEnd
 from runtime.outcomes import StopReason, TaskState
 from runtime.plan.order import RunOrder
 from runtime.secrets import PASSWORD_NAME, Secrets, install_log_redaction
 from runtime.store.action_cache import ActionCache
 
+T = TypeVar("T")
 
 # A server's run slot: awaits one (telling its argument why, when it must wait first), or raises
 # BrowserUnavailable when the queue is full or the wait outlasted its bound (service/runs/run_slots.py).
@@ -50,8 +52,10 @@ Admission = Callable[[Callable[[str], None]], Awaitable[None]]
 class RunHandle:
     """A started run: its task (resolving to the FinalVerdict) and the controls a person has."""
 
-    def __init__(self, run_id: str, run_dir: Path, approvals: ApprovalDesk) -> None:
+    def __init__(self, run_id: str, run_dir: Path, approvals: ApprovalDesk, conversation: Conversation | None = None) -> None:
         self.run_id = run_id
+        # A run that goes on after its plan (conversation.py); None for a run that ends there.
+        self.conversation = conversation
         self.run_dir = run_dir
         self.task: asyncio.Task[FinalVerdict]
         self._approvals = approvals
@@ -82,18 +86,36 @@ class RunHandle:
 
     async def admitted(self, admission: Admission, events: EventLog) -> None:
         """Wait for the server's run slot (`waiting_for_browser_selection` meanwhile); a stop ends the run."""
-        self._work = asyncio.ensure_future(admission(waiting_for_browser(events)))
-        if self._stop_reason is not None:
-            self._work.cancel()
         try:
-            await asyncio.shield(self._work)
-        except asyncio.CancelledError:
-            if not (self._work.cancelled() and self._stop_reason is not None):
-                self._work.cancel()
-                raise
-            raise RunStopped(self._stop_reason, f"stopped ({self._stop_reason.value}) by request while it waited for a run slot") from None
+            await self.as_work(admission(waiting_for_browser(events)), during=" while it waited for a run slot")
         except BrowserUnavailable as error:
             raise RunStopped(StopReason.BROWSER_UNAVAILABLE, error.message) from None
+
+    @property
+    def stop_reason(self) -> StopReason | None:
+        """Why the run was asked to stop, once it was."""
+        return self._stop_reason
+
+    async def as_work(self, work: Coroutine[Any, Any, T], timeout: float | None = None, *, during: str = "") -> T:
+        """Await `work` as the run's current work, which stop() cancels: RunStopped (saying it
+        was stopped `during` what) then; asyncio.TimeoutError after `timeout` seconds; a
+        cancellation of the run's own task cancels the work too and is raised on."""
+        self._work = work_task = asyncio.ensure_future(work)
+        if self._stop_reason is not None:  # stop() before the work even started
+            work_task.cancel()
+        try:
+            return await asyncio.wait_for(asyncio.shield(work_task), timeout)
+        except asyncio.TimeoutError:
+            work_task.cancel()
+            await asyncio.gather(work_task, return_exceptions=True)
+            raise
+        except asyncio.CancelledError:
+            reason = self._stop_reason
+            if work_task.cancelled() and reason is not None:
+                raise RunStopped(reason, f"stopped ({reason.value}) by request{during}; everything written so far is kept") from None
+            work_task.cancel()
+            await asyncio.gather(work_task, return_exceptions=True)
+            raise
         finally:
             self._work = None
 
@@ -103,10 +125,6 @@ class RunHandle:
 
     def pending_confirmations(self) -> list[ConfirmationRequested]:
         return self._approvals.pending()
-
-    @property
-    def done(self) -> bool:
-        return self.task.done()
 
 
 def waiting_for_browser(events: EventLog) -> Callable[[str], None]:
@@ -150,6 +168,7 @@ def start_run(
     admission: Admission | None = None,
     driven_model: DrivenModel | None = None,
     action_cache: ActionCache | None = None,
+    conversation: Conversation | None = None,
 ) -> RunHandle:
     """Start the run `order` describes (prepared and placed: runtime/plan/order.py) in the running
     event loop and return at once.
@@ -167,6 +186,7 @@ def start_run(
     run slot: the run waits for it (in `waiting_for_browser_selection`) before it runs at all.
     `driven_model` answers the run's agent states instead of a provider's model (`verity mcp`).
     `action_cache`: the run store's verified action cache (store/action_cache.py) agent steps replay.
+    `conversation`: the run goes on after its plan, turn by turn, until it is ended (conversation.py).
     """
     if not order.run_id or order.run_dir is None:
         raise ValueError("the run order has no run id and directory yet: place it (RunOrder.placed) first")
@@ -184,7 +204,7 @@ def start_run(
     thumbnails = ScreenshotThumbnails()
     events.add_listener(thumbnails.on_event)
     approvals = ApprovalDesk(loop)
-    handle = RunHandle(order.run_id, order.run_dir, approvals)
+    handle = RunHandle(order.run_id, order.run_dir, approvals, conversation)
     events.emit(StatusChanged(status=TaskState.CREATED, detail=f"recipe {name} {version}"))
     handle.task = loop.create_task(
         _run(handle, order, events, browser, files, thumbnails, spans, approvals, allow_private_network, close_browser, admission, driven_model, action_cache),
@@ -270,28 +290,8 @@ async def _run(
         )
         context.storage_state, context.uploads = keeper, order.uploads
         walk = PlanWalk(context)
-        handle._work = asyncio.ensure_future(walk.walk())
-        if handle._stop_reason is not None:  # stop() before the walk even started
-            handle._work.cancel()
-        try:
-            end = await asyncio.wait_for(asyncio.shield(handle._work), plan.limits.run_timeout_ms / 1000)
-        except asyncio.TimeoutError:
-            handle._work.cancel()
-            await asyncio.gather(handle._work, return_exceptions=True)
-            end = RunEnd(StopReason.TIMEOUT, f"the run exceeded guards.timeouts.run_ms ({plan.limits.run_timeout_ms} ms)")
-            if session is not None and await session.browser.is_gone():
-                # The run's deadline does not win over a dead browser: that is why it ran out.
-                end = RunEnd(StopReason.BROWSER_CRASHED, f"the browser died or disconnected; {end.summary}")
-        except asyncio.CancelledError:
-            if handle._work.cancelled() and handle._stop_reason is not None:
-                reason = handle._stop_reason
-                end = RunEnd(reason, f"stopped ({reason.value}) by request; everything written so far is kept")
-            else:
-                # Our own task was cancelled (server shutdown): stop the walk, still end honestly.
-                cancelled_from_outside = True
-                handle._work.cancel()
-                await asyncio.gather(handle._work, return_exceptions=True)
-                end = RunEnd(StopReason.INTERRUPTED, "the run was interrupted (its task was cancelled)")
+        # The plan, and for a conversation each turn after it (conversation.py).
+        end, cancelled_from_outside = await walk_turns(handle, walk, events, lambda: session)
     except RunStopped as stopped:
         end = RunEnd(stopped.reason, stopped.detail, stopped.blocker_kind, stopped.evidence)
     except Exception as error:  # noqa: BLE001 - a bug must still end the run with a verdict

@@ -40,6 +40,8 @@ from runtime.service.runs.supervisor import RunSupervisor
 _log = logging.getLogger(__name__)
 
 SESSION_RECIPE_NAME = "mcp-browser-session"
+# The agent step's own completion tool: the session's run ends when the client (or its end) calls it.
+CLOSE_CALL = "close"
 # An MCP session's browser calls at most: the run's own guard (guards.max_steps' ceiling).
 SESSION_MAX_CALLS = 1000
 SESSION_RUN_MS = 1_800_000
@@ -126,7 +128,7 @@ class ClientTurns:
         except asyncio.TimeoutError:
             # A client that went away (an HTTP session is never told to end) must not hold a
             # browser context and a run slot: the step is closed for it, and the run ends.
-            yield LlmToolCall("mcp-idle", "close", {"summary": f"{IDLE_CLOSE} ({self.idle_seconds:g} s)"})
+            yield LlmToolCall("mcp-idle", CLOSE_CALL, {"summary": f"{IDLE_CLOSE} ({self.idle_seconds:g} s)"})
             yield LlmDone(finish_reason="tool_call", model="mcp-client")
             return
         self._answering = (call, answered)
@@ -206,6 +208,14 @@ class BrowserSessions:
             _log.exception("browser session %s: following its run failed", session.run_id)
         finally:
             session.turns.end({"run_id": session.run_id, **verdict})
+
+    async def end(self, key: str, summary: str) -> None:
+        """The MCP session `key` ended: its browser is closed (its run ends completed, with
+        `summary`), as browser_close would; a session with no run has nothing to close."""
+        async with self._opening:
+            session = self._sessions.pop(key, None)
+        if session is not None and session.turns.ended is None:
+            await session.turns.ask(CLOSE_CALL, {"summary": summary})
 
     async def close(self, key: str) -> None:
         """`browser_close` for a session that has no run: nothing to close."""

@@ -18,13 +18,14 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from runtime.execute.agent.offered_tools import TARGET_HELP, offered_tools
-from runtime.mcp.browser_session import BrowserSessions, TurnAnswer
+from runtime.mcp.browser_session import CLOSE_CALL, BrowserSessions, TurnAnswer
 from runtime.service.runs.errors import RunLimitReached, ServerShuttingDown
 
 CLOSE_TOOL = "browser_close"
 # The agent's own completion tool, which the client calls as Playwright MCP's browser_close.
-AGENT_CLOSE = "close"
+AGENT_CLOSE = CLOSE_CALL
 STDIO_SESSION = "stdio"
+SNAPSHOT_TOOL = "browser_snapshot"
 
 
 def browser_tools() -> list[types.Tool]:
@@ -61,7 +62,7 @@ class BrowserCalls:
             run_id, answer = await self._sessions.call(key, name, arguments)
         except (RunLimitReached, ServerShuttingDown) as error:
             return types.CallToolResult(content=[types.TextContent(text=f"no browser session could be started: {error}")], is_error=True)
-        return answer_result(run_id, answer)
+        return answer_result(run_id, answer, name)
 
 
 def session_key(ctx: ServerRequestContext[Any]) -> str:
@@ -78,10 +79,15 @@ def session_key(ctx: ServerRequestContext[Any]) -> str:
             "the browser tools need an MCP session (the Mcp-Session-Id of a stateful Streamable HTTP connection) so that "
             "each session has its own browser; connect with a session, or over stdio",
         )
+    return http_session_key(session_id)
+
+
+def http_session_key(session_id: str) -> str:
+    """The browser session key of the Streamable HTTP session `session_id`."""
     return f"http:{session_id}"
 
 
-def answer_result(run_id: str, answer: TurnAnswer) -> types.CallToolResult:
+def answer_result(run_id: str, answer: TurnAnswer, tool: str = "") -> types.CallToolResult:
     if answer.ended is not None:
         verdict = {key: answer.ended.get(key) for key in ("run_id", "status", "stop_reason", "verified", "blocker_kind", "summary")}
         verdict["run_id"] = verdict["run_id"] or run_id
@@ -89,6 +95,9 @@ def answer_result(run_id: str, answer: TurnAnswer) -> types.CallToolResult:
         text = ("the session's browser is closed: " if closed else "the session's run ended: ") + json.dumps(verdict, ensure_ascii=False)
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=not closed)
     result = dict(answer.result)
+    if tool == SNAPSHOT_TOOL and answer.page:
+        # The agent's note that the tree is in its prompt's page section: here it is the next block.
+        result.pop("note", None)
     ok = bool(result.get("ok", True))
     text = json.dumps(result, ensure_ascii=False, default=str)
     content: list[types.ContentBlock] = [types.TextContent(text=text)]

@@ -2,7 +2,7 @@
 
     hosting = VerityServer(config)          # runtime.service: store, supervisor, browser
     await hosting.open_runs()
-    server = mcp_server(hosting)            # an mcp.server.lowlevel.Server
+    server = mcp_server(hosting, sessions=browser_sessions(hosting, toolset))   # an mcp.server.lowlevel.Server
     ... transports.py runs it on stdio or Streamable HTTP; `await hosting.stop()` at the end.
 """
 
@@ -29,13 +29,20 @@ INSTRUCTIONS = (
 )
 
 
-def mcp_server(hosting: VerityServer, *, browser: BrowserToolset = BrowserToolset()) -> Server[Any]:
-    """An MCP server over the runs `hosting` hosts (its `open_runs` has been awaited); with the
-    toolset's allowed domains, also the browser tools, each session fenced to them."""
+def browser_sessions(hosting: VerityServer, browser: BrowserToolset) -> BrowserSessions | None:
+    """The browser sessions of the server `hosting` hosts runs for; None without allowed domains
+    (no browser tools)."""
+    assert hosting.supervisor is not None, "open the runs first (VerityServer.open_runs)"
+    return BrowserSessions(hosting.supervisor, browser) if browser.allowed_domains else None
+
+
+def mcp_server(hosting: VerityServer, *, sessions: BrowserSessions | None = None) -> Server[Any]:
+    """An MCP server over the runs `hosting` hosts (its `open_runs` has been awaited); with
+    browser `sessions` (browser_sessions()), also the browser tools, each session in its own run."""
     assert hosting.supervisor is not None and hosting.catalog is not None, "open the runs first (VerityServer.open_runs)"
     config = hosting.config
     calls = RecipeCalls(hosting.supervisor, hosting.catalog, runs_dir=config.runs_dir)
-    browser_calls = BrowserCalls(BrowserSessions(hosting.supervisor, browser)) if browser.allowed_domains else None
+    browser_calls = BrowserCalls(sessions) if sessions is not None else None
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         # A recipe named like a browser tool would be unreachable: the browser tool wins, and the recipe is not listed.

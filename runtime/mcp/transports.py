@@ -19,14 +19,16 @@ from typing import Any
 import uvicorn
 from mcp.server.stdio import stdio_server
 
-from runtime.mcp.browser_session import BrowserToolset
-from runtime.mcp.server import mcp_server
+from runtime.mcp.browser_session import BrowserSessions, BrowserToolset
+from runtime.mcp.browser_tools import http_session_key
+from runtime.mcp.server import browser_sessions, mcp_server
 from runtime.service.api.auth import bearer_credentials
 from runtime.service.api.server import VerityServer
 from runtime.service.config.server_config import ServerConfig
 
 _log = logging.getLogger(__name__)
 MCP_PATH = "/mcp"
+SESSION_ENDED = "the MCP client ended its session: its browser was closed"
 
 Asgi = Callable[[dict[str, Any], Callable[[], Awaitable[dict[str, Any]]], Callable[[dict[str, Any]], Awaitable[None]]], Awaitable[None]]
 
@@ -36,7 +38,7 @@ async def serve_stdio(config: ServerConfig, browser: BrowserToolset = BrowserToo
     hosting = VerityServer(config)
     await hosting.open_runs()
     try:
-        server = mcp_server(hosting, browser=browser)
+        server = mcp_server(hosting, sessions=browser_sessions(hosting, browser))
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
@@ -57,7 +59,10 @@ class ServedHttp:
     async def start(self) -> str:
         config = self.config
         await self.hosting.open_runs()
-        app: Asgi = mcp_server(self.hosting, browser=self.browser).streamable_http_app(streamable_http_path=MCP_PATH, host=config.host)
+        sessions = browser_sessions(self.hosting, self.browser)
+        app: Asgi = mcp_server(self.hosting, sessions=sessions).streamable_http_app(streamable_http_path=MCP_PATH, host=config.host)
+        if sessions is not None:
+            app = SessionEnds(app, sessions)
         if config.token:
             app = BearerTokenGate(app, config.token)
         uv_config = uvicorn.Config(
@@ -86,6 +91,36 @@ class ServedHttp:
             self._uvicorn.should_exit = True
             await asyncio.gather(self._serving, return_exceptions=True)
         await self.hosting.stop()
+
+
+class SessionEnds:
+    """An ASGI wrapper that ends an MCP session's browser when its client ends the session (the
+    transport's DELETE, answered with success): the run ends at once, instead of holding a
+    browser context and a run slot until the idle time runs out. The DELETE is answered once the
+    run has ended, so a client that saw its session end knows its browser is gone."""
+
+    def __init__(self, app: Asgi, sessions: BrowserSessions) -> None:
+        self._app = app
+        self._sessions = sessions
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        session_id = dict(scope.get("headers") or ()).get(b"mcp-session-id", b"").decode("latin-1")
+        if scope["type"] != "http" or scope.get("method") != "DELETE" or not session_id:
+            await self._app(scope, receive, send)
+            return
+        answer: list[dict[str, Any]] = []
+
+        async def held(message: dict[str, Any]) -> None:
+            answer.append(message)
+
+        try:
+            await self._app(scope, receive, held)
+            status = next((int(m["status"]) for m in answer if m["type"] == "http.response.start"), 0)
+            if 200 <= status < 300:  # the transport ended that session (not an unknown or foreign one)
+                await self._sessions.end(http_session_key(session_id), SESSION_ENDED)
+        finally:
+            for message in answer:
+                await send(message)
 
 
 class BearerTokenGate:

@@ -168,9 +168,13 @@ class Session(Strict):
     )
 
 
+# The output schema of a recipe that names none: any object.
+ANY_OBJECT_SCHEMA: dict[str, Any] = {"type": "object"}
+
+
 class Output(Strict):
     schema_: dict[str, Any] = Field(
-        default_factory=lambda: {"type": "object"}, alias="schema", description="A JSON Schema the structured result must satisfy."
+        default_factory=lambda: dict(ANY_OBJECT_SCHEMA), alias="schema", description="A JSON Schema the structured result must satisfy."
     )
     values: dict[Annotated[str, Field(min_length=1, max_length=100)], Any] | None = Field(
         default=None,

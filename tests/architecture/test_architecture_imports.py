@@ -161,7 +161,7 @@ EXECUTE_ROOMS = (
     Layer("acts", ("acts",)),
     Layer("agent", ("agent",)),
     Layer("states", ("states",)),
-    Layer("loop", ("walker", "run")),
+    Layer("loop", ("walker", "conversation", "run")),
 )
 
 

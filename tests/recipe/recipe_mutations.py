@@ -11,6 +11,7 @@ classes of input that once crashed or misled the loader, so each run reaches the
 from __future__ import annotations
 
 import copy
+import functools
 import io
 import json
 import re
@@ -34,7 +35,15 @@ SEED_FILES = sorted(
     ]
 )
 SEEDS = {path: path.read_text(encoding="utf-8") for path in SEED_FILES}
-SEED_DATA = {path: read_yaml(text, str(path))[0].data for path, text in SEEDS.items()}  # parsed once, copied per case
+
+
+@functools.cache
+def _seed_data(seed: Path) -> Any:
+    """A seed's parsed YAML, parsed once when a case first needs it and copied per case: parsing
+    every seed when the module is imported cost each pytest process that collects the suite
+    (every xdist worker, `verity bdd validate`) about 1 s of CPU."""
+    return read_yaml(SEEDS[seed], str(seed))[0].data
+
 
 _HUGE_DIGITS = "9" * 5000
 
@@ -53,9 +62,15 @@ TEXT_TOKENS = [
     "{goal}", "{start_url}", "{query}", "{metal}", "{site}", "{nope}", "{{", "}}", "{{x}}", "{", "}", "{}", "{0}", "{a.b}", "{x!r}",
     ":70000", ":65536", ":0", ":8080", "*.", "\n", "\r\n", "\u3000", "\t", "{goal:>3}", "\ud800", "\udc00", "\x00", "\x01", "\x1b", "\x7f", "\u2028", "\ufffe", "用浏览器", "😀", "\t", "\n", " ", "",
 ]
-_KEY_WORDS = sorted({key for definition in recipe_json_schema()["$defs"].values() for key in definition.get("properties", {})})
+
+
+def _key_words() -> st.SearchStrategy[str]:
+    # Deferred: the recipe's JSON Schema is built when a case first draws a key, not at collection.
+    return st.sampled_from(sorted({key for definition in recipe_json_schema()["$defs"].values() for key in definition.get("properties", {})}))
+
+
 KEYS = st.one_of(
-    st.sampled_from(_KEY_WORDS),
+    st.deferred(_key_words),
     st.text(max_size=8),
     st.sampled_from(["", " ", "\ud800", "\x00", "<<", "用浏览器", "1", "true", "~", "{goal}"]),
 )
@@ -299,12 +314,12 @@ def mutated_recipes(draw: st.DrawFn) -> MutatedRecipe:
     how: list[str] = []
     mode = draw(st.sampled_from(["values", "values", "splice", "text", "structure", "both"]))
     if mode == "splice":  # one splice and nothing else, so the odd value meets compile
-        data, step = draw(_splice(copy.deepcopy(SEED_DATA[seed]) if SEED_DATA[seed] is not None else {}))
+        data, step = draw(_splice(copy.deepcopy(_seed_data(seed)) if _seed_data(seed) is not None else {}))
         text = _with_raw_tokens(_dump(data, block=draw(st.booleans()), ascii_only=draw(st.booleans())))
         how.append(step)
     if mode in ("structure", "both"):
-        if SEED_DATA[seed] is not None:
-            data = copy.deepcopy(SEED_DATA[seed])
+        if _seed_data(seed) is not None:
+            data = copy.deepcopy(_seed_data(seed))
             for _ in range(draw(st.integers(1, 2))):
                 data, step = draw(_structure_edit(data))
                 how.append(step)

@@ -14,6 +14,7 @@ from runtime.events import (
     AgentState,
     ArtifactStored,
     ChatDelta,
+    ConversationMessage,
     ConfirmationRequested,
     Event,
     FinalVerdict,
@@ -58,6 +59,7 @@ ONE_OF_EACH = [
     StructuredOutput(data={"price": 2312, "currency": "USD", "as_of": None}, valid=False, errors=("price too high",)),
     FinalVerdict(status=TaskState.ERROR, stop_reason=StopReason.NO_PROGRESS, verified=False, summary="looping", blocker_kind=BlockerKind.NO_SEARCH_RESULTS, evidence={"signature": "click#3"}),
     WebhookDelivery(webhook_id="msg_run-1", url="https://hooks.example/runs", attempt=2, outcome="retrying", status_code=503, error="answered 503", retry_in_seconds=10.0),
+    ConversationMessage(turn=2, role="tool", text="the run completed: {}", stop_reason=StopReason.VERIFICATION_FAILED, verified=False),
 ]
 
 
@@ -126,7 +128,7 @@ def _rpc_names() -> None:
                 assert method.input_type.name == f"{method.name}Request", method.full_name
                 assert method.output_type.name == f"{method.name}Response", method.full_name
                 seen += [method.input_type.full_name, method.output_type.full_name]
-    assert len(seen) == len(set(seen)) and len(seen) == 2 * (10 + 3)
+    assert len(seen) == len(set(seen)) and len(seen) == 2 * (13 + 3)
 
 
 @then("every enum value is prefixed with its enum's name")

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from runtime.browser import ActionResult, ObservationContext, SnapshotTree
+from runtime.browser.session.verbs import SessionVerbs
 from runtime.execute.context.run_context import RunContext
 from runtime.llm import ImagePart, PageContext
 
@@ -38,18 +39,22 @@ class PageTree:
         # The snapshot whose page the last screenshot sent to the model showed.
         self.pictured = ""
 
-    async def refresh(self, page: PageContext) -> PageContext:
-        """A new whole tree when the page changed since the last one (or there is none yet);
-        answers where the page is."""
-        session = self.ctx.browser.current
-        if session is None:
+    async def refresh(self, page: PageContext, digest: str = "") -> PageContext:
+        """A new whole tree of the acting tab when its page changed since the last one (or there
+        is none yet); answers where the page is. `digest`: the tab's fingerprint taken just now
+        (the turn's page check took one), so it is not asked for twice."""
+        if self.ctx.browser.current is None:
             return page  # no browser yet: nothing to read, and nothing worth starting one for
-        printed = await session.fingerprint(action_id=self.ctx.browser.new_action_id("fingerprint"), timeout_ms=self.timeout)
-        digest = str(printed.data.get("digest", "")) if printed.ok else ""
+        session = await self.ctx.browser.verbs()  # the tab browser_tabs selected, not the primary one
+        digest = digest or await self._digest(session)
         if self.whole is not None and digest and digest == self.digest:
             return page
         result = await session.snapshot_tree(action_id=self.ctx.browser.new_action_id("page_tree"), timeout_ms=self.timeout)
         return self._took(result, {}, digest) or page
+
+    async def _digest(self, session: SessionVerbs) -> str:
+        printed = await session.fingerprint(action_id=self.ctx.browser.new_action_id("fingerprint"), timeout_ms=self.timeout)
+        return str(printed.data.get("digest", "")) if printed.ok else ""
 
     async def new_screenshot(self) -> ImagePart | None:
         """The page's screenshot when the page changed since the last one sent (a new whole tree
@@ -58,24 +63,22 @@ class PageTree:
         session = self.ctx.browser.current
         if session is None or self.whole is None or self.whole.snapshot_id == self.pictured:
             return None
-        shot = await session.screenshot(action_id=self.ctx.browser.new_action_id("model_screenshot"), timeout_ms=self.timeout)
+        shot = await (await self.ctx.browser.verbs()).screenshot(action_id=self.ctx.browser.new_action_id("model_screenshot"), timeout_ms=self.timeout)
         if not shot.ok:
             return None  # the tree still says what the page holds; the picture is a help, not a need
         self.pictured = self.whole.snapshot_id
         return ImagePart("image/png", session.artifacts.read(shot.value))
 
-    async def snapshot(self, arguments: dict[str, Any]) -> ActionResult:
+    async def snapshot(self, arguments: dict[str, Any], digest: str = "") -> ActionResult:
         """`browser_snapshot`: a new whole tree, of a `depth` if given, or the part of the latest
-        tree under `ref` (from its child `start`)."""
+        tree under `ref` (from its child `start`). `digest`: the tab's fingerprint the call took
+        just before, if any."""
         params = {key: arguments[key] for key in ("ref", "depth", "start") if arguments.get(key) not in (None, "")}
         for key in ("depth", "start"):
             if isinstance(params.get(key), float) and params[key].is_integer():
                 params[key] = int(params[key])  # some providers send integral numbers as floats
-        digest = ""
-        if "ref" not in params:
-            session = await self.ctx.browser.session()
-            printed = await session.fingerprint(action_id=self.ctx.browser.new_action_id("fingerprint"), timeout_ms=self.timeout)
-            digest = str(printed.data.get("digest", "")) if printed.ok else ""
+        if "ref" not in params and not digest:
+            digest = await self._digest(await self.ctx.browser.verbs())
         result = await self.ctx.browser.run_action(
             "snapshot", "the page tree for the model", lambda s, a: s.snapshot_tree(action_id=a, timeout_ms=self.timeout, **params)
         )
@@ -117,7 +120,8 @@ class PageTree:
 
 
 def page_section(whole: SnapshotTree | None, part: SnapshotTree | None = None, failure: str = "", verdict: str = "") -> ObservationContext:
-    """What <page> lists after the URL: the target check's verdict on the page, the whole tree,
+    """What <page> lists after the URL: the target check's verdict on a page that is not the
+    target (a valid page's goes unsaid: AgentView.judged), the whole tree,
     the part under a ref the model asked for, and why the tree could not be read
     (tools/bench_page_section.py measures it as sent)."""
     shown = ObservationContext(keep_observes=0, keep_snapshots=2, max_chars=20_000)

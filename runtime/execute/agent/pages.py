@@ -54,6 +54,14 @@ class AgentPages:
         self.timeout_ms = timeout_ms
         self.latest: PageVerdict | None = None
         self._judged: DocumentIdentity | None = None
+        # The page's fingerprint digest the latest settle() took on the document judged last:
+        # the turn's tree reuses it instead of asking the page again (take_digest()).
+        self.settled_digest = ""
+
+    def take_digest(self) -> str:
+        """The digest settle() took just now, once; "" if it found a new document (or none since)."""
+        digest, self.settled_digest = self.settled_digest, ""
+        return digest
 
     def adopt(self) -> PageVerdict | None:
         """The page the plan already judged before the step began, if it is the one shown."""
@@ -69,10 +77,12 @@ class AgentPages:
         None when the document is the one judged last."""
         # Asked before every turn, of the tab the step acts in: the session's own fingerprint,
         # without a tool event each time.
+        self.settled_digest = ""
         session = await self.ctx.browser.verbs()
         found = await session.fingerprint(action_id=self.ctx.browser.new_action_id("fingerprint"), timeout_ms=self.timeout_ms)
         document = DocumentIdentity.from_dict(found.data["document"]) if found.ok and found.data.get("document") else None
         if document is None or (self._judged is not None and document.same_document(self._judged) and document.url == self._judged.url):
+            self.settled_digest = str(found.data.get("digest", "")) if found.ok else ""
             return None
         return await self.judge(await self.ctx.browser.prepare(self.state.id, self.timeout_ms))
 

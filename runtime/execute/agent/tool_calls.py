@@ -62,7 +62,9 @@ class AgentView:
 
     def judged(self, verdict: PageVerdict, tab_id: str) -> None:
         check = verdict.check
-        said = "valid target page" if check.valid else f"NOT the target ({check.blocker_kind.value if check.blocker_kind else 'blocked'}): {check.reason}"
+        # Only a page that is not the target is said to be so: every page the step reaches is
+        # judged, so a page with no verdict line is a valid one (fewer tokens on every turn).
+        said = "" if check.valid else f"NOT the target ({check.blocker_kind.value if check.blocker_kind else 'blocked'}): {check.reason}"
         self.saw(verdict.observation, tab_id, said)
 
 
@@ -166,7 +168,7 @@ class AgentToolCalls:
                 raise
         session = await ctx.browser.verbs()
         before = await self._fingerprint(session)
-        outcome = await self._dispatch(tool, arguments)
+        outcome = await self._dispatch(tool, arguments, before)
         after = before
         if tool in PAGE_CHANGING_TOOLS:
             # An act has waited for its effect already (acting.py); a navigation for its load.
@@ -193,8 +195,9 @@ class AgentToolCalls:
             return str(result.data.get("digest", ""))
         return ""
 
-    async def _dispatch(self, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
-        """Each tool's own function: the acts and waits (acting.py), the others below."""
+    async def _dispatch(self, tool: str, arguments: dict[str, Any], before: str = "") -> ToolOutcome:
+        """Each tool's own function: the acts and waits (acting.py), the others below. `before`:
+        the page's fingerprint taken just now, which a snapshot keeps rather than asking again."""
         if tool == TABS_TOOL:
             outcome, page = await use_tabs(self.ctx, arguments, self.timeout)
             self.view.page = page or self.view.page
@@ -204,7 +207,7 @@ class AgentToolCalls:
         own = {
             "browser_navigate": self._open_url,
             "browser_navigate_back": self._navigate_back,
-            "browser_snapshot": self._snapshot,
+            "browser_snapshot": lambda arguments: self._snapshot(arguments, before),
             "browser_find": self._find,
             "browser_extract": self._extract,
             "browser_verify": self._verify,
@@ -260,8 +263,8 @@ class AgentToolCalls:
         response = {"ok": True, **where, "text": observation.visible_text[:RESPONSE_TEXT_CHARS], "page": verdict.for_model()}
         return ToolOutcome(True, response, f"{summary}: the target")
 
-    async def _snapshot(self, arguments: dict[str, Any]) -> ToolOutcome:
-        result = await self.tree.snapshot(arguments)
+    async def _snapshot(self, arguments: dict[str, Any], before: str = "") -> ToolOutcome:
+        result = await self.tree.snapshot(arguments, before)
         if not result.ok:
             return ToolOutcome.from_error(result)
         tree: SnapshotTree = result.value

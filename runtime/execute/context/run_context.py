@@ -21,6 +21,7 @@ one job:
     uploads    the files the recipe lets the run upload, by name (plan/order.py)
     switches   the strategies rolled back for this run (plan/switches.py)
     action_cache   the verified action cache as the `cache` switch lets the run use it (context/action_cache.py)
+    goes_on    a conversation: the session stays open past a `close` step, for the next turn
 """
 
 from __future__ import annotations
@@ -152,6 +153,8 @@ class RunContext:
     uploads: UploadFiles = field(default_factory=UploadFiles)
     switches: RunSwitches = field(default_factory=RunSwitches)
     action_cache: RunActionCache = field(default_factory=lambda: RunActionCache(None))
+    # A conversation's context (execute/conversation.py): its session outlives each turn's `close`.
+    goes_on: bool = False
 
     @classmethod
     def create(

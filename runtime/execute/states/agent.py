@@ -227,7 +227,7 @@ class AgentLoop:
 
     async def _ask_model(self) -> tuple[str, list[LlmToolCall], LlmUsage]:
         # <page> is the tab's accessibility tree, written again when the page changed.
-        self.view.page = await self.calls.tree.refresh(self.view.page)
+        self.view.page = await self.calls.tree.refresh(self.view.page, self.calls.pages.take_digest())
         if self.ctx.model.vision.get(self.state.id):
             await self._show_screenshot()
         page = replace(self.view.page, open_tabs=tab_lines(self.ctx))
@@ -312,6 +312,8 @@ class AgentLoop:
             ctx.findings.verified(self.state.id)
             if ctx.recovery.blocker is not None and ctx.recovery.blocker.state_id == self.state.id:
                 ctx.recovery.blocker = None  # a page the model left behind is no longer the run's blocker
+            if ctx.goes_on and summary:
+                ctx.findings.close_summary = summary  # a conversation's turn is answered with what the model said
             turn.outcome, turn.summary = "closed", f"closed and verified: {summary}"
             return StepResult("verified", True, verified=True, summary=f"the model closed ({summary}) and all {len(checks)} done_when condition(s) hold", thinking=thinking, evidence=evidence)
         described = describe_failures(checks, OBSERVED_CHARS)

@@ -1,4 +1,5 @@
-"""`close`: end the browser session with the recipe's summary, which the verdict then opens with."""
+"""`close`: end the browser session with the recipe's summary, which the verdict then opens with
+(a conversation's session stays open: its `close` ends the turn, and the run ends it later)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from runtime.plan.model import State
 async def close(ctx: RunContext, state: State) -> StepResult:
     summary = ctx.values.text(state.params.get("summary")) or ""
     ctx.findings.close_summary = summary
+    if ctx.goes_on:
+        # A conversation's turn ends here; its session stays open for the next message.
+        return StepResult("ok", True, summary=summary or "the turn closed; the session stays open")
     if ctx.storage_state is not None and ctx.browser.current is not None:
         # The session ends here, before the run knows it completed: keep what is to be saved.
         await ctx.storage_state.capture(ctx.browser.current)

@@ -32,6 +32,7 @@ from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import agent_service_pb2_grpc as agent_grpc
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 from runtime.service.runs.artifact_reader import chunk_size, read_chunks
+from runtime.service.runs.conversations import TurnCompiler
 from runtime.service.runs.errors import InvalidRequest
 from runtime.service.runs.live_run import LiveRun
 from runtime.service.runs.recipe_catalog import RecipeCatalog, RecipeRequest
@@ -178,6 +179,27 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
         browsers, waiting = self._supervisor.browsers()
         return agent_pb.ListBrowsersResponse(browsers=[browser_to_proto(b) for b in browsers], runs_waiting=waiting)
 
+    @reports_errors
+    async def SendMessage(self, request: agent_pb.SendMessageRequest, context: grpc.aio.ServicerContext) -> agent_pb.SendMessageResponse:
+        _require("run_id", request.run_id)
+        try:
+            record, turn = await self._supervisor.send_message(request.run_id, text=request.text, steps_yaml=request.steps_yaml)
+        except RecipeInvalid as error:
+            raise recipe_invalid(error, "the message") from None
+        return agent_pb.SendMessageResponse(run=run_info_to_proto(record, self._max_record_bytes), turn=turn)
+
+    @reports_errors
+    async def EndRun(self, request: agent_pb.EndRunRequest, context: grpc.aio.ServicerContext) -> agent_pb.EndRunResponse:
+        _require("run_id", request.run_id)
+        record = await self._supervisor.end_run(request.run_id)
+        return agent_pb.EndRunResponse(run=run_info_to_proto(record, self._max_record_bytes))
+
+    @reports_errors
+    async def ListMessages(self, request: agent_pb.ListMessagesRequest, context: grpc.aio.ServicerContext) -> agent_pb.ListMessagesResponse:
+        _require("run_id", request.run_id)
+        messages = await self._supervisor.messages(request.run_id)
+        return agent_pb.ListMessagesResponse(messages=[event_to_proto(event) for event in messages])
+
     async def _start(self, request: agent_pb.StartRunRequest | agent_pb.RunRequest) -> LiveRun | StartedBefore:
         key = self._run_key(request)
         # A retry is answered before anything else is checked: the run exists whatever the server's
@@ -207,6 +229,7 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
             source=RecipeRequest(request.WhichOneof("recipe"), request.recipe_yaml, request.recipe_name),
             key=key,
             webhook_url=self._run_webhook(request.options.webhook_url),
+            turns=TurnCompiler(loaded, self._catalog.registry_root) if request.options.conversation else None,
         )
 
     def _run_webhook(self, url: str) -> str | None:

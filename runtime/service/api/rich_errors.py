@@ -32,6 +32,7 @@ from runtime.service.runs.errors import (
     HistoryTrimmed,
     IdempotencyKeyReused,
     InvalidRequest,
+    NoModel,
     RecipeNotFound,
     ReplicaFailed,
     ReplicaUnavailable,
@@ -40,6 +41,7 @@ from runtime.service.runs.errors import (
     RunFilesNotReady,
     RunLimitReached,
     RunNotFound,
+    RunNotOngoing,
     ServerShuttingDown,
     WatcherLagging,
 )
@@ -72,6 +74,8 @@ STATUS_OF_RUN_ERROR: dict[type[RunError], grpc.StatusCode] = {
     ArtifactChanged: grpc.StatusCode.DATA_LOSS,
     RunFileMissing: grpc.StatusCode.NOT_FOUND,
     RunFilesNotReady: grpc.StatusCode.FAILED_PRECONDITION,
+    RunNotOngoing: grpc.StatusCode.FAILED_PRECONDITION,
+    NoModel: grpc.StatusCode.FAILED_PRECONDITION,
 }
 # The API's name for what an error's `resource` names (google.rpc.ResourceInfo).
 RESOURCE_TYPE_OF_RUN_ERROR: dict[type[RunError], str] = {

@@ -192,6 +192,7 @@ class VerityServer:
             allow_private_network=config.allow_private_network,
             waiting=config.wait_limits,
             idempotency_retention_seconds=config.idempotency_retention_seconds,
+            conversation_idle_seconds=config.conversation_idle_seconds,
         )
         if not isinstance(config.store_path, PostgresUrl):
             return RunSupervisor(store, tracer, runs_dir=config.runs_dir, limits=limits, browser=self._browser)

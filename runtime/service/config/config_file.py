@@ -25,6 +25,7 @@ CONFIG_KEYS: dict[str, tuple[str, type]] = {
     "retain_events_per_run": ("retain_events_per_run", int),
     "shutdown_grace_seconds": ("shutdown_grace_seconds", float),
     "idempotency_retention_seconds": ("idempotency_retention_seconds", float),
+    "conversation_idle_seconds": ("conversation_idle_seconds", float),
     "lease_seconds": ("lease_seconds", float),
     "replica_poll_seconds": ("replica_poll_seconds", float),
     "browser_retry_max_seconds": ("browser_retry_max_seconds", float),

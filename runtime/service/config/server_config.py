@@ -45,6 +45,8 @@ class ServerConfig:
     shutdown_grace_seconds: float = 10.0
     # How long a start's idempotency key holds: a retry within it gets the run the key started.
     idempotency_retention_seconds: float = 24 * 3600.0
+    # How long a conversation waits in `ongoing` for its next message before it ends conversation_idle.
+    conversation_idle_seconds: float = 600.0
     # Extra wait to gather a store batch; group commit batches what arrives during a write anyway.
     store_flush_interval_seconds: float = 0.0
     # How long a store write waits for another process's lock before it fails and is retried.
@@ -145,6 +147,8 @@ class ServerConfig:
             )
         if self.idempotency_retention_seconds <= 0:
             raise ServiceConfigError(f"idempotency_retention_seconds must be more than 0, got {self.idempotency_retention_seconds}")
+        if self.conversation_idle_seconds <= 0:
+            raise ServiceConfigError(f"conversation_idle_seconds must be more than 0, got {self.conversation_idle_seconds}")
         if self.shutdown_grace_seconds < 0:
             raise ServiceConfigError(f"shutdown_grace_seconds must be 0 or more, got {self.shutdown_grace_seconds}")
         if self.browser_queue_length < 0:

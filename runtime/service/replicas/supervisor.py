@@ -38,7 +38,7 @@ from runtime.recipe import RecipeInvalid
 from runtime.service.replicas.commands import ReplicaCommands, answered_error
 from runtime.service.replicas.follow import RunTails, follow_tailed
 from runtime.service.replicas.leases import Leases, ReplicaTimings, dispatch_notifications
-from runtime.service.runs.errors import ConfirmationNotPending, ReplicaUnavailable, RunError, RunNotFound, ServerShuttingDown
+from runtime.service.runs.errors import ConfirmationNotPending, InvalidRequest, ReplicaUnavailable, RunError, RunNotFound, ServerShuttingDown
 from runtime.service.runs.hosting import SupervisorLimits
 from runtime.service.runs.ledger import recorded_inputs
 from runtime.service.runs.live_run import LiveRun
@@ -159,7 +159,11 @@ class ReplicaSupervisor(RunSupervisor):
         key: RunKey | None = None,
         driven_model: Any = None,
         webhook_url: str | None = None,
+        turns: Any = None,
     ) -> Any:
+        if turns is not None:
+            # A conversation's messages would have to reach the replica hosting its browser.
+            raise InvalidRequest("options.conversation", "this server is a replica on a shared store; conversations run only on a single server")
         if existing is not None or source is None:
             # A run without a request to load it from (verity mcp's) runs here, never queued.
             return await super().start(

@@ -207,3 +207,26 @@ def run_error_kinds() -> dict[str, type[RunError]]:
         kinds[kind.__name__] = kind
         pending.extend(kind.__subclasses__())
     return kinds
+
+
+class RunNotOngoing(RunError):
+    reason = "RUN_NOT_ONGOING"
+
+    def __init__(self, run_id: str, status: str, *, conversation: bool = True) -> None:
+        if not conversation:
+            why = "it is not a conversation (start it with RunOptions.conversation to send it messages)"
+        elif status in ("completed", "error", "stopped"):
+            why = f"it has ended ({status})"
+        else:
+            why = f"it is {status}, not waiting for a message: wait for its TASK_STATE_ONGOING event, then send"
+        super().__init__(f"run {run_id!r} takes no message now: {why}", metadata={"status": status}, resource=run_id)
+
+
+class NoModel(RunError):
+    reason = "NO_MODEL"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(
+            f"this server has no model to read a text message ({detail}); send recipe steps (steps_yaml) instead, "
+            "or ask the operator to configure a model"
+        )

@@ -58,6 +58,8 @@ class SupervisorLimits:
     waiting: WaitLimits = WaitLimits()
     # How long an idempotency key of a start holds: a retry within it returns the run it started.
     idempotency_retention_seconds: float = 24 * 3600.0
+    # How long a conversation waits in `ongoing` for its next message before it ends conversation_idle.
+    conversation_idle_seconds: float = 600.0
 
 
 class RunHost:

@@ -36,6 +36,8 @@ class LiveRun:
     final_seq: int | None = None  # set when the run's FinalVerdict is recorded
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     timeout_timer: asyncio.TimerHandle | None = None
+    # A conversation's TurnCompiler (conversations.py): how its messages become turns; None otherwise.
+    turns: Any = None
     # Bounded durable events in seq order: the backlog a new watcher of a live run replays.
     durable: list[Event] = field(default_factory=list)
     final_durable: asyncio.Event = field(default_factory=asyncio.Event)

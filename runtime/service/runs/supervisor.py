@@ -26,6 +26,7 @@ from runtime.outcomes import StopReason, TaskState
 from runtime.plan.order import RunOrder
 from runtime.run_layout import VERDICT_FILE
 from runtime.service.runs.artifact_reader import artifact_path
+from runtime.service.runs.conversations import ConversationHost, TurnCompiler
 from runtime.service.runs.errors import (
     ArtifactMissing,
     ArtifactNotFound,
@@ -68,7 +69,7 @@ class _KeyHeld(Exception):
         self.holder = holder
 
 
-class RunSupervisor(RunHost):
+class RunSupervisor(ConversationHost, RunHost):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._slots = RunSlots(self.limits.max_concurrent_runs, self.limits.waiting)
@@ -86,6 +87,7 @@ class RunSupervisor(RunHost):
         key: RunKey | None = None,
         driven_model: DrivenModel | None = None,
         webhook_url: str | None = None,
+        turns: TurnCompiler | None = None,
     ) -> LiveRun | StartedBefore:
         """Record a new run and hand it to the run engine, which emits into the run's EventLog.
         The record keeps the raw inputs with each secret one (marked in the recipe, or sent as
@@ -93,7 +95,8 @@ class RunSupervisor(RunHost):
         already (queued by a replica, see replicas/supervisor.py, which also uses `source`).
         `key`: an idempotency key; when it started a run already, that run is the answer.
         `driven_model`: the run's agent states are answered by it (verity mcp's browser sessions).
-        `webhook_url`: the run's own webhook (on the operator's allowlist, checked by the caller)."""
+        `webhook_url`: the run's own webhook (on the operator's allowlist, checked by the caller).
+        `turns`: the run is a conversation; its messages become turns so (conversations.py)."""
         recipe = order.plan.recipe
         recorded = recorded_inputs(order.plan, raw_inputs)
         try:
@@ -106,7 +109,6 @@ class RunSupervisor(RunHost):
         if webhook_url and self.webhooks is not None:
             self.webhooks.address(live.run_id, webhook_url)
         admitted = False
-
         async def admission(on_wait: Callable[[str], None]) -> None:
             nonlocal admitted
             await self._slots.admit(on_wait)
@@ -128,7 +130,9 @@ class RunSupervisor(RunHost):
                 admission=admission,
                 driven_model=driven_model,
                 action_cache=self.action_cache,
+                conversation=self.conversation_for(turns),
             )
+            live.turns = turns
         except Exception as error:  # noqa: BLE001 - a failed start is recorded as the run's end
             tracing.close()
             _log.exception("run %s: the engine could not start it", live.run_id)
@@ -229,11 +233,8 @@ class RunSupervisor(RunHost):
         if after_seq < 0:
             raise InvalidRequest("after_seq", f"must be 0 or more, got {after_seq}")
         live = self._live.get(run_id)
-        batches = (
-            follow_stored(self._store, run_id, after_seq, self.limits.stream_batch)
-            if live is None
-            else follow_live(live, after_seq, self.limits.stream_batch)
-        )
+        size = self.limits.stream_batch
+        batches = follow_stored(self._store, run_id, after_seq, size) if live is None else follow_live(live, after_seq, size)
         async for batch in batches:
             yield batch
 
@@ -359,6 +360,7 @@ class RunSupervisor(RunHost):
     async def drain(self, grace_seconds: float, interrupt_wait_seconds: float = 5.0) -> None:
         """Let live runs finish within the grace period; interrupt the rest; flush the store."""
         self._accepting = False
+        self.end_waiting_conversations()
         if self._live:
             await self._wait_ended(list(self._live.values()), grace_seconds)
         summary = "the server shut down before the run ended"

@@ -27,7 +27,7 @@ BROWSER_STATE_LOST: BrowserState
 BROWSER_STATE_REFUSED_BY_FENCE_PROBE: BrowserState
 
 class RunOptions(_message.Message):
-    __slots__ = ("timeout", "labels", "browser_id", "browser_label", "webhook_url")
+    __slots__ = ("timeout", "labels", "browser_id", "browser_label", "webhook_url", "conversation")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -40,12 +40,14 @@ class RunOptions(_message.Message):
     BROWSER_ID_FIELD_NUMBER: _ClassVar[int]
     BROWSER_LABEL_FIELD_NUMBER: _ClassVar[int]
     WEBHOOK_URL_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_FIELD_NUMBER: _ClassVar[int]
     timeout: _duration_pb2.Duration
     labels: _containers.ScalarMap[str, str]
     browser_id: str
     browser_label: str
     webhook_url: str
-    def __init__(self, timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., labels: _Optional[_Mapping[str, str]] = ..., browser_id: _Optional[str] = ..., browser_label: _Optional[str] = ..., webhook_url: _Optional[str] = ...) -> None: ...
+    conversation: bool
+    def __init__(self, timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., labels: _Optional[_Mapping[str, str]] = ..., browser_id: _Optional[str] = ..., browser_label: _Optional[str] = ..., webhook_url: _Optional[str] = ..., conversation: _Optional[bool] = ...) -> None: ...
 
 class StartRunRequest(_message.Message):
     __slots__ = ("recipe_yaml", "recipe_name", "inputs", "options", "idempotency_key")
@@ -294,6 +296,48 @@ class ArtifactInfo(_message.Message):
     sha256: str
     seq: int
     def __init__(self, artifact_id: _Optional[str] = ..., artifact_kind: _Optional[str] = ..., path: _Optional[str] = ..., media_type: _Optional[str] = ..., size: _Optional[int] = ..., sha256: _Optional[str] = ..., seq: _Optional[int] = ...) -> None: ...
+
+class SendMessageRequest(_message.Message):
+    __slots__ = ("run_id", "text", "steps_yaml")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    STEPS_YAML_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    text: str
+    steps_yaml: str
+    def __init__(self, run_id: _Optional[str] = ..., text: _Optional[str] = ..., steps_yaml: _Optional[str] = ...) -> None: ...
+
+class SendMessageResponse(_message.Message):
+    __slots__ = ("run", "turn")
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    run: RunInfo
+    turn: int
+    def __init__(self, run: _Optional[_Union[RunInfo, _Mapping]] = ..., turn: _Optional[int] = ...) -> None: ...
+
+class EndRunRequest(_message.Message):
+    __slots__ = ("run_id",)
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    def __init__(self, run_id: _Optional[str] = ...) -> None: ...
+
+class EndRunResponse(_message.Message):
+    __slots__ = ("run",)
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    run: RunInfo
+    def __init__(self, run: _Optional[_Union[RunInfo, _Mapping]] = ...) -> None: ...
+
+class ListMessagesRequest(_message.Message):
+    __slots__ = ("run_id",)
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    def __init__(self, run_id: _Optional[str] = ...) -> None: ...
+
+class ListMessagesResponse(_message.Message):
+    __slots__ = ("messages",)
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    messages: _containers.RepeatedCompositeFieldContainer[_events_pb2.Event]
+    def __init__(self, messages: _Optional[_Iterable[_Union[_events_pb2.Event, _Mapping]]] = ...) -> None: ...
 
 class ListBrowsersRequest(_message.Message):
     __slots__ = ()

@@ -84,6 +84,21 @@ class AgentServiceStub:
                 request_serializer=verity_dot_v1_dot_agent__service__pb2.GetRunFileRequest.SerializeToString,
                 response_deserializer=verity_dot_v1_dot_agent__service__pb2.GetRunFileResponse.FromString,
                 _registered_method=True)
+        self.SendMessage = channel.unary_unary(
+                '/verity.v1.AgentService/SendMessage',
+                request_serializer=verity_dot_v1_dot_agent__service__pb2.SendMessageRequest.SerializeToString,
+                response_deserializer=verity_dot_v1_dot_agent__service__pb2.SendMessageResponse.FromString,
+                _registered_method=True)
+        self.EndRun = channel.unary_unary(
+                '/verity.v1.AgentService/EndRun',
+                request_serializer=verity_dot_v1_dot_agent__service__pb2.EndRunRequest.SerializeToString,
+                response_deserializer=verity_dot_v1_dot_agent__service__pb2.EndRunResponse.FromString,
+                _registered_method=True)
+        self.ListMessages = channel.unary_unary(
+                '/verity.v1.AgentService/ListMessages',
+                request_serializer=verity_dot_v1_dot_agent__service__pb2.ListMessagesRequest.SerializeToString,
+                response_deserializer=verity_dot_v1_dot_agent__service__pb2.ListMessagesResponse.FromString,
+                _registered_method=True)
 
 
 class AgentServiceServicer:
@@ -168,6 +183,34 @@ class AgentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SendMessage(self, request, context):
+        """Continues a conversation (RunOptions.conversation) that waits in TASK_STATE_ONGOING: the message
+        is its next turn, run in the same browser session (tabs, cookies, page) under the same recipe's
+        guards, fence and secrets. Answers once the turn is accepted; the turn's events follow on the
+        run's one stream, and its answer (a ConversationMessage) ends it. A run that is not ongoing is
+        FAILED_PRECONDITION (RUN_NOT_ONGOING, metadata status); a text message to a run without a
+        model FAILED_PRECONDITION (NO_MODEL); steps that are not valid recipe steps INVALID_ARGUMENT.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EndRun(self, request, context):
+        """Ends a conversation: a run waiting in TASK_STATE_ONGOING ends with its last turn's verdict (a
+        conversation whose last turn completed is completed), and returns once it has ended. A run
+        still in a turn is FAILED_PRECONDITION (RUN_NOT_ONGOING); an ended run is returned as it is.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListMessages(self, request, context):
+        """A conversation's messages (its ConversationMessage events), oldest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -220,6 +263,21 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.GetRunFile,
                     request_deserializer=verity_dot_v1_dot_agent__service__pb2.GetRunFileRequest.FromString,
                     response_serializer=verity_dot_v1_dot_agent__service__pb2.GetRunFileResponse.SerializeToString,
+            ),
+            'SendMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.SendMessage,
+                    request_deserializer=verity_dot_v1_dot_agent__service__pb2.SendMessageRequest.FromString,
+                    response_serializer=verity_dot_v1_dot_agent__service__pb2.SendMessageResponse.SerializeToString,
+            ),
+            'EndRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.EndRun,
+                    request_deserializer=verity_dot_v1_dot_agent__service__pb2.EndRunRequest.FromString,
+                    response_serializer=verity_dot_v1_dot_agent__service__pb2.EndRunResponse.SerializeToString,
+            ),
+            'ListMessages': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMessages,
+                    request_deserializer=verity_dot_v1_dot_agent__service__pb2.ListMessagesRequest.FromString,
+                    response_serializer=verity_dot_v1_dot_agent__service__pb2.ListMessagesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -492,6 +550,87 @@ class AgentService:
             '/verity.v1.AgentService/GetRunFile',
             verity_dot_v1_dot_agent__service__pb2.GetRunFileRequest.SerializeToString,
             verity_dot_v1_dot_agent__service__pb2.GetRunFileResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SendMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/verity.v1.AgentService/SendMessage',
+            verity_dot_v1_dot_agent__service__pb2.SendMessageRequest.SerializeToString,
+            verity_dot_v1_dot_agent__service__pb2.SendMessageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EndRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/verity.v1.AgentService/EndRun',
+            verity_dot_v1_dot_agent__service__pb2.EndRunRequest.SerializeToString,
+            verity_dot_v1_dot_agent__service__pb2.EndRunResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMessages(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/verity.v1.AgentService/ListMessages',
+            verity_dot_v1_dot_agent__service__pb2.ListMessagesRequest.SerializeToString,
+            verity_dot_v1_dot_agent__service__pb2.ListMessagesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -42,6 +42,7 @@ class StopReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STOP_REASON_INTERRUPTED: _ClassVar[StopReason]
     STOP_REASON_INVALID_INPUT: _ClassVar[StopReason]
     STOP_REASON_BROWSER_UNAVAILABLE: _ClassVar[StopReason]
+    STOP_REASON_CONVERSATION_IDLE: _ClassVar[StopReason]
 
 class BlockerKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -87,6 +88,7 @@ STOP_REASON_EXECUTE_ERROR: StopReason
 STOP_REASON_INTERRUPTED: StopReason
 STOP_REASON_INVALID_INPUT: StopReason
 STOP_REASON_BROWSER_UNAVAILABLE: StopReason
+STOP_REASON_CONVERSATION_IDLE: StopReason
 BLOCKER_KIND_UNSPECIFIED: BlockerKind
 BLOCKER_KIND_PAGE_NOT_FOUND: BlockerKind
 BLOCKER_KIND_ACCESS_DENIED: BlockerKind
@@ -105,7 +107,7 @@ BLOCKER_KIND_CAPTCHA: BlockerKind
 BLOCKER_KIND_RATE_LIMITED: BlockerKind
 
 class Event(_message.Message):
-    __slots__ = ("seq", "run_id", "timestamp", "trace_id", "status_changed", "step_started", "step_finished", "tool_used", "chat_delta", "guardrail_tripped", "replan", "confirmation_requested", "artifact", "structured_output", "final_verdict", "tab", "webhook")
+    __slots__ = ("seq", "run_id", "timestamp", "trace_id", "status_changed", "step_started", "step_finished", "tool_used", "chat_delta", "guardrail_tripped", "replan", "confirmation_requested", "artifact", "structured_output", "final_verdict", "tab", "webhook", "message")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
@@ -123,6 +125,7 @@ class Event(_message.Message):
     FINAL_VERDICT_FIELD_NUMBER: _ClassVar[int]
     TAB_FIELD_NUMBER: _ClassVar[int]
     WEBHOOK_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
     seq: int
     run_id: str
     timestamp: _timestamp_pb2.Timestamp
@@ -140,7 +143,8 @@ class Event(_message.Message):
     final_verdict: FinalVerdict
     tab: TabChanged
     webhook: WebhookDelivery
-    def __init__(self, seq: _Optional[int] = ..., run_id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trace_id: _Optional[str] = ..., status_changed: _Optional[_Union[StatusChanged, _Mapping]] = ..., step_started: _Optional[_Union[StepStarted, _Mapping]] = ..., step_finished: _Optional[_Union[StepFinished, _Mapping]] = ..., tool_used: _Optional[_Union[ToolUsed, _Mapping]] = ..., chat_delta: _Optional[_Union[ChatDelta, _Mapping]] = ..., guardrail_tripped: _Optional[_Union[GuardrailTripped, _Mapping]] = ..., replan: _Optional[_Union[Replanned, _Mapping]] = ..., confirmation_requested: _Optional[_Union[ConfirmationRequested, _Mapping]] = ..., artifact: _Optional[_Union[ArtifactStored, _Mapping]] = ..., structured_output: _Optional[_Union[StructuredOutput, _Mapping]] = ..., final_verdict: _Optional[_Union[FinalVerdict, _Mapping]] = ..., tab: _Optional[_Union[TabChanged, _Mapping]] = ..., webhook: _Optional[_Union[WebhookDelivery, _Mapping]] = ...) -> None: ...
+    message: ConversationMessage
+    def __init__(self, seq: _Optional[int] = ..., run_id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trace_id: _Optional[str] = ..., status_changed: _Optional[_Union[StatusChanged, _Mapping]] = ..., step_started: _Optional[_Union[StepStarted, _Mapping]] = ..., step_finished: _Optional[_Union[StepFinished, _Mapping]] = ..., tool_used: _Optional[_Union[ToolUsed, _Mapping]] = ..., chat_delta: _Optional[_Union[ChatDelta, _Mapping]] = ..., guardrail_tripped: _Optional[_Union[GuardrailTripped, _Mapping]] = ..., replan: _Optional[_Union[Replanned, _Mapping]] = ..., confirmation_requested: _Optional[_Union[ConfirmationRequested, _Mapping]] = ..., artifact: _Optional[_Union[ArtifactStored, _Mapping]] = ..., structured_output: _Optional[_Union[StructuredOutput, _Mapping]] = ..., final_verdict: _Optional[_Union[FinalVerdict, _Mapping]] = ..., tab: _Optional[_Union[TabChanged, _Mapping]] = ..., webhook: _Optional[_Union[WebhookDelivery, _Mapping]] = ..., message: _Optional[_Union[ConversationMessage, _Mapping]] = ...) -> None: ...
 
 class AgentState(_message.Message):
     __slots__ = ("thinking", "evaluation", "memory", "next_goal")
@@ -251,6 +255,20 @@ class WebhookDelivery(_message.Message):
     error: str
     retry_in_seconds: float
     def __init__(self, webhook_id: _Optional[str] = ..., url: _Optional[str] = ..., attempt: _Optional[int] = ..., outcome: _Optional[str] = ..., status_code: _Optional[int] = ..., error: _Optional[str] = ..., retry_in_seconds: _Optional[float] = ...) -> None: ...
+
+class ConversationMessage(_message.Message):
+    __slots__ = ("turn", "role", "text", "stop_reason", "verified")
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    STOP_REASON_FIELD_NUMBER: _ClassVar[int]
+    VERIFIED_FIELD_NUMBER: _ClassVar[int]
+    turn: int
+    role: str
+    text: str
+    stop_reason: StopReason
+    verified: bool
+    def __init__(self, turn: _Optional[int] = ..., role: _Optional[str] = ..., text: _Optional[str] = ..., stop_reason: _Optional[_Union[StopReason, str]] = ..., verified: _Optional[bool] = ...) -> None: ...
 
 class ChatDelta(_message.Message):
     __slots__ = ("text",)

@@ -1,0 +1,20 @@
+Feature: The MCP browser toolset's tabs, snapshots and session ends
+  An agent driving Verity's browser through MCP reads the tab it selected, gets snapshots that
+  say only what the page section does not, and frees its browser when it ends its session.
+
+  Background:
+    Given "verity mcp --http" with the token "mcp-token-5d1e" and the browser toolset on 127.0.0.1
+
+  @MCP2-001 @MCP2-003
+  Scenario: A snapshot says only the page, and selecting a new tab answers with that tab's tree
+    When session T opens the page with a link to a new tab
+    And session T takes a snapshot
+    Then the snapshot's result is its id and line count, and its page has no verdict line
+    When session T clicks the link by its ref and selects the second tab with browser_tabs
+    Then the answer's page section is the new tab's URL and tree
+    And a click by a ref of that tree acts in the new tab
+
+  @MCP2-002
+  Scenario: A client that ends its HTTP session ends its browser session's run
+    When session E opens the new tab's page and ends its MCP session
+    Then the store records the session's run completed, saying the client ended its session

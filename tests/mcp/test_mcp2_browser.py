@@ -1,0 +1,166 @@
+"""Bindings of features/mcp2_browser.feature: the SDK's own client (legacy mode over Streamable
+HTTP, so each session has an id) drives `verity mcp --http --allowed-domains 127.0.0.1` on a
+loopback site whose first page opens its second in a new tab."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp import Client
+from pytest_bdd import given, parsers, scenarios, then, when
+from tests.mcp.mcp_harness import TOKEN, HeldClient, authorized, call_tool, page_text, tool_result
+
+from runtime.demo.loopback import LoopbackSite
+from runtime.events.model import payload_to_dict
+from runtime.store.opening import open_run_store
+
+scenarios("mcp2_browser.feature")
+
+PAGES = {
+    "/tabs.html": """<!doctype html><html><head><title>Tabs page</title></head><body>
+<h1>Tabs page</h1><a href="/second.html" target="_blank">Open the second page</a>
+</body></html>""",
+    "/second.html": """<!doctype html><html><head><title>Second page</title></head><body>
+<h1>Second page</h1><button type="button" onclick="this.textContent = 'Pressed'">Press me</button>
+</body></html>""",
+}
+
+
+class TabsSite(LoopbackSite):
+    """The two pages above on 127.0.0.1; any other path is a 404 page."""
+
+    thread_name = "mcp2-tabs-site"
+
+    def __init__(self) -> None:
+        class Page(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802 - stdlib name
+                html = PAGES.get(self.path, "<!doctype html><title>Not found</title><h1>Not found</h1>")
+                payload = html.encode("utf-8")
+                self.send_response(200 if self.path in PAGES else 404)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        super().__init__(handler=Page)
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[TabsSite]:
+    with TabsSite() as running:
+        yield running
+
+
+@pytest.fixture
+def context() -> dict[str, Any]:
+    return {}
+
+
+def _ref(answer: types.CallToolResult, role: str, name: str) -> str:
+    found = re.search(rf'{role} "{re.escape(name)}" \[ref=(s\d+:e\d+)\]', page_text(answer))
+    assert found is not None, f"no {role} {name!r} with a ref in the page:\n{page_text(answer)}"
+    return found[1]
+
+
+def _run_id(answer: types.CallToolResult) -> str:
+    return re.search(r"session run (run-\w+)", page_text(answer))[1]
+
+
+@given(parsers.parse('"verity mcp --http" with the token "{token}" and the browser toolset on 127.0.0.1'), target_fixture="url")
+def _http(http_mcp: str, token: str) -> str:
+    assert token == TOKEN
+    return http_mcp
+
+
+# --- MCP2-001, MCP2-003 -------------------------------------------------------------------------
+
+
+@when("session T opens the page with a link to a new tab")
+def _open(sessions: dict[str, HeldClient], site: TabsSite, context: dict[str, Any]) -> None:
+    context["answer"] = call_tool(sessions["T"], "browser_navigate", {"url": site.url("/tabs.html")})
+    assert tool_result(context["answer"])["page"]["valid"] is True
+
+
+@when("session T takes a snapshot")
+def _snapshot(sessions: dict[str, HeldClient], context: dict[str, Any]) -> None:
+    context["answer"] = call_tool(sessions["T"], "browser_snapshot", {})
+
+
+@then("the snapshot's result is its id and line count, and its page has no verdict line")
+def _snapshot_said(site: TabsSite, context: dict[str, Any]) -> None:
+    answer: types.CallToolResult = context["answer"]
+    result = tool_result(answer)
+    assert set(result) == {"ok", "snapshot_id", "lines"} and result["ok"] is True, result
+    page = page_text(answer)
+    assert f"[snapshot {result['snapshot_id']}]" in page and f"url: {site.url('/tabs.html')}" in page, page
+    assert "page check" not in page and "target" not in page, page
+
+
+@when("session T clicks the link by its ref and selects the second tab with browser_tabs")
+def _select(sessions: dict[str, HeldClient], context: dict[str, Any]) -> None:
+    clicked = call_tool(sessions["T"], "browser_click", {"target": _ref(context["answer"], "link", "Open the second page")})
+    assert tool_result(clicked)["ok"] is True, tool_result(clicked)
+    context["answer"] = call_tool(sessions["T"], "browser_tabs", {"action": "select", "index": 1})
+
+
+@then("the answer's page section is the new tab's URL and tree")
+def _selected(site: TabsSite, context: dict[str, Any]) -> None:
+    answer: types.CallToolResult = context["answer"]
+    assert tool_result(answer)["url"] == site.url("/second.html"), tool_result(answer)
+    page = page_text(answer)
+    assert f"url: {site.url('/second.html')}" in page and re.search(r'- heading "Second page" \[level=1\] \[ref=s\d+:e\d+\]', page), page
+    assert "Tabs page" not in page and "Open the second page" not in page, page
+
+
+@then("a click by a ref of that tree acts in the new tab")
+def _acts_there(sessions: dict[str, HeldClient], site: TabsSite, context: dict[str, Any]) -> None:
+    pressed = call_tool(sessions["T"], "browser_click", {"target": _ref(context["answer"], "button", "Press me")})
+    result = tool_result(pressed)
+    assert result["ok"] is True and result["effect"] is True, result
+    assert re.search(r'- button "Pressed"[^\n]* \[ref=s\d+:e\d+\]', page_text(pressed)), page_text(pressed)
+    # And a page that is not the target still says so (MCP2-003: only the default goes unsaid).
+    missing = call_tool(sessions["T"], "browser_navigate", {"url": site.url("/missing.html")})
+    assert missing.is_error is True and "NOT the target (page_not_found)" in page_text(missing), (missing.content[0], page_text(missing))
+
+
+# --- MCP2-002 ----------------------------------------------------------------------------------
+
+
+@when("session E opens the new tab's page and ends its MCP session")
+def _end_session(url: str, site: TabsSite, context: dict[str, Any]) -> None:
+    held = HeldClient(lambda: Client(authorized(url), mode="legacy"))
+    try:
+        opened = call_tool(held, "browser_navigate", {"url": site.url("/second.html")})
+        assert opened.is_error is False, opened.content[0]
+        context["run_id"] = _run_id(opened)
+    finally:
+        held.close()  # the SDK's client ends its session with the transport's DELETE
+
+
+@then("the store records the session's run completed, saying the client ended its session")
+def _ended(served: dict[str, Path], context: dict[str, Any]) -> None:
+    # The DELETE is answered only once the run has ended: no waiting here.
+    store = open_run_store(served["home"] / "http" / "verity.db")
+    try:
+        record = store.get_run(context["run_id"])
+        events = store.read_events(context["run_id"])
+    finally:
+        store.close()
+    assert record is not None and record.recipe_name == "mcp-browser-session", record
+    assert record.stop_reason is not None and record.stop_reason.value == "completed", record
+    # The step closed with the session end's own words (not a browser_close, not the idle close).
+    said = json.dumps([payload_to_dict(event.payload) for event in events], ensure_ascii=False)
+    assert "the MCP client ended its session: its browser was closed" in said, said[-2000:]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,9 @@ REPO = Path(__file__).resolve().parent.parent
 # PostgreSQL server (databases made on demand by `postgres_dsn()`), shared by
 # every area's tests.
 pytest_plugins = ["tests.fixtures.browser_loop", "tests.fixtures.gemini_fixtures", "tests.fixtures.postgres"]
+# `verity run` keeps a verified action cache in .verity/verity.db by default: the suite's runs (and
+# the `verity` processes they start) learn nothing from each other unless a test gives a cache.
+os.environ["VERITY_ACTION_CACHE"] = "off"
 CONTRACT_TAG = re.compile(r"^[A-Z][A-Z0-9]*-\d{3}$")
 
 

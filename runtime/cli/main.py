@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "client": ("runtime.cli.client", "talk to a running `verity serve`"),
     "bdd": ("runtime.cli.bdd", "check that every contract is proven by a scenario bound to a passing test"),
     "report": ("runtime.cli.report", "write a run's self-contained HTML report (RUN_DIR/report.html)"),
+    "cache": ("runtime.cli.cache", "list, show and clear the verified action cache agent steps replay from"),
     "trace": ("runtime.cli.trace", "summarize runs' OpenTelemetry traces: seed 004's reliability figures"),
 }
 

@@ -42,7 +42,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="roll a strategy back for this run: no_progress=off, auto_repair=off, sticky_tab=off, verify=lenient:click,hover (repeatable; over the recipe's switches)",
+        help="roll a strategy back for this run: no_progress=off, auto_repair=off, sticky_tab=off, verify=lenient:click,hover, cache=bypass|refresh (repeatable; over the recipe's switches)",
     )
     run.add_argument(
         "--approve", action="extend", nargs="+", metavar="STEP_ID",

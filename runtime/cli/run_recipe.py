@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 from runtime.browser.launch.starting import StartingChromium
 from runtime.cli.approval_answers import ApprovalAnswerer, ApprovalAnswers
+from runtime.cli.cache import run_cache
 from runtime.events import Event, EventLog, FinalVerdict, StepFinished
 from runtime.events.model import payload_to_dict
 from runtime.browser.supply.provider import BrowserProvider
@@ -167,10 +168,12 @@ async def _execute(
         return _print_problems([Problem("environment", 0, 0, "", str(error), "bad_telemetry")])
     tracing = export.for_run(run_dir / TRACE_FILE)
     loop = asyncio.get_running_loop()
+    action_cache = run_cache()
     try:
         handle = start_run(
             order, events=events, browser=provider, tracer_provider=tracing.provider,
             close_browser=True,  # one run: its end closes Chromium while the report is written
+            action_cache=action_cache,
         )
         # A step that needs approval is answered by the flags, on the terminal, or denied at once.
         events.add_listener(ApprovalAnswerer(answers, handle.confirm))
@@ -183,6 +186,8 @@ async def _execute(
     finally:
         await provider.close()
         tracing.close()
+        if action_cache is not None:
+            action_cache.close()
         # Sends what the batch processors still hold before the process exits.
         await asyncio.to_thread(export.shutdown)
     if not json_mode:

@@ -40,6 +40,7 @@ from runtime.execute.walker import PlanWalk, RunEnd
 from runtime.outcomes import StopReason, TaskState
 from runtime.plan.order import RunOrder
 from runtime.secrets import PASSWORD_NAME, Secrets, install_log_redaction
+from runtime.store.action_cache import ActionCache
 
 T = TypeVar("T")
 
@@ -166,6 +167,7 @@ def start_run(
     close_browser: bool = False,
     admission: Admission | None = None,
     driven_model: DrivenModel | None = None,
+    action_cache: ActionCache | None = None,
     conversation: Conversation | None = None,
 ) -> RunHandle:
     """Start the run `order` describes (prepared and placed: runtime/plan/order.py) in the running
@@ -183,6 +185,7 @@ def start_run(
     closes it as it finishes, as it does a Chromium it launched itself. `admission` is a server's
     run slot: the run waits for it (in `waiting_for_browser_selection`) before it runs at all.
     `driven_model` answers the run's agent states instead of a provider's model (`verity mcp`).
+    `action_cache`: the run store's verified action cache (store/action_cache.py) agent steps replay.
     `conversation`: the run goes on after its plan, turn by turn, until it is ended (conversation.py).
     """
     if not order.run_id or order.run_dir is None:
@@ -204,7 +207,7 @@ def start_run(
     handle = RunHandle(order.run_id, order.run_dir, approvals, conversation)
     events.emit(StatusChanged(status=TaskState.CREATED, detail=f"recipe {name} {version}"))
     handle.task = loop.create_task(
-        _run(handle, order, events, browser, files, thumbnails, spans, approvals, allow_private_network, close_browser, admission, driven_model),
+        _run(handle, order, events, browser, files, thumbnails, spans, approvals, allow_private_network, close_browser, admission, driven_model, action_cache),
         name=f"verity-run-{order.run_id}",
     )
     return handle
@@ -223,6 +226,7 @@ async def _run(
     close_browser: bool = False,
     admission: Admission | None = None,
     driven_model: DrivenModel | None = None,
+    action_cache: ActionCache | None = None,
 ) -> FinalVerdict:
     started = time.perf_counter()
     own_provider: BrowserProvider | None = provider if close_browser else None
@@ -282,6 +286,7 @@ async def _run(
             private_network_override=allow_private_network,
             switches=order.run_switches,
             driven_model=driven_model,
+            action_cache=action_cache,
         )
         context.storage_state, context.uploads = keeper, order.uploads
         walk = PlanWalk(context)
@@ -354,13 +359,7 @@ async def _finish(
         try:
             if walk is not None:
                 ctx = walk.context
-                # The session is stopped: every request its context sent has been judged.
-                ctx.network.finish()
-                extra["blocked_requests"] = ctx.network.summary()
-                extra["executed_states"] = ctx.budget.executed
-                extra["replans_used"] = ctx.recovery.replans_used
-                extra["intent_guard"] = ctx.guard.metadata()
-                extra["switches"] = ctx.switches.record_in(verdict.evidence)
+                extra.update(ctx.verdict_facts(verdict.evidence))
                 if session_record:
                     extra["session"] = session_record
                 if ctx.findings.output_valid is None:

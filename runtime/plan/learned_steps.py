@@ -15,13 +15,23 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pydantic import ValidationError
+
+from runtime.plan.compiler import compile_recipe
+from runtime.plan.model import Plan, State
+from runtime.plan.state_kinds import ACT, EXTRACT, NAVIGATE, WAIT
+from runtime.recipe.model import Recipe
 from runtime.recipe.step_bodies import ACT_LOCATOR_KEYS
+from runtime.template.placeholders import placeholder_names
 
 _SECRET_MARKER = re.compile(r"«secret:([a-z_][a-z0-9_]*)»")
 # Act keys that hold text a recipe fills; locators are handled on their own.
 _ACT_TEXTS = ("text", "value", "press")
 # What an act's params hold by default: left out of a step, so it reads as a person writes it.
 _ACT_DEFAULTS = {"submit": False, "keys": False, "add": False, "remove": False}
+# The plan states a learned step compiles to (a navigate's target checks are left out: a replay's
+# pages are judged as the agent's are, by the done_when read on a validated document).
+_REPLAYED_KINDS = (ACT, WAIT, EXTRACT, NAVIGATE)
 
 
 class NotReplayable(ValueError):
@@ -98,3 +108,38 @@ def _field(name: str, spec: dict[str, Any], turn: dict[str, Any]) -> dict[str, A
     if "ref" in spec:
         raise NotReplayable(f"turn {turn.get('turn')}: field {name!r} was read by a snapshot ref, which no later page has")
     return stable_locator(spec)
+
+
+def replay_states(steps: list[dict[str, Any]], plan: Plan, agent_state: State) -> list[State]:
+    """The plan states that run `steps` (learned_steps' output, as the action cache keeps them)
+    in place of `agent_state`: compiled as a recipe of those steps would be, so a replay runs
+    exactly what the same steps written by hand run, each in the agent step's tab and time.
+    Raises NotReplayable when the steps no longer compile (a recipe changed since they were
+    learned), or fill a placeholder that is no input of the plan (a password the session learned
+    as it was typed, whose value no later run is given)."""
+    unknown = sorted(set(placeholders_in(steps)) - set(plan.inputs) - {"start_url", "goal"})
+    if unknown:
+        raise NotReplayable(f"the steps of {agent_state.id} fill {', '.join('{' + name + '}' for name in unknown)}, which no input of the recipe gives")
+    recipe = {"name": plan.recipe["name"], "goal": plan.goal, "inputs": plan.inputs, "target": plan.target, "plan": [*steps, {"close": {}}]}
+    try:
+        compiled = compile_recipe(Recipe.model_validate(recipe))
+    except (ValidationError, ValueError) as invalid:
+        raise NotReplayable(f"the cached steps of {agent_state.id} do not compile: {invalid}") from None
+    replayed = [s for s in compiled.states if s.kind in _REPLAYED_KINDS]
+    timeout = agent_state.timeout_ms
+    return [s.model_copy(update={"id": f"{agent_state.id}.cached-{n}", "timeout_ms": timeout, "tab": agent_state.tab}) for n, s in enumerate(replayed, 1)]
+
+
+def placeholders_in(value: Any) -> list[str]:
+    """The placeholder names the texts inside `value` fill (steps, or a step's params as written);
+    a text that does not parse names none."""
+    if isinstance(value, dict):
+        return [name for item in value.values() for name in placeholders_in(item)]
+    if isinstance(value, list):
+        return [name for item in value for name in placeholders_in(item)]
+    if isinstance(value, str):
+        try:
+            return placeholder_names(value)
+        except ValueError:
+            return []
+    return []

@@ -5,12 +5,14 @@ executor reads one `RunSwitches` and records it."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from runtime.recipe.step_bodies import ACT_KINDS
 
-SWITCH_NAMES = ("no_progress", "auto_repair", "sticky_tab", "verify")
+SWITCH_NAMES = ("no_progress", "auto_repair", "sticky_tab", "verify", "cache")
+# The action cache (runtime/store/action_cache.py): replay and learn, neither, or learn afresh.
+CACHE_MODES = ("use", "bypass", "refresh")
 _ON_OFF = {"on": True, "true": True, "off": False, "false": False}
 
 
@@ -25,6 +27,9 @@ class RunSwitches:
     sticky_tab: bool = True
     # The act kinds verified leniently; empty: strict (every act shows an effect of its own).
     lenient_acts: tuple[str, ...] = ()
+    # use: a cached path replays, a verified agent step is learned; bypass: the cache is neither
+    # read nor written; refresh: not read, and a verified agent step replaces its entry.
+    cache: str = "use"
 
     @classmethod
     def of(cls, written: Mapping[str, Any], options: Mapping[str, str] | None = None) -> RunSwitches:
@@ -35,6 +40,7 @@ class RunSwitches:
             auto_repair=bool(written.get("auto_repair", True)),
             sticky_tab=bool(written.get("sticky_tab", True)),
             lenient_acts=tuple(verify.get("lenient", ())) if isinstance(verify, dict) else (),
+            cache=str(written.get("cache", "use")),
         )
         for name, value in (options or {}).items():
             switches = switches._with(name, value)
@@ -45,23 +51,24 @@ class RunSwitches:
         if name in ("no_progress", "auto_repair", "sticky_tab"):
             if text not in _ON_OFF:
                 raise SwitchInvalid(f"switch {name} is on or off, got {value!r}")
-            return RunSwitches(**{**self.to_data_fields(), name: _ON_OFF[text]})
+            return replace(self, **{name: _ON_OFF[text]})
+        if name == "cache":
+            if text not in CACHE_MODES:
+                raise SwitchInvalid(f"switch cache is {', '.join(CACHE_MODES)}, got {value!r}")
+            return replace(self, cache=text)
         if name == "verify":
             if text == "strict":
-                return RunSwitches(self.no_progress, self.auto_repair, self.sticky_tab, ())
+                return replace(self, lenient_acts=())
             kinds = tuple(k.strip() for k in text.removeprefix("lenient:").split(",") if k.strip()) if text.startswith("lenient:") else ()
             unknown = [k for k in kinds if k not in ACT_KINDS]
             if not kinds or unknown:
                 raise SwitchInvalid(f"switch verify is strict or lenient:<act kinds> (of {', '.join(ACT_KINDS)}), got {value!r}")
-            return RunSwitches(self.no_progress, self.auto_repair, self.sticky_tab, kinds)
+            return replace(self, lenient_acts=kinds)
         raise SwitchInvalid(f"unknown switch {name!r}: the switches are {', '.join(SWITCH_NAMES)}")
-
-    def to_data_fields(self) -> dict[str, Any]:
-        return {"no_progress": self.no_progress, "auto_repair": self.auto_repair, "sticky_tab": self.sticky_tab, "lenient_acts": self.lenient_acts}
 
     def to_data(self) -> dict[str, Any]:
         """Every switch as the run went by it, as the verdict records it."""
-        return {"no_progress": self.no_progress, "auto_repair": self.auto_repair, "sticky_tab": self.sticky_tab, "verify": {"lenient": list(self.lenient_acts)} if self.lenient_acts else "strict"}
+        return {"no_progress": self.no_progress, "auto_repair": self.auto_repair, "sticky_tab": self.sticky_tab, "verify": {"lenient": list(self.lenient_acts)} if self.lenient_acts else "strict", "cache": self.cache}
 
     def changed(self) -> dict[str, Any]:
         """The switches set otherwise than by default: what a reader of the run must know."""

@@ -29,3 +29,7 @@ class Switches(Strict):
     verify: Literal["strict"] | LenientVerify = Field(
         default="strict", description="`strict`: every act must show an effect of its own (or its `expect`); `{lenient: [kinds]}` relaxes that for the act kinds named."
     )
+    cache: Literal["use", "bypass", "refresh"] = Field(
+        default="use",
+        description="The verified action cache: `use` replays an agent step's cached path (and learns one after a verified run); `bypass` neither reads nor writes it; `refresh` learns afresh without replaying.",
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from runtime.store.action_cache import ActionCache, PostgresActionCache, SqliteActionCache
 from runtime.store.interface import RunStore
 from runtime.store.location import PostgresUrl, StoreLocation
 
@@ -26,3 +27,15 @@ def open_run_store(
     from runtime.store.sqlite import SqliteRunStore
 
     return SqliteRunStore(Path(location), busy_timeout_seconds=busy_timeout_seconds, synchronous=synchronous)
+
+
+def open_action_cache(location: StoreLocation, *, migrated: bool = False) -> ActionCache:
+    """The verified action cache in the run store at `location`; a PostgreSQL store is migrated
+    first, unless the caller opened it as a run store already (`migrated`)."""
+    if isinstance(location, PostgresUrl):
+        if not migrated:
+            from runtime.store.postgres import PostgresRunStore
+
+            PostgresRunStore(location).close()  # applies the migration that creates the table
+        return PostgresActionCache(location)
+    return SqliteActionCache(Path(location))

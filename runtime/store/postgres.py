@@ -28,6 +28,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from runtime.events import Event
 from runtime.events.model import payload_from_dict
+from runtime.store.action_cache import ACTION_CACHE_TABLE
 from runtime.store.interface import StoreError
 from runtime.store.location import PostgresUrl, redact_url, url_passwords
 from runtime.store.payload_json import payload_json
@@ -99,6 +100,7 @@ MIGRATIONS += (
     ),
 )
 MIGRATIONS += ((3, "idempotency keys of started runs", RUN_KEYS_TABLE),)
+MIGRATIONS += ((4, "the verified action cache, shared by every server on the database", ACTION_CACHE_TABLE),)
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 # pg_advisory_xact_lock key: servers migrating one database at the same moment take turns.
 _MIGRATION_LOCK = 0x76657269  # "veri"

@@ -34,7 +34,8 @@ class RunFigures:
     verified: bool
     blocker_kind: str | None
     replans: int
-    # Action retries (seed 004's retries): replans plus repair attempts; model HTTP retries apart.
+    # Action retries (seed 004's retries): replans, repair attempts and cached paths that fell back
+    # to their model; model HTTP retries apart.
     repairs: int
     retries: int
     model_retries: int
@@ -43,6 +44,7 @@ class RunFigures:
     output_tokens: int
     expected_verdict: str | None
     states: tuple[StateTiming, ...] = field(default_factory=tuple)
+    cache_fallbacks: int = 0
 
     @property
     def done_and_verified(self) -> bool:
@@ -87,6 +89,7 @@ def _figures(root: TraceSpan, direct_children: list[TraceSpan]) -> RunFigures:
     expected = attributes.get(EXPECTED_VERDICT_LABEL)
     replans = _count(attributes.get(names.REPLANS))
     repairs = sum(_count(span.attributes.get(names.REPAIR_ATTEMPTS)) for span in states)
+    fallbacks = sum(1 for span in states if span.attributes.get(names.ACTION_CACHE) == "fell_back")
     return RunFigures(
         run_id=str(attributes.get(names.RUN_ID, root.span_id)),
         trace_id=root.trace_id,
@@ -95,7 +98,8 @@ def _figures(root: TraceSpan, direct_children: list[TraceSpan]) -> RunFigures:
         blocker_kind=_text_or_none(attributes.get(names.BLOCKER_KIND)),
         replans=replans,
         repairs=repairs,
-        retries=replans + repairs,
+        retries=replans + repairs + fallbacks,
+        cache_fallbacks=fallbacks,
         model_retries=_count(attributes.get(names.RETRIES)),
         blocked_requests=_count(attributes.get(names.BLOCKED_REQUESTS)),
         input_tokens=_count(attributes.get(names.INPUT_TOKENS)),

@@ -76,7 +76,7 @@ class Summary:
     done_and_verified: Fraction
     labelled: LabelledVerdicts
     replans: Distribution
-    retries: Distribution  # action retries: replans and repair attempts
+    retries: Distribution  # action retries: replans, repair attempts and action-cache fallbacks
     model_retries: Distribution  # model calls retried (HTTP 429, 5xx)
     llm_tokens: Distribution
     llm_input_tokens: int

@@ -62,6 +62,8 @@ DETAIL = "verity.detail"
 REPAIR_TRIGGER = "verity.repair.trigger"
 REPAIR_ATTEMPTS = "verity.repair.attempts"
 REPAIR_REPAIRED = "verity.repair.repaired"
+# An agent state's use of the verified action cache: replayed, fell_back (the model took over), missed.
+ACTION_CACHE = "verity.action_cache"
 REPLAN_ATTEMPT = "verity.replan.attempt"
 REPLAN_QUERY = "verity.replan.query"
 APPROVAL_REQUEST_ID = "verity.approval.request_id"

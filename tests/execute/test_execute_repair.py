@@ -229,4 +229,4 @@ def prepare_with_switch(name: str, switch: str) -> str:
 
 @then("it is refused, naming the switches there are")
 def refused_switch(refusal: str) -> None:
-    assert refusal == "unknown switch 'no_progess': the switches are no_progress, auto_repair, sticky_tab, verify", refusal
+    assert refusal == "unknown switch 'no_progess': the switches are no_progress, auto_repair, sticky_tab, verify, cache", refusal

@@ -20,6 +20,7 @@ one job:
     storage_state   the recipe's storage-state files and the state to save (record/storage_state.py), or None
     uploads    the files the recipe lets the run upload, by name (plan/order.py)
     switches   the strategies rolled back for this run (plan/switches.py)
+    action_cache   the verified action cache as the `cache` switch lets the run use it (context/action_cache.py)
     goes_on    a conversation: the session stays open past a `close` step, for the next turn
 """
 
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from runtime.events import EventLog
+from runtime.execute.context.action_cache import RunActionCache
 from runtime.execute.context.action_ids import ActionIds
 from runtime.execute.context.approvals import ApprovalDesk
 from runtime.execute.context.browser_access import BrowserAccess, SessionOpener
@@ -56,6 +58,7 @@ from runtime.secrets import Secrets
 
 if TYPE_CHECKING:
     from runtime.llm.providers.model_client import DrivenModel
+    from runtime.store.action_cache import ActionCache
 
 
 @dataclass
@@ -149,6 +152,7 @@ class RunContext:
     storage_state: StorageStateKeeper | None = None
     uploads: UploadFiles = field(default_factory=UploadFiles)
     switches: RunSwitches = field(default_factory=RunSwitches)
+    action_cache: RunActionCache = field(default_factory=lambda: RunActionCache(None))
     # A conversation's context (execute/conversation.py): its session outlives each turn's `close`.
     goes_on: bool = False
 
@@ -167,6 +171,7 @@ class RunContext:
         private_network_override: bool | None = None,
         switches: RunSwitches | None = None,
         driven_model: DrivenModel | None = None,
+        action_cache: ActionCache | None = None,
     ) -> RunContext:
         guard = IntentGuard.from_plan(plan)
         action_ids = ActionIds(run_id)
@@ -190,7 +195,26 @@ class RunContext:
             budget=StepBudget(plan.limits.max_steps),
             login=login_means(plan),
             switches=switches,
+            action_cache=RunActionCache(action_cache, switches.cache),
         )
+
+    def verdict_facts(self, evidence: dict[str, Any]) -> dict[str, Any]:
+        """What verdict.json records of the run beside the verdict, once its session stopped
+        (every request its context sent has been judged); adds to the verdict's `evidence` the
+        switches set otherwise and the agent steps whose cached path fell back to their model."""
+        self.network.finish()
+        facts: dict[str, Any] = {
+            "blocked_requests": self.network.summary(),
+            "executed_states": self.budget.executed,
+            "replans_used": self.recovery.replans_used,
+            "intent_guard": self.guard.metadata(),
+            "switches": self.switches.record_in(evidence),
+        }
+        if (cached := self.action_cache.record()) is not None:
+            facts["action_cache"] = cached
+        if fell_back := self.action_cache.fell_back():
+            evidence["action_cache_fallbacks"] = fell_back
+        return facts
 
     @property
     def page(self) -> PageState:

@@ -228,6 +228,10 @@ class RunSpans:
         span.set_attribute(attr.REPAIR_ATTEMPTS, attempts)
         span.set_attribute(attr.REPAIR_REPAIRED, repaired)
 
+    def note_action_cache(self, span: Span, outcome: str) -> None:
+        """An agent state's span says whether its cached path replayed, fell back or was missed."""
+        span.set_attribute(attr.ACTION_CACHE, outcome)
+
     def start_turn(self, state_id: str, number: int) -> Span:
         return self._start("verity.agent.turn", SpanKind.INTERNAL, {attr.STATE_ID: state_id, attr.AGENT_TURN: number})
 

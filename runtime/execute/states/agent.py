@@ -23,6 +23,7 @@ from runtime.events import AgentState, ChatDelta, GuardrailTripped, StepFinished
 from runtime.execute.agent.tab_tool import tab_lines
 from runtime.execute.agent.tool_calls import AgentToolCalls, AgentView, describe_call
 from runtime.execute.agent.offered_tools import NUDGE, TARGET_HELP, offered_tools
+from runtime.execute.states.agent_cache import CachedAgentStep
 from runtime.execute.judges.conditions import check_all, describe_condition, describe_failures, filled_condition
 from runtime.execute.context.recovery import Blocker
 from runtime.execute.context.run_context import RunContext
@@ -42,11 +43,21 @@ DEFAULT_MAX_TURNS = 12
 
 
 async def agent(ctx: RunContext, state: State) -> StepResult:
+    # A path the action cache holds replays first, without the model (states/agent_cache.py).
+    cached = CachedAgentStep(ctx, state)
+    replay = await cached.replay()
+    if replay is not None and replay.result is not None:
+        return replay.result
     gateway = ctx.model.gateway(state.id)
     try:
-        return await AgentLoop(ctx, state, gateway).run()
+        loop = AgentLoop(ctx, state, gateway, replay.briefing if replay is not None else "")
+        result = await loop.run()
     finally:
         await gateway.aclose()
+    if replay is not None:
+        result.evidence["action_cache"] = replay.facts
+    await cached.learn(result, replay, [turn.record() for turn in loop.turns])
+    return result
 
 
 @dataclass

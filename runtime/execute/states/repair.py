@@ -15,11 +15,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from runtime.events import StepFinished, ToolUsed
+from runtime.events import StepFinished
 from runtime.execute.context.recovery import FailedStep
 from runtime.execute.context.run_context import RunContext
-from runtime.execute.judges.conditions import check_all, describe_failures
-from runtime.execute.reads.provenance import READ_ATTEMPTS, current_document, read_from
+from runtime.execute.reads.judged_conditions import judge_conditions
 from runtime.execute.states.agent import AgentLoop
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.outcomes import StopReason
@@ -27,7 +26,6 @@ from runtime.plan.model import State
 from runtime.plan.state_kinds import AGENT, TRIGGER_OF_OUTCOME
 
 EVIDENCE_CHARS = 1500
-OBSERVED_CHARS = 80
 
 
 async def repair(ctx: RunContext, state: State) -> StepResult:
@@ -124,21 +122,9 @@ class Repairing:
 
     async def _judge(self) -> tuple[list[dict[str, Any]], bool, str]:
         """The failed step's own verification, on a validated document: the repair's only judge."""
-        ctx = self.ctx
-        timeout = ctx.timeout_for(self.state)
-        for _ in range(READ_ATTEMPTS):
-            document = await current_document(ctx, self.state.id, timeout)
-            if document.blocked is not None:
-                return [], False, f"the page is blocked: {document.blocked.summary}"
-            action_id = ctx.browser.new_action_id("verify")
-            ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="start", summary=f"the repair of {self.failed.state_id}: {len(self.conditions)} condition(s)", tab_id=ctx.browser.tabs.acting_id))
-            checks = await check_all(await ctx.probe(timeout), self.conditions, action_id)
-            if all(read_from(document.provenance, c.document) for c in checks):
-                break
-        passed = all(c.passed for c in checks)
-        ctx.events.emit(ToolUsed(tool="verify", action_id=action_id, phase="success", summary=f"{sum(c.passed for c in checks)}/{len(checks)} passed", tab_id=ctx.browser.tabs.acting_id))
-        judged = f"all {len(checks)} condition(s) of {self.failed.state_id} hold" if passed else f"{self.failed.state_id}'s conditions fail: {describe_failures(checks, OBSERVED_CHARS)}"
-        return [c.to_dict() for c in checks], passed, judged
+        failed = self.failed.state_id
+        judged = await judge_conditions(self.ctx, self.state.id, self.ctx.timeout_for(self.state), self.conditions, failed, f"the repair of {failed}")
+        return judged.checks, judged.held, judged.judged
 
     def _report(self, attempt: dict[str, Any]) -> None:
         repaired = bool(attempt["repaired"])

@@ -33,6 +33,7 @@ from runtime.service.runs.hosting import SupervisorLimits
 from runtime.service.runs.supervisor import RunSupervisor
 from runtime.service.runs.tracing import RunTracer
 from runtime.service.runs.webhooks import WebhookDeliveries
+from runtime.store.opening import open_action_cache
 from runtime.store import BufferedRunStore, StoreError, StoreWriteError
 from runtime.store.location import PostgresUrl
 from runtime.store.opening import open_run_store
@@ -174,6 +175,9 @@ class VerityServer:
         self.supervisor = await self._open_supervisor(self._store, self._tracer, self.catalog)
         if (webhooks := config.webhook_settings()) is not None:
             self.supervisor.webhooks = WebhookDeliveries(webhooks, resolver=self._resolver)
+        # The verified action cache lives in the same store (the PostgreSQL one migrated above):
+        # every replica replays what any of them learned.
+        self.supervisor.action_cache = await asyncio.to_thread(lambda: open_action_cache(config.store_path, migrated=True))
         await self.supervisor.interrupt_stored_in_flight()
         return self.catalog
 
@@ -254,6 +258,8 @@ class VerityServer:
         if self._server is not None:
             await self._server.stop(grace=1.0)
         unwritten: StoreWriteError | None = None
+        if self.supervisor.action_cache is not None:
+            self.supervisor.action_cache.close()
         try:
             await self._store.close()
         except StoreWriteError as failure:

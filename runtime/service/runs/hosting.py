@@ -33,6 +33,7 @@ from runtime.service.runs.ledger import write_event
 from runtime.service.runs.live_run import LiveRun
 from runtime.service.runs.tracing import RunTracer
 from runtime.service.runs.webhooks import WebhookDeliveries
+from runtime.store.action_cache import ActionCache
 from runtime.store import BufferedRunStore, RunRecord, StoreWriteError, WriteBatch
 
 _log = logging.getLogger(__name__)
@@ -67,6 +68,8 @@ class RunHost:
 
     # Where runs' terminal states are delivered, when the operator set up webhooks (webhooks.py).
     webhooks: WebhookDeliveries | None = None
+    # The verified action cache the runs' agent steps replay from and learn into (the run store's).
+    action_cache: ActionCache | None = None
 
     def __init__(
         self,

@@ -129,6 +129,7 @@ class RunSupervisor(ConversationHost, RunHost):
                 allow_private_network=self.limits.allow_private_network,
                 admission=admission,
                 driven_model=driven_model,
+                action_cache=self.action_cache,
                 conversation=self.conversation_for(turns),
             )
             live.turns = turns

@@ -151,15 +151,17 @@ class VerityClient(ConversationCalls):
         browser_label: str = "",
         webhook_url: str = "",
         conversation: bool = False,
+        switches: Mapping[str, str] | None = None,
     ) -> agent_pb.StartRunResponse:
         """Start a run. With an `idempotency_key` (a UUID, say) a start whose reply was lost
         (UNAVAILABLE, DEADLINE_EXCEEDED) is sent again, and the server answers with the run the
         first one started; without one nothing is retried, since a retry could start a second run.
         `browser_id`/`browser_label` pin it to the browsers ListBrowsers shows; `webhook_url`: where
         the server sends the run's terminal state (on its webhook allowlist). `conversation`: the run
-        goes on after its plan, in `ongoing`, for send_message until end_run (conversation_calls.py)."""
+        goes on after its plan, in `ongoing`, for send_message until end_run (conversation_calls.py).
+        `switches`: strategies rolled back for this run (`verity run --switch`'s names and values)."""
         request = agent_pb.StartRunRequest(
-            **_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels, browser_id, browser_label, webhook_url, conversation),
+            **_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels, browser_id, browser_label, webhook_url, conversation, switches),
             idempotency_key=idempotency_key,
         )
         failures = 0
@@ -211,12 +213,13 @@ class VerityClient(ConversationCalls):
         browser_label: str = "",
         webhook_url: str = "",
         conversation: bool = False,
+        switches: Mapping[str, str] | None = None,
     ) -> Iterator[events_pb.Event]:
         """Start a run and stream it in one call; after a drop it continues with StreamRun. With an
         `idempotency_key`, a call dropped before its first event is sent again (the server streams
         the run the key started, if any, from its start)."""
         request = agent_pb.RunRequest(
-            **_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels, browser_id, browser_label, webhook_url, conversation),
+            **_run_fields(recipe_yaml, recipe_name, inputs, timeout_seconds, labels, browser_id, browser_label, webhook_url, conversation, switches),
             idempotency_key=idempotency_key,
         )
         run_id, last_seq, failures = "", 0, 0
@@ -378,9 +381,11 @@ def _run_fields(
     browser_label: str = "",
     webhook_url: str = "",
     conversation: bool = False,
+    switches: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     options = agent_pb.RunOptions(
-        labels=dict(labels or {}), browser_id=browser_id, browser_label=browser_label, webhook_url=webhook_url, conversation=conversation
+        labels=dict(labels or {}), browser_id=browser_id, browser_label=browser_label, webhook_url=webhook_url, conversation=conversation,
+        switches=dict(switches or {}),
     )
     if timeout_seconds is not None:
         options.timeout.CopyFrom(duration_pb2.Duration(seconds=int(timeout_seconds), nanos=int((timeout_seconds % 1) * 1e9)))

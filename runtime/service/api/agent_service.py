@@ -17,6 +17,7 @@ import grpc
 from runtime.events import Event
 from runtime.outcomes import TaskState
 from runtime.plan.order import prepare_run
+from runtime.plan.switches import SwitchInvalid
 from runtime.recipe import RecipeInvalid
 from runtime.service.api.proto_mapping import (
     artifact_to_proto,
@@ -212,10 +213,13 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
             # An input `@env:NAME` is read from the server's environment (only VERITY_SECRET_*
             # names: a client may not read the server's own keys); such an input is secret.
             order = prepare_run(
-                loaded.recipe, raw_inputs, registry=loaded.registry, labels=dict(request.options.labels), environ=os.environ, env_prefix=SERVER_ENV_PREFIX
-            )
+                loaded.recipe, raw_inputs, registry=loaded.registry, labels=dict(request.options.labels), environ=os.environ, env_prefix=SERVER_ENV_PREFIX,
+                switches=dict(request.options.switches),
+            )  # fmt: skip
         except RecipeInvalid as error:
             raise recipe_invalid(error, "the run inputs") from None
+        except SwitchInvalid as error:
+            raise InvalidRequest("options.switches", str(error)) from None
         order = replace(order, browser_id=request.options.browser_id, browser_label=request.options.browser_label)
         timeout_seconds: float | None = None
         if request.options.HasField("timeout"):

@@ -198,6 +198,7 @@ class ReplicaSupervisor(RunSupervisor):
             "timeout_seconds": timeout_seconds,
             "browser": {"id": order.browser_id, "label": order.browser_label},
             "webhook_url": webhook_url,
+            "switches": dict(order.switches),
         }
         holder = await self.database.queue_run(record, request, key)
         if holder is not None:
@@ -248,6 +249,7 @@ class ReplicaSupervisor(RunSupervisor):
                 labels=dict(request.get("labels") or {}),
                 environ=os.environ,
                 env_prefix=SERVER_ENV_PREFIX,
+                switches=dict(request.get("switches") or {}),
             )
             pin = request.get("browser") or {}
             order = replace(order, browser_id=pin.get("id", ""), browser_label=pin.get("label", ""))

@@ -27,8 +27,15 @@ BROWSER_STATE_LOST: BrowserState
 BROWSER_STATE_REFUSED_BY_FENCE_PROBE: BrowserState
 
 class RunOptions(_message.Message):
-    __slots__ = ("timeout", "labels", "browser_id", "browser_label", "webhook_url", "conversation")
+    __slots__ = ("timeout", "labels", "browser_id", "browser_label", "webhook_url", "conversation", "switches")
     class LabelsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    class SwitchesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
         VALUE_FIELD_NUMBER: _ClassVar[int]
@@ -41,13 +48,15 @@ class RunOptions(_message.Message):
     BROWSER_LABEL_FIELD_NUMBER: _ClassVar[int]
     WEBHOOK_URL_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_FIELD_NUMBER: _ClassVar[int]
+    SWITCHES_FIELD_NUMBER: _ClassVar[int]
     timeout: _duration_pb2.Duration
     labels: _containers.ScalarMap[str, str]
     browser_id: str
     browser_label: str
     webhook_url: str
     conversation: bool
-    def __init__(self, timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., labels: _Optional[_Mapping[str, str]] = ..., browser_id: _Optional[str] = ..., browser_label: _Optional[str] = ..., webhook_url: _Optional[str] = ..., conversation: _Optional[bool] = ...) -> None: ...
+    switches: _containers.ScalarMap[str, str]
+    def __init__(self, timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., labels: _Optional[_Mapping[str, str]] = ..., browser_id: _Optional[str] = ..., browser_label: _Optional[str] = ..., webhook_url: _Optional[str] = ..., conversation: _Optional[bool] = ..., switches: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class StartRunRequest(_message.Message):
     __slots__ = ("recipe_yaml", "recipe_name", "inputs", "options", "idempotency_key")

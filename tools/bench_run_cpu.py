@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import os
 import subprocess
 import sys
 import time
@@ -24,53 +23,32 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from tools.proc_table import Process, descendants, process_table  # noqa: E402
 from tools.bench_run_start import ENVIRONMENT, one_page_site, other_checkout_command, raw_command, verity_command  # noqa: E402
 
-TICKS = os.sysconf("SC_CLK_TCK")
 POLL_S = 0.01
 
 
-def _children() -> dict[int, list[int]]:
-    children: dict[int, list[int]] = collections.defaultdict(list)
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            children[int(stat[stat.rfind(")") + 2:].split()[1])].append(int(entry))
-    return children
-
-
-def _kind_and_cpu(pid: int) -> tuple[str, float] | None:
+def _kind(process: Process) -> str | None:
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+        argv = Path(f"/proc/{process.pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
     except OSError:
         return None
-    fields = stat[stat.rfind(")") + 2:].split()
-    cpu = (int(fields[11]) + int(fields[12])) / TICKS
-    name = stat[stat.index("(") + 1:stat.rfind(")")]
-    if "chrom" in name:
+    if "chrom" in process.name:
         # Chromium's helpers rewrite their argv; every Chromium process counts as one kind.
-        kind = "chromium (every process)"
-    elif "-m" in argv:
-        kind = f"python -m {argv[argv.index('-m') + 1].rsplit('.', 1)[-1]}"
-    else:
-        kind = f"{name} (the command)"
-    return kind, cpu
+        return "chromium (every process)"
+    if "-m" in argv:
+        return f"python -m {argv[argv.index('-m') + 1].rsplit('.', 1)[-1]}"
+    return f"{process.name} (the command)"
 
 
 def cpu_by_kind(command: list[str]) -> collections.Counter[str]:
     seen: dict[int, tuple[str, float]] = {}
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENVIRONMENT)
     while process.poll() is None:
-        tree, pending = _children(), [process.pid]
-        while pending:
-            pid = pending.pop()
-            if (found := _kind_and_cpu(pid)) is not None:
-                seen[pid] = found
-            pending.extend(tree.get(pid, []))
+        for found in descendants(process_table(), process.pid):
+            if (kind := _kind(found)) is not None:
+                seen[found.pid] = (kind, found.cpu)
         time.sleep(POLL_S)  # sampling /proc: there is no event for "a process used CPU"
     totals: collections.Counter[str] = collections.Counter()
     for kind, cpu in seen.values():

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import http.server
-import os
 import socketserver
 import sys
 import threading
@@ -30,8 +29,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from runtime.browser import launch_browser  # noqa: E402
+from tools.proc_table import descendants, process_table  # noqa: E402
 
-TICKS = os.sysconf("SC_CLK_TCK")
 PAGE = b"<!doctype html><title>Quote</title><main><h1>Quote</h1><p id=quote>Q-1234</p></main>"
 
 
@@ -49,23 +48,8 @@ class _Page(http.server.BaseHTTPRequestHandler):
 
 def _cpu(root: int) -> tuple[float, float]:
     """CPU seconds of `root`, and of it with every descendant alive now."""
-    children: dict[int, list[int]] = {}
-    seconds: dict[int, float] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            fields = stat[stat.rfind(")") + 2:].split()
-            children.setdefault(int(fields[1]), []).append(int(entry))
-            seconds[int(entry)] = (int(fields[11]) + int(fields[12])) / TICKS
-    total, pending = 0.0, [root]
-    while pending:
-        pid = pending.pop()
-        total += seconds.get(pid, 0.0)
-        pending.extend(children.get(pid, []))
-    return seconds.get(root, 0.0), total
+    table = process_table()
+    return (table[root].cpu if root in table else 0.0), sum(process.cpu for process in descendants(table, root))
 
 
 async def _measure(label: str, pid: int, cycles: int, cycle: Callable[[], Awaitable[None]]) -> None:

@@ -29,7 +29,11 @@ import threading
 import time
 from pathlib import Path
 
-TICKS = os.sysconf("SC_CLK_TCK")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tools.proc_table import process_table  # noqa: E402
+
+TICKS = os.sysconf("SC_CLK_TCK")  # of /proc/stat
 
 
 def _busy_and_idle() -> tuple[float, float]:
@@ -74,25 +78,17 @@ class KindSampler:
         self._last: dict[tuple[int, int], float] = {}
 
     def sample(self) -> None:
-        processes: dict[int, tuple[int, float, int]] = {}  # pid -> (parent, CPU s, start time)
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    stat = Path(f"/proc/{entry}/stat").read_text()
-                except OSError:
-                    continue
-                fields = stat[stat.rfind(")") + 2:].split()
-                processes[int(entry)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / TICKS, int(fields[19]))
-        for pid, (parent, cpu, start) in processes.items():
-            key = (pid, start)
+        table = process_table()
+        for pid, process in table.items():
+            key = (pid, process.started)
             if key not in self._ours:
-                parent_entry = processes.get(parent)
-                self._ours[key] = pid == self.root or (parent_entry is not None and self._ours.get((parent, parent_entry[2]), False))
+                parent = table.get(process.parent)
+                self._ours[key] = pid == self.root or (parent is not None and self._ours.get((parent.pid, parent.started), False))
             if self._ours[key]:
                 # The kind is read at every sample: a process that exec()s (a shell script's
                 # interpreter, uv's python) becomes another kind.
-                self.totals[_kind(pid)] += cpu - self._last.get(key, 0.0)
-                self._last[key] = cpu
+                self.totals[_kind(pid)] += process.cpu - self._last.get(key, 0.0)
+                self._last[key] = process.cpu
 
     def run(self, stop: threading.Event) -> None:
         while not stop.wait(0.2):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -143,3 +144,10 @@ def tool_result(answer: types.CallToolResult) -> dict[str, Any]:
 def page_text(answer: types.CallToolResult) -> str:
     """The page section of a browser tool's answer (its second content block), or ""."""
     return answer.content[1].text if len(answer.content) > 1 else ""
+
+
+def ref_in(answer: types.CallToolResult, role: str, name: str) -> str:
+    """The ref the page section of `answer` gives the element of `role` named `name`."""
+    found = re.search(rf'{role} "{re.escape(name)}" \[ref=(s\d+:e\d+)\]', page_text(answer))
+    assert found is not None, f"no {role} {name!r} with a ref in the page:\n{page_text(answer)}"
+    return found[1]

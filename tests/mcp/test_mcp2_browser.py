@@ -15,7 +15,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from pytest_bdd import given, parsers, scenarios, then, when
-from tests.mcp.mcp_harness import TOKEN, HeldClient, authorized, call_tool, page_text, tool_result
+from tests.mcp.mcp_harness import TOKEN, HeldClient, authorized, call_tool, page_text, ref_in, tool_result
 
 from runtime.demo.loopback import LoopbackSite
 from runtime.events.model import payload_to_dict
@@ -69,12 +69,6 @@ def context() -> dict[str, Any]:
     return {}
 
 
-def _ref(answer: types.CallToolResult, role: str, name: str) -> str:
-    found = re.search(rf'{role} "{re.escape(name)}" \[ref=(s\d+:e\d+)\]', page_text(answer))
-    assert found is not None, f"no {role} {name!r} with a ref in the page:\n{page_text(answer)}"
-    return found[1]
-
-
 def _run_id(answer: types.CallToolResult) -> str:
     return re.search(r"session run (run-\w+)", page_text(answer))[1]
 
@@ -111,7 +105,7 @@ def _snapshot_said(site: TabsSite, context: dict[str, Any]) -> None:
 
 @when("session T clicks the link by its ref and selects the second tab with browser_tabs")
 def _select(sessions: dict[str, HeldClient], context: dict[str, Any]) -> None:
-    clicked = call_tool(sessions["T"], "browser_click", {"target": _ref(context["answer"], "link", "Open the second page")})
+    clicked = call_tool(sessions["T"], "browser_click", {"target": ref_in(context["answer"], "link", "Open the second page")})
     assert tool_result(clicked)["ok"] is True, tool_result(clicked)
     context["answer"] = call_tool(sessions["T"], "browser_tabs", {"action": "select", "index": 1})
 
@@ -127,7 +121,7 @@ def _selected(site: TabsSite, context: dict[str, Any]) -> None:
 
 @then("a click by a ref of that tree acts in the new tab")
 def _acts_there(sessions: dict[str, HeldClient], site: TabsSite, context: dict[str, Any]) -> None:
-    pressed = call_tool(sessions["T"], "browser_click", {"target": _ref(context["answer"], "button", "Press me")})
+    pressed = call_tool(sessions["T"], "browser_click", {"target": ref_in(context["answer"], "button", "Press me")})
     result = tool_result(pressed)
     assert result["ok"] is True and result["effect"] is True, result
     assert re.search(r'- button "Pressed"[^\n]* \[ref=s\d+:e\d+\]', page_text(pressed)), page_text(pressed)

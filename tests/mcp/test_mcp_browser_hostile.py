@@ -5,7 +5,6 @@ through the WebRTC fence page (tests/fixtures/webrtc), whose UDP peers count eve
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,7 +13,7 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 from tests.fixtures.hostile.site import HostileSite
 from tests.fixtures.webrtc.site import WebRtcSite
-from tests.mcp.mcp_harness import HeldClient, call_tool, page_text, tool_result
+from tests.mcp.mcp_harness import HeldClient, call_tool, page_text, ref_in, tool_result
 
 scenarios("mcp_browser_hostile.feature")
 
@@ -69,9 +68,7 @@ def _popup_page(sessions: dict[str, HeldClient], hostile: HostileSite, context: 
 
 @when("the session clicks that link by its ref")
 def _click_popup_link(sessions: dict[str, HeldClient], context: dict[str, Any]) -> None:
-    found = re.search(r'link "more" \[ref=(s\d+:e\d+)\]', page_text(context["answer"]))
-    assert found is not None, page_text(context["answer"])
-    context["answer"] = call_tool(sessions["hostile"], "browser_click", {"target": found[1]})
+    context["answer"] = call_tool(sessions["hostile"], "browser_click", {"target": ref_in(context["answer"], "link", "more")})
 
 
 @when("a session opens the page that sends a beacon to the off-domain host on load")

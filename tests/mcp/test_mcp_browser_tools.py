@@ -17,7 +17,7 @@ import mcp_types as types
 import pytest
 from mcp import Client, MCPError
 from pytest_bdd import given, parsers, scenarios, then, when
-from tests.mcp.mcp_harness import TOKEN, HeldClient, authorized, call_tool, page_text, tool_result
+from tests.mcp.mcp_harness import TOKEN, HeldClient, authorized, call_tool, page_text, ref_in, tool_result
 
 from runtime.cli.main import main
 from runtime.demo.loopback import LoopbackSite
@@ -99,12 +99,6 @@ def context() -> dict[str, Any]:
     return {}
 
 
-def _ref(answer: types.CallToolResult, role: str, name: str) -> str:
-    found = re.search(rf'{role} "{re.escape(name)}" \[ref=(s\d+:e\d+)\]', page_text(answer))
-    assert found is not None, f"no {role} {name!r} with a ref in the page:\n{page_text(answer)}"
-    return found[1]
-
-
 # --- given / when ------------------------------------------------------------------------------
 
 
@@ -121,12 +115,12 @@ def _open_beacon(sessions: dict[str, HeldClient], pages: RecordingSite, context:
 
 @when(parsers.parse('session A clicks the "{name}" button by its ref'))
 def _click_button(sessions: dict[str, HeldClient], context: dict[str, Any], name: str) -> None:
-    context["answer"] = call_tool(sessions["A"], "browser_click", {"target": _ref(context["answer"], "button", name)})
+    context["answer"] = call_tool(sessions["A"], "browser_click", {"target": ref_in(context["answer"], "button", name)})
 
 
 @when(parsers.parse("session A clicks the \"{name}\" link by Playwright's ref argument"))
 def _click_link(sessions: dict[str, HeldClient], context: dict[str, Any], name: str) -> None:
-    ref = _ref(context["answer"], "link", name)
+    ref = ref_in(context["answer"], "link", name)
     context["answer"] = call_tool(sessions["A"], "browser_click", {"element": f"{name} link", "ref": ref})
 
 

@@ -15,6 +15,8 @@ import sys
 from collections.abc import Mapping
 from datetime import datetime, timezone
 
+from runtime.plan.model import Plan
+from runtime.plan.state_kinds import AGENT
 from runtime.store.action_cache import ActionCache
 from runtime.store.opening import open_action_cache
 from runtime.store.interface import StoreError
@@ -25,9 +27,12 @@ DEFAULT_CACHE_STORE = ".verity/verity.db"
 EXIT_INVALID = 3
 
 
-def run_cache(environ: Mapping[str, str] | None = None) -> ActionCache | None:
+def run_cache(plan: Plan, environ: Mapping[str, str] | None = None) -> ActionCache | None:
     """The action cache `verity run` uses, or None when it is off or cannot be opened (said on
-    stderr: a run goes on without a cache, every agent step asking its model)."""
+    stderr: a run goes on without a cache, every agent step asking its model). A plan without an
+    agent step has nothing to replay or learn: no store is opened for it (and no file made)."""
+    if not any(state.kind == AGENT for state in plan.states):
+        return None
     named = (os.environ if environ is None else environ).get(CACHE_VARIABLE, "").strip() or DEFAULT_CACHE_STORE
     if named.lower() == "off":
         return None

@@ -168,7 +168,7 @@ async def _execute(
         return _print_problems([Problem("environment", 0, 0, "", str(error), "bad_telemetry")])
     tracing = export.for_run(run_dir / TRACE_FILE)
     loop = asyncio.get_running_loop()
-    action_cache = run_cache()
+    action_cache = run_cache(order.plan)
     try:
         handle = start_run(
             order, events=events, browser=provider, tracer_provider=tracing.provider,

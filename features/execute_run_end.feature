@@ -13,13 +13,13 @@ Feature: Ending a run from the command line
 
   @EXEC-072
   Scenario: A Chromium in a profile of Verity's own is killed at close and its profile removed
-    When a Chromium launched in a profile of its own opens a page and is closed
+    When a desktop Chromium launched in a profile of its own opens a page and is closed
     Then its process was ended by SIGKILL
     And its profile directory is gone
     And the temporary directory its singleton socket was in is gone
 
   @EXEC-072
   Scenario: A Chromium in a profile the caller named closes the ordinary way and keeps the profile
-    When a Chromium launched in a named profile directory opens a page and is closed
+    When a desktop Chromium launched in a named profile directory opens a page and is closed
     Then its process exited with status 0
     And the named profile directory holds Chromium's "Local State"

@@ -9,10 +9,18 @@ Feature: No program outside the browser starts
   @POLICY-033
   Scenario: A page's frames naming mailto:, ssh: and ircs: start no program, and the run's evidence names each attempt
     Given the external-protocols page and a logging xdg-open first on the PATH
-    When a recipe reads the page through the run API on a Chromium Verity launched
+    When a recipe reads the page through the run API on the desktop Chromium Verity launched
     Then the run completes with the page's quote
     And verdict.json counts the mailto, ssh and ircs attempts as external_protocol blocked requests
     And Verity's own stub was asked to open the mailto URL, and the logging xdg-open never was
+
+  @POLICY-033
+  Scenario: On the headless shell the same page asks no program at all, and the run's evidence still names each attempt
+    Given the external-protocols page and a logging xdg-open first on the PATH
+    When a recipe reads the page through the run API on the headless shell Verity launched
+    Then the run completes with the page's quote
+    And verdict.json counts the mailto, ssh and ircs attempts as external_protocol blocked requests
+    And neither Verity's stub nor the logging xdg-open was asked to open anything
 
   @POLICY-034
   Scenario: Without Verity's stubs the same page makes Chromium run the logging xdg-open, and an attached browser's attempts are recorded

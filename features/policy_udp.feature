@@ -8,7 +8,7 @@ Feature: Nothing leaves the fence, not even WebRTC UDP
   @POLICY-023
   Scenario: A launched Chromium confines WebRTC to the proxy, resolves no name itself and disables mDNS in one --disable-features flag
     Given a launched Chromium
-    When its command line and its command-line variations are read
+    When its command line is read, from the process and from Chromium over CDP
     Then the command line has the WebRTC UDP confinement and exactly one --disable-features flag
     And the command line maps every name but loopback's to "not found"
     And the features Chromium disabled include WebRtcHideLocalIpsWithMdns, IsolateOrigins and site-per-process

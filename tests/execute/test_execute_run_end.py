@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from pytest_bdd import scenarios, then, when
 
-from runtime.browser.launch.chromium_start import LaunchOptions
+from runtime.browser.launch.chromium_start import LaunchOptions, find_chromium
 from runtime.browser.launch.starting import launch_browser
 from runtime.demo import DEMO_RECIPE, DemoSite
 from tests.fixtures.site_server import FixtureSite
@@ -122,7 +122,8 @@ class Closed:
 
 
 def _launch_open_close(options: LaunchOptions, url: str, profiles: Path) -> tuple[int | None, Path | None]:
-    """Launch, open `url` in a context of its own, close; the Chromium's exit status and the
+    """Launch, open `url` in a context of its own, close (the desktop Chromium: the headless
+    shell keeps no singleton socket and no "Local State"); the Chromium's exit status and the
     directory its singleton socket was in (found through the SingletonSocket link of the one
     profile under `profiles`)."""
 
@@ -142,18 +143,18 @@ def _launch_open_close(options: LaunchOptions, url: str, profiles: Path) -> tupl
     return asyncio.run(go())
 
 
-@when("a Chromium launched in a profile of its own opens a page and is closed", target_fixture="closed")
+@when("a desktop Chromium launched in a profile of its own opens a page and is closed", target_fixture="closed")
 def own_profile_closed(site: FixtureSite, own_tmpdir: Path) -> Closed:
     profiles = own_tmpdir / "profiles"
-    code, singleton = _launch_open_close(LaunchOptions(profiles_dir=profiles), site.url("/article.html"), profiles)
+    code, singleton = _launch_open_close(LaunchOptions(executable_path=find_chromium(headless=False), profiles_dir=profiles), site.url("/article.html"), profiles)
     return Closed(code, profiles, singleton)
 
 
-@when("a Chromium launched in a named profile directory opens a page and is closed", target_fixture="closed")
+@when("a desktop Chromium launched in a named profile directory opens a page and is closed", target_fixture="closed")
 def named_profile_closed(site: FixtureSite, own_tmpdir: Path) -> Closed:
     named = own_tmpdir / "named-profile"
     named.mkdir()
-    code, _ = _launch_open_close(LaunchOptions(user_data_dir=str(named)), site.url("/article.html"), named)
+    code, _ = _launch_open_close(LaunchOptions(executable_path=find_chromium(headless=False), user_data_dir=str(named)), site.url("/article.html"), named)
     return Closed(code, named)
 
 

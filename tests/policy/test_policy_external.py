@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pytest_bdd import given, scenarios, then, when
+from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.artifacts import ArtifactStore
-from runtime.browser import SessionPolicy, connect_browser, launch_browser, open_session
+from runtime.browser import LaunchOptions, SessionPolicy, connect_browser, find_chromium, launch_browser, open_session
 from runtime.browser.launch.desktop_handlers import handler_attempts
 from runtime.execute import BrowserProvider
 from runtime.policy import EXTERNAL_PROTOCOL, NetworkPolicy
@@ -48,16 +48,20 @@ def _site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, world: dict[str, Any]
         yield site
 
 
-@when("a recipe reads the page through the run API on a Chromium Verity launched")
-def _run(loop_thread: LoopThread, site: ExternalProtocolSite, tmp_path: Path, world: dict[str, Any]) -> None:
+@when(parsers.parse("a recipe reads the page through the run API on the {binary} Verity launched"))
+def _run(loop_thread: LoopThread, site: ExternalProtocolSite, tmp_path: Path, world: dict[str, Any], binary: str) -> None:
+    executable = {"desktop Chromium": find_chromium(headless=False), "headless shell": find_chromium(headless=True)}[binary]
+    assert (binary == "headless shell") == ("headless-shell" in executable), f"no {binary} here: {executable}"
+
     async def run() -> Any:
-        browser = await launch_browser()
+        browser = await launch_browser(LaunchOptions(executable_path=executable))
         try:
             assert browser.pid is not None
             argv = Path(f"/proc/{browser.pid}/cmdline").read_bytes().decode().split("\0")
             world["profile"] = Path(next(arg for arg in argv if arg.startswith("--user-data-dir=")).partition("=")[2])
             done = await run_recipe(BrowserProvider(browser=browser), site.recipe_text(), site.page_url(), tmp_path / "external-run")
-            world["stub_asked"] = await _stub_asked(world["profile"])
+            # The shell asks no desktop for a handler, so there is no hand-off to wait for there.
+            world["stub_asked"] = await _stub_asked(world["profile"]) if binary == "desktop Chromium" else None
             return done
         finally:
             await browser.close()
@@ -91,6 +95,12 @@ def _verdict_counts(world: dict[str, Any]) -> None:
 @then("Verity's own stub was asked to open the mailto URL, and the logging xdg-open never was")
 def _stubbed(world: dict[str, Any]) -> None:
     assert world["stub_asked"], handler_attempts(world["profile"])
+    assert world["handlers"].calls() == [], world["handlers"].calls()
+
+
+@then("neither Verity's stub nor the logging xdg-open was asked to open anything")
+def _nothing_asked(world: dict[str, Any]) -> None:
+    assert handler_attempts(world["profile"]) == [], handler_attempts(world["profile"])
     assert world["handlers"].calls() == [], world["handlers"].calls()
 
 

@@ -8,7 +8,6 @@ WebRTC page at all: only Verity's relay-only probe, whose one peer is a loopback
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import subprocess
@@ -21,7 +20,7 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.browser import Browser
-from runtime.browser.launch.chromium_start import DNS_FENCE_FLAG, WEBRTC_UDP_FLAG
+from runtime.browser.launch.chromium_start import DNS_FENCE_FLAG, WEBRTC_UDP_FLAG, WEBRTC_UDP_FORCE_FLAG
 from runtime.browser.supply.udp_fence import UdpFenceVerdict, probe_udp_fence
 from runtime.execute import BrowserProvider
 from runtime.outcomes import StopReason
@@ -70,28 +69,27 @@ def _launched(shared_browser: Browser) -> Browser:
     return shared_browser
 
 
-@when("its command line and its command-line variations are read")
+@when("its command line is read, from the process and from Chromium over CDP")
 def _read_command_line(loop_thread: LoopThread, browser: Browser, context: dict[str, Any]) -> None:
     assert browser.pid is not None
     context["argv"] = Path(f"/proc/{browser.pid}/cmdline").read_bytes().decode().split("\0")
 
-    async def variations() -> dict[str, str]:
-        # chrome://version shows the switches Chromium acted on, as base64 JSON; no network is used.
-        page = await browser.raw.newPage()
-        try:
-            await page.goto("chrome://version")
-            encoded = await page.evaluate("() => document.getElementById('variations-cmd').dataset.value")
-        finally:
-            await page.close()
-        return json.loads(base64.b64decode(encoded))
+    async def held() -> list[str]:
+        # The switches as the browser process parsed them, asked over CDP (the headless shell has
+        # no chrome://version page); of two equal switches Chromium acts on the last.
+        reply = await browser.raw._connection.send("Browser.getBrowserCommandLine")
+        return list(reply["arguments"])
 
-    context["variations"] = loop_thread.run(variations())
+    switches = loop_thread.run(held())
+    disabled = [arg.partition("=")[2] for arg in switches if arg.startswith("--disable-features=")]
+    context["variations"] = {"disable-features": disabled[-1] if disabled else ""}
 
 
 @then("the command line has the WebRTC UDP confinement and exactly one --disable-features flag")
 def _command_line(context: dict[str, Any]) -> None:
     argv: list[str] = context["argv"]
-    assert WEBRTC_UDP_FLAG in argv, argv
+    # The desktop browser reads the first as a preference; the headless shell reads only the second.
+    assert WEBRTC_UDP_FLAG in argv and WEBRTC_UDP_FORCE_FLAG in argv, argv
     assert len([arg for arg in argv if arg.startswith("--disable-features=")]) == 1, argv
 
 

@@ -27,6 +27,11 @@ _log = logging.getLogger(__name__)
 
 CHROMIUM_ENV_VAR = "VERITY_CHROME"
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
+# A headless run prefers Chromium's headless shell, the same engine without the desktop browser's
+# layer (Debian's `chromium-headless-shell`, Google's `chrome-headless-shell`). Each run's context
+# and tab cost its browser process about half the CPU they cost `chromium --headless`, and the
+# suite 874 CPU s where it took 1,283 (BENCHMARKS.md, "Suite").
+HEADLESS_SHELL_CANDIDATES = ("chrome-headless-shell", "chromium-headless-shell")
 
 # What an automated browser is started with (the switches pyppeteer's launcher has always given
 # Verity's Chromium): no background traffic or updates, no crash reports, extensions, default
@@ -72,6 +77,10 @@ IN_PROCESS_FRAME_FEATURES = ("IsolateOrigins", "site-per-process")
 # sends UDP straight to STUN/TURN servers and remote candidates; this policy keeps WebRTC to TCP
 # through the proxy (measured: 0 datagrams for STUN, TURN, a forged candidate and a late start).
 WEBRTC_UDP_FLAG = "--webrtc-ip-handling-policy=disable_non_proxied_udp"
+# The desktop browser reads the policy above into a preference; the headless shell has no such
+# layer and reads only this switch (measured: without it the shell gathers host candidates on
+# every STUN, TURN and forged attempt). Both are passed, so either binary is fenced.
+WEBRTC_UDP_FORCE_FLAG = "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"
 # Gathering host candidates otherwise multicasts mDNS (224.0.0.251), which leaves loopback.
 WEBRTC_FENCE_FEATURES = ("WebRtcHideLocalIpsWithMdns",)
 
@@ -97,7 +106,7 @@ DNS_FENCE_FLAG = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCL
 NO_STARTUP_WINDOW_FLAG = "--no-startup-window"
 
 _DISABLE_FEATURES = "--disable-features="
-_WEBRTC_POLICY_SWITCH = "--webrtc-ip-handling-policy="
+_WEBRTC_POLICY_SWITCHES = ("--webrtc-ip-handling-policy=", "--force-webrtc-ip-handling-policy=")
 _HOST_RESOLVER_SWITCH = "--host-resolver-rules="
 
 
@@ -122,10 +131,10 @@ def merge_disabled_features(args: Sequence[str]) -> list[str]:
 def chromium_command(executable: str, *, headless: bool, user_data_dir: str, extra_args: Sequence[str] = ()) -> list[str]:
     """The whole command line Verity starts Chromium with: the automation defaults, the profile,
     headless mode, the offline and in-process-frame flags, `extra_args`, the WebRTC fence, one
-    merged `--disable-features=`. A caller's own `--webrtc-ip-handling-policy=` or
+    merged `--disable-features=`. A caller's own `--webrtc-ip-handling-policy=` (either form) or
     `--host-resolver-rules=` is dropped: the last one would win, and the fence is not an option."""
-    kept = [arg for arg in extra_args if not arg.startswith((_WEBRTC_POLICY_SWITCH, _HOST_RESOLVER_SWITCH))]
-    ours = [*OFFLINE_FLAGS, *IN_PROCESS_FRAME_FLAGS, *kept, WEBRTC_UDP_FLAG, DNS_FENCE_FLAG, "--remote-debugging-port=0"]
+    kept = [arg for arg in extra_args if not arg.startswith((*_WEBRTC_POLICY_SWITCHES, _HOST_RESOLVER_SWITCH))]
+    ours = [*OFFLINE_FLAGS, *IN_PROCESS_FRAME_FLAGS, *kept, WEBRTC_UDP_FLAG, WEBRTC_UDP_FORCE_FLAG, DNS_FENCE_FLAG, "--remote-debugging-port=0"]
     args = [*AUTOMATION_FLAGS, f"--user-data-dir={user_data_dir}", *(HEADLESS_FLAGS if headless else ())]
     # No first window: every run opens its tab in a context of its own, so the default context's
     # about:blank would be a renderer process nobody uses (about 0.13 s of CPU at each launch,
@@ -135,9 +144,10 @@ def chromium_command(executable: str, *, headless: bool, user_data_dir: str, ext
     return [executable, *merge_disabled_features([*args, *ours])]
 
 
-def find_chromium() -> str:
-    """Path of the Chromium to use: $VERITY_CHROME, else chromium / chromium-browser /
-    google-chrome on PATH. Raises `BrowserLaunchError(chromium_not_found)` saying how to fix it."""
+def find_chromium(*, headless: bool = True) -> str:
+    """Path of the Chromium to use: $VERITY_CHROME; else, for a headless browser, the headless
+    shell (HEADLESS_SHELL_CANDIDATES); else chromium / chromium-browser / google-chrome on PATH.
+    Raises `BrowserLaunchError(chromium_not_found)` saying how to fix it."""
     configured = os.environ.get(CHROMIUM_ENV_VAR)
     if configured:
         path = Path(configured)
@@ -151,16 +161,36 @@ def find_chromium() -> str:
             f"{CHROMIUM_ENV_VAR}={configured!r} is not an executable file; point it at a Chromium "
             "binary (e.g. /usr/bin/chromium) or unset it to search PATH",
         )
-    for name in CHROMIUM_CANDIDATES:
+    for name in (*(HEADLESS_SHELL_CANDIDATES if headless else ()), *CHROMIUM_CANDIDATES):
         resolved = shutil.which(name)
         if resolved:
-            return resolved
+            return _wrapped_binary(resolved)
     raise BrowserLaunchError(
         LaunchErrorCode.CHROMIUM_NOT_FOUND,
         "no Chromium found: looked for $VERITY_CHROME, then "
         + ", ".join(CHROMIUM_CANDIDATES)
         + " on PATH. Install one (`apt-get install chromium`) or set VERITY_CHROME=/path/to/chrome",
     )
+
+
+def _wrapped_binary(path: str) -> str:
+    """The binary a launcher script starts, when the script names it as an executable file.
+
+    Debian's /usr/bin/chromium-headless-shell runs its binary without `exec`: the process Verity
+    started would be a shell, and Chromium its child, out of reach of the pid Verity watches and
+    signals. A binary (ELF), or a script naming no such file, is returned as it is."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(4096)
+    except OSError:
+        return path
+    if head.startswith(b"\x7fELF") or not head.startswith(b"#!"):
+        return path
+    for word in head.decode("utf-8", "replace").split():
+        candidate = word.strip("'\"")
+        if candidate.startswith("/") and Path(candidate).name == Path(path).name and os.access(candidate, os.X_OK) and Path(candidate).is_file():
+            return candidate
+    return path
 
 
 @dataclass(frozen=True)
@@ -229,7 +259,7 @@ def spawn(options: LaunchOptions | None = None) -> SpawnedChromium:
     DevTools on a port it picks itself and names in the profile.
     """
     options = options or LaunchOptions()
-    executable = options.executable_path or find_chromium()
+    executable = options.executable_path or find_chromium(headless=options.headless)
     profile: ChromiumProfile | None = None
     user_data_dir = options.user_data_dir
     if user_data_dir is None:

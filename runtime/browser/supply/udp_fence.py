@@ -29,7 +29,7 @@ import weakref
 from dataclasses import dataclass
 
 from runtime.browser.vocabulary.errors import BrowserLaunchError, LaunchErrorCode
-from runtime.browser.launch.chromium_start import WEBRTC_UDP_FLAG
+from runtime.browser.launch.chromium_start import WEBRTC_UDP_FLAG, WEBRTC_UDP_FORCE_FLAG
 from runtime.browser.launch.browser import Browser
 from runtime.browser.launch.endpoints import redact_endpoint
 from runtime.browser.scripts.loader import main_world_script
@@ -128,6 +128,6 @@ async def require_udp_fence(browser: Browser) -> UdpFenceVerdict:
             LaunchErrorCode.UDP_NOT_FENCED,
             f"the browser at {redact_endpoint(browser.ws_endpoint)} can send WebRTC UDP around Verity's network fence "
             f"({verdict.detail}); start it with {WEBRTC_UDP_FLAG} "
-            "(and --disable-features=WebRtcHideLocalIpsWithMdns) and attach again",
+            f"(a headless shell: {WEBRTC_UDP_FORCE_FLAG}) and --disable-features=WebRtcHideLocalIpsWithMdns, and attach again",
         )
     return verdict

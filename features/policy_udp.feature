@@ -44,7 +44,7 @@ Feature: Nothing leaves the fence, not even WebRTC UDP
   @POLICY-027
   Scenario: An attached Chromium started with the UDP confinement is probed, accepted, and its pages send nothing
     Given the WebRTC fence site
-    And a Chromium started with the UDP confinement and without mDNS, attached through --browser-ws
+    And a desktop Chromium started with the UDP confinement and without mDNS, attached through --browser-ws
     When the page's "forged" attempt starts after the page was verified in a session of the attached Chromium
     Then the probe found the attached Chromium fenced
     And the off-domain peers received no datagram

@@ -205,7 +205,7 @@ def _snapshot_after_kill(harness: SessionHarness) -> None:
 def external_chromium(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     profile = tmp_path / "external-profile"
     process = subprocess.Popen(
-        [find_chromium(headless=False), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        [find_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--remote-debugging-address=127.0.0.1",
          "--remote-debugging-port=0", f"--user-data-dir={profile}", "about:blank"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -65,7 +65,7 @@ def _control(loop_thread: LoopThread, hostile: HostileSite, tmp_path: Path) -> N
             await session.stop()
             await browser.close()
 
-    with external_chromium(tmp_path / "control-profile") as ws_endpoint:
+    with external_chromium(tmp_path / "control-profile", desktop=True) as ws_endpoint:
         refused = loop_thread.run(control(ws_endpoint), timeout=CONTROL_CEILING_S + 30)
     assert any(target.startswith(AUTOFILL_HOST) for target in refused), refused
 

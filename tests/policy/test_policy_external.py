@@ -122,7 +122,7 @@ def _unstubbed(loop_thread: LoopThread, site: ExternalProtocolSite, tmp_path: Pa
         finally:
             await browser.close()
 
-    with external_chromium(tmp_path / "unstubbed-profile") as ws_endpoint:
+    with external_chromium(tmp_path / "unstubbed-profile", desktop=True) as ws_endpoint:
         loop_thread.run(run(ws_endpoint), RUN_CEILING_SECONDS)
 
 

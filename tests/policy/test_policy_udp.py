@@ -175,9 +175,9 @@ def _run_completed(context: dict[str, Any]) -> None:
 # --- attached browsers -------------------------------------------------------------------------------
 
 
-@given("a Chromium started with the UDP confinement and without mDNS, attached through --browser-ws", target_fixture="attached")
+@given("a desktop Chromium started with the UDP confinement and without mDNS, attached through --browser-ws", target_fixture="attached")
 def _attached_fenced(loop_thread: LoopThread, tmp_path: Path) -> Iterator[BrowserProvider]:
-    with external_chromium(tmp_path / "fenced-profile", udp_confined=True) as ws_endpoint:
+    with external_chromium(tmp_path / "fenced-profile", udp_confined=True, desktop=True) as ws_endpoint:
         provider = BrowserProvider(ws_endpoint=ws_endpoint)
         loop_thread.run(provider.start())  # the probe runs here; an unfenced browser would raise
         yield provider

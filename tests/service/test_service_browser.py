@@ -94,7 +94,7 @@ def _switchable_server(serve_processes: Any, tmp_path: Path, recipes_dir: Path, 
     switch.touch()
     launcher = tmp_path / "switchable-chromium"
     # Chromium gets a scrubbed environment, so the switch is a file the script names itself.
-    launcher.write_text(f'#!/bin/sh\n[ -e "{switch}" ] || exit 1\nexec "{find_chromium(headless=False)}" "$@"\n')
+    launcher.write_text(f'#!/bin/sh\n[ -e "{switch}" ] || exit 1\nexec "{find_chromium()}" "$@"\n')
     launcher.chmod(0o755)
     context["switch"] = switch
     context["process"] = process = serve_processes(*serve_args(tmp_path, recipes_dir), env={"VERITY_CHROME": str(launcher)})
@@ -229,7 +229,7 @@ def _untied_chromium(profile: ChromiumProfile, owner: dict[str, object]) -> subp
     as owned by `owner`."""
     (profile.path / "verity-owner.json").write_text(json.dumps(owner))
     process = subprocess.Popen(
-        [find_chromium(headless=False), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--remote-debugging-port=0", profile.flag, "about:blank"],
+        [find_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--remote-debugging-port=0", profile.flag, "about:blank"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )
     deadline = time.monotonic() + CHROMIUM_START_CEILING

@@ -170,7 +170,7 @@ def test_a_report_without_collected_tests_leaves_every_scenario_unbound(tmp_path
 
 def test_this_repository_validates_cleanly_for_the_gate_contracts() -> None:
     # The gate's scenarios are bound in tests/gate/, so collecting that is enough to judge them
-    # (tools/test validates the whole repository before the suite runs). tests/gate uses neither
+    # (the gate in tools/test judges the whole repository after the suite). tests/gate uses neither
     # hypothesis nor anyio, whose autoloaded plugins cost ~2 s of CPU on every nested start.
     contracts, features = load_contracts(REPO_ROOT), load_features(REPO_ROOT)
     unused_plugins = ["-p", "no:hypothesispytest", "-p", "no:anyio"]

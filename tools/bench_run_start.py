@@ -16,7 +16,6 @@ import contextlib
 import ctypes
 import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -30,6 +29,7 @@ sys.path.insert(0, str(REPO))
 
 from tools.bench_runtime import _pages_handler, write_pages  # noqa: E402
 
+from runtime.browser.launch.chromium_start import find_chromium  # noqa: E402
 from runtime.demo.loopback import LoopbackSite  # noqa: E402
 
 RECIPE = """name: bench-run-start
@@ -71,7 +71,9 @@ def verity_command(recipe: Path, site: str, out: Path) -> list[str]:
 
 
 def raw_command(site: str) -> list[str]:
-    return [sys.executable, str(REPO / "tools" / "raw_pyppeteer_read.py"), f"{site}/quote-1.html", shutil.which("chromium") or "chromium"]
+    # The binary `verity run` launches (find_chromium: the headless shell where it is installed),
+    # so both sides start the same browser.
+    return [sys.executable, str(REPO / "tools" / "raw_pyppeteer_read.py"), f"{site}/quote-1.html", find_chromium()]
 
 
 # As a user's shell runs them: Python caches the bytecode it compiles (a checkout's own modules are

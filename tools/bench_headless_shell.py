@@ -8,7 +8,9 @@ of its own and its tab), open a loopback page, take a snapshot, stop the session
 launches each binary in turn (the order alternates), runs the cycles, and closes it; Chromium's
 CPU is read from `getrusage(RUSAGE_CHILDREN)` once the browser is reaped, so every process it
 started counts, renderers and GPU included. A launch with no cycle, measured the same way in the
-same round, is subtracted. Our own process's CPU is reported beside it.
+same round, is subtracted. Our own process's CPU is reported beside it. Verity kills the
+browser's process group at close, so the renderers and helpers would be reaped by init and never
+counted: this process makes itself their reaper (`adopt_orphans`) and reaps them.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import http.server
+import os
 import resource
 import socketserver
 import statistics
@@ -31,6 +34,10 @@ sys.path.insert(0, str(REPO))
 
 from runtime.artifacts import ArtifactStore  # noqa: E402
 from runtime.browser import LaunchOptions, find_chromium, launch_browser, open_session  # noqa: E402
+from tools.bench_run_start import adopt_orphans  # noqa: E402
+
+# A killed process group's members exit at once; this long without one to reap means all were.
+SETTLE_S = 0.5
 
 PAGE = (b"<!doctype html><title>Quote</title><main><h1>Quote</h1><p id=quote>Q-1234</p>"
         b"<form><label>Name <input name=n></label><button>Send</button></form><a href=/>Home</a></main>")
@@ -51,6 +58,20 @@ class _Page(http.server.BaseHTTPRequestHandler):
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
+
+
+def _reap_orphans() -> None:
+    """Reap what the closed browser left (the readable-text worker stays: it is waited for never)."""
+    quiet_since = time.monotonic()
+    while time.monotonic() - quiet_since < SETTLE_S:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid:
+            quiet_since = time.monotonic()
+        else:
+            time.sleep(0.01)
 
 
 def _own_cpu() -> float:
@@ -74,6 +95,7 @@ async def _life(executable: str, url: str, cycles: int, scratch: Path) -> tuple[
                 await session.stop()
     finally:
         await browser.close()
+    _reap_orphans()
     return _children_cpu() - chromium, _own_cpu() - own
 
 
@@ -109,4 +131,5 @@ if __name__ == "__main__":
     arguments = parser.parse_args()
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Page)
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    adopt_orphans()
     asyncio.run(main(arguments.rounds, arguments.cycles, f"http://127.0.0.1:{server.server_address[1]}/"))

@@ -17,17 +17,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import http.server
 import os
 import resource
-import socketserver
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
-from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -35,24 +31,13 @@ sys.path.insert(0, str(REPO))
 from runtime.artifacts import ArtifactStore  # noqa: E402
 from runtime.browser import LaunchOptions, find_chromium, launch_browser, open_session  # noqa: E402
 from tools.bench_run_start import adopt_orphans  # noqa: E402
+from tools.bench_tab_cost import serve_page  # noqa: E402
 
 # A killed process group's members exit at once; this long without one to reap means all were.
 SETTLE_S = 0.5
 
 PAGE = (b"<!doctype html><title>Quote</title><main><h1>Quote</h1><p id=quote>Q-1234</p>"
         b"<form><label>Name <input name=n></label><button>Send</button></form><a href=/>Home</a></main>")
-
-
-class _Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, *args: Any) -> None:
-        pass
 
 
 def _children_cpu() -> float:
@@ -129,7 +114,5 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--cycles", type=int, default=20)
     arguments = parser.parse_args()
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Page)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     adopt_orphans()
-    asyncio.run(main(arguments.rounds, arguments.cycles, f"http://127.0.0.1:{server.server_address[1]}/"))
+    asyncio.run(main(arguments.rounds, arguments.cycles, serve_page(PAGE)))

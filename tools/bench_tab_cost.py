@@ -34,16 +34,23 @@ from tools.proc_table import descendants, process_table  # noqa: E402
 PAGE = b"<!doctype html><title>Quote</title><main><h1>Quote</h1><p id=quote>Q-1234</p></main>"
 
 
-class _Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
+def serve_page(body: bytes) -> str:
+    """Serve `body` as an HTML page at every path on a loopback port, from a daemon thread; its URL."""
 
-    def log_message(self, *args: Any) -> None:
-        pass
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}/"
 
 
 def _cpu(root: int) -> tuple[float, float]:
@@ -96,6 +103,4 @@ async def main(cycles: int, url: str) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cycles", type=int, default=30)
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Page)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    asyncio.run(main(parser.parse_args().cycles, f"http://127.0.0.1:{server.server_address[1]}/"))
+    asyncio.run(main(parser.parse_args().cycles, serve_page(PAGE)))

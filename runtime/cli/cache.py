@@ -33,8 +33,8 @@ def run_cache(plan: Plan, environ: Mapping[str, str] | None = None) -> ActionCac
     agent step has nothing to replay or learn: no store is opened for it (and no file made)."""
     if not any(state.kind == AGENT for state in plan.states):
         return None
-    named = (os.environ if environ is None else environ).get(CACHE_VARIABLE, "").strip() or DEFAULT_CACHE_STORE
-    if named.lower() == "off":
+    named = _named_store(None, os.environ if environ is None else environ)
+    if named is None:
         return None
     try:
         return _open(named)
@@ -70,9 +70,16 @@ def _open(named: str) -> ActionCache:
     return open_action_cache(parse_store_location(named))
 
 
+def _named_store(given: str | None, environ: Mapping[str, str]) -> str | None:
+    """The store the cache is in: `given`, else $VERITY_ACTION_CACHE, else the default; None
+    when that says `off`."""
+    named = given or environ.get(CACHE_VARIABLE, "").strip() or DEFAULT_CACHE_STORE
+    return None if named.lower() == "off" else named
+
+
 def _cache_of(args: argparse.Namespace) -> ActionCache | None:
-    named = args.store or os.environ.get(CACHE_VARIABLE, "").strip() or DEFAULT_CACHE_STORE
-    if named.lower() == "off":
+    named = _named_store(args.store, os.environ)
+    if named is None:
         print(f"verity: {CACHE_VARIABLE}=off: no action cache is in use; give --store", file=sys.stderr)
         return None
     try:

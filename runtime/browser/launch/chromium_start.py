@@ -161,20 +161,25 @@ def find_chromium(*, headless: bool = True) -> str:
             f"{CHROMIUM_ENV_VAR}={configured!r} is not an executable file; point it at a Chromium "
             "binary (e.g. /usr/bin/chromium) or unset it to search PATH",
         )
-    for name in (*(HEADLESS_SHELL_CANDIDATES if headless else ()), *CHROMIUM_CANDIDATES):
-        resolved = shutil.which(name)
-        if resolved:
+    shells = HEADLESS_SHELL_CANDIDATES if headless else ()
+    for name in shells:
+        if resolved := shutil.which(name):
             return _wrapped_binary(resolved)
+    for name in CHROMIUM_CANDIDATES:
+        if resolved := shutil.which(name):
+            return resolved
     raise BrowserLaunchError(
         LaunchErrorCode.CHROMIUM_NOT_FOUND,
         "no Chromium found: looked for $VERITY_CHROME, then "
-        + ", ".join(CHROMIUM_CANDIDATES)
+        + ", ".join((*shells, *CHROMIUM_CANDIDATES))
         + " on PATH. Install one (`apt-get install chromium`) or set VERITY_CHROME=/path/to/chrome",
     )
 
 
 def _wrapped_binary(path: str) -> str:
-    """The binary a launcher script starts, when the script names it as an executable file.
+    """The binary a headless shell's launcher script starts, when the script names it as an
+    executable file of the same name (a desktop Chromium's wrapper is used as it is: it may add
+    flags of its own, and Debian's `exec`s).
 
     Debian's /usr/bin/chromium-headless-shell runs its binary without `exec`: the process Verity
     started would be a shell, and Chromium its child, out of reach of the pid Verity watches and
@@ -184,7 +189,7 @@ def _wrapped_binary(path: str) -> str:
             head = file.read(4096)
     except OSError:
         return path
-    if head.startswith(b"\x7fELF") or not head.startswith(b"#!"):
+    if not head.startswith(b"#!"):  # a binary
         return path
     for word in head.decode("utf-8", "replace").split():
         candidate = word.strip("'\"")

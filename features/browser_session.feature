@@ -103,6 +103,13 @@ Feature: A browser session is serial, idempotent, isolated and never hangs
     When I look for Chromium
     Then the launch error is "chromium_not_found" and mentions "apt-get install chromium" and "VERITY_CHROME"
 
+  @BROWSER-072
+  Scenario: A headless launch finds the headless shell through its launcher script, a headful one chromium, and without a shell chromium
+    Given a PATH holding chromium and a chromium-headless-shell script that starts its binary without exec
+    When I look for Chromium headless and headful
+    Then the headless one is the script's binary and the headful one is chromium
+    And without the shell on PATH the headless one is chromium too
+
   @BROWSER-040
   Scenario: A session's context holds its tab and no browser interface page
     Given a browser session showing "/form.html"

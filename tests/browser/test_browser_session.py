@@ -380,6 +380,39 @@ def _look() -> BrowserLaunchError:
     return caught.value
 
 
+@given("a PATH holding chromium and a chromium-headless-shell script that starts its binary without exec", target_fixture="binaries")
+def _binaries(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, Path]:
+    # Stand-ins, never run: find_chromium only reads the script and checks what is executable.
+    on_path, lib = tmp_path / "bin", tmp_path / "lib"
+    on_path.mkdir()
+    lib.mkdir()
+    made = {"chromium": on_path / "chromium", "binary": lib / "chromium-headless-shell", "script": on_path / "chromium-headless-shell"}
+    made["chromium"].write_text("#!/bin/sh\nexec /nowhere/chromium \"$@\"\n")
+    made["binary"].write_bytes(b"\x7fELF stand-in")
+    made["script"].write_text(f"#!/bin/sh -e\n\n{made['binary']} \"$@\"\n")  # Debian's shape: no exec
+    for path in made.values():
+        path.chmod(0o755)
+    monkeypatch.delenv("VERITY_CHROME", raising=False)
+    monkeypatch.setenv("PATH", str(on_path))
+    return made
+
+
+@when("I look for Chromium headless and headful", target_fixture="found")
+def _look_both() -> dict[str, str]:
+    return {"headless": find_chromium(headless=True), "headful": find_chromium(headless=False)}
+
+
+@then("the headless one is the script's binary and the headful one is chromium")
+def _found_both(found: dict[str, str], binaries: dict[str, Path]) -> None:
+    assert found == {"headless": str(binaries["binary"]), "headful": str(binaries["chromium"])}, found
+
+
+@then("without the shell on PATH the headless one is chromium too")
+def _without_shell(binaries: dict[str, Path]) -> None:
+    binaries["script"].unlink()
+    assert find_chromium(headless=True) == str(binaries["chromium"])
+
+
 @then(parsers.parse('the launch error is "{code}" and mentions "{hint}" and "{variable}"'))
 def _launch_error(launch_error: BrowserLaunchError, code: str, hint: str, variable: str) -> None:
     assert launch_error.code.value == code

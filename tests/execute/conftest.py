@@ -27,7 +27,9 @@ from tests.fixtures.agent_corpus.providers import every_provider
 from tests.fixtures.agent_corpus.site import AgentCorpusSite
 from tests.fixtures.browser_loop import LoopThread
 from tests.fixtures.model_wire import ModelWireServer
+from runtime.store.action_cache import SqliteActionCache
 from runtime.trace_export import read_trace_file
+from tests.execute.order_desk import OrderDesk
 from tests.fixtures.gemini_fixtures import FIXTURE_API_KEY
 from tests.fixtures.otlp_receiver import FlatSpan, flat_spans
 from tests.fixtures.site_server import FixtureSite
@@ -123,6 +125,21 @@ def demo_site() -> Iterator[DemoSite]:
 def fixture_site(site: FixtureSite) -> FixtureSite:
     """The suite's one fixture site (tests/fixtures/browser_loop.py), under the executor's name."""
     return site
+
+
+@pytest.fixture
+def desk() -> Iterator[OrderDesk]:
+    """The order desk (order_desk.py), in its first version until a test changes it."""
+    with OrderDesk() as served:
+        yield served
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Iterator[SqliteActionCache]:
+    """An action cache in a SQLite run store of the test's own."""
+    store = SqliteActionCache(tmp_path / "verity.db")
+    yield store
+    store.close()
 
 
 @pytest.fixture

@@ -5,9 +5,7 @@ between runs, with the action cache in a SQLite run store of the test's own."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -15,86 +13,18 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.cli.main import main
-from runtime.demo.loopback import LoopbackSite
-from runtime.events import StatusChanged, StepFinished
-from runtime.secrets import marker
+from runtime.events import StatusChanged
 from runtime.trace_analysis.runs import find_runs
 from runtime.trace_analysis.spans import read_trace_paths
 from runtime.trace_export import TraceExport
 from runtime.store.action_cache import CacheEntry, CacheKey, SqliteActionCache
 from runtime.store.location import PostgresUrl
 from runtime.store.opening import open_action_cache
-from tests.execute.conftest import ExecRunner, RunRecord
-from tests.fixtures.gemini_server import GeminiServer, RecordedRequest, ScriptedReply, function_call_reply
+from tests.execute.conftest import ExecRunner
+from tests.execute.order_desk import PIN, OrderDesk, cache_steps, click, order_script, run_desk
+from tests.fixtures.gemini_server import GeminiServer, function_call_reply
 
 scenarios("action_cache.feature")
-
-PIN = "1357"
-# v1: "Save order" places the order. v2: the same name now saves a draft (an effect of its own,
-# so the click's own proof holds) and "Confirm order", where the old button was, places it.
-_BUTTONS = {
-    1: '<button id="place">Save order</button> <button id="print">Print</button>',
-    2: '<button id="draft">Save order</button> <button id="place">Confirm order</button>',
-}
-_DESK = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Order desk</title></head><body>
-<h1>Order desk</h1>
-<label>Customer <input id="customer" type="text" autocomplete="off"></label>
-<label>PIN <input id="pin" type="password"></label>
-%s
-<p id="status"></p>
-<script>
-  const status = document.getElementById('status');
-  const name = () => document.getElementById('customer').value;
-  const right = () => document.getElementById('pin').value === '%s';
-  document.getElementById('place').addEventListener('click', () => {
-    status.textContent = right() ? 'Order placed for ' + name() : 'Wrong PIN';
-  });
-  const draft = document.getElementById('draft');
-  if (draft) draft.addEventListener('click', () => { status.textContent = 'Draft saved for ' + name(); });
-  const print = document.getElementById('print');
-  if (print) print.addEventListener('click', () => { status.textContent = 'Printing'; });
-</script></body></html>"""
-
-
-class OrderDesk(LoopbackSite):
-    """The desk at /desk, in the version `version` says (the test changes it between runs)."""
-
-    thread_name = "order-desk"
-    version = 1
-
-    def __init__(self) -> None:
-        desk = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
-                pass
-
-            def do_GET(self) -> None:  # noqa: N802 - stdlib name
-                body = (_DESK % (_BUTTONS[desk.version], PIN)).encode() if self.path == "/desk" else b"not here"
-                self.send_response(200 if self.path == "/desk" else 404)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        super().__init__(handler=Handler)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-
-@pytest.fixture
-def desk() -> Iterator[OrderDesk]:
-    with OrderDesk() as served:
-        yield served
-
-
-@pytest.fixture
-def cache(tmp_path: Path) -> Iterator[SqliteActionCache]:
-    store = SqliteActionCache(tmp_path / "verity.db")
-    yield store
-    store.close()
 
 
 @pytest.fixture
@@ -102,42 +32,10 @@ def runs() -> dict[str, Any]:
     return {}
 
 
-def ref_of(request: RecordedRequest, role: str, name: str) -> str:
-    refs = re.findall(re.escape(f'{role} "{name}"') + r"[^\n]*?\[ref=(s\d+:(?:f\d+)?e\d+)\]", request.system_instruction)
-    assert refs, f"no {role} {name!r} in the prompt:\n{request.system_instruction}"
-    return refs[-1]
-
-
-def click(name: str) -> Any:
-    return lambda request: function_call_reply("browser_click", {"target": {"ref": ref_of(request, "button", name)}})
-
-
-def order_script(customer: str, button: str = "Save order") -> list[Any]:
-    def type_customer(request: RecordedRequest) -> ScriptedReply:
-        return function_call_reply("browser_type", {"target": {"ref": ref_of(request, "textbox", "Customer")}, "text": customer})
-
-    # The model knows the PIN only as its marker; typed, the marker becomes the value.
-    pin = function_call_reply("browser_type", {"target": "label=PIN", "text": marker("pin")})
-    return [type_customer, pin, click(button), function_call_reply("close", {"summary": "placed"})]
-
-
-def run_desk(
-    runner: ExecRunner, desk: OrderDesk, cache: SqliteActionCache, gemini: GeminiServer, customer: str, switches: dict[str, str] | None = None, **start: Any
-) -> RunRecord:
-    asked = len(gemini.requests)
-    record = runner.run("agent-order-desk", {"site": desk.base_url, "customer": customer, "pin": PIN}, action_cache=cache, switches=switches, **start)
-    assert not gemini.script_failures, gemini.script_failures
-    record.model_calls = len(gemini.requests) - asked  # type: ignore[attr-defined]
-    return record
-
-
-def cache_steps(record: RunRecord) -> list[StepFinished]:
-    return [s for s in record.steps() if s.step_kind == "agent.cache"]
-
 
 @given(parsers.parse('an order desk whose "Save order" button places the order'))
 def desk_v1(desk: OrderDesk) -> None:
-    desk.version = 1
+    desk.version = "first"
 
 
 @when("the model closes at once, and the run does not verify")
@@ -193,7 +91,7 @@ def replayed(cache: SqliteActionCache, runs: dict[str, Any]) -> None:
 
 @when('the desk is changed so that "Save order" saves a draft and "Confirm order" places the order')
 def desk_v2(desk: OrderDesk) -> None:
-    desk.version = 2
+    desk.version = "renamed"
 
 
 @when('the model, handed the step after the replay, clicks "Confirm order" by its ref and closes')

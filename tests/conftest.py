@@ -23,6 +23,7 @@ CONTRACT_TAG = re.compile(r"^[A-Z][A-Z0-9]*-\d{3}$")
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "contract(id): the contract (contracts/*.yaml) a scenario proves")
+    config.addinivalue_line("markers", "live: a scenario `verity bdd gate --live` runs against the model the environment names")
 
 
 def pytest_bdd_apply_tag(tag: str, function: Callable) -> bool | None:

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 from runtime.gate.gate import run_gate, verdict_lines
+from runtime.gate.live import LIVE_TAG, LIVE_VARIABLE, LiveGateRefused, described, live_model, live_pytest_args
 from runtime.gate.validate import validate_project
 
 EXIT_OK = 0
 EXIT_GAPS = 1
 EXIT_USAGE = 2
+EXIT_NO_MODEL = 3  # `gate --live` with no model configured: nothing ran
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -46,6 +49,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_common_options(gate)
     gate.add_argument(
         "--out", type=Path, default=None, help="directory for the matrix and the CI reports, created if missing (default: <root>/reports)"
+    )
+    gate.add_argument(
+        "--live",
+        action="store_true",
+        help="run only the scenarios tagged @live, against the model the environment names (VERITY_MODEL and its "
+        f"provider's key and base URL); exit {EXIT_NO_MODEL} without running anything when none is configured",
     )
     gate.add_argument("pytest_args", nargs=argparse.REMAINDER, help="-- followed by arguments passed to pytest")
     gate.set_defaults(handler=_run_gate)
@@ -82,11 +91,20 @@ def _run_gate(args: argparse.Namespace) -> int:
     elif pytest_args:
         print(f"verity bdd gate: unexpected argument {pytest_args[0]!r}; put pytest arguments after `--`", file=sys.stderr)
         return EXIT_USAGE
+    extra_env: dict[str, str] = {}
+    if args.live:
+        try:
+            model = live_model(os.environ)
+        except LiveGateRefused as refused:
+            print(f"verity bdd gate --live: {refused}", file=sys.stderr)
+            return EXIT_NO_MODEL
+        print(f"verity bdd gate --live: the @{LIVE_TAG} scenarios against {described(model)}", file=sys.stderr)
+        pytest_args, extra_env = live_pytest_args(pytest_args), {LIVE_VARIABLE: "1"}
     out_dir = args.out.resolve() if args.out is not None else root / "reports"
     # With --json, stdout carries only the JSON document, so pytest's live output goes to stderr.
     sys.stdout.flush()
     stream_to = sys.stderr.fileno() if args.json else None
-    result = run_gate(root, out_dir, pytest_args, stream_to=stream_to)
+    result = run_gate(root, out_dir, pytest_args, stream_to=stream_to, extra_env=extra_env)
     if args.json:
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:

@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -120,6 +120,7 @@ def run_pytest(
     *,
     collect_only: bool = False,
     stream_to: int | None = None,
+    extra_env: Mapping[str, str] | None = None,
 ) -> PytestRun:
     """Run pytest once in `root` with the gate plugin.
 
@@ -133,7 +134,7 @@ def run_pytest(
             # No cache writes: validate must leave the project untouched.
             command += ["--collect-only", "-q", "-p", "no:cacheprovider"]
         command += list(pytest_args)
-        environment = _environment_with_runtime_importable()
+        environment = {**_environment_with_runtime_importable(), **(extra_env or {})}
         if collect_only:
             try:
                 completed = subprocess.run(

@@ -11,7 +11,7 @@ are "not selected" rather than failed. A selected scenario that does not pass st
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from runtime.gate.ci_reports import ci_report_args
@@ -39,16 +39,19 @@ _SEVERITY = ("error", "failed", UNBOUND, NOT_RUN, DESELECTED, "xpassed", "xfaile
 _PARKED_OUTCOMES = ("skipped", "xfailed", "xpassed")
 
 
-def run_gate(root: Path, out_dir: Path, pytest_args: Sequence[str] = (), *, stream_to: int | None = None) -> GateResult:
+def run_gate(
+    root: Path, out_dir: Path, pytest_args: Sequence[str] = (), *, stream_to: int | None = None, extra_env: Mapping[str, str] | None = None
+) -> GateResult:
     """Run pytest once over the whole suite, then judge every contract and write the matrix.
 
     JUnit XML and Cucumber JSON land in `out_dir` too, unless the pytest arguments name their own.
+    `extra_env` is added to the environment pytest runs in (a live gate's VERITY_LIVE_GATE).
     """
     contracts = load_contracts(root)
     features = load_features(root)
     out_dir.mkdir(parents=True, exist_ok=True)
     extra_args, ci_reports = ci_report_args(root, out_dir, pytest_args)
-    pytest_run = run_pytest(root, [*extra_args, *pytest_args], stream_to=stream_to)
+    pytest_run = run_pytest(root, [*extra_args, *pytest_args], stream_to=stream_to, extra_env=extra_env)
     result = judge(root, contracts, features, pytest_run, pytest_args)
     result.ci_reports = ci_reports
     result.matrix_markdown, result.matrix_json = write_matrix(result, out_dir)

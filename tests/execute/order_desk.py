@@ -143,3 +143,8 @@ def run_desk(
 def cache_steps(record: RunRecord) -> list[StepFinished]:
     return [s for s in record.steps() if s.step_kind == "agent.cache"]
 
+
+
+# The customer of the live smoke scenario (features/live_smoke.feature), whose order a scripted
+# model places when the live gate's test plays the model.
+LIVE_CUSTOMER = "Ada Lovelace"

@@ -20,6 +20,7 @@ from pytest_bdd import given, parsers, scenario, scenarios, then, when
 from tests.fixtures.site_server import FixtureSite
 from tests.service.run_steps import *  # noqa: F403 - pytest-bdd step fixtures
 from tests.service.run_steps import run_inputs
+from tests.service.replica_cache_steps import *  # noqa: F403 - pytest-bdd step fixtures
 from tests.service.service_harness import ServedServer, chat_deltas, running
 
 from runtime.outcomes import StopReason, TaskState
@@ -28,6 +29,10 @@ from runtime.service.gen.verity.v1 import agent_service_pb2 as agent_pb
 from runtime.service.gen.verity.v1 import events_pb2 as events_pb
 from runtime.store import RunUpdate
 from runtime.store.location import PostgresUrl
+from tests.fixtures.gemini_fixtures import FIXTURE_API_KEY
+from tests.fixtures.gemini_server import GeminiServer
+
+RECIPES = Path(__file__).resolve().parents[1] / "fixtures" / "recipes"
 
 REPLICAS = ("A", "B", "C")
 # Bounds on waiting for a condition, never a measure of speed: a loaded machine only takes longer.
@@ -121,17 +126,28 @@ def replicas(context: dict[str, Any]) -> dict[str, Any]:
     parsers.parse("three verity serve replicas on one PostgreSQL store, each running at most one run, with a {lease:d} second lease"),
 )
 def _three_replicas(
-    serve_processes: Any, postgres_dsn: Any, tmp_path: Path, recipes_dir: Path, context: dict[str, Any], replicas: dict[str, Any], lease: int
+    serve_processes: Any,
+    postgres_dsn: Any,
+    tmp_path: Path,
+    recipes_dir: Path,
+    context: dict[str, Any],
+    replicas: dict[str, Any],
+    lease: int,
+    gemini: GeminiServer,
 ) -> None:
     # Its step waits as long as the test may take (the fixture site's service-hang gives up after
     # the default step timeout, which a loaded machine can outlast).
     (recipes_dir / "replica-hang.yaml").write_text(REPLICA_HANG_RECIPE)
+    (recipes_dir / "agent-order-desk.yaml").write_text((RECIPES / "agent-order-desk.yaml").read_text(encoding="utf-8"))
     context["url"] = url = postgres_dsn()
+    # Every replica's agent steps ask the scripted model on loopback, as a team's would its provider.
+    model = {**gemini.env(api_key=FIXTURE_API_KEY, timeout_ms=60_000), "GOOGLE_API_KEY": ""}
     for name in REPLICAS:
         # Each replica has a directory of its own, as on separate machines; the database is shared.
         replicas[name] = serve_processes(
             "--store", url, "--runs-dir", str(tmp_path / name / "runs"), "--recipes-dir", str(recipes_dir),
             "--allow-private-network", "--max-concurrent-runs", "1", "--lease-seconds", str(lease),
+            env=model,
         )
 
 

@@ -8,7 +8,7 @@ Feature: One task on several versions of one site: the action cache learns, repl
   no model call is action_cache.feature's scenario, on the same desk.)
 
   @CACHE-008 @CACHE-009
-  Scenario: A path learned on the first desk replays there, and each later version falls back, is repaired and never completes wrongly
+  Scenario: A path learned on the first desk meets each later version: it falls back, is repaired, and never completes wrongly
     Given a Gemini server on loopback and an API key in the environment
     And the order desk in its first version
     When the model learns the desk: it types the customer and the PIN, clicks "Save order" and closes

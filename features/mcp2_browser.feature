@@ -18,3 +18,9 @@ Feature: The MCP browser toolset's tabs, snapshots and session ends
   Scenario: A client that ends its HTTP session ends its browser session's run
     When session E opens the new tab's page and ends its MCP session
     Then the store records the session's run completed, saying the client ended its session
+
+  @MCP2-004
+  Scenario: A screenshot comes back as an image, and never shows a secret the session typed
+    When session S types a password the page shows again, and takes screenshots
+    Then each screenshot comes back as image content of its type and size
+    And the typed password is covered in every screenshot, while text that is no secret shows

@@ -60,14 +60,14 @@ def _mcp(args: argparse.Namespace) -> int:
         if args.port is None and not (args.config and "port" in load_config_file(args.config)):
             config = dataclasses.replace(config, port=DEFAULT_HTTP_PORT)
         domains = tuple(part.strip() for given in args.allowed_domains or () for part in given.split(",") if part.strip())
-        if domains:
-            # Judged now, as a recipe's allowed_domains are: a bad pattern is the command's error, not a session's.
-            load_recipe_with_registry(session_recipe(domains), "--allowed-domains")
         idle = DEFAULT_IDLE_SECONDS if args.browser_idle_seconds is None else args.browser_idle_seconds
         if idle <= 0:
             print(f"verity mcp: --browser-idle-seconds must be more than 0, got {idle:g}", file=sys.stderr)
             return EXIT_CONFIG_ERROR
         browser = BrowserToolset(domains, idle)
+        if domains:
+            # Judged now, as a recipe's allowed_domains are: a bad pattern is the command's error, not a session's.
+            load_recipe_with_registry(session_recipe(browser), "--allowed-domains")
         if args.http:
             asyncio.run(serve_http_until_signalled(config, browser))
         else:

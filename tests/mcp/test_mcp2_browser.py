@@ -4,6 +4,8 @@ loopback site whose first page opens its second in a new tab."""
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import re
 from collections.abc import Iterator
@@ -13,6 +15,7 @@ from typing import Any
 
 import mcp_types as types
 import pytest
+from PIL import Image
 from mcp import Client
 from pytest_bdd import given, parsers, scenarios, then, when
 from tests.mcp.mcp_harness import TOKEN, HeldClient, authorized, call_tool, page_text, ref_in, tool_result
@@ -29,6 +32,15 @@ PAGES = {
 </body></html>""",
     "/second.html": """<!doctype html><html><head><title>Second page</title></head><body>
 <h1>Second page</h1><button type="button" onclick="this.textContent = 'Pressed'">Press me</button>
+</body></html>""",
+    # A password the page shows again as red text (as a careless page might), a red text that is no
+    # secret, and a page taller than the viewport.
+    "/form.html": """<!doctype html><html><head><title>Form page</title></head><body style="margin:8px">
+<h1>Form page</h1>
+<label>Password <input type="password" oninput="document.getElementById('echo').textContent = this.value"></label>
+<p><span id="echo" role="status" aria-label="Echo" style="color:#f00;font:24px monospace"></span></p>
+<p><span role="note" aria-label="Plain" style="color:#f00;font:24px monospace">plain words</span></p>
+<div style="height:1500px"></div>
 </body></html>""",
 }
 
@@ -158,3 +170,65 @@ def _ended(served: dict[str, Path], context: dict[str, Any]) -> None:
     # The step closed with the session end's own words (not a browser_close, not the idle close).
     said = json.dumps([payload_to_dict(event.payload) for event in events], ensure_ascii=False)
     assert "the MCP client ended its session: its browser was closed" in said, said[-2000:]
+
+
+# --- MCP2-004 ----------------------------------------------------------------------------------
+
+TYPED_PASSWORD = "pw-hidden-8812"
+
+
+def _image(answer: types.CallToolResult) -> tuple[bytes, str]:
+    images = [block for block in answer.content if isinstance(block, types.ImageContent)]
+    assert answer.is_error is False and len(images) == 1, answer.content[0]
+    return base64.b64decode(images[0].data), images[0].mime_type
+
+
+def _red_pixels(png: bytes) -> int:
+    with Image.open(io.BytesIO(png)) as image:
+        rgb = image.convert("RGB").tobytes()
+    return sum(1 for at in range(0, len(rgb), 3) if rgb[at] > 150 and rgb[at + 1] < 110 and rgb[at + 2] < 110)
+
+
+@when("session S types a password the page shows again, and takes screenshots")
+def _screenshots(sessions: dict[str, HeldClient], site: TabsSite, context: dict[str, Any]) -> None:
+    held = sessions["S"]
+    call_tool(held, "browser_navigate", {"url": site.url("/form.html")})
+    typed = call_tool(held, "browser_type", {"target": "label=Password", "text": TYPED_PASSWORD})
+    assert tool_result(typed)["ok"] is True, tool_result(typed)
+    tree = call_tool(held, "browser_snapshot", {})
+    shots = {
+        "viewport": call_tool(held, "browser_take_screenshot", {}),
+        "full": call_tool(held, "browser_take_screenshot", {"fullPage": True}),
+        "jpeg": call_tool(held, "browser_take_screenshot", {"type": "jpeg"}),
+        "echo": call_tool(held, "browser_take_screenshot", {"element": "the echo", "ref": ref_in(tree, "status", "Echo")}),
+        "plain": call_tool(held, "browser_take_screenshot", {"element": "the plain words", "ref": ref_in(tree, "note", "Plain")}),
+    }
+    context["shots"] = shots
+
+
+@then("each screenshot comes back as image content of its type and size")
+def _shot_shapes(context: dict[str, Any]) -> None:
+    shots = context["shots"]
+    viewport, mime = _image(shots["viewport"])
+    assert mime == "image/png" and viewport[:8] == b"\x89PNG\r\n\x1a\n", mime
+    result = tool_result(shots["viewport"])
+    with Image.open(io.BytesIO(viewport)) as image:
+        assert image.size == (result["width"], result["height"]), (image.size, result)
+    full, _ = _image(shots["full"])
+    with Image.open(io.BytesIO(full)) as image:
+        assert image.size[1] > 1500 > result["height"], (image.size, result)  # the page, past the viewport
+    jpeg, mime = _image(shots["jpeg"])
+    assert mime == "image/jpeg" and jpeg[:2] == b"\xff\xd8", mime
+    echo, _ = _image(shots["echo"])
+    with Image.open(io.BytesIO(echo)) as image:
+        assert image.size[0] < result["width"] and image.size[1] < 60, image.size  # the element's box, not the page
+
+
+@then("the typed password is covered in every screenshot, while text that is no secret shows")
+def _shot_masked(context: dict[str, Any]) -> None:
+    shots = context["shots"]
+    # The red text of the element that is no secret shows; the element showing the password is
+    # covered by a black box (red only if the mask failed).
+    assert _red_pixels(_image(shots["plain"])[0]) > 50
+    assert _red_pixels(_image(shots["echo"])[0]) == 0
+    assert all(TYPED_PASSWORD not in block.text for answer in shots.values() for block in answer.content if isinstance(block, types.TextContent))

@@ -1,0 +1,49 @@
+"""Tools an agent step offers only when its tool list names them: what an MCP client driving the
+step may ask for, and a model is not offered by default (every declaration goes with every model
+request, and a model has no use for a picture file or a page script of its own).
+
+- `browser_screenshot` (an MCP client's `browser_take_screenshot`): the viewport, the whole page
+  or one element as a PNG or JPEG run artifact, every secret the run knows covered while it is
+  taken (the same mask every screenshot of a run gets: runtime/browser/action_handlers/read.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runtime.execute.agent.tool_outcome import ToolOutcome
+from runtime.execute.context.run_context import RunContext
+from runtime.plan.agent_vocabulary import TargetInvalid, agent_target
+
+SCREENSHOT_TOOL = "browser_screenshot"
+EVALUATE_TOOL = "browser_evaluate"
+IMAGE_TYPES = ("png", "jpeg")
+
+
+async def take_screenshot(ctx: RunContext, arguments: dict[str, Any], timeout: int) -> ToolOutcome:
+    """The acting tab as an image artifact; its path, size and type go back (never the bytes)."""
+    image_type = str(arguments.get("type") or "png")
+    if image_type not in IMAGE_TYPES:
+        return ToolOutcome.invalid(f"type must be one of {', '.join(IMAGE_TYPES)}, got {image_type!r}")
+    target = None
+    if arguments.get("target") not in (None, ""):
+        try:
+            target = agent_target(arguments["target"])
+        except TargetInvalid as error:
+            return ToolOutcome.invalid(str(error))
+    full_page = bool(arguments.get("fullPage"))
+    if target is not None and full_page:
+        return ToolOutcome.invalid("give either a target (one element) or fullPage, not both")
+    shot = await ctx.browser.run_action(
+        "screenshot", f"a {image_type} screenshot for the client",
+        lambda s, a: s.screenshot(full_page=full_page, image_type=image_type, target=target, action_id=a, timeout_ms=timeout),
+    )  # fmt: skip
+    if not shot.ok:
+        return ToolOutcome.from_error(shot)
+    data = shot.data
+    what = "the element" if target is not None else "the whole page" if full_page else "the viewport"
+    response = {
+        "ok": True, "type": image_type, "width": data.get("width"), "height": data.get("height"), "url": data.get("url"),
+        "artifact": data["artifact"]["path"],
+    }  # fmt: skip
+    return ToolOutcome(True, response, f"a {image_type} screenshot of {what}, {data.get('width')}x{data.get('height')}")

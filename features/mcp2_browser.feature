@@ -24,3 +24,15 @@ Feature: The MCP browser toolset's tabs, snapshots and session ends
     When session S types a password the page shows again, and takes screenshots
     Then each screenshot comes back as image content of its type and size
     And the typed password is covered in every screenshot, while text that is no secret shows
+
+  @MCP2-005
+  Scenario: browser_evaluate is off unless the operator turns it on
+    When the stdio server, started without --allow-evaluate, is asked for its tools and to evaluate
+    Then browser_evaluate is not listed, and the call is refused saying how to turn it on
+    And a session recipe offering browser_evaluate without naming it in tools.allow is invalid
+
+  @MCP2-005
+  Scenario: An evaluated function is fenced, its result bounded, and the page judged again
+    When session V evaluates functions on the form page: a read, a change, an off-domain fetch and a large result
+    Then each answer is the function's JSON result, and the page is judged again after a change
+    And the off-domain fetch never reached its host, and the session's run counts it blocked

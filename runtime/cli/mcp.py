@@ -41,6 +41,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         metavar="S",
         help="close a browser session whose client calls no browser tool for this long (default 600)",
     )
+    mcp.add_argument(
+        "--allow-evaluate",
+        action="store_true",
+        help="offer browser_evaluate (a JavaScript function run in the session's page, its requests fenced as the page's): off by default, "
+        "as a recipe's page scripts need tools.allow to name browser_evaluate",
+    )
     add_server_flags(mcp, default_port=DEFAULT_HTTP_PORT)
     mcp.set_defaults(handler=_mcp)
 
@@ -64,7 +70,7 @@ def _mcp(args: argparse.Namespace) -> int:
         if idle <= 0:
             print(f"verity mcp: --browser-idle-seconds must be more than 0, got {idle:g}", file=sys.stderr)
             return EXIT_CONFIG_ERROR
-        browser = BrowserToolset(domains, idle)
+        browser = BrowserToolset(domains, idle, evaluate=args.allow_evaluate)
         if domains:
             # Judged now, as a recipe's allowed_domains are: a bad pattern is the command's error, not a session's.
             load_recipe_with_registry(session_recipe(browser), "--allowed-domains")

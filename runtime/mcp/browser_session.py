@@ -62,7 +62,10 @@ def session_tools(toolset: BrowserToolset) -> list[str]:
 
 def session_recipe(toolset: BrowserToolset) -> str:
     """The recipe every MCP browser session runs: one agent step the client drives, fenced to the
-    toolset's allowed domains. Its page check has no keywords: any allowed page without a blocker is valid."""
+    toolset's allowed domains. Its page check has no keywords: any allowed page without a blocker is valid.
+    With browser_evaluate, the recipe names its tools in tools.allow, as any recipe running page scripts must."""
+    tools = session_tools(toolset)
+    allowed = f"tools:\n  allow: {json.dumps(tools)}\n" if toolset.evaluate else ""
     return f"""\
 name: {SESSION_RECIPE_NAME}
 goal: use the browser as the MCP client directs, on the allowed domains only
@@ -73,11 +76,11 @@ guards:
   max_steps: {SESSION_MAX_CALLS}
   no_progress_window: 50
   timeouts: {{run_ms: {SESSION_RUN_MS}}}
-plan:
+{allowed}plan:
   - id: browse
     agent:
       task: do what the MCP client asks, one tool call at a time
-      tools: {json.dumps(session_tools(toolset))}
+      tools: {json.dumps(tools)}
       done_when: [{{url_matches: ".*"}}]
 """
 

@@ -22,6 +22,8 @@ from tests.mcp.mcp_harness import TOKEN, HeldClient, authorized, call_tool, page
 
 from runtime.demo.loopback import LoopbackSite
 from runtime.events.model import payload_to_dict
+from runtime.mcp.browser_session import BrowserToolset, session_recipe
+from runtime.recipe import RecipeInvalid, load_recipe_with_registry
 from runtime.store.opening import open_run_store
 
 scenarios("mcp2_browser.feature")
@@ -46,16 +48,21 @@ PAGES = {
 
 
 class TabsSite(LoopbackSite):
-    """The two pages above on 127.0.0.1; any other path is a 404 page."""
+    """The pages above on 127.0.0.1 (and, as another origin, localhost); any other path is a 404
+    page. `paths` holds the path of every request it got."""
 
     thread_name = "mcp2-tabs-site"
 
     def __init__(self) -> None:
+        self.paths: list[str] = []
+        site = self
+
         class Page(BaseHTTPRequestHandler):
             def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
                 pass
 
             def do_GET(self) -> None:  # noqa: N802 - stdlib name
+                site.paths.append(self.path)
                 html = PAGES.get(self.path, "<!doctype html><title>Not found</title><h1>Not found</h1>")
                 payload = html.encode("utf-8")
                 self.send_response(200 if self.path in PAGES else 404)
@@ -232,3 +239,67 @@ def _shot_masked(context: dict[str, Any]) -> None:
     assert _red_pixels(_image(shots["plain"])[0]) > 50
     assert _red_pixels(_image(shots["echo"])[0]) == 0
     assert all(TYPED_PASSWORD not in block.text for answer in shots.values() for block in answer.content if isinstance(block, types.TextContent))
+
+
+# --- MCP2-005 ----------------------------------------------------------------------------------
+
+
+@when("the stdio server, started without --allow-evaluate, is asked for its tools and to evaluate")
+def _evaluate_off(stdio_mcp: HeldClient, context: dict[str, Any]) -> None:
+    listed = stdio_mcp.run(lambda client: client.list_tools())
+    context["listed"] = {tool.name for tool in listed.tools}
+    context["refused"] = call_tool(stdio_mcp, "browser_evaluate", {"function": "() => document.title"})
+
+
+@then("browser_evaluate is not listed, and the call is refused saying how to turn it on")
+def _evaluate_refused(context: dict[str, Any]) -> None:
+    assert "browser_navigate" in context["listed"] and "browser_evaluate" not in context["listed"], sorted(context["listed"])
+    refused: types.CallToolResult = context["refused"]
+    assert refused.is_error is True and len(refused.content) == 1, refused.content
+    assert "browser_evaluate is off on this server" in refused.content[0].text and "--allow-evaluate" in refused.content[0].text
+
+
+@then("a session recipe offering browser_evaluate without naming it in tools.allow is invalid")
+def _one_rule() -> None:
+    text = session_recipe(BrowserToolset(("127.0.0.1",), evaluate=True))
+    without_allow = re.sub(r"tools:\n  allow: .*\n", "", text)
+    assert without_allow != text
+    with pytest.raises(RecipeInvalid) as invalid:
+        load_recipe_with_registry(without_allow, "<session>")
+    assert any(problem.code == "tool_not_allowed" and "browser_evaluate" in problem.message for problem in invalid.value.problems)
+
+
+@when("session V evaluates functions on the form page: a read, a change, an off-domain fetch and a large result")
+def _evaluate_on(sessions: dict[str, HeldClient], site: TabsSite, context: dict[str, Any]) -> None:
+    held = sessions["V"]
+    opened = call_tool(held, "browser_navigate", {"url": site.url("/form.html")})
+    context["run_id"] = _run_id(opened)
+    context["listed"] = {tool.name for tool in held.run(lambda client: client.list_tools()).tools}
+    context["read"] = call_tool(held, "browser_evaluate", {"function": "() => document.title"})
+    context["change"] = call_tool(held, "browser_evaluate", {"function": "() => { document.querySelector('h1').textContent = 'Changed heading'; return 1; }"})
+    off_domain = f"http://localhost:{site.port}/evaluated"
+    fetching = f"async () => {{ try {{ await fetch({json.dumps(off_domain)}); return 'fetched'; }} catch (error) {{ return 'refused'; }} }}"
+    context["fetch"] = call_tool(held, "browser_evaluate", {"function": fetching})
+    context["large"] = call_tool(held, "browser_evaluate", {"function": "() => 'x'.repeat(70000)"})
+    call_tool(held, "browser_close", {})
+
+
+@then("each answer is the function's JSON result, and the page is judged again after a change")
+def _evaluated(context: dict[str, Any]) -> None:
+    assert "browser_evaluate" in context["listed"]
+    read = tool_result(context["read"])
+    assert read["ok"] is True and read["result"] == "Form page" and read["page_changed"] is False, read
+    change = tool_result(context["change"])
+    assert change["ok"] is True and change["result"] == 1 and change["page_changed"] is True, change
+    assert "Changed heading" in page_text(context["change"])
+    large = tool_result(context["large"])
+    assert large["ok"] is False and large["error"]["code"] == "result_too_large", large
+
+
+@then("the off-domain fetch never reached its host, and the session's run counts it blocked")
+def _fenced(served: dict[str, Path], site: TabsSite, context: dict[str, Any]) -> None:
+    assert tool_result(context["fetch"])["result"] == "refused", tool_result(context["fetch"])
+    assert "/evaluated" not in site.paths, site.paths
+    verdict = json.loads((served["home"] / "http" / "runs" / context["run_id"] / "verdict.json").read_text(encoding="utf-8"))
+    said = json.dumps(verdict)
+    assert "/evaluated" in said or f"localhost:{site.port}" in said, said[:3000]

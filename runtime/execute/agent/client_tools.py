@@ -5,6 +5,11 @@ request, and a model has no use for a picture file or a page script of its own).
 - `browser_screenshot` (an MCP client's `browser_take_screenshot`): the viewport, the whole page
   or one element as a PNG or JPEG run artifact, every secret the run knows covered while it is
   taken (the same mask every screenshot of a run gets: runtime/browser/action_handlers/read.py).
+- `browser_evaluate`: a function run in the page, as a recipe's `evaluate` step runs its script
+  (the same driver action: an isolated world, the run's timeout, the same result limit). Offered
+  only when the recipe names it in tools.allow, the rule for every page script. Whatever it
+  fetches passes the run's fence like any request of the page; its result is redacted like every
+  result; and the page is judged again after it, since it may have changed it.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from runtime.execute.agent.tool_outcome import ToolOutcome
+from runtime.plan.state_kinds import EVALUATE_RESULT_MAX_BYTES
 from runtime.execute.context.run_context import RunContext
 from runtime.plan.agent_vocabulary import TargetInvalid, agent_target
 
@@ -47,3 +53,21 @@ async def take_screenshot(ctx: RunContext, arguments: dict[str, Any], timeout: i
         "artifact": data["artifact"]["path"],
     }  # fmt: skip
     return ToolOutcome(True, response, f"a {image_type} screenshot of {what}, {data.get('width')}x{data.get('height')}")
+
+
+async def run_function(ctx: RunContext, arguments: dict[str, Any], timeout: int) -> ToolOutcome:
+    """`function` (Playwright MCP's: `() => document.title`, async or not) called in the page; its
+    JSON result goes back, at most EVALUATE_RESULT_MAX_BYTES of it, as a recipe's evaluate step's."""
+    function = arguments.get("function")
+    if not isinstance(function, str) or not function.strip():
+        return ToolOutcome.invalid("browser_evaluate needs function, a JavaScript function such as '() => document.title'")
+    # The recipe vocabulary's script is an async function body: this one calls the client's function.
+    script = f"return await ({function})();"
+    ran = await ctx.browser.run_action(
+        "evaluate", "a function of the client in the page",
+        lambda s, a: s.evaluate(script, max_bytes=EVALUATE_RESULT_MAX_BYTES, action_id=a, timeout_ms=timeout),
+    )  # fmt: skip
+    if not ran.ok:
+        return ToolOutcome.from_error(ran)
+    size = ran.data.get("size")
+    return ToolOutcome(True, {"ok": True, "result": ran.data.get("result"), "size": size}, f"evaluated a function: {size} bytes of JSON back")

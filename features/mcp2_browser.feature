@@ -36,3 +36,9 @@ Feature: The MCP browser toolset's tabs, snapshots and session ends
     When session V evaluates functions on the form page: a read, a change, an off-domain fetch and a large result
     Then each answer is the function's JSON result, and the page is judged again after a change
     And the off-domain fetch never reached its host, and the session's run counts it blocked
+
+  @MCP2-006
+  Scenario: A secret typed by name never comes back, nor reaches a run file or the store
+    When session W types the secret site_pass by name into a text field the page shows again, then snapshots, screenshots, evaluates and closes
+    Then browser_type offers the secret by name, and no answer holds its value: an evaluated value comes back as its marker
+    And no file of the session's run and nothing in the server's store holds the value

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
 from collections.abc import AsyncIterator
 from contextlib import aclosing
@@ -66,6 +67,9 @@ def session_recipe(toolset: BrowserToolset) -> str:
     With browser_evaluate, the recipe names its tools in tools.allow, as any recipe running page scripts must."""
     tools = session_tools(toolset)
     allowed = f"tools:\n  allow: {json.dumps(tools)}\n" if toolset.evaluate else ""
+    if toolset.secrets:
+        declared = ", ".join(f"{name}: {{type: string, secret: true}}" for name in toolset.secret_names)
+        allowed += f"inputs: {{{declared}}}\n"
     return f"""\
 name: {SESSION_RECIPE_NAME}
 goal: use the browser as the MCP client directs, on the allowed domains only
@@ -94,6 +98,14 @@ class BrowserToolset:
     idle_seconds: float = DEFAULT_IDLE_SECONDS
     # browser_evaluate offered (`verity mcp --allow-evaluate`): page scripts are never implicit.
     evaluate: bool = False
+    # Secrets a client may type by name (`--secret NAME=@env:VAR`): NAME -> "@env:VAR", never a
+    # value. Each is a secret input of every session's run, read from the environment as an
+    # `@env:` input of any run is, so it is redacted wherever the run writes or answers.
+    secrets: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def secret_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.secrets)
 
 
 @dataclass(frozen=True)
@@ -185,7 +197,9 @@ class BrowserSessions:
         self.toolset = toolset
         self._idle_seconds = toolset.idle_seconds
         recipe, registry = load_recipe_with_registry(session_recipe(toolset), f"<{SESSION_RECIPE_NAME}>")
-        order = prepare_run(recipe, {}, registry=registry, labels={"mcp": "browser-session"})
+        # The named secrets are read from this environment now, as `@env:` inputs of any run are.
+        secrets = dict(toolset.secrets)
+        order = prepare_run(recipe, secrets, registry=registry, labels={"mcp": "browser-session"}, environ=os.environ, source="--secret")
         # The client, not a model, chooses each call: the step's turns are bounded by the run's
         # guards (guards.max_steps, the run's time), not by a model's per-step allowance.
         states = [s.model_copy(update={"params": {**s.params, "max_steps": SESSION_MAX_CALLS}}) if s.kind == AGENT else s for s in order.plan.states]

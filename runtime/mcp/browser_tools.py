@@ -23,6 +23,7 @@ from runtime.execute.agent.offered_tools import TARGET_HELP, offered_tools
 from runtime.execute.agent.client_tools import EVALUATE_TOOL
 from runtime.execute.agent.client_tools import SCREENSHOT_TOOL as AGENT_SCREENSHOT
 from runtime.mcp.browser_session import CLOSE_CALL, BrowserSessions, BrowserToolset, TurnAnswer, session_tools
+from runtime.secrets import marker
 from runtime.service.runs.errors import RunLimitReached, ServerShuttingDown
 
 CLOSE_TOOL = "browser_close"
@@ -54,15 +55,21 @@ def browser_tools(toolset: BrowserToolset = BrowserToolset()) -> list[types.Tool
         if spec.name == AGENT_SCREENSHOT:
             tools.append(types.Tool(name=SCREENSHOT_TOOL, description=SCREENSHOT_HELP, input_schema=_SCREENSHOT_SCHEMA))
             continue
-        described = spec.description
-        if "target" in spec.schema.get("properties", {}):
+        described, schema = spec.description, spec.schema
+        if "target" in schema.get("properties", {}):
             described = f"{described} {TARGET_HELP}"
-        tools.append(types.Tool(name=spec.name, description=described, input_schema=spec.schema))
+        if spec.name == TYPE_TOOL and toolset.secrets:
+            described = f"{described} {SECRET_HELP}"
+            secret = {"type": "string", "enum": list(toolset.secret_names)}
+            schema = {**schema, "properties": {**schema["properties"], "secret": secret}}
+        tools.append(types.Tool(name=spec.name, description=described, input_schema=schema))
     closing = {"type": "object", "properties": {"summary": {"type": "string"}}}
     tools.append(types.Tool(name=CLOSE_TOOL, description="End this session's browser (its run ends; the next call starts a new one).", input_schema=closing))
     return tools
 
 
+TYPE_TOOL = "browser_type"
+SECRET_HELP = "secret: type the server's secret of that name instead of text (its value never comes back)."
 SCREENSHOT_HELP = (
     "Take a screenshot of the viewport, the whole page (fullPage) or one element (ref), as png or jpeg; it comes back as an "
     "image. Every secret the session typed is covered by a black box in it."
@@ -91,6 +98,11 @@ class BrowserCalls:
             # Playwright MCP's shape (`element`, `ref`) names the element by its ref: our target.
             arguments = {k: v for k, v in arguments.items() if k not in ("ref", "element")} | {"target": arguments["ref"]}
         name = AGENT_NAMES.get(name, name)
+        if name == TYPE_TOOL and "secret" in arguments:
+            typed = self._secret_text(arguments)
+            if isinstance(typed, types.CallToolResult):
+                return typed
+            arguments = typed
         try:
             run_id, answer = await self._sessions.call(key, name, arguments)
         except (RunLimitReached, ServerShuttingDown) as error:
@@ -99,6 +111,19 @@ class BrowserCalls:
         if asked == SCREENSHOT_TOOL and answer.ended is None and answer.result.get("ok"):
             result.content.insert(1, self._image(str(answer.result.get("artifact", "")), str(answer.result.get("type", "png"))))
         return result
+
+    def _secret_text(self, arguments: dict[str, Any]) -> dict[str, Any] | types.CallToolResult:
+        """browser_type's `secret` as the text the agent step types: the secret's marker, which
+        becomes its value only as it is typed into the field (acting.py)."""
+        name, known = arguments.get("secret"), self._sessions.toolset.secret_names
+        if arguments.get("text") not in (None, ""):
+            problem = "give browser_type either text or secret, not both"
+        elif name not in known:
+            problem = f"no secret named {name!r} on this server (named: {', '.join(known) or 'none; start verity mcp with --secret NAME=@env:VAR'})"
+        else:
+            return {k: v for k, v in arguments.items() if k != "secret"} | {"text": marker(str(name))}
+        failed = {"ok": False, "error": {"code": "invalid_params", "message": problem}}
+        return types.CallToolResult(content=[types.TextContent(text=json.dumps(failed))], is_error=True)
 
     def _image(self, artifact: str, image_type: str) -> types.ImageContent:
         """The screenshot the session's run stored, as MCP image content (only a file of the

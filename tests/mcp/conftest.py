@@ -74,11 +74,11 @@ def http_mcp(served: dict[str, Path]) -> Iterator[str]:
         [
             sys.executable, "-m", "runtime.cli.main", "mcp", "--http", "--port", "0", "--token-file", str(token_file),
             # The browser toolset, each session fenced to loopback's 127.0.0.1 (and so never localhost).
-            "--allowed-domains", "127.0.0.1", "--allow-evaluate", *_server_flags(served, "http"),
+            "--allowed-domains", "127.0.0.1", "--allow-evaluate", "--secret", "site_pass=@env:VERITY_SECRET_MCP_TEST", *_server_flags(served, "http"),
             # Ten sessions at once (MCP-014) beside the sessions of a scenario still closing.
             "--max-concurrent-runs", "32",
         ],
-        cwd=REPO, stdout=subprocess.PIPE, text=True, start_new_session=True,
+        cwd=REPO, stdout=subprocess.PIPE, text=True, start_new_session=True, env={**os.environ, "VERITY_SECRET_MCP_TEST": SECRET_VALUE},
     )
     try:
         line = process.stdout.readline() if process.stdout else ""

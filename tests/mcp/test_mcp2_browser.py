@@ -18,7 +18,7 @@ import pytest
 from PIL import Image
 from mcp import Client
 from pytest_bdd import given, parsers, scenarios, then, when
-from tests.mcp.mcp_harness import TOKEN, HeldClient, authorized, call_tool, page_text, ref_in, tool_result
+from tests.mcp.mcp_harness import SECRET_VALUE, TOKEN, HeldClient, authorized, call_tool, page_text, ref_in, tool_result
 
 from runtime.demo.loopback import LoopbackSite
 from runtime.events.model import payload_to_dict
@@ -40,6 +40,7 @@ PAGES = {
     "/form.html": """<!doctype html><html><head><title>Form page</title></head><body style="margin:8px">
 <h1>Form page</h1>
 <label>Password <input type="password" oninput="document.getElementById('echo').textContent = this.value"></label>
+<label>Name <input type="text" id="name" oninput="document.getElementById('echo').textContent = this.value"></label>
 <p><span id="echo" role="status" aria-label="Echo" style="color:#f00;font:24px monospace"></span></p>
 <p><span role="note" aria-label="Plain" style="color:#f00;font:24px monospace">plain words</span></p>
 <div style="height:1500px"></div>
@@ -303,3 +304,54 @@ def _fenced(served: dict[str, Path], site: TabsSite, context: dict[str, Any]) ->
     verdict = json.loads((served["home"] / "http" / "runs" / context["run_id"] / "verdict.json").read_text(encoding="utf-8"))
     said = json.dumps(verdict)
     assert "/evaluated" in said or f"localhost:{site.port}" in said, said[:3000]
+
+
+# --- MCP2-006 ----------------------------------------------------------------------------------
+
+SECRET_MARKER = "«secret:site_pass»"
+
+
+@when("session W types the secret site_pass by name into a text field the page shows again, then snapshots, screenshots, evaluates and closes")
+def _type_secret(sessions: dict[str, HeldClient], site: TabsSite, context: dict[str, Any]) -> None:
+    held = sessions["W"]
+    answers = [call_tool(held, "browser_navigate", {"url": site.url("/form.html")})]
+    context["run_id"] = _run_id(answers[0])
+    context["listed"] = {tool.name: tool for tool in held.run(lambda client: client.list_tools()).tools}
+    context["unknown"] = call_tool(held, "browser_type", {"target": "label=Name", "secret": "no_such"})
+    answers.append(call_tool(held, "browser_type", {"target": "label=Name", "secret": "site_pass"}))
+    answers.append(call_tool(held, "browser_snapshot", {}))
+    answers.append(call_tool(held, "browser_take_screenshot", {"fullPage": True}))
+    context["value"] = call_tool(held, "browser_evaluate", {"function": "() => document.getElementById('name').value"})
+    context["length"] = call_tool(held, "browser_evaluate", {"function": "() => document.getElementById('echo').textContent.length"})
+    answers += [context["value"], context["length"], call_tool(held, "browser_close", {})]
+    context["answers"] = answers
+
+
+@then("browser_type offers the secret by name, and no answer holds its value: an evaluated value comes back as its marker")
+def _answers_clean(context: dict[str, Any]) -> None:
+    assert context["listed"]["browser_type"].input_schema["properties"]["secret"]["enum"] == ["site_pass"]
+    unknown = tool_result(context["unknown"])
+    assert unknown["ok"] is False and "no secret named 'no_such'" in unknown["error"]["message"], unknown
+    typed = tool_result(context["answers"][1])
+    assert typed["ok"] is True and typed["effect"] is True, typed
+    # The value reached the page (its length came back) but never an answer: only its marker did.
+    assert tool_result(context["length"])["result"] == len(SECRET_VALUE)
+    assert tool_result(context["value"])["result"] == SECRET_MARKER, tool_result(context["value"])
+    for answer in context["answers"]:
+        said = answer.model_dump_json()
+        assert SECRET_VALUE not in said and base64.b64encode(SECRET_VALUE.encode()).decode() not in said
+
+
+@then("no file of the session's run and nothing in the server's store holds the value")
+def _files_clean(served: dict[str, Path], context: dict[str, Any]) -> None:
+    home = served["home"] / "http"
+    run_dir = home / "runs" / context["run_id"]
+    files = [path for path in run_dir.rglob("*") if path.is_file()]
+    assert {"events.jsonl", "verdict.json", "trace.jsonl", "report.html"} <= {path.name for path in files}, sorted(p.name for p in files)
+    # The typing was recorded, as its marker.
+    assert SECRET_MARKER in (run_dir / "events.jsonl").read_text(encoding="utf-8")
+    value = SECRET_VALUE.encode()
+    stored = [path for path in home.glob("verity.db*") if path.is_file()]
+    assert stored, sorted(p.name for p in home.iterdir())
+    leaked = [str(path) for path in files + stored if value in path.read_bytes()]
+    assert leaked == []

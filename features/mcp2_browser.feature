@@ -42,3 +42,9 @@ Feature: The MCP browser toolset's tabs, snapshots and session ends
     When session W types the secret site_pass by name into a text field the page shows again, then snapshots, screenshots, evaluates and closes
     Then browser_type offers the secret by name, and no answer holds its value: an evaluated value comes back as its marker
     And no file of the session's run and nothing in the server's store holds the value
+
+  @MCP2-007
+  Scenario: A session saved as a recipe validates, keeps its secret an input, and runs again
+    When session X types the secret site_pass by name into the form, and saves the session as a recipe in the recipes directory
+    Then the answer is a recipe that validates, its typed secret an input placeholder, written only inside the recipes directory
+    And the saved recipe, run again as the server's tool with the secret from the environment, completes

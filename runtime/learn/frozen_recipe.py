@@ -61,8 +61,9 @@ class FreezeRefused(ValueError):
     """A run that cannot be frozen into a recipe; the message says why and what to do."""
 
 
-def freeze_run(run_dir: Path) -> str:
-    """The frozen recipe of the verified run in `run_dir`, as YAML text that validates."""
+def freeze_run(run_dir: Path, *, name: str | None = None, goal: str | None = None) -> str:
+    """The frozen recipe of the verified run in `run_dir`, as YAML text that validates; `name`
+    and `goal`, when given, replace the run's recipe's (an MCP browser session saved as a recipe)."""
     verdict = _read(run_dir, VERDICT_FILE)
     if verdict.get("stop_reason") != "completed" or verdict.get("verified") is not True:
         raise FreezeRefused(f"{run_dir} did not complete verified (stop reason {verdict.get('stop_reason')}): only a verified run is frozen")
@@ -72,6 +73,7 @@ def freeze_run(run_dir: Path) -> str:
     plan = Plan.model_validate(plans["plan"])
     steps = _FrozenSteps(plan).steps(_read(run_dir, EXECUTIONS_FILE))
     recipe = _recipe(plan, steps)
+    recipe.update({key: value for key, value in (("name", name), ("goal", goal)) if value is not None})
     text = _header(plan, run_dir) + _yaml(recipe)
     try:
         load_recipe_text(text, f"{run_dir.name} (frozen)")

@@ -23,6 +23,7 @@ from runtime.execute.agent.offered_tools import TARGET_HELP, offered_tools
 from runtime.execute.agent.client_tools import EVALUATE_TOOL
 from runtime.execute.agent.client_tools import SCREENSHOT_TOOL as AGENT_SCREENSHOT
 from runtime.mcp.browser_session import CLOSE_CALL, BrowserSessions, BrowserToolset, TurnAnswer, session_tools
+from runtime.mcp.saved_recipes import SAVE_TOOL, SessionSaver, save_tool
 from runtime.secrets import marker
 from runtime.service.runs.errors import RunLimitReached, ServerShuttingDown
 
@@ -63,6 +64,7 @@ def browser_tools(toolset: BrowserToolset = BrowserToolset()) -> list[types.Tool
             secret = {"type": "string", "enum": list(toolset.secret_names)}
             schema = {**schema, "properties": {**schema["properties"], "secret": secret}}
         tools.append(types.Tool(name=spec.name, description=described, input_schema=schema))
+    tools.append(save_tool())
     closing = {"type": "object", "properties": {"summary": {"type": "string"}}}
     tools.append(types.Tool(name=CLOSE_TOOL, description="End this session's browser (its run ends; the next call starts a new one).", input_schema=closing))
     return tools
@@ -82,9 +84,10 @@ BROWSER_TOOL_NAMES = frozenset(tool.name for tool in browser_tools(BrowserToolse
 class BrowserCalls:
     """Browser tool calls of MCP sessions, each session's in its own run (browser_session.py)."""
 
-    def __init__(self, sessions: BrowserSessions, runs_dir: Path) -> None:
+    def __init__(self, sessions: BrowserSessions, runs_dir: Path, recipes_dir: Path | None = None) -> None:
         self._sessions = sessions
         self._runs_dir = runs_dir.resolve()
+        self._saver = SessionSaver(sessions, runs_dir, recipes_dir)
         self._offered = frozenset(tool.name for tool in browser_tools(sessions.toolset))
 
     async def call(self, ctx: ServerRequestContext[Any], name: str, arguments: dict[str, Any]) -> types.CallToolResult:
@@ -92,6 +95,11 @@ class BrowserCalls:
         if name not in self._offered:
             return types.CallToolResult(content=[types.TextContent(text=not_offered(name))], is_error=True)
         asked = name
+        if name == SAVE_TOOL:
+            try:
+                return await self._saver.save(key, arguments)
+            except (RunLimitReached, ServerShuttingDown) as error:
+                return types.CallToolResult(content=[types.TextContent(text=f"no browser session could be started: {error}")], is_error=True)
         if name == CLOSE_TOOL:
             name, arguments = AGENT_CLOSE, {"summary": str(arguments.get("summary") or "the MCP client closed the browser")}
         elif "ref" in arguments and "target" not in arguments:

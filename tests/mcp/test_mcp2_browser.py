@@ -355,3 +355,42 @@ def _files_clean(served: dict[str, Path], context: dict[str, Any]) -> None:
     assert stored, sorted(p.name for p in home.iterdir())
     leaked = [str(path) for path in files + stored if value in path.read_bytes()]
     assert leaked == []
+
+
+# --- MCP2-007 ----------------------------------------------------------------------------------
+
+SAVED_NAME = "mcp-saved-form"
+
+
+@when("session X types the secret site_pass by name into the form, and saves the session as a recipe in the recipes directory")
+def _save(sessions: dict[str, HeldClient], site: TabsSite, served: dict[str, Path], context: dict[str, Any]) -> None:
+    held = sessions["X"]
+    call_tool(held, "browser_navigate", {"url": site.url("/form.html")})
+    typed = call_tool(held, "browser_type", {"target": "label=Name", "secret": "site_pass"})
+    assert tool_result(typed)["ok"] is True, tool_result(typed)
+    context["outside"] = call_tool(held, "browser_save_recipe", {"name": SAVED_NAME, "path": "../outside.yaml"})
+    context["saved"] = call_tool(held, "browser_save_recipe", {"name": SAVED_NAME, "goal": "open the form and sign in", "path": f"saved/{SAVED_NAME}.yaml"})
+
+
+@then("the answer is a recipe that validates, its typed secret an input placeholder, written only inside the recipes directory")
+def _saved(served: dict[str, Path], site: TabsSite, context: dict[str, Any]) -> None:
+    outside: types.CallToolResult = context["outside"]
+    assert outside.is_error is True and "outside the server's recipes directory" in outside.content[0].text, outside.content
+    assert not (served["recipes"].parent / "outside.yaml").exists()
+    saved: types.CallToolResult = context["saved"]
+    said = json.loads(saved.content[0].text)
+    assert saved.is_error is False and said["ok"] is True and said["path"] == f"saved/{SAVED_NAME}.yaml", said
+    text = saved.content[1].text
+    assert (served["recipes"] / "saved" / f"{SAVED_NAME}.yaml").read_text(encoding="utf-8") == text
+    recipe, _ = load_recipe_with_registry(text, "<saved>")
+    assert recipe.name == SAVED_NAME and recipe.goal == "open the form and sign in"
+    assert recipe.inputs["site_pass"].secret is True
+    assert "{site_pass}" in text and SECRET_VALUE not in text, text
+    assert site.url("/form.html") in text, text
+
+
+@then("the saved recipe, run again as the server's tool with the secret from the environment, completes")
+def _saved_runs(sessions: dict[str, HeldClient], context: dict[str, Any]) -> None:
+    ran = call_tool(sessions["X"], SAVED_NAME, {"site_pass": "@env:VERITY_SECRET_MCP_TEST"})
+    verdict = json.loads(ran.content[0].text)
+    assert ran.is_error is False and verdict["status"] == "completed" and verdict["verified"] is True, verdict

@@ -19,11 +19,14 @@ Feature: The MCP browser toolset's tabs, snapshots and session ends
     When session E opens the new tab's page and ends its MCP session
     Then the store records the session's run completed, saying the client ended its session
 
-  @MCP2-004
-  Scenario: A screenshot comes back as an image, and never shows a secret the session typed
+  @MCP2-004 @MCP2-005
+  Scenario: One session's screenshots never show a typed secret, and its evaluated functions are fenced
     When session S types a password the page shows again, and takes screenshots
     Then each screenshot comes back as image content of its type and size
     And the typed password is covered in every screenshot, while text that is no secret shows
+    When session S evaluates functions on the page: a read, a change, an off-domain fetch and a large result
+    Then each answer is the function's JSON result, and the page is judged again after a change
+    And the off-domain fetch never reached its host, and the session's run counts it blocked
 
   @MCP2-005
   Scenario: browser_evaluate is off unless the operator turns it on
@@ -31,20 +34,11 @@ Feature: The MCP browser toolset's tabs, snapshots and session ends
     Then browser_evaluate is not listed, and the call is refused saying how to turn it on
     And a session recipe offering browser_evaluate without naming it in tools.allow is invalid
 
-  @MCP2-005
-  Scenario: An evaluated function is fenced, its result bounded, and the page judged again
-    When session V evaluates functions on the form page: a read, a change, an off-domain fetch and a large result
-    Then each answer is the function's JSON result, and the page is judged again after a change
-    And the off-domain fetch never reached its host, and the session's run counts it blocked
-
-  @MCP2-006
-  Scenario: A secret typed by name never comes back, nor reaches a run file or the store
-    When session W types the secret site_pass by name into a text field the page shows again, then snapshots, screenshots, evaluates and closes
+  @MCP2-006 @MCP2-007
+  Scenario: A secret typed by name never comes back nor is kept, and the session saved as a recipe runs again
+    When session W types the secret site_pass by name into a text field the page shows again, then snapshots, screenshots and evaluates
+    And session W saves itself as a recipe in the recipes directory
     Then browser_type offers the secret by name, and no answer holds its value: an evaluated value comes back as its marker
     And no file of the session's run and nothing in the server's store holds the value
-
-  @MCP2-007
-  Scenario: A session saved as a recipe validates, keeps its secret an input, and runs again
-    When session X types the secret site_pass by name into the form, and saves the session as a recipe in the recipes directory
-    Then the answer is a recipe that validates, its typed secret an input placeholder, written only inside the recipes directory
+    And the answer is a recipe that validates, its typed secret an input placeholder, written only inside the recipes directory
     And the saved recipe, run again as the server's tool with the secret from the environment, completes

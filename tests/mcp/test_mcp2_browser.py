@@ -200,7 +200,7 @@ def _red_pixels(png: bytes) -> int:
 @when("session S types a password the page shows again, and takes screenshots")
 def _screenshots(sessions: dict[str, HeldClient], site: TabsSite, context: dict[str, Any]) -> None:
     held = sessions["S"]
-    call_tool(held, "browser_navigate", {"url": site.url("/form.html")})
+    context["run_id"] = _run_id(call_tool(held, "browser_navigate", {"url": site.url("/form.html")}))
     typed = call_tool(held, "browser_type", {"target": "label=Password", "text": TYPED_PASSWORD})
     assert tool_result(typed)["ok"] is True, tool_result(typed)
     tree = call_tool(held, "browser_snapshot", {})
@@ -270,11 +270,9 @@ def _one_rule() -> None:
     assert any(problem.code == "tool_not_allowed" and "browser_evaluate" in problem.message for problem in invalid.value.problems)
 
 
-@when("session V evaluates functions on the form page: a read, a change, an off-domain fetch and a large result")
+@when("session S evaluates functions on the page: a read, a change, an off-domain fetch and a large result")
 def _evaluate_on(sessions: dict[str, HeldClient], site: TabsSite, context: dict[str, Any]) -> None:
-    held = sessions["V"]
-    opened = call_tool(held, "browser_navigate", {"url": site.url("/form.html")})
-    context["run_id"] = _run_id(opened)
+    held = sessions["S"]
     context["listed"] = {tool.name for tool in held.run(lambda client: client.list_tools()).tools}
     context["read"] = call_tool(held, "browser_evaluate", {"function": "() => document.title"})
     context["change"] = call_tool(held, "browser_evaluate", {"function": "() => { document.querySelector('h1').textContent = 'Changed heading'; return 1; }"})
@@ -309,9 +307,10 @@ def _fenced(served: dict[str, Path], site: TabsSite, context: dict[str, Any]) ->
 # --- MCP2-006 ----------------------------------------------------------------------------------
 
 SECRET_MARKER = "«secret:site_pass»"
+SAVED_NAME = "mcp-saved-form"
 
 
-@when("session W types the secret site_pass by name into a text field the page shows again, then snapshots, screenshots, evaluates and closes")
+@when("session W types the secret site_pass by name into a text field the page shows again, then snapshots, screenshots and evaluates")
 def _type_secret(sessions: dict[str, HeldClient], site: TabsSite, context: dict[str, Any]) -> None:
     held = sessions["W"]
     answers = [call_tool(held, "browser_navigate", {"url": site.url("/form.html")})]
@@ -323,8 +322,17 @@ def _type_secret(sessions: dict[str, HeldClient], site: TabsSite, context: dict[
     answers.append(call_tool(held, "browser_take_screenshot", {"fullPage": True}))
     context["value"] = call_tool(held, "browser_evaluate", {"function": "() => document.getElementById('name').value"})
     context["length"] = call_tool(held, "browser_evaluate", {"function": "() => document.getElementById('echo').textContent.length"})
-    answers += [context["value"], context["length"], call_tool(held, "browser_close", {})]
+    answers += [context["value"], context["length"]]
     context["answers"] = answers
+
+
+@when("session W saves itself as a recipe in the recipes directory")
+def _save(sessions: dict[str, HeldClient], context: dict[str, Any]) -> None:
+    held = sessions["W"]
+    context["outside"] = call_tool(held, "browser_save_recipe", {"name": SAVED_NAME, "path": "../outside.yaml"})
+    # Saving ends the session's run, as browser_close would: its files are then all written.
+    context["saved"] = call_tool(held, "browser_save_recipe", {"name": SAVED_NAME, "goal": "open the form and sign in", "path": f"saved/{SAVED_NAME}.yaml"})
+    context["answers"] += [context["outside"], context["saved"]]
 
 
 @then("browser_type offers the secret by name, and no answer holds its value: an evaluated value comes back as its marker")
@@ -359,18 +367,6 @@ def _files_clean(served: dict[str, Path], context: dict[str, Any]) -> None:
 
 # --- MCP2-007 ----------------------------------------------------------------------------------
 
-SAVED_NAME = "mcp-saved-form"
-
-
-@when("session X types the secret site_pass by name into the form, and saves the session as a recipe in the recipes directory")
-def _save(sessions: dict[str, HeldClient], site: TabsSite, served: dict[str, Path], context: dict[str, Any]) -> None:
-    held = sessions["X"]
-    call_tool(held, "browser_navigate", {"url": site.url("/form.html")})
-    typed = call_tool(held, "browser_type", {"target": "label=Name", "secret": "site_pass"})
-    assert tool_result(typed)["ok"] is True, tool_result(typed)
-    context["outside"] = call_tool(held, "browser_save_recipe", {"name": SAVED_NAME, "path": "../outside.yaml"})
-    context["saved"] = call_tool(held, "browser_save_recipe", {"name": SAVED_NAME, "goal": "open the form and sign in", "path": f"saved/{SAVED_NAME}.yaml"})
-
 
 @then("the answer is a recipe that validates, its typed secret an input placeholder, written only inside the recipes directory")
 def _saved(served: dict[str, Path], site: TabsSite, context: dict[str, Any]) -> None:
@@ -391,6 +387,6 @@ def _saved(served: dict[str, Path], site: TabsSite, context: dict[str, Any]) -> 
 
 @then("the saved recipe, run again as the server's tool with the secret from the environment, completes")
 def _saved_runs(sessions: dict[str, HeldClient], context: dict[str, Any]) -> None:
-    ran = call_tool(sessions["X"], SAVED_NAME, {"site_pass": "@env:VERITY_SECRET_MCP_TEST"})
+    ran = call_tool(sessions["W"], SAVED_NAME, {"site_pass": "@env:VERITY_SECRET_MCP_TEST"})
     verdict = json.loads(ran.content[0].text)
     assert ran.is_error is False and verdict["status"] == "completed" and verdict["verified"] is True, verdict

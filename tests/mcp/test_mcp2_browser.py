@@ -300,8 +300,9 @@ def _fenced(served: dict[str, Path], site: TabsSite, context: dict[str, Any]) ->
     assert tool_result(context["fetch"])["result"] == "refused", tool_result(context["fetch"])
     assert "/evaluated" not in site.paths, site.paths
     verdict = json.loads((served["home"] / "http" / "runs" / context["run_id"] / "verdict.json").read_text(encoding="utf-8"))
-    said = json.dumps(verdict)
-    assert "/evaluated" in said or f"localhost:{site.port}" in said, said[:3000]
+    blocked = verdict["blocked_requests"]
+    # The session made no other request off its domains: the one counted is the fetch's.
+    assert blocked["count"] == 1 and f"localhost:{site.port}" in json.dumps(blocked["samples"]), blocked
 
 
 # --- MCP2-006 ----------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ BrowserSession` is an edge to `runtime.browser.session`, not to the package.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,8 +44,8 @@ class ImportCycle:
         return "\n".join(lines)
 
 
-@dataclass
-class _ModuleSource:
+@dataclass(frozen=True)
+class ModuleSource:
     name: str
     path: Path
     is_package: bool
@@ -76,12 +77,12 @@ class ImportGraph:
 def read_import_graph(package_dir: Path) -> ImportGraph:
     """Parse every `.py` file under `package_dir` (a package; its name is the directory's name)."""
     package_dir = package_dir.resolve()
-    sources = {source.name: source for source in _module_sources(package_dir)}
+    sources = {source.name: source for source in module_sources(package_dir)}
     graph = ImportGraph(root=package_dir.parent, modules=set(sources))
     seen: set[ImportEdge] = set()
     for source in sources.values():
         shown = source.path.relative_to(graph.root).as_posix()
-        for node in ast.walk(source.tree):
+        for node in import_statements(source.tree):
             for imported in _imported_modules(node, source, sources):
                 edge = ImportEdge(source.name, imported, shown, node.lineno)
                 # A package's `from . import name` of its own definitions is no edge.
@@ -94,7 +95,16 @@ def read_import_graph(package_dir: Path) -> ImportGraph:
 # --------------------------------------------------------------------------- reading
 
 
-def _module_sources(package_dir: Path) -> Iterator[_ModuleSource]:
+def module_sources(package_dir: Path) -> tuple[ModuleSource, ...]:
+    """Every `.py` file under `package_dir`, parsed, in path order. Parsing runtime/ is most of a
+    reading's cost (about a second), and the graph and the named imports read the same files, so
+    a process parses each package once; a test's package in tmp_path is a new path each time."""
+    return _parsed(package_dir.resolve())
+
+
+@functools.cache
+def _parsed(package_dir: Path) -> tuple[ModuleSource, ...]:
+    found = []
     for path in sorted(package_dir.rglob("*.py")):
         relative = path.relative_to(package_dir.parent).with_suffix("")
         parts = relative.parts
@@ -102,10 +112,31 @@ def _module_sources(package_dir: Path) -> Iterator[_ModuleSource]:
         if is_package:
             parts = parts[:-1]
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        yield _ModuleSource(".".join(parts), path, is_package, tree)
+        found.append(ModuleSource(".".join(parts), path, is_package, tree))
+    return tuple(found)
 
 
-def _imported_modules(node: ast.AST, source: _ModuleSource, sources: dict[str, _ModuleSource]) -> Iterable[str]:
+# The fields through which one statement holds others: an import is a statement, so it is found
+# without visiting a single expression (most of a module's nodes), wherever it is written.
+_NESTED_STATEMENTS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def import_statements(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every `import` and `from ... import` in `tree`: at module level, under `if`/`try`/`with`,
+    inside functions and classes; in the order they are written."""
+    pending: list[ast.AST] = list(reversed(tree.body))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+            continue
+        for name in _NESTED_STATEMENTS:
+            nested = getattr(node, name, None)
+            if isinstance(nested, list):
+                pending.extend(reversed(nested))
+
+
+def _imported_modules(node: ast.AST, source: ModuleSource, sources: dict[str, ModuleSource]) -> Iterable[str]:
     if isinstance(node, ast.Import):
         for alias in node.names:
             known = _longest_known_prefix(alias.name, sources)
@@ -121,7 +152,7 @@ def _imported_modules(node: ast.AST, source: _ModuleSource, sources: dict[str, _
                 yield _defining_module(base, alias.name, sources, seen=set())
 
 
-def _absolute_base(node: ast.ImportFrom, source: _ModuleSource) -> str:
+def _absolute_base(node: ast.ImportFrom, source: ModuleSource) -> str:
     if node.level == 0:
         return node.module or ""
     # `from . import x` in a package's __init__ is relative to that package; elsewhere to the parent.
@@ -130,7 +161,7 @@ def _absolute_base(node: ast.ImportFrom, source: _ModuleSource) -> str:
     return ".".join([*anchor, node.module] if node.module else anchor)
 
 
-def _longest_known_prefix(dotted: str, sources: dict[str, _ModuleSource]) -> str | None:
+def _longest_known_prefix(dotted: str, sources: dict[str, ModuleSource]) -> str | None:
     parts = dotted.split(".")
     for end in range(len(parts), 0, -1):
         candidate = ".".join(parts[:end])
@@ -139,7 +170,7 @@ def _longest_known_prefix(dotted: str, sources: dict[str, _ModuleSource]) -> str
     return None
 
 
-def _defining_module(module: str, name: str, sources: dict[str, _ModuleSource], seen: set[str]) -> str:
+def _defining_module(module: str, name: str, sources: dict[str, ModuleSource], seen: set[str]) -> str:
     """Follow `name` through a package's `__init__` re-exports to the module that defines it."""
     source = sources[module]
     if not source.is_package or module in seen:

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.architecture.import_graph import import_statements, module_sources
+
 
 @dataclass(frozen=True)
 class NamedImport:
@@ -30,14 +32,11 @@ def read_imports(package_dir: Path) -> list[NamedImport]:
     """Every absolute import in the `.py` files under `package_dir` (a package named by its directory)."""
     package_dir = package_dir.resolve()
     found = []
-    for path in sorted(package_dir.rglob("*.py")):
-        relative = path.relative_to(package_dir.parent)
-        parts = relative.with_suffix("").parts
-        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        for node in ast.walk(tree):
+    for source in module_sources(package_dir):
+        shown = source.path.relative_to(package_dir.parent).as_posix()
+        for node in import_statements(source.tree):
             for imported in _absolute_names(node):
-                found.append(NamedImport(module, imported, relative.as_posix(), node.lineno))
+                found.append(NamedImport(source.name, imported, shown, node.lineno))
     return found
 
 

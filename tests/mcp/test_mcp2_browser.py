@@ -382,6 +382,8 @@ def _saved(served: dict[str, Path], site: TabsSite, context: dict[str, Any]) -> 
     recipe, _ = load_recipe_with_registry(text, "<saved>")
     assert recipe.name == SAVED_NAME and recipe.goal == "open the form and sign in"
     assert recipe.inputs["site_pass"].secret is True
+    # The session could run page scripts; the recipe runs none, so it does not allow them.
+    assert recipe.tools.allow is not None and "browser_evaluate" not in recipe.tools.allow, recipe.tools.allow
     assert "{site_pass}" in text and SECRET_VALUE not in text, text
     assert site.url("/form.html") in text, text
 

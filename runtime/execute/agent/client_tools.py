@@ -61,6 +61,9 @@ async def run_function(ctx: RunContext, arguments: dict[str, Any], timeout: int)
     function = arguments.get("function")
     if not isinstance(function, str) or not function.strip():
         return ToolOutcome.invalid("browser_evaluate needs function, a JavaScript function such as '() => document.title'")
+    if arguments.get("target") not in (None, ""):
+        # Playwright MCP hands an element to the function; here the function finds its own.
+        return ToolOutcome.invalid("browser_evaluate takes no element here: leave ref out and find the element in the function (document.querySelector)")
     # The recipe vocabulary's script is an async function body: this one calls the client's function.
     script = f"return await ({function})();"
     ran = await ctx.browser.run_action(

@@ -3,7 +3,7 @@ Feature: Conversations that go on
   each message's turn, the run keeps its browser session and waits in ongoing for the next
   message, until the team ends it, the server's idle timeout does, or the server stops.
 
-  @CONV-001 @CONV-002 @CONV-004
+  @CONV-001 @CONV-002 @CONV-004 @CONV-005
   Scenario: A conversation of four turns over one browser session, replayed gap-free after a restart
     Given the fixture site and the conversation recipes
     And a server
@@ -19,6 +19,8 @@ Feature: Conversations that go on
     Then the conversation ends completed with stop reason completed, one stream from seq 1 with ongoing between its four turns
     And every step of the four turns acted in tab "t1"
     And the run's messages are a user message and an answer for each of its four turns
+    And its messages listed three a page are the same eight, on three pages, the last without a token
+    And a page token of another run, or none ListMessages returned, is refused INVALID_ARGUMENT naming page_token
     And a message to the ended run is refused FAILED_PRECONDITION with reason RUN_NOT_ONGOING
     When a second conversation, which needs no browser, waits in ongoing
     Then a text message to it is refused FAILED_PRECONDITION with reason NO_MODEL when the server has no model

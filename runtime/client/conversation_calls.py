@@ -25,6 +25,19 @@ class ConversationCalls:
         """End a conversation that waits in `ongoing`; the run as it ended."""
         return self._unary(self.agent.EndRun, agent_pb.EndRunRequest(run_id=run_id)).run  # type: ignore[no-any-return]
 
-    def list_messages(self, run_id: str) -> list[events_pb.Event]:
-        """A conversation's messages (events with a `message` payload), oldest first."""
-        return list(self._unary(self.agent.ListMessages, agent_pb.ListMessagesRequest(run_id=run_id)).messages)
+    def list_messages(self, run_id: str, page_size: int = 0) -> list[events_pb.Event]:
+        """A conversation's messages (events with a `message` payload), oldest first: every page,
+        `page_size` a page (0: the server's default)."""
+        found: list[events_pb.Event] = []
+        token = ""
+        while True:
+            messages, token = self.list_messages_page(run_id, page_size, token)
+            found.extend(messages)
+            if not token:
+                return found
+
+    def list_messages_page(self, run_id: str, page_size: int = 0, page_token: str = "") -> tuple[list[events_pb.Event], str]:
+        """One page of a conversation's messages and the token of the next ("" after the last)."""
+        request = agent_pb.ListMessagesRequest(run_id=run_id, page_size=page_size, page_token=page_token)
+        page = self._unary(self.agent.ListMessages, request)
+        return list(page.messages), page.next_page_token

@@ -247,6 +247,33 @@ def _messages(context: dict[str, Any]) -> None:
     assert listed[6].message.text == "What does the page say now?" and "returning visit" in listed[7].message.text
 
 
+@then("its messages listed three a page are the same eight, on three pages, the last without a token")
+def _paged(context: dict[str, Any]) -> None:
+    client, run_id = context["client"], context["run"]["run_id"]
+    pages: list[list[int]] = []
+    token = ""
+    while True:
+        messages, token = client.list_messages_page(run_id, page_size=3, page_token=token)
+        pages.append([m.seq for m in messages])
+        if not token:
+            break
+        context["message_token"] = token
+    assert [len(page) for page in pages] == [3, 3, 2], pages
+    whole = [m.seq for m in client.list_messages(run_id)]
+    assert [seq for page in pages for seq in page] == whole and whole == sorted(whole), (pages, whole)
+    assert [m.seq for m in client.list_messages(run_id, page_size=1)] == whole
+
+
+@then("a page token of another run, or none ListMessages returned, is refused INVALID_ARGUMENT naming page_token")
+def _bad_message_tokens(context: dict[str, Any]) -> None:
+    client, token = context["client"], context["message_token"]
+    for run_id, sent in ((f"{context['run']['run_id']}-other", token), (context["run"]["run_id"], "not-a-token")):
+        with pytest.raises(VerityRpcError) as refused:
+            client.list_messages_page(run_id, page_size=3, page_token=sent)
+        assert refused.value.code.name == "INVALID_ARGUMENT", refused.value
+        assert [v.field for v in refused.value.field_violations] == ["page_token"], refused.value.field_violations
+
+
 def _refused(call: Callable[[], Any], reason: str) -> None:
     with pytest.raises(VerityRpcError) as refused:
         call()

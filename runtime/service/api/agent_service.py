@@ -198,8 +198,22 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
     @reports_errors
     async def ListMessages(self, request: agent_pb.ListMessagesRequest, context: grpc.aio.ServicerContext) -> agent_pb.ListMessagesResponse:
         _require("run_id", request.run_id)
-        messages = await self._supervisor.messages(request.run_id)
-        return agent_pb.ListMessagesResponse(messages=[event_to_proto(event) for event in messages])
+        if request.page_size < 0:
+            raise InvalidRequest("page_size", f"must be 0 (default {DEFAULT_PAGE_SIZE}) or more, got {request.page_size}")
+        page_size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        after_seq = decode_message_token(request.page_token, request.run_id) if request.page_token else 0
+        messages = await self._supervisor.messages(request.run_id, after_seq, page_size + 1)
+        response = agent_pb.ListMessagesResponse()
+        size = 0
+        for event in messages[:page_size]:
+            shown = event_to_proto(event)
+            size += shown.ByteSize() + 8
+            if response.messages and size > self._max_response_bytes:
+                break  # the page ends early to fit the message limit; the token goes on from here
+            response.messages.append(shown)
+        if len(messages) > len(response.messages):
+            response.next_page_token = encode_message_token(request.run_id, response.messages[-1].seq)
+        return response
 
     async def _start(self, request: agent_pb.StartRunRequest | agent_pb.RunRequest) -> LiveRun | StartedBefore:
         key = self._run_key(request)
@@ -294,6 +308,24 @@ def _require(field_path: str, value: Any) -> None:
 def encode_page_token(cursor: RunCursor) -> str:
     raw = json.dumps({"created_ns": cursor.created_ns, "run_id": cursor.run_id}, separators=(",", ":"))
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def encode_message_token(run_id: str, after_seq: int) -> str:
+    raw = json.dumps({"run_id": run_id, "after_seq": after_seq}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_message_token(token: str, run_id: str) -> int:
+    """The seq a ListMessages page token goes on after; refused when it is not one, or is another run's."""
+    try:
+        padded = token + "=" * (-len(token) % 4)
+        data = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        token_run, after_seq = str(data["run_id"]), int(data["after_seq"])
+    except (binascii.Error, ValueError, KeyError, TypeError, UnicodeDecodeError):
+        raise InvalidRequest("page_token", "is not a token returned by ListMessages; start over with an empty page_token") from None
+    if token_run != run_id or after_seq < 0:
+        raise InvalidRequest("page_token", f"was returned for another run's messages, not {run_id}'s; start over with an empty page_token")
+    return after_seq
 
 
 def decode_page_token(token: str) -> RunCursor:

@@ -135,16 +135,17 @@ class ConversationHost:
             raise RunNotOngoing(run_id, live.record.status.value)
         return live, conversation
 
-    async def messages(self, run_id: str) -> list[Event]:
-        """A conversation's messages as stored: its ConversationMessage events in seq order."""
+    async def messages(self, run_id: str, after_seq: int = 0, most: int | None = None) -> list[Event]:
+        """A conversation's messages as stored: its ConversationMessage events in seq order, those
+        after `after_seq`, at most `most` of them (None: all)."""
         if run_id not in self._live and await self._store.get_run(run_id) is None:
             raise RunNotFound(run_id)
         found: list[Event] = []
-        after = 0
-        while batch := await self._store.read_events(run_id, after, MESSAGE_READ_BATCH):
+        after = after_seq
+        while (most is None or len(found) < most) and (batch := await self._store.read_events(run_id, after, MESSAGE_READ_BATCH)):
             found.extend(event for event in batch if isinstance(event.payload, ConversationMessage))
             after = batch[-1].seq
-        return found
+        return found if most is None else found[:most]
 
     def end_waiting_conversations(self) -> None:
         """At shutdown: conversations that wait for a message end now (interrupted), instead of

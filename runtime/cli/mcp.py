@@ -11,11 +11,15 @@ import argparse
 import asyncio
 import dataclasses
 import logging
+import os
+import re
 import sys
+from collections.abc import Sequence
 
 from runtime.cli.serve import EXIT_CONFIG_ERROR, EXIT_STORE_WRITE_FAILED, add_server_flags, server_config_from_args
 
 DEFAULT_HTTP_PORT = 8765
+_SECRET_NAME = re.compile(r"[a-z_][a-z0-9_]*")  # a recipe input's name: each secret is one
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -41,6 +45,19 @@ def register(commands: argparse._SubParsersAction) -> None:
         metavar="S",
         help="close a browser session whose client calls no browser tool for this long (default 600)",
     )
+    mcp.add_argument(
+        "--allow-evaluate",
+        action="store_true",
+        help="offer browser_evaluate (a JavaScript function run in the session's page, its requests fenced as the page's): off by default, "
+        "as a recipe's page scripts need tools.allow to name browser_evaluate",
+    )
+    mcp.add_argument(
+        "--secret",
+        action="append",
+        metavar="NAME=@env:VAR",
+        help="a secret the browser sessions may type by name (browser_type's `secret`), read from the environment variable VAR; "
+        "its value never appears in an answer, event, trace or run file (repeat for more)",
+    )
     add_server_flags(mcp, default_port=DEFAULT_HTTP_PORT)
     mcp.set_defaults(handler=_mcp)
 
@@ -60,14 +77,18 @@ def _mcp(args: argparse.Namespace) -> int:
         if args.port is None and not (args.config and "port" in load_config_file(args.config)):
             config = dataclasses.replace(config, port=DEFAULT_HTTP_PORT)
         domains = tuple(part.strip() for given in args.allowed_domains or () for part in given.split(",") if part.strip())
-        if domains:
-            # Judged now, as a recipe's allowed_domains are: a bad pattern is the command's error, not a session's.
-            load_recipe_with_registry(session_recipe(domains), "--allowed-domains")
         idle = DEFAULT_IDLE_SECONDS if args.browser_idle_seconds is None else args.browser_idle_seconds
         if idle <= 0:
             print(f"verity mcp: --browser-idle-seconds must be more than 0, got {idle:g}", file=sys.stderr)
             return EXIT_CONFIG_ERROR
-        browser = BrowserToolset(domains, idle)
+        secrets = _named_secrets(args.secret or ())
+        if isinstance(secrets, str):
+            print(f"verity mcp: --secret: {secrets}", file=sys.stderr)
+            return EXIT_CONFIG_ERROR
+        browser = BrowserToolset(domains, idle, evaluate=args.allow_evaluate, secrets=secrets)
+        if domains:
+            # Judged now, as a recipe's allowed_domains are: a bad pattern is the command's error, not a session's.
+            load_recipe_with_registry(session_recipe(browser), "--allowed-domains")
         if args.http:
             asyncio.run(serve_http_until_signalled(config, browser))
         else:
@@ -83,3 +104,20 @@ def _mcp(args: argparse.Namespace) -> int:
     except (ServiceConfigError, StoreError, OSError) as error:
         print(f"verity mcp: {error}", file=sys.stderr)
         return EXIT_CONFIG_ERROR
+
+
+def _named_secrets(given: Sequence[str]) -> tuple[tuple[str, str], ...] | str:
+    """`NAME=@env:VAR` flags as (NAME, "@env:VAR") pairs, each variable set; or what is wrong.
+    A value itself is refused: on a command line it would show in every process list."""
+    from runtime.secrets import ENV_PREFIX, read_env_inputs
+
+    pairs: dict[str, str] = {}
+    for flag in given:
+        name, _, source = flag.partition("=")
+        if not _SECRET_NAME.fullmatch(name):
+            return f"{flag.partition('=')[0]!r} is not a secret name (lowercase letters, digits and _, not first a digit): write NAME=@env:VAR"
+        if not source.startswith(ENV_PREFIX):
+            return f"{name}: give the secret as @env:VAR (the variable holding it), never its value"
+        pairs[name] = source
+    _, problems = read_env_inputs(pairs, os.environ)
+    return "; ".join(f"{problem.input_name}: {problem}" for problem in problems) or tuple(pairs.items())

@@ -39,6 +39,7 @@ from runtime.plan.state_kinds import (
 from runtime.plan.compiler import query_ladder
 from runtime.recipe import RecipeInvalid, load_recipe_text
 from runtime.recipe.model import InputSpec, Recipe
+from runtime.recipe.tool_registry import EVALUATE_TOOL
 from runtime.run_layout import EXECUTIONS_FILE, PLANS_FILE, VERDICT_FILE
 
 # A plain step's body from its state's params (the compiler keeps most as written).
@@ -61,8 +62,9 @@ class FreezeRefused(ValueError):
     """A run that cannot be frozen into a recipe; the message says why and what to do."""
 
 
-def freeze_run(run_dir: Path) -> str:
-    """The frozen recipe of the verified run in `run_dir`, as YAML text that validates."""
+def freeze_run(run_dir: Path, *, name: str | None = None, goal: str | None = None) -> str:
+    """The frozen recipe of the verified run in `run_dir`, as YAML text that validates; `name`
+    and `goal`, when given, replace the run's recipe's (an MCP browser session saved as a recipe)."""
     verdict = _read(run_dir, VERDICT_FILE)
     if verdict.get("stop_reason") != "completed" or verdict.get("verified") is not True:
         raise FreezeRefused(f"{run_dir} did not complete verified (stop reason {verdict.get('stop_reason')}): only a verified run is frozen")
@@ -72,6 +74,7 @@ def freeze_run(run_dir: Path) -> str:
     plan = Plan.model_validate(plans["plan"])
     steps = _FrozenSteps(plan).steps(_read(run_dir, EXECUTIONS_FILE))
     recipe = _recipe(plan, steps)
+    recipe.update({key: value for key, value in (("name", name), ("goal", goal)) if value is not None})
     text = _header(plan, run_dir) + _yaml(recipe)
     try:
         load_recipe_text(text, f"{run_dir.name} (frozen)")
@@ -199,9 +202,12 @@ def _written(plan: Plan, steps: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _allowed(allowed: list[str], steps: list[dict[str, Any]]) -> list[str]:
     """tools.allow as the run had it, plus the verify tool when an agent's done_when became a
-    verify step (the agent judged it through close, which needs no entry)."""
+    verify step (the agent judged it through close, which needs no entry). Page scripts are
+    never allowed implicitly: the frozen recipe allows them only when it runs one (an agent's
+    evaluated functions are not among the steps it learned)."""
     needed = {"browser_verify"} if any("verify" in step for step in steps) else set()
-    return sorted(set(allowed) | needed)
+    kept = {name for name in allowed if name != EVALUATE_TOOL or any(EVALUATE in step for step in steps)}
+    return sorted(kept | needed)
 
 
 def _header(plan: Plan, run_dir: Path) -> str:

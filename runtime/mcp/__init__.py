@@ -8,5 +8,6 @@ the browser toolset: each MCP session is a served run whose one agent step the c
 
 This package only maps: recipes to tool declarations (recipe_tools.py), a tool call to a followed
 run (recipe_calls.py), run files to resources (run_resources.py), browser calls to a session's run
-(browser_tools.py, browser_session.py), and the whole onto stdio or Streamable HTTP (transports.py).
+(browser_tools.py, browser_session.py), a session to a frozen recipe (saved_recipes.py), and the
+whole onto stdio or Streamable HTTP (transports.py).
 """

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
 from collections.abc import AsyncIterator
 from contextlib import aclosing
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from runtime.events import FinalVerdict
+from runtime.execute.agent.client_tools import EVALUATE_TOOL, SCREENSHOT_TOOL
 from runtime.events.model import payload_to_dict
 from runtime.llm import LlmDone, LlmError, LlmErrorCode, LlmEvent, LlmReply, LlmToolCall
 from runtime.llm.providers.model_client import ChatRequest, DrivenModel
@@ -35,6 +37,7 @@ from runtime.llm.settings import ApiKey, ModelSettings
 from runtime.plan.order import prepare_run
 from runtime.plan.state_kinds import AGENT
 from runtime.recipe import load_recipe_with_registry
+from runtime.recipe.tool_registry import AGENT_DEFAULT_TOOLS, UPLOAD_TOOL
 from runtime.service.runs.supervisor import RunSupervisor
 
 _log = logging.getLogger(__name__)
@@ -51,23 +54,37 @@ IDLE_CLOSE = "the MCP client called no browser tool for its session's idle time:
 _PAGE_SECTION = re.compile(r"<page>\n(?P<page>.*?)\n</page>", re.DOTALL)
 
 
-def session_recipe(allowed_domains: tuple[str, ...]) -> str:
-    """The recipe every MCP browser session runs: one agent step the client drives, fenced to
-    `allowed_domains`. Its page check has no keywords: any allowed page without a blocker is valid."""
+def session_tools(toolset: BrowserToolset) -> list[str]:
+    """The tools a session's agent step offers its client: a model's default set (no file upload:
+    a session declares no files), the client's own tools, and `close`."""
+    defaults = [name for name in AGENT_DEFAULT_TOOLS if name not in (UPLOAD_TOOL, CLOSE_CALL)]
+    return [*defaults, SCREENSHOT_TOOL, *([EVALUATE_TOOL] if toolset.evaluate else []), CLOSE_CALL]
+
+
+def session_recipe(toolset: BrowserToolset) -> str:
+    """The recipe every MCP browser session runs: one agent step the client drives, fenced to the
+    toolset's allowed domains. Its page check has no keywords: any allowed page without a blocker is valid.
+    With browser_evaluate, the recipe names its tools in tools.allow, as any recipe running page scripts must."""
+    tools = session_tools(toolset)
+    allowed = f"tools:\n  allow: {json.dumps(tools)}\n" if toolset.evaluate else ""
+    if toolset.secrets:
+        declared = ", ".join(f"{name}: {{type: string, secret: true}}" for name in toolset.secret_names)
+        allowed += f"inputs: {{{declared}}}\n"
     return f"""\
 name: {SESSION_RECIPE_NAME}
 goal: use the browser as the MCP client directs, on the allowed domains only
 target:
   start_url: "about:blank"
-  allowed_domains: {json.dumps(list(allowed_domains))}
+  allowed_domains: {json.dumps(list(toolset.allowed_domains))}
 guards:
   max_steps: {SESSION_MAX_CALLS}
   no_progress_window: 50
   timeouts: {{run_ms: {SESSION_RUN_MS}}}
-plan:
+{allowed}plan:
   - id: browse
     agent:
       task: do what the MCP client asks, one tool call at a time
+      tools: {json.dumps(tools)}
       done_when: [{{url_matches: ".*"}}]
 """
 
@@ -79,6 +96,16 @@ class BrowserToolset:
 
     allowed_domains: tuple[str, ...] = ()
     idle_seconds: float = DEFAULT_IDLE_SECONDS
+    # browser_evaluate offered (`verity mcp --allow-evaluate`): page scripts are never implicit.
+    evaluate: bool = False
+    # Secrets a client may type by name (`--secret NAME=@env:VAR`): NAME -> "@env:VAR", never a
+    # value. Each is a secret input of every session's run, read from the environment as an
+    # `@env:` input of any run is, so it is redacted wherever the run writes or answers.
+    secrets: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def secret_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.secrets)
 
 
 @dataclass(frozen=True)
@@ -167,9 +194,12 @@ class BrowserSessions:
 
     def __init__(self, supervisor: RunSupervisor, toolset: BrowserToolset) -> None:
         self._supervisor = supervisor
+        self.toolset = toolset
         self._idle_seconds = toolset.idle_seconds
-        recipe, registry = load_recipe_with_registry(session_recipe(toolset.allowed_domains), f"<{SESSION_RECIPE_NAME}>")
-        order = prepare_run(recipe, {}, registry=registry, labels={"mcp": "browser-session"})
+        recipe, registry = load_recipe_with_registry(session_recipe(toolset), f"<{SESSION_RECIPE_NAME}>")
+        # The named secrets are read from this environment now, as `@env:` inputs of any run are.
+        secrets = dict(toolset.secrets)
+        order = prepare_run(recipe, secrets, registry=registry, labels={"mcp": "browser-session"}, environ=os.environ, source="--secret")
         # The client, not a model, chooses each call: the step's turns are bounded by the run's
         # guards (guards.max_steps, the run's time), not by a model's per-step allowance.
         states = [s.model_copy(update={"params": {**s.params, "max_steps": SESSION_MAX_CALLS}}) if s.kind == AGENT else s for s in order.plan.states]

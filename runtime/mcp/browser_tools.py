@@ -10,7 +10,9 @@ after the session's run ended answers with that run's verdict instead.
 
 from __future__ import annotations
 
+import base64
 import json
+from pathlib import Path
 from typing import Any
 
 import mcp_types as types
@@ -18,7 +20,11 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from runtime.execute.agent.offered_tools import TARGET_HELP, offered_tools
-from runtime.mcp.browser_session import CLOSE_CALL, BrowserSessions, TurnAnswer
+from runtime.execute.agent.client_tools import EVALUATE_TOOL
+from runtime.execute.agent.client_tools import SCREENSHOT_TOOL as AGENT_SCREENSHOT
+from runtime.mcp.browser_session import CLOSE_CALL, BrowserSessions, BrowserToolset, TurnAnswer, session_tools
+from runtime.mcp.saved_recipes import SAVE_TOOL, SessionSaver, save_tool
+from runtime.secrets import marker
 from runtime.service.runs.errors import RunLimitReached, ServerShuttingDown
 
 CLOSE_TOOL = "browser_close"
@@ -26,43 +32,121 @@ CLOSE_TOOL = "browser_close"
 AGENT_CLOSE = CLOSE_CALL
 STDIO_SESSION = "stdio"
 SNAPSHOT_TOOL = "browser_snapshot"
+# Playwright MCP's name for a tool the agent step knows by another.
+SCREENSHOT_TOOL = "browser_take_screenshot"
+MCP_NAMES = {AGENT_SCREENSHOT: SCREENSHOT_TOOL}
+AGENT_NAMES = {mcp: agent for agent, mcp in MCP_NAMES.items()}
+_SCREENSHOT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "type": {"type": "string", "enum": ["png", "jpeg"], "description": "Image format; png by default."},
+        "fullPage": {"type": "boolean", "description": "The whole scrollable page instead of the viewport."},
+        "element": {"type": "string", "description": "What the element is, in words (with ref)."},
+        "ref": {"type": "string", "description": "The snapshot ref of the one element to capture."},
+    },
+}
 
 
-def browser_tools() -> list[types.Tool]:
+def browser_tools(toolset: BrowserToolset = BrowserToolset()) -> list[types.Tool]:
+    """The session's tools (browser_session.session_tools) under Playwright MCP's names and shapes."""
     tools = []
-    for spec in offered_tools(None):
+    for spec in offered_tools(session_tools(toolset)):
         if spec.name == AGENT_CLOSE:
             continue
-        described = spec.description
-        if "target" in spec.schema.get("properties", {}):
+        if spec.name == AGENT_SCREENSHOT:
+            tools.append(types.Tool(name=SCREENSHOT_TOOL, description=SCREENSHOT_HELP, input_schema=_SCREENSHOT_SCHEMA))
+            continue
+        described, schema = spec.description, spec.schema
+        if "target" in schema.get("properties", {}):
             described = f"{described} {TARGET_HELP}"
-        tools.append(types.Tool(name=spec.name, description=described, input_schema=spec.schema))
+        if spec.name == TYPE_TOOL and toolset.secrets:
+            described = f"{described} {SECRET_HELP}"
+            secret = {"type": "string", "enum": list(toolset.secret_names)}
+            schema = {**schema, "properties": {**schema["properties"], "secret": secret}}
+        tools.append(types.Tool(name=spec.name, description=described, input_schema=schema))
+    tools.append(save_tool())
     closing = {"type": "object", "properties": {"summary": {"type": "string"}}}
     tools.append(types.Tool(name=CLOSE_TOOL, description="End this session's browser (its run ends; the next call starts a new one).", input_schema=closing))
     return tools
 
 
-BROWSER_TOOL_NAMES = frozenset(tool.name for tool in browser_tools())
+TYPE_TOOL = "browser_type"
+SECRET_HELP = "secret: type the server's secret of that name instead of text (its value never comes back)."
+SCREENSHOT_HELP = (
+    "Take a screenshot of the viewport, the whole page (fullPage) or one element (ref), as png or jpeg; it comes back as an "
+    "image. Every secret the session typed is covered by a black box in it."
+)
+# Every name a browser tool may have on any server: a call by one is never a recipe's, even when
+# this server does not offer it (it is refused, saying why).
+BROWSER_TOOL_NAMES = frozenset(tool.name for tool in browser_tools(BrowserToolset(evaluate=True)))
 
 
 class BrowserCalls:
     """Browser tool calls of MCP sessions, each session's in its own run (browser_session.py)."""
 
-    def __init__(self, sessions: BrowserSessions) -> None:
+    def __init__(self, sessions: BrowserSessions, runs_dir: Path, recipes_dir: Path | None = None) -> None:
         self._sessions = sessions
+        self._runs_dir = runs_dir.resolve()
+        self._saver = SessionSaver(sessions, runs_dir, recipes_dir)
+        self._offered = frozenset(tool.name for tool in browser_tools(sessions.toolset))
 
     async def call(self, ctx: ServerRequestContext[Any], name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         key = session_key(ctx)
+        if name not in self._offered:
+            return types.CallToolResult(content=[types.TextContent(text=not_offered(name))], is_error=True)
+        asked = name
+        if name == SAVE_TOOL:
+            try:
+                return await self._saver.save(key, arguments)
+            except (RunLimitReached, ServerShuttingDown) as error:
+                return types.CallToolResult(content=[types.TextContent(text=f"no browser session could be started: {error}")], is_error=True)
         if name == CLOSE_TOOL:
             name, arguments = AGENT_CLOSE, {"summary": str(arguments.get("summary") or "the MCP client closed the browser")}
         elif "ref" in arguments and "target" not in arguments:
             # Playwright MCP's shape (`element`, `ref`) names the element by its ref: our target.
             arguments = {k: v for k, v in arguments.items() if k not in ("ref", "element")} | {"target": arguments["ref"]}
+        name = AGENT_NAMES.get(name, name)
+        if name == TYPE_TOOL and "secret" in arguments:
+            typed = self._secret_text(arguments)
+            if isinstance(typed, types.CallToolResult):
+                return typed
+            arguments = typed
         try:
             run_id, answer = await self._sessions.call(key, name, arguments)
         except (RunLimitReached, ServerShuttingDown) as error:
             return types.CallToolResult(content=[types.TextContent(text=f"no browser session could be started: {error}")], is_error=True)
-        return answer_result(run_id, answer, name)
+        result = answer_result(run_id, answer, name)
+        if asked == SCREENSHOT_TOOL and answer.ended is None and answer.result.get("ok"):
+            result.content.insert(1, self._image(str(answer.result.get("artifact", "")), str(answer.result.get("type", "png"))))
+        return result
+
+    def _secret_text(self, arguments: dict[str, Any]) -> dict[str, Any] | types.CallToolResult:
+        """browser_type's `secret` as the text the agent step types: the secret's marker, which
+        becomes its value only as it is typed into the field (acting.py)."""
+        name, known = arguments.get("secret"), self._sessions.toolset.secret_names
+        if arguments.get("text") not in (None, ""):
+            problem = "give browser_type either text or secret, not both"
+        elif name not in known:
+            problem = f"no secret named {name!r} on this server (named: {', '.join(known) or 'none; start verity mcp with --secret NAME=@env:VAR'})"
+        else:
+            return {k: v for k, v in arguments.items() if k != "secret"} | {"text": marker(str(name))}
+        failed = {"ok": False, "error": {"code": "invalid_params", "message": problem}}
+        return types.CallToolResult(content=[types.TextContent(text=json.dumps(failed))], is_error=True)
+
+    def _image(self, artifact: str, image_type: str) -> types.ImageContent:
+        """The screenshot the session's run stored, as MCP image content (only a file of the
+        server's runs directory is ever read)."""
+        path = Path(artifact).resolve()
+        if not path.is_relative_to(self._runs_dir) or not path.is_file():
+            raise MCPError(types.INTERNAL_ERROR, "the screenshot's file is not where the session's run keeps its files")
+        return types.ImageContent(data=base64.b64encode(path.read_bytes()).decode("ascii"), mime_type=f"image/{image_type}")
+
+
+def not_offered(name: str) -> str:
+    """Why a browser tool this server does not offer was refused."""
+    if name == EVALUATE_TOOL:
+        return f"{name} is off on this server: page scripts run only when the operator starts `verity mcp` with --allow-evaluate"
+    return f"{name} is not a tool of this server's browser sessions"
 
 
 def session_key(ctx: ServerRequestContext[Any]) -> str:

@@ -42,12 +42,12 @@ def mcp_server(hosting: VerityServer, *, sessions: BrowserSessions | None = None
     assert hosting.supervisor is not None and hosting.catalog is not None, "open the runs first (VerityServer.open_runs)"
     config = hosting.config
     calls = RecipeCalls(hosting.supervisor, hosting.catalog, runs_dir=config.runs_dir)
-    browser_calls = BrowserCalls(sessions) if sessions is not None else None
+    browser_calls = BrowserCalls(sessions, config.runs_dir, config.recipes_dir) if sessions is not None else None
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         # A recipe named like a browser tool would be unreachable: the browser tool wins, and the recipe is not listed.
         recipes = [tool for tool in calls.tools() if browser_calls is None or tool.name not in BROWSER_TOOL_NAMES]
-        return types.ListToolsResult(tools=(browser_tools() if browser_calls is not None else []) + recipes)
+        return types.ListToolsResult(tools=(browser_tools(sessions.toolset) if sessions is not None else []) + recipes)
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
         if browser_calls is not None and params.name in BROWSER_TOOL_NAMES:

@@ -217,6 +217,8 @@ def _tools(recipe: Recipe, registry: ToolRegistry) -> Iterator[Finding]:
             path = base + (AGENT, "tools", j)
             if name not in registry:
                 yield path, f"unknown tool {name!r}{did_you_mean(name, set(registry.names))}", "unknown_tool"
+            elif name == EVALUATE_TOOL and (allowed is None or EVALUATE_TOOL not in allowed):
+                yield path, f"an agent step offering {EVALUATE_TOOL!r} runs scripts in the page: name it in tools.allow to let it (page scripts are never allowed implicitly)", "tool_not_allowed"
             elif allowed is not None and name not in allowed:
                 yield path, f"tool {name!r} is not in tools.allow, so the model could never use it", "tool_not_allowed"
     # The same question the run-time tool gate asks, for every step at once, before the run. Page

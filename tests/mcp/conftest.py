@@ -55,7 +55,8 @@ def _server_flags(served: dict[str, Path], name: str) -> list[str]:
 def stdio_mcp(served: dict[str, Path]) -> Iterator[HeldClient]:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "runtime.cli.main", "mcp", *_server_flags(served, "stdio")],
+        # The browser toolset without --allow-evaluate: browser_evaluate is neither listed nor run (MCP2-005).
+        args=["-m", "runtime.cli.main", "mcp", "--allowed-domains", "127.0.0.1", *_server_flags(served, "stdio")],
         env={**os.environ, "VERITY_SECRET_MCP_TEST": SECRET_VALUE},
         cwd=str(REPO),
     )
@@ -73,11 +74,11 @@ def http_mcp(served: dict[str, Path]) -> Iterator[str]:
         [
             sys.executable, "-m", "runtime.cli.main", "mcp", "--http", "--port", "0", "--token-file", str(token_file),
             # The browser toolset, each session fenced to loopback's 127.0.0.1 (and so never localhost).
-            "--allowed-domains", "127.0.0.1", *_server_flags(served, "http"),
+            "--allowed-domains", "127.0.0.1", "--allow-evaluate", "--secret", "site_pass=@env:VERITY_SECRET_MCP_TEST", *_server_flags(served, "http"),
             # Ten sessions at once (MCP-014) beside the sessions of a scenario still closing.
             "--max-concurrent-runs", "32",
         ],
-        cwd=REPO, stdout=subprocess.PIPE, text=True, start_new_session=True,
+        cwd=REPO, stdout=subprocess.PIPE, text=True, start_new_session=True, env={**os.environ, "VERITY_SECRET_MCP_TEST": SECRET_VALUE},
     )
     try:
         line = process.stdout.readline() if process.stdout else ""

@@ -9,16 +9,16 @@ from typing import Any
 
 
 from runtime.artifacts import ArtifactRef
-from runtime.browser.action_handlers.params import int_param, invalid, required_str, str_param
+from runtime.browser.action_handlers.params import int_param, invalid, required_str, str_param, target_param
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.action_handlers.checks import fingerprint_from
 from runtime.browser.action_handlers.waiting import wait_until_loaded
 from runtime.browser.vocabulary.actions import Action, Target
-from runtime.browser.vocabulary.errors import document_replaced
+from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError, document_replaced
 from runtime.browser.vocabulary.observation import Observation, PageSigns, PreparedPage, Snapshot
 from runtime.browser.launch.readable_text import readable_text
 from runtime.browser.tab.snapshot_pages import SnapshotQuery
-from runtime.browser.tab.tab import Tab
+from runtime.browser.tab.tab import ResolvedElement, Tab
 
 # A page read while its document is being replaced is read again, at most this many times.
 PREPARE_ATTEMPTS = 3
@@ -29,41 +29,81 @@ VISIBLE_TEXT_CHARS = 200_000
 # innerText, because walking every text node of a page that size costs most of a second
 # (BENCHMARKS.md, "Observe"). PageSigns.visible_text_source says which.
 SHOWN_TEXT_LIMIT_CHARS = 100_000
+# What a screenshot may be encoded as (CDP's Page.captureScreenshot formats, Playwright MCP's `type`).
+IMAGE_TYPES = ("png", "jpeg")
 
 async def _capture_png(tab: Tab, full_page: bool, secrets: tuple[str, ...] = ()) -> tuple[bytes, int, int]:
     """The tab as a PNG; with `secrets`, the fields and texts showing one are covered for the
     capture (a password field the browser masks itself) and uncovered right after."""
+    return await _capture(tab, full_page, secrets)
+
+
+async def _capture(tab: Tab, full_page: bool, secrets: tuple[str, ...] = (), image_type: str = "png", element: ResolvedElement | None = None) -> tuple[bytes, int, int]:
+    """The tab (or the box of `element`) as a PNG or JPEG, every secret covered while it is taken."""
     if not secrets:
-        return await _capture_unmasked(tab, full_page)
+        return await _capture_unmasked(tab, full_page, image_type, element)
     context_id = await tab.worlds.top_context()
     await tab.worlds.call(context_id, "maskSecrets", list(secrets))
     try:
-        return await _capture_unmasked(tab, full_page)
+        return await _capture_unmasked(tab, full_page, image_type, element)
     finally:
         await tab.worlds.call(context_id, "unmaskSecrets")
 
 
-async def _capture_unmasked(tab: Tab, full_page: bool) -> tuple[bytes, int, int]:
+async def _capture_unmasked(tab: Tab, full_page: bool, image_type: str = "png", element: ResolvedElement | None = None) -> tuple[bytes, int, int]:
     # Faster zlib settings: the PNG is about a quarter larger and costs Chromium about a third
     # less CPU to encode (BENCHMARKS.md, "Suite"); every prepared page takes one.
-    params: dict[str, Any] = {"format": "png", "optimizeForSpeed": True}
-    if full_page:
+    params: dict[str, Any] = {"format": image_type, "optimizeForSpeed": True}
+    if element is not None:
+        params["clip"] = await _element_clip(tab, element)
+        params["captureBeyondViewport"] = True
+    elif full_page:
         metrics = await tab.cdp.send("Page.getLayoutMetrics")
         size = metrics.get("cssContentSize") or metrics["contentSize"]
         params["clip"] = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
         params["captureBeyondViewport"] = True
     # Raw CDP rather than page.screenshot(): pyppeteer's activates (focuses) the tab first.
     reply = await tab.cdp.send("Page.captureScreenshot", params)
-    png = base64.b64decode(reply["data"])
-    width, height = struct.unpack(">II", png[16:24])  # PNG IHDR
-    return png, width, height
+    image = base64.b64decode(reply["data"])
+    width, height = struct.unpack(">II", image[16:24]) if image_type == "png" else _jpeg_size(image)  # PNG IHDR
+    return image, width, height
+
+
+async def _element_clip(tab: Tab, element: ResolvedElement) -> dict[str, float]:
+    """The element's box in page coordinates (scrolled into view first), for a capture's clip."""
+    await tab.cdp.send("DOM.scrollIntoViewIfNeeded", {"objectId": element.object_id})
+    quads = (await tab.cdp.send("DOM.getContentQuads", {"objectId": element.object_id})).get("quads") or []
+    if not quads:
+        raise BrowserActionError(ActionErrorCode.NOT_INTERACTABLE, f"element {element.how} has no box to capture (hidden or not laid out)")
+    xs, ys = quads[0][0::2], quads[0][1::2]
+    viewport = (await tab.cdp.send("Page.getLayoutMetrics"))["cssVisualViewport"]
+    # Quads are in the viewport's coordinates; a clip is in the page's.
+    return {"x": min(xs) + viewport["pageX"], "y": min(ys) + viewport["pageY"], "width": max(xs) - min(xs), "height": max(ys) - min(ys), "scale": 1}
+
+
+def _jpeg_size(image: bytes) -> tuple[int, int]:
+    """A JPEG's width and height, from its first start-of-frame segment; (0, 0) without one."""
+    at = 2
+    while at + 9 < len(image) and image[at] == 0xFF:
+        marker, length = image[at + 1], struct.unpack(">H", image[at + 2 : at + 4])[0]
+        if marker in (0xC0, 0xC1, 0xC2):
+            height, width = struct.unpack(">HH", image[at + 5 : at + 9])
+            return width, height
+        at += 2 + length
+    return 0, 0
 
 
 async def screenshot(scope: ActionScope, action: Action) -> Result:
+    """`browser_screenshot`: the viewport, the whole page (`full_page`) or one element (`target`),
+    as `image_type` png or jpeg; every secret the session knows is covered while it is taken."""
     tab = scope.tab
-    png, width, height = await _capture_png(tab, bool(action.params.get("full_page", False)), scope.secret_values())
-    ref = scope.artifacts.put("screenshot", png, "image/png")
-    return {"artifact": ref.to_dict(), "url": await tab.current_url(), "width": width, "height": height}, ref
+    image_type = str(action.params.get("image_type") or "png")
+    if image_type not in IMAGE_TYPES:
+        raise invalid(f"params.image_type must be one of {list(IMAGE_TYPES)}, got {image_type!r}")
+    element = await tab.resolve(target_param(action.params)) if action.params.get("target") is not None else None
+    image, width, height = await _capture(tab, bool(action.params.get("full_page", False)), scope.secret_values(), image_type, element)
+    ref = scope.artifacts.put("screenshot", image, f"image/{image_type}")
+    return {"artifact": ref.to_dict(), "url": await tab.current_url(), "width": width, "height": height, "image_type": image_type}, ref
 
 
 async def _readable_text(tab: Tab, html: str, url: str, limit_bytes: int | None = None) -> tuple[str, str, str]:

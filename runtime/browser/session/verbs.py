@@ -74,11 +74,14 @@ class SessionVerbs(ABC):
         return await self._do(ActionName.BROWSER_WAIT_FOR_LOADED, {}, tab_id=tab_id,
                               action_id=action_id, timeout_ms=timeout_ms)
 
-    async def screenshot(self, *, full_page: bool = False, tab_id: str | None = None,
-                         action_id: str | None = None, timeout_ms: int | None = None) -> ActionResult:
-        """`browser_screenshot`: PNG into the artifact store. data: {artifact, url, width, height}."""
-        return await self._do(ActionName.BROWSER_SCREENSHOT, {"full_page": full_page}, tab_id=tab_id,
-                              action_id=action_id, timeout_ms=timeout_ms)
+    async def screenshot(self, *, full_page: bool = False, image_type: str = "png", target: dict[str, Any] | None = None,
+                         tab_id: str | None = None, action_id: str | None = None, timeout_ms: int | None = None) -> ActionResult:
+        """`browser_screenshot`: the viewport, the whole page or the element `target` names, as a
+        PNG or JPEG into the artifact store. data: {artifact, url, width, height, image_type}."""
+        params: dict[str, Any] = {"full_page": full_page, "image_type": image_type}
+        if target is not None:
+            params["target"] = target
+        return await self._do(ActionName.BROWSER_SCREENSHOT, params, tab_id=tab_id, action_id=action_id, timeout_ms=timeout_ms)
 
     async def readability_extract(self, *, tab_id: str | None = None, action_id: str | None = None,
                                   timeout_ms: int | None = None) -> ActionResult:

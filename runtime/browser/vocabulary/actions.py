@@ -21,7 +21,8 @@ class ActionName(str, Enum):
       - session_start       {url?}                         -> {tab_id, url, title, status?}
       - session_stop        {}                             -> {stopped: true}
       - browser_wait_for_loaded {}                         -> {status: "complete", url}
-      - browser_screenshot  {full_page?: bool}             -> {artifact: ArtifactRef, url, width, height}
+      - browser_screenshot  {full_page?: bool, image_type?: png|jpeg, target?}
+                                                           -> {artifact: ArtifactRef, url, width, height, image_type}
       - browser_readability_extract {}                     -> {text, title, url, artifact?: ArtifactRef, source}
       - browser_xpath_scan  {scope?: "viewport"|"document"} -> {elements: [{xpath, tag, text, bbox}]}
       - browser_click       {xpath *required*}             -> {clicked: true, ...}

@@ -66,8 +66,16 @@ _DECLARED: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     "browser_tabs": ("Tabs: list, select (index), close (index; default current), new (blank).", _args({"action": _S, "index": _I}, "action")),
     "close": ("End the step: the result, or what blocked you.", _args({"summary": _S}, "summary")),
+    # Offered only when a step's tool list names them (client_tools.py): an MCP client's tools.
+    "browser_screenshot": (
+        "Take a screenshot: the viewport, fullPage, or one target element; type png (default) or jpeg.",
+        _args({"type": {"type": "string", "enum": ["png", "jpeg"]}, "fullPage": _B, "target": _S}),
+    ),
+    "browser_evaluate": ("Run a JavaScript function in the page; its JSON result comes back: '() => document.title'.", _args({"function": _S}, "function")),
 }
-AGENT_TOOL_NAMES: tuple[str, ...] = tuple(_DECLARED)
+# The tools a step's tool list must name to offer (a model is offered the others by default).
+CLIENT_TOOL_NAMES: tuple[str, ...] = ("browser_screenshot", "browser_evaluate")
+AGENT_TOOL_NAMES: tuple[str, ...] = tuple(name for name in _DECLARED if name not in CLIENT_TOOL_NAMES)
 
 # Said once in the prompt's <tools> section, for every tool that takes a target.
 TARGET_HELP = (
@@ -80,7 +88,7 @@ TARGET_HELP = (
 PAGE_CHANGING_TOOLS = frozenset(
     {"browser_navigate", "browser_navigate_back", "browser_wait_for", "browser_click", "browser_type", "browser_select_option",
      "browser_check", "browser_uncheck", "browser_press_key", "browser_hover", "browser_drag", "browser_select_text", "browser_scroll",
-     UPLOAD_TOOL}
+     UPLOAD_TOOL, "browser_evaluate"}
 )  # fmt: skip
 
 NUDGE = (

@@ -17,6 +17,7 @@ from runtime.browser import FoundNodes, ObservationContext, SnapshotTree
 from runtime.browser.session.verbs import SessionVerbs
 from runtime.events import ToolUsed
 from runtime.execute.agent.acting import ACT_TOOLS, ToolCall, literal_text, run_tool
+from runtime.execute.agent.client_tools import EVALUATE_TOOL, SCREENSHOT_TOOL, run_function, take_screenshot
 from runtime.execute.agent.offered_tools import PAGE_CHANGING_TOOLS
 from runtime.execute.agent.page_view import PageTree
 from runtime.execute.agent.pages import AgentPages, PageVerdict
@@ -211,6 +212,8 @@ class AgentToolCalls:
             "browser_find": self._find,
             "browser_extract": self._extract,
             "browser_verify": self._verify,
+            SCREENSHOT_TOOL: lambda arguments: take_screenshot(self.ctx, arguments, self.timeout),
+            EVALUATE_TOOL: lambda arguments: run_function(self.ctx, arguments, self.timeout),
         }
         if tool not in own:
             return ToolOutcome.failed("unknown_tool", f"{tool} cannot run in an agent step")

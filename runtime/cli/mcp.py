@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from runtime.cli.serve import EXIT_CONFIG_ERROR, EXIT_STORE_WRITE_FAILED, add_server_flags, server_config_from_args
+from runtime.mcp.shown_pages import SNAPSHOT_MODES
 
 DEFAULT_HTTP_PORT = 8765
 _SECRET_NAME = re.compile(r"[a-z_][a-z0-9_]*")  # a recipe input's name: each secret is one
@@ -52,6 +53,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         "as a recipe's page scripts need tools.allow to name browser_evaluate",
     )
     mcp.add_argument(
+        "--snapshot-mode",
+        choices=SNAPSHOT_MODES,
+        default="incremental",
+        help="incremental (the default): an answer whose page tree the client was already sent says `unchanged since snapshot sN` "
+        "(its refs still hold) instead of sending it again; full: every answer sends the whole page, for clients that keep no context",
+    )
+    mcp.add_argument(
         "--secret",
         action="append",
         metavar="NAME=@env:VAR",
@@ -85,7 +93,7 @@ def _mcp(args: argparse.Namespace) -> int:
         if isinstance(secrets, str):
             print(f"verity mcp: --secret: {secrets}", file=sys.stderr)
             return EXIT_CONFIG_ERROR
-        browser = BrowserToolset(domains, idle, evaluate=args.allow_evaluate, secrets=secrets)
+        browser = BrowserToolset(domains, idle, evaluate=args.allow_evaluate, secrets=secrets, snapshot_mode=args.snapshot_mode)
         if domains:
             # Judged now, as a recipe's allowed_domains are: a bad pattern is the command's error, not a session's.
             load_recipe_with_registry(session_recipe(browser), "--allowed-domains")

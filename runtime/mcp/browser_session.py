@@ -30,10 +30,12 @@ from typing import Any
 
 from runtime.events import FinalVerdict
 from runtime.execute.agent.client_tools import EVALUATE_TOOL, SCREENSHOT_TOOL
+from runtime.execute.agent.page_view import KEEP_SAME_PARAM
 from runtime.events.model import payload_to_dict
 from runtime.llm import LlmDone, LlmError, LlmErrorCode, LlmEvent, LlmReply, LlmToolCall
 from runtime.llm.providers.model_client import ChatRequest, DrivenModel
 from runtime.llm.settings import ApiKey, ModelSettings
+from runtime.mcp.shown_pages import FULL, INCREMENTAL, ShownPage
 from runtime.plan.order import prepare_run
 from runtime.plan.state_kinds import AGENT
 from runtime.recipe import load_recipe_with_registry
@@ -102,6 +104,9 @@ class BrowserToolset:
     # value. Each is a secret input of every session's run, read from the environment as an
     # `@env:` input of any run is, so it is redacted wherever the run writes or answers.
     secrets: tuple[tuple[str, str], ...] = ()
+    # `verity mcp --snapshot-mode`: incremental leaves out a tree the client was already sent
+    # (shown_pages.py); full sends every answer's whole page, for clients that keep no context.
+    snapshot_mode: str = INCREMENTAL
 
     @property
     def secret_names(self) -> tuple[str, ...]:
@@ -116,6 +121,9 @@ class TurnAnswer:
     result: dict[str, Any] = field(default_factory=dict)
     page: str = ""
     ended: dict[str, Any] | None = None
+    # The snapshot whose trees the page section left out: the client was last sent them, and
+    # their refs still act (shown_pages.py). `page` then holds only what changed, if anything.
+    unchanged: str = ""
 
 
 class ClientTurns:
@@ -187,6 +195,7 @@ class BrowserSession:
     run_id: str
     turns: ClientTurns
     follower: asyncio.Task[None] | None = None
+    shown: ShownPage = field(default_factory=ShownPage)
 
 
 class BrowserSessions:
@@ -202,15 +211,23 @@ class BrowserSessions:
         order = prepare_run(recipe, secrets, registry=registry, labels={"mcp": "browser-session"}, environ=os.environ, source="--secret")
         # The client, not a model, chooses each call: the step's turns are bounded by the run's
         # guards (guards.max_steps, the run's time), not by a model's per-step allowance.
-        states = [s.model_copy(update={"params": {**s.params, "max_steps": SESSION_MAX_CALLS}}) if s.kind == AGENT else s for s in order.plan.states]
+        # Its trees keep their snapshot id while the page reads the same, so a client told a
+        # page is unchanged still holds refs that act (shown_pages.py).
+        params = {"max_steps": SESSION_MAX_CALLS, KEEP_SAME_PARAM: True}
+        states = [s.model_copy(update={"params": {**s.params, **params}}) if s.kind == AGENT else s for s in order.plan.states]
         self._order = replace(order, plan=order.plan.model_copy(update={"states": states}))
         self._sessions: dict[str, BrowserSession] = {}
         self._opening = asyncio.Lock()
 
-    async def call(self, key: str, tool: str, arguments: dict[str, Any]) -> tuple[str, TurnAnswer]:
-        """Run one browser tool in `key`'s session (started if it has none running): its run id and answer."""
+    async def call(self, key: str, tool: str, arguments: dict[str, Any], full: bool = False) -> tuple[str, TurnAnswer]:
+        """Run one browser tool in `key`'s session (started if it has none running): its run id and
+        answer, whose page leaves out trees the client was already sent unless `full` (or the
+        toolset's snapshot mode is full)."""
         session = await self._session(key)
-        return session.run_id, await session.turns.ask(tool, arguments)
+        answer = await session.turns.ask(tool, arguments)
+        if answer.ended is not None or not answer.page:
+            return session.run_id, answer
+        return session.run_id, session.shown.fold(answer, full or self.toolset.snapshot_mode == FULL)
 
     async def _session(self, key: str) -> BrowserSession:
         async with self._opening:

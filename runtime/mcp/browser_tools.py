@@ -59,6 +59,9 @@ def browser_tools(toolset: BrowserToolset = BrowserToolset()) -> list[types.Tool
         described, schema = spec.description, spec.schema
         if "target" in schema.get("properties", {}):
             described = f"{described} {TARGET_HELP}"
+        if spec.name == SNAPSHOT_TOOL:
+            described = f"{described} {FULL_HELP}"
+            schema = {**schema, "properties": {**schema["properties"], "full": {"type": "boolean"}}}
         if spec.name == TYPE_TOOL and toolset.secrets:
             described = f"{described} {SECRET_HELP}"
             secret = {"type": "string", "enum": list(toolset.secret_names)}
@@ -71,6 +74,10 @@ def browser_tools(toolset: BrowserToolset = BrowserToolset()) -> list[types.Tool
 
 
 TYPE_TOOL = "browser_type"
+FULL_HELP = (
+    "A page whose tree you were already sent answers `unchanged since snapshot sN`: that tree and its refs still hold. "
+    "full: true sends the whole tree anyway."
+)
 SECRET_HELP = "secret: type the server's secret of that name instead of text (its value never comes back)."
 SCREENSHOT_HELP = (
     "Take a screenshot of the viewport, the whole page (fullPage) or one element (ref), as png or jpeg; it comes back as an "
@@ -106,13 +113,15 @@ class BrowserCalls:
             # Playwright MCP's shape (`element`, `ref`) names the element by its ref: our target.
             arguments = {k: v for k, v in arguments.items() if k not in ("ref", "element")} | {"target": arguments["ref"]}
         name = AGENT_NAMES.get(name, name)
+        full = name == SNAPSHOT_TOOL and bool(arguments.get("full"))
+        arguments = {k: v for k, v in arguments.items() if k != "full"} if name == SNAPSHOT_TOOL else arguments
         if name == TYPE_TOOL and "secret" in arguments:
             typed = self._secret_text(arguments)
             if isinstance(typed, types.CallToolResult):
                 return typed
             arguments = typed
         try:
-            run_id, answer = await self._sessions.call(key, name, arguments)
+            run_id, answer = await self._sessions.call(key, name, arguments, full)
         except (RunLimitReached, ServerShuttingDown) as error:
             return types.CallToolResult(content=[types.TextContent(text=f"no browser session could be started: {error}")], is_error=True)
         result = answer_result(run_id, answer, name)
@@ -179,12 +188,17 @@ def answer_result(run_id: str, answer: TurnAnswer, tool: str = "") -> types.Call
         text = ("the session's browser is closed: " if closed else "the session's run ended: ") + json.dumps(verdict, ensure_ascii=False)
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=not closed)
     result = dict(answer.result)
-    if tool == SNAPSHOT_TOOL and answer.page:
+    if tool == SNAPSHOT_TOOL and (answer.page or answer.unchanged):
         # The agent's note that the tree is in its prompt's page section: here it is the next block.
         result.pop("note", None)
     ok = bool(result.get("ok", True))
     text = json.dumps(result, ensure_ascii=False, default=str)
     content: list[types.ContentBlock] = [types.TextContent(text=text)]
-    if answer.page:
+    if answer.unchanged:
+        # The client was last sent this very tree (shown_pages.py): what changed around it, if anything.
+        kept = f"unchanged since snapshot {answer.unchanged}: same tree, its refs still hold"
+        said = f"### Page (session run {run_id})\n{answer.page}\n[tree {kept}]" if answer.page else f"### Page {kept}; same URL and tab"
+        content.append(types.TextContent(text=said))
+    elif answer.page:
         content.append(types.TextContent(text=f"### Page (session run {run_id})\n{answer.page}"))
     return types.CallToolResult(content=content, is_error=not ok)

@@ -81,6 +81,9 @@ class HeldClient:
         self._thread.start()
         self._make_client = make_client
         self._client: Client | None = None
+        # The page as this client holds it: the latest page section sent, with the trees the server
+        # left out of answers that said they were unchanged (client_page below).
+        self.page = ""
         self._ready = asyncio.Event()
         self._leave = asyncio.Event()
         self._holding: asyncio.Task[None] | None = None
@@ -132,8 +135,34 @@ def authorized(url: str) -> Any:
     return streamable_http_client(url, http_client=create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"}))
 
 
+# Each answer's page as the client that got it holds it (client_page), by the answer's id.
+_HELD_PAGES: dict[int, str] = {}
+_UNCHANGED = re.compile(r"unchanged since snapshot (s\d+)")
+
+
 def call_tool(held: HeldClient, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
-    return held.run(lambda client: client.call_tool(tool, arguments))
+    answer = held.run(lambda client: client.call_tool(tool, arguments))
+    _HELD_PAGES[id(answer)] = held.page = _holding(held.page, page_text(answer))
+    return answer
+
+
+def _holding(held: str, sent: str) -> str:
+    """The page a client holds after it was sent `sent`, as a client keeping its context does: an
+    answer that says its tree is unchanged is the held page's trees under what it did send."""
+    kept = _UNCHANGED.search(sent)
+    if kept is None:
+        return sent or held
+    trees = held.find(f"[snapshot {kept[1]}")
+    # The server says unchanged only of the very tree it sent this client last.
+    assert trees >= 0, f"the answer says {kept[0]}, which this client was never sent:\n{sent}\nheld:\n{held}"
+    if sent.startswith("### Page unchanged"):
+        return held
+    return sent[: sent.index("\n[tree unchanged")] + "\n" + held[trees:]
+
+
+def client_page(answer: types.CallToolResult) -> str:
+    """The page section of `answer` as the client that got it holds it (call_tool)."""
+    return _HELD_PAGES.get(id(answer), page_text(answer))
 
 
 def tool_result(answer: types.CallToolResult) -> dict[str, Any]:
@@ -147,7 +176,8 @@ def page_text(answer: types.CallToolResult) -> str:
 
 
 def ref_in(answer: types.CallToolResult, role: str, name: str) -> str:
-    """The ref the page section of `answer` gives the element of `role` named `name`."""
-    found = re.search(rf'{role} "{re.escape(name)}" \[ref=(s\d+:e\d+)\]', page_text(answer))
-    assert found is not None, f"no {role} {name!r} with a ref in the page:\n{page_text(answer)}"
+    """The ref the page of `answer` gives the element of `role` named `name` (as its client holds
+    it: an answer whose tree was unchanged refers to the tree sent before, client_page)."""
+    found = re.search(rf'{role} "{re.escape(name)}" \[ref=(s\d+:e\d+)\]', client_page(answer))
+    assert found is not None, f"no {role} {name!r} with a ref in the page:\n{client_page(answer)}"
     return found[1]

@@ -13,7 +13,7 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 from tests.fixtures.hostile.site import HostileSite
 from tests.fixtures.webrtc.site import WebRtcSite
-from tests.mcp.mcp_harness import HeldClient, call_tool, page_text, ref_in, tool_result
+from tests.mcp.mcp_harness import HeldClient, call_tool, client_page, page_text, ref_in, tool_result
 
 scenarios("mcp_browser_hostile.feature")
 
@@ -92,7 +92,7 @@ def _webrtc_page(sessions: dict[str, HeldClient], webrtc: WebRtcSite, context: d
 def _webrtc_spent(sessions: dict[str, HeldClient], context: dict[str, Any]) -> None:
     answer = call_tool(sessions["webrtc"], "browser_wait_for", {"text": f"attempt spent: {context['kind']}"})
     assert answer.is_error is False, answer.content[0]
-    assert f"attempt spent: {context['kind']}, gathering complete" in page_text(answer), page_text(answer)
+    assert f"attempt spent: {context['kind']}, gathering complete" in client_page(answer), client_page(answer)
 
 
 # --- then --------------------------------------------------------------------------------------
@@ -114,7 +114,7 @@ def _click_refused(hostile: HostileSite, context: dict[str, Any]) -> None:
     assert answer.is_error is True and result["page_changed"] is False, result
     assert result["error"]["code"] == "blocked_url", result
     assert f"goes to {hostile.off_url('/quote.html')} (domain_not_allowed)" in result["error"]["message"], result
-    assert f"url: {hostile.allowed_url('/pages/popup-blank-link-click.html')}" in page_text(answer), page_text(answer)
+    assert f"url: {hostile.allowed_url('/pages/popup-blank-link-click.html')}" in client_page(answer), client_page(answer)
 
 
 @then("every tab the page opened on the off-domain host shows Verity's block page")

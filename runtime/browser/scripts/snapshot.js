@@ -173,7 +173,7 @@ verity.describeSnapshot = (snapshotId, query, ranges) => {
 // A tree snapshot (tree.js, tree_render.js) walks nothing up front: its refs are given as the
 // tree shows elements, in the order it shows them, so the refs a model reads are short.
 verity.beginTreeSnapshot = (snapshotId) => {
-  Object.assign(state, {snapshotId, elements: [], index: new Map(), roles: [], interactive: [], inShadow: [],
+  Object.assign(state, {snapshotId, earlierId: state.snapshotId, elements: [], index: new Map(), roles: [], interactive: [], inShadow: [],
     region: [], seenBefore: [], landmarks: [], view: null});
   return {url: location.href, title: document.title};
 };
@@ -190,6 +190,14 @@ verity.refIndex = (el) => {
   return index;
 };
 verity.holdsSnapshot = (snapshotId) => state.snapshotId === snapshotId;
+// A new tree written line for line as the earlier one is held under the earlier id, so the refs
+// a model already holds act on this writing's elements (snapshot_tree.py same_tree); only in the
+// document that held the earlier one (a new document's world never did).
+verity.renameSnapshot = (from, to) => {
+  if (state.snapshotId !== from || state.earlierId !== to) return false;
+  state.snapshotId = to;
+  return true;
+};
 // The local index of the element a call is made on (an iframe, found by its frame's owner).
 verity.refIndexOfThis = function (snapshotId) { return state.snapshotId === snapshotId ? verity.refIndex(this) : null; };
 

@@ -133,13 +133,14 @@ class SessionVerbs(ABC):
         return await self._do(ActionName.OBSERVE, params, tab_id=tab_id, action_id=action_id, timeout_ms=timeout_ms)
 
     async def snapshot_tree(self, *, ref: str | None = None, depth: int | None = None, start: int | None = None,
-                            max_chars: int | None = None, tab_id: str | None = None, action_id: str | None = None,
-                            timeout_ms: int | None = None) -> ActionResult:
+                            max_chars: int | None = None, keep_same: bool = False, tab_id: str | None = None,
+                            action_id: str | None = None, timeout_ms: int | None = None) -> ActionResult:
         """`snapshot_tree`: the accessibility tree a model reads (`result.value`, a `SnapshotTree`).
-        Without `ref` a new tree snapshot (older refs become stale); with a ref of the latest one,
-        the part under it, every ref kept. `depth` levels at most; `start`: the root's first child
-        shown (its runs then not collapsed); `max_chars`: the budget."""
-        params = {"ref": ref, "depth": depth, "start": start, "max_chars": max_chars}
+        Without `ref` a new tree snapshot (older refs become stale; with `keep_same`, a tree that
+        reads exactly as the latest of the same document keeps its id and refs); with a ref of
+        the latest one, the part under it, every ref kept. `depth` levels at most; `start`: the
+        root's first child shown (its runs then not collapsed); `max_chars`: the budget."""
+        params = {"ref": ref, "depth": depth, "start": start, "max_chars": max_chars, "keep_same": keep_same}
         return await self._do(ActionName.SNAPSHOT_TREE, params, tab_id=tab_id, action_id=action_id, timeout_ms=timeout_ms)
 
     async def find_nodes(self, text: str, *, limit: int | None = None, tab_id: str | None = None,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from runtime.browser.tab.snapshot_capture import Capture, FrameCapture
@@ -61,6 +61,9 @@ class TreeQuery:
     depth: int | None = None
     start: int | None = None
     max_chars: int = DEFAULT_TREE_CHARS
+    # A whole tree written exactly as the tab's latest keeps the latest's id, so the refs a
+    # client already holds stay valid (same_tree below); otherwise older refs become stale.
+    keep_same: bool = False
 
     @classmethod
     def from_params(cls, params: dict[str, Any], default_chars: int) -> TreeQuery:
@@ -71,7 +74,8 @@ class TreeQuery:
             if parts is None:
                 raise _invalid(f"params.ref {ref!r} is not a snapshot ref like 's3:e12' (or 's3:f1e4' in a frame)")
         chars = _optional_count(params, "max_chars", 200)
-        return cls(parts, _optional_count(params, "depth", 1), _optional_count(params, "start", 0), chars or default_chars)
+        keep_same = bool(params.get("keep_same"))
+        return cls(parts, _optional_count(params, "depth", 1), _optional_count(params, "start", 0), chars or default_chars, keep_same)
 
 
 @dataclass(frozen=True)
@@ -141,6 +145,27 @@ async def find_in_tree(cdp: Any, worlds: FrameWorlds, capture: Capture, snapshot
     matches, total = await writer.find(pattern, limit)
     query = f"/{pattern.text}/{pattern.flags}" if pattern.regex else repr(pattern.text)
     return FoundNodes(snapshot_id, tab_id, query, tuple(matches), total, tuple(writer.notes))
+
+
+async def same_tree(worlds: FrameWorlds, capture: Capture, earlier: SnapshotTree, written: SnapshotTree) -> SnapshotTree | None:
+    """`written` as the tab's `earlier` whole tree when it is that tree line for line, refs aside:
+    each frame's world then holds the new writing under the earlier id (its elements are the ones
+    at those very lines), so the earlier refs act on them. None when anything differs, or a frame
+    could not be told (the new id's refs hold then, the earlier ones are stale)."""
+    shape = (earlier.url, earlier.root, earlier.start, earlier.depth, earlier.notes)
+    if shape != (written.url, written.root, written.start, written.depth, written.notes) or len(earlier.lines) != len(written.lines):
+        return None
+    new_ref = re.compile(rf"(?<=ref=){re.escape(written.snapshot_id)}:")
+    if tuple(new_ref.sub(f"{earlier.snapshot_id}:", line) for line in written.lines) != earlier.lines:
+        return None
+    for frame in capture.frames:
+        try:
+            reply = await worlds.call(frame.context_id, "renameSnapshot", written.snapshot_id, earlier.snapshot_id)
+        except Exception:  # noqa: BLE001 - a frame that went away: the new refs are the ones that hold
+            return None
+        if not (reply.get("result") or {}).get("value"):
+            return None
+    return replace(written, snapshot_id=earlier.snapshot_id, lines=earlier.lines)
 
 
 async def holds_tree(worlds: FrameWorlds, capture: Capture, snapshot_id: str | None) -> bool:

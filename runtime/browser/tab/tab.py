@@ -24,7 +24,7 @@ from runtime.browser.scripts.loader import WORLD_NAME, new_document_source
 from runtime.browser.tab.snapshot_capture import Capture, capture_candidates, show_page
 from runtime.browser.tab.worlds import FrameWorlds, call_page_script
 from runtime.browser.tab.snapshot_pages import RefParts, SnapshotQuery, ref_text
-from runtime.browser.tab.snapshot_tree import TextPattern, TreeQuery, begin_tree, find_in_tree, holds_tree, write_tree
+from runtime.browser.tab.snapshot_tree import TextPattern, TreeQuery, begin_tree, find_in_tree, holds_tree, same_tree, write_tree
 from runtime.browser.vocabulary.tree import FoundNodes, SnapshotTree
 
 if TYPE_CHECKING:
@@ -78,6 +78,8 @@ class Tab:
         self._captured: Capture | None = None
         self._captured_id: str | None = None
         self._had_previous = False
+        # The latest whole tree taken (take_tree), which a tree reading the same may stand for.
+        self._whole_tree: SnapshotTree | None = None
 
     @classmethod
     async def attach(cls, tab_id: str, page: Page, *, opener_tab_id: str | None, hooks: TabHooks) -> Tab:
@@ -280,11 +282,18 @@ class Tab:
     # ----------------------------------------------------------------- the tree for a model
 
     async def take_tree(self, query: TreeQuery) -> SnapshotTree:
-        """A new tree snapshot (older refs become stale), written as `query` asks (no `ref`)."""
+        """A new tree snapshot (older refs become stale), written as `query` asks (no `ref`); with
+        `query.keep_same`, one that reads exactly as the latest tree keeps its id and refs."""
         started = time.perf_counter()
+        earlier = self._whole_tree if self._whole_tree is not None and self._whole_tree.snapshot_id == self._captured_id else None
         await self._begin_tree()
         assert self._captured is not None and self._captured_id is not None
-        return await write_tree(self.cdp, self.worlds, self._captured, self._captured_id, self.tab_id, query, started)
+        written = await write_tree(self.cdp, self.worlds, self._captured, self._captured_id, self.tab_id, query, started)
+        kept = await same_tree(self.worlds, self._captured, earlier, written) if query.keep_same and earlier is not None else None
+        if kept is not None:
+            self._captured_id = kept.snapshot_id
+        self._whole_tree = kept or written
+        return self._whole_tree
 
     async def show_tree(self, query: TreeQuery) -> SnapshotTree:
         """The part of the latest tree snapshot under `query.ref`: every ref stays valid."""

@@ -56,8 +56,10 @@ class ActionName(str, Enum):
                                                                served: [href + "\n" + text] | null}
       - prepare_page        {}                             -> PreparedPage.to_dict()
     The tree a model reads:
-      - snapshot_tree       {ref?, depth?, start?, max_chars?} -> SnapshotTree.to_dict() + rendered
-                            (no ref: a new tree snapshot; a ref: the part under it, refs kept)
+      - snapshot_tree       {ref?, depth?, start?, max_chars?, keep_same?}
+                                                           -> SnapshotTree.to_dict() + rendered
+                            (no ref: a new tree snapshot, which with keep_same keeps the latest's
+                            id when it reads the same in the same document; a ref: the part under it, refs kept)
       - find_nodes          {text *required* (text, or /regex/flags), limit?}
                                                            -> FoundNodes.to_dict() + rendered
     Page scripts:

@@ -22,15 +22,21 @@ from runtime.llm import ImagePart, PageContext
 
 # Matches one browser_find lists at most: each is a path of a few ancestors.
 FIND_LIMIT = 20
+# The agent step's parameter that makes its trees keep their ids when the page reads the same
+# (set by an MCP browser session, runtime/mcp/browser_session.py; no recipe field).
+KEEP_SAME_PARAM = "keep_same_refs"
 
 
 class PageTree:
     """The tree a model reads in one execution of one agent step: the latest whole tree, and the
     latest part of it the model asked for (dropped when a new whole tree is written)."""
 
-    def __init__(self, ctx: RunContext, timeout: int) -> None:
+    def __init__(self, ctx: RunContext, timeout: int, keep_same: bool = False) -> None:
         self.ctx = ctx
         self.timeout = timeout
+        # A tree that reads as the latest keeps its snapshot id, so the refs a client holds stay
+        # valid (an MCP session's step: runtime/mcp/shown_pages.py says "unchanged" instead).
+        self.keep_same = keep_same
         self.whole: SnapshotTree | None = None
         self.part: SnapshotTree | None = None
         self.failure = ""
@@ -49,7 +55,7 @@ class PageTree:
         digest = digest or await self._digest(session)
         if self.whole is not None and digest and digest == self.digest:
             return page
-        result = await session.snapshot_tree(action_id=self.ctx.browser.new_action_id("page_tree"), timeout_ms=self.timeout)
+        result = await session.snapshot_tree(keep_same=self.keep_same, action_id=self.ctx.browser.new_action_id("page_tree"), timeout_ms=self.timeout)
         return self._took(result, {}, digest) or page
 
     async def _digest(self, session: SessionVerbs) -> str:
@@ -77,8 +83,9 @@ class PageTree:
         for key in ("depth", "start"):
             if isinstance(params.get(key), float) and params[key].is_integer():
                 params[key] = int(params[key])  # some providers send integral numbers as floats
-        if "ref" not in params and not digest:
-            digest = await self._digest(await self.ctx.browser.verbs())
+        if "ref" not in params:
+            params["keep_same"] = self.keep_same
+            digest = digest or await self._digest(await self.ctx.browser.verbs())
         result = await self.ctx.browser.run_action(
             "snapshot", "the page tree for the model", lambda s, a: s.snapshot_tree(action_id=a, timeout_ms=self.timeout, **params)
         )

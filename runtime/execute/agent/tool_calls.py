@@ -19,7 +19,7 @@ from runtime.events import ToolUsed
 from runtime.execute.agent.acting import ACT_TOOLS, ToolCall, literal_text, run_tool
 from runtime.execute.agent.client_tools import EVALUATE_TOOL, SCREENSHOT_TOOL, run_function, take_screenshot
 from runtime.execute.agent.offered_tools import PAGE_CHANGING_TOOLS
-from runtime.execute.agent.page_view import PageTree
+from runtime.execute.agent.page_view import KEEP_SAME_PARAM, PageTree
 from runtime.execute.agent.pages import AgentPages, PageVerdict
 from runtime.execute.agent.tab_tool import use_tabs
 from runtime.execute.agent.tool_outcome import ToolOutcome
@@ -87,7 +87,7 @@ class AgentToolCalls:
         self.extracted: dict[str, Any] = {}
         self.sources: dict[str, dict[str, Any]] = {}
         # What <page> shows: the tab's accessibility tree (page_view.py).
-        self.tree = PageTree(ctx, timeout)
+        self.tree = PageTree(ctx, timeout, keep_same=bool(state.params.get(KEEP_SAME_PARAM)))
 
     async def page_moved(self) -> PageVerdict | None:
         """The verdict on a document the tab came to show without a call of the model (a script

@@ -196,8 +196,10 @@ def answer_result(run_id: str, answer: TurnAnswer, tool: str = "") -> types.Call
     content: list[types.ContentBlock] = [types.TextContent(text=text)]
     if answer.unchanged:
         # The client was last sent this very tree (shown_pages.py): what changed around it, if anything.
-        kept = f"unchanged since snapshot {answer.unchanged}: same tree, its refs still hold"
-        said = f"### Page (session run {run_id})\n{answer.page}\n[tree {kept}]" if answer.page else f"### Page {kept}; same URL and tab"
+        if answer.page:
+            said = f"### Page (session run {run_id})\n{answer.page}\n[tree unchanged since snapshot {answer.unchanged}: its refs still hold]"
+        else:
+            said = f"### Page unchanged since snapshot {answer.unchanged} (URL, tab, tree): its refs still hold"
         content.append(types.TextContent(text=said))
     elif answer.page:
         content.append(types.TextContent(text=f"### Page (session run {run_id})\n{answer.page}"))

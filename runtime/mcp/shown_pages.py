@@ -7,7 +7,8 @@ the tree's lines, a part asked for, why a tree could not be read). When the tree
 the ones last shown, they are of the same snapshot id (the session's agent step keeps a tree's id
 while its page reads the same: page_view.KEEP_SAME_PARAM), so every ref the client holds still
 acts: the answer then says so in one line instead of sending them again. The head is small and is
-sent whenever it changed, so a new URL, tab or verdict is never hidden; trees that changed are
+sent whenever it changed, so a new URL, tab or verdict is never hidden, and on a page that is not
+the target it is sent every time (the verdict is never left to memory); trees that changed are
 sent whole. `full` (browser_snapshot's `full: true`, `--snapshot-mode full`) always sends all.
 """
 
@@ -25,6 +26,9 @@ FULL = "full"
 SNAPSHOT_MODES = (INCREMENTAL, FULL)
 # The line that opens a tree in the page section: `[snapshot s4]`, `[snapshot s4 under s4:e2]`.
 _TREE_LINE = re.compile(r"^\[snapshot (?P<id>s\d+)\b[^\]\n]*\]$", re.MULTILINE)
+# How the page section says the target check's verdict on a page that is not the target
+# (runtime/execute/agent/page_view.py page_section; a valid page's goes unsaid).
+_VERDICT_LINE = "[other page check]"
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,7 @@ class ShownPage:
         if full or not parts.trees or parts.trees != self.trees:
             self.head, self.trees = parts.head, parts.trees
             return answer
-        if parts.head == self.head:
+        if parts.head == self.head and _VERDICT_LINE not in parts.head:
             return replace(answer, page="", unchanged=parts.snapshot_id)
         self.head = parts.head
         return replace(answer, page=parts.head, unchanged=parts.snapshot_id)

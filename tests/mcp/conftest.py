@@ -1,5 +1,5 @@
 """The servers the MCP tests share (session scope: one per pytest worker, started when first
-needed): the loopback fixture site, a `verity mcp` on stdio held by the SDK's client, and a
+needed): the loopback fixture site, a `verity mcp --snapshot-mode full` on stdio held by the SDK's client, and a
 `verity mcp --http` with a token and the browser toolset, each with its own store and runs."""
 
 from __future__ import annotations
@@ -55,8 +55,9 @@ def _server_flags(served: dict[str, Path], name: str) -> list[str]:
 def stdio_mcp(served: dict[str, Path]) -> Iterator[HeldClient]:
     params = StdioServerParameters(
         command=sys.executable,
-        # The browser toolset without --allow-evaluate: browser_evaluate is neither listed nor run (MCP2-005).
-        args=["-m", "runtime.cli.main", "mcp", "--allowed-domains", "127.0.0.1", *_server_flags(served, "stdio")],
+        # The browser toolset without --allow-evaluate: browser_evaluate is neither listed nor run (MCP2-005);
+        # every answer sends its whole page (MCP2-010), where the HTTP server's leave out a tree the client holds.
+        args=["-m", "runtime.cli.main", "mcp", "--allowed-domains", "127.0.0.1", "--snapshot-mode", "full", *_server_flags(served, "stdio")],
         env={**os.environ, "VERITY_SECRET_MCP_TEST": SECRET_VALUE},
         cwd=str(REPO),
     )

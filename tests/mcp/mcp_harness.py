@@ -171,8 +171,8 @@ def tool_result(answer: types.CallToolResult) -> dict[str, Any]:
 
 
 def page_text(answer: types.CallToolResult) -> str:
-    """The page section of a browser tool's answer (its second content block), or ""."""
-    return answer.content[1].text if len(answer.content) > 1 else ""
+    """The page section of a browser tool's answer (its text block after the result), or ""."""
+    return next((block.text for block in answer.content[1:] if isinstance(block, types.TextContent)), "")
 
 
 def ref_in(answer: types.CallToolResult, role: str, name: str) -> str:

@@ -18,7 +18,7 @@ import pytest
 from PIL import Image
 from mcp import Client
 from pytest_bdd import given, parsers, scenarios, then, when
-from tests.mcp.mcp_harness import SECRET_VALUE, TOKEN, HeldClient, authorized, call_tool, page_text, ref_in, tool_result
+from tests.mcp.mcp_harness import SECRET_VALUE, TOKEN, HeldClient, authorized, call_tool, client_page, page_text, ref_in, tool_result
 
 from runtime.demo.loopback import LoopbackSite
 from runtime.events.model import payload_to_dict
@@ -118,7 +118,9 @@ def _snapshot_said(site: TabsSite, context: dict[str, Any]) -> None:
     answer: types.CallToolResult = context["answer"]
     result = tool_result(answer)
     assert set(result) == {"ok", "snapshot_id", "lines"} and result["ok"] is True, result
-    page = page_text(answer)
+    # Right after the navigate's answer, the tree is the one it sent: the client holds it.
+    assert f"unchanged since snapshot {result['snapshot_id']}" in page_text(answer), page_text(answer)
+    page = client_page(answer)
     assert f"[snapshot {result['snapshot_id']}]" in page and f"url: {site.url('/tabs.html')}" in page, page
     assert "page check" not in page and "target" not in page, page
 

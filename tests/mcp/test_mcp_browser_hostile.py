@@ -125,7 +125,7 @@ def _popup_tabs(sessions: dict[str, HeldClient]) -> None:
             continue
         call_tool(sessions["hostile"], "browser_tabs", {"action": "select", "index": tab["index"]})
         # A fresh snapshot: the select's own answer still shows the tab it left; a snapshot is asked for.
-        shown = page_text(call_tool(sessions["hostile"], "browser_snapshot", {}))
+        shown = client_page(call_tool(sessions["hostile"], "browser_snapshot", {}))
         assert f"url: {tab['url']}" in shown, shown
         assert "Blocked by Verity's network policy (domain_not_allowed)" in shown and OFF_DOMAIN_QUOTE not in shown, shown
 

@@ -17,7 +17,7 @@ import mcp_types as types
 import pytest
 from mcp import Client, MCPError
 from pytest_bdd import given, parsers, scenarios, then, when
-from tests.mcp.mcp_harness import TOKEN, HeldClient, authorized, call_tool, page_text, ref_in, tool_result
+from tests.mcp.mcp_harness import TOKEN, HeldClient, authorized, call_tool, client_page, page_text, ref_in, tool_result
 
 from runtime.cli.main import main
 from runtime.demo.loopback import LoopbackSite
@@ -237,7 +237,7 @@ def _refused(pages: RecordingSite, context: dict[str, Any]) -> None:
     answer: types.CallToolResult = context["answer"]
     result = tool_result(answer)
     assert answer.is_error is True and result["error"]["code"] == "domain_not_allowed" and result["page_changed"] is False, result
-    assert f"url: {pages.base_url}/cookie.html?owner=a" in page_text(answer)
+    assert f"url: {pages.base_url}/cookie.html?owner=a" in client_page(answer), client_page(answer)
 
 
 @then("no request of the session reached localhost")

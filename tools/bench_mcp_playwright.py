@@ -1,16 +1,20 @@
 """Verity's MCP browser tools beside Playwright MCP's, on the same loopback pages and Chromium.
 
-    npm install --prefix /tmp/pwmcp @playwright/mcp
+    npm install --prefix /tmp/pwmcp @playwright/mcp@0.0.83
     uv run python tools/bench_mcp_playwright.py --playwright-mcp /tmp/pwmcp/node_modules/@playwright/mcp \
-        [--chromium /usr/bin/chromium] [--rounds 5]
+        [--chromium /usr/bin/chromium] [--rounds 5] [--small-only]
 
 Each side is its server over stdio, held by the official MCP SDK's client for the whole
-measurement: `verity mcp --allowed-domains 127.0.0.1` and `@playwright/mcp --headless --isolated
---executable-path CHROMIUM`. A round runs, on each page, `browser_navigate`, `browser_snapshot` and
-one `browser_click` on an element named by the snapshot's ref, first on one side and then on the
-other, the order flipped every round (paired rounds share the machine's load). It prints, per page
-and tool, the median call time of each side and the median of the round-by-round ratios
-(Verity / Playwright), and the snapshot answer's size in characters (all of its text content).
+measurement: `verity mcp --allowed-domains 127.0.0.1` (incremental snapshots, its default) and
+`@playwright/mcp --headless --isolated --executable-path CHROMIUM`. A round runs, on each page,
+`browser_navigate`, `browser_snapshot`, `browser_snapshot` again asking for the whole tree
+(Verity's `full: true`; Playwright MCP's plain snapshot) and one `browser_click` on an element
+named by a ref of the tree the client held after the first snapshot (Playwright MCP's snapshot's;
+Verity's navigate answer's when its snapshot said the page was unchanged, so the click proves
+those refs still act), first on one side and then on the other, the order flipped every round
+(paired rounds share the machine's load). It prints, per page and call, the median call time of
+each side and the median of the round-by-round ratios (Verity / Playwright), and the answer's
+size in characters (all of its text content).
 
 Pages: a small page whose button adds a line (the click has an effect), and, when present,
 Python's documentation index of 17,000 links (genindex-all.html, from python3.11-doc), whose
@@ -43,7 +47,9 @@ CLICK_PAGE = """<!doctype html><html><head><title>Click page</title></head><body
 <h1>Click page</h1><p>A button that adds a line.</p>
 <button type="button" onclick="document.body.insertAdjacentHTML('beforeend', '<p>one more line</p>')">Add a line</button>
 </body></html>"""
-TOOLS = ("browser_navigate", "browser_snapshot", "browser_click")
+# "browser_snapshot full": Verity's `full: true` (the whole tree even when the client holds it),
+# beside Playwright MCP's plain snapshot again.
+TOOLS = ("browser_navigate", "browser_snapshot", "browser_snapshot full", "browser_click")
 
 
 @dataclass(frozen=True)
@@ -99,18 +105,25 @@ def _ref(snapshot: str, page: Page) -> str:
     return found[1]
 
 
-async def _one_pass(client: Client, url: str, page: Page) -> dict[str, tuple[float, int]]:
+async def _one_pass(client: Client, url: str, page: Page, side: str) -> dict[str, tuple[float, int]]:
     """Each tool's (seconds, answer characters) on one page."""
     measured: dict[str, tuple[float, int]] = {}
-    calls: list[tuple[str, dict[str, Any]]] = [("browser_navigate", {"url": url}), ("browser_snapshot", {})]
+    calls: list[tuple[str, str, dict[str, Any]]] = [
+        ("browser_navigate", "browser_navigate", {"url": url}),
+        ("browser_snapshot", "browser_snapshot", {}),
+        ("browser_snapshot full", "browser_snapshot", {"full": True} if side == "verity" else {}),
+    ]
     snapshot = ""
-    for tool, arguments in calls:
+    for label, tool, arguments in calls:
         started = time.perf_counter()
         answer = await client.call_tool(tool, arguments)
-        measured[tool] = (time.perf_counter() - started, len(_text(answer)))
+        measured[label] = (time.perf_counter() - started, len(_text(answer)))
         if answer.is_error:
             raise CallFailed(f"{tool} failed: {_text(answer)[:300]}")
-        snapshot = _text(answer)
+        if label != "browser_snapshot full" and "[ref=" in _text(answer):
+            # The click's ref is from the tree the client held after the plain snapshot: its own,
+            # or, when it said the page was unchanged (Verity), the navigate answer's.
+            snapshot = _text(answer)
     # Both take the ref as `target` (Playwright MCP 0.0.8x names it so; Verity takes `target` or `ref`).
     click = {"element": f"{page.name} {page.role}", "target": _ref(snapshot, page)}
     started = time.perf_counter()
@@ -143,7 +156,7 @@ def _servers(args: argparse.Namespace, home: Path) -> dict[str, StdioServerParam
 
 async def measure(args: argparse.Namespace) -> None:
     pages = [Page("/click.html", "button", "Add a line")]
-    if (DOCS / "genindex-all.html").exists():
+    if (DOCS / "genindex-all.html").exists() and not args.small_only:
         pages.append(Page("/docs/genindex-all.html", "link", "Z", href="#Z"))
     with tempfile.TemporaryDirectory(prefix="bench-mcp-") as scratch, BenchSite() as site:
         home = Path(scratch)
@@ -155,7 +168,7 @@ async def measure(args: argparse.Namespace) -> None:
             for page in pages:  # a warm-up pass each, not counted: the browsers start on first use
                 for side, client in clients.items():
                     try:
-                        await _one_pass(client, f"http://127.0.0.1:{site.port}{page.path}", page)
+                        await _one_pass(client, f"http://127.0.0.1:{site.port}{page.path}", page, side)
                     except CallFailed as failed:  # a loaded machine's timeout: the rounds still count whole pairs only
                         print(f"warm-up, {page.path}, {side}: {failed}", file=sys.stderr)
             for round_number in range(args.rounds):
@@ -164,7 +177,7 @@ async def measure(args: argparse.Namespace) -> None:
                     paired: dict[str, dict[str, tuple[float, int]]] = {}
                     for side in order:
                         try:
-                            paired[side] = await _one_pass(clients[side], f"http://127.0.0.1:{site.port}{page.path}", page)
+                            paired[side] = await _one_pass(clients[side], f"http://127.0.0.1:{site.port}{page.path}", page, side)
                         except CallFailed as failed:
                             # A round is kept only whole (both sides), so each ratio is of one pair.
                             print(f"round {round_number + 1}, {page.path}, {side}: {failed}; the round is left out", file=sys.stderr)
@@ -178,17 +191,17 @@ async def measure(args: argparse.Namespace) -> None:
 
 def _print(pages: list[Page], results: dict[tuple[str, str, str], list[tuple[float, int]]], rounds: int) -> None:
     print(f"{rounds} paired rounds (whole pairs only: see n); times are medians in ms; ratio is the median of per-round Verity/Playwright")
-    print(f"{'page':<26} {'tool':<17} {'Verity ms':>10} {'PW ms':>9} {'ratio':>7} {'Verity chars':>13} {'PW chars':>10} {'size ratio':>10} {'n':>3}")
+    print(f"{'page':<26} {'tool':<22} {'Verity ms':>10} {'PW ms':>9} {'ratio':>7} {'Verity chars':>13} {'PW chars':>10} {'size ratio':>10} {'n':>3}")
     for page in pages:
         for tool in TOOLS:
             if (page.path, tool, "verity") not in results:
-                print(f"{page.path:<26} {tool:<17} (no whole round)")
+                print(f"{page.path:<26} {tool:<22} (no whole round)")
                 continue
             ours, theirs = results[(page.path, tool, "verity")], results[(page.path, tool, "playwright")]
             time_ratio = statistics.median(a[0] / b[0] for a, b in zip(ours, theirs, strict=True))
             our_chars, their_chars = statistics.median(a[1] for a in ours), statistics.median(b[1] for b in theirs)
             print(
-                f"{page.path:<26} {tool:<17} {statistics.median(a[0] for a in ours) * 1000:>10.0f} "
+                f"{page.path:<26} {tool:<22} {statistics.median(a[0] for a in ours) * 1000:>10.0f} "
                 f"{statistics.median(b[0] for b in theirs) * 1000:>9.0f} {time_ratio:>6.3f}x "
                 f"{our_chars:>13.0f} {their_chars:>10.0f} {our_chars / their_chars:>9.3f}x {len(ours):>3}"
             )
@@ -199,6 +212,7 @@ def main() -> None:
     parser.add_argument("--playwright-mcp", type=Path, required=True, help="the @playwright/mcp package directory (node_modules/@playwright/mcp)")
     parser.add_argument("--chromium", type=Path, default=Path("/usr/bin/chromium"))
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--small-only", action="store_true", help="only the one-screen click page (the 17k-link page takes minutes a round)")
     asyncio.run(measure(parser.parse_args()))
 
 

@@ -29,7 +29,7 @@ from runtime.store.location import PostgresUrl, StoreLocation
 # In SQL both engines read (the `runs` table is the run store's own).
 PENDING_WEBHOOKS_TABLE = """
 CREATE TABLE IF NOT EXISTS pending_webhooks (
-    run_id         TEXT PRIMARY KEY,
+    run_id         TEXT COLLATE "C" PRIMARY KEY,
     url            TEXT NOT NULL,
     attempts_made  BIGINT NOT NULL DEFAULT 0,
     next_due_ns    BIGINT NOT NULL DEFAULT 0,
@@ -147,7 +147,7 @@ class SqlitePendingWebhooks(_SqlPendingWebhooks):
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")  # as the run store's default
-            self._db.execute(PENDING_WEBHOOKS_TABLE.replace("BIGINT", "INTEGER"))
+            self._db.execute(PENDING_WEBHOOKS_TABLE.replace(' COLLATE "C"', "").replace("BIGINT", "INTEGER"))
         except sqlite3.DatabaseError as error:
             self._db.close()
             raise StoreError(f"{self.path}: cannot open the pending webhooks: {error}") from error

@@ -224,19 +224,18 @@ class WebhookDeliveries:
         attempts appended to the run's stored events (nobody hosts the ended run)."""
         store = self._runs.store
         record = await store.get_run(pending.run_id)
-        final = await self._final_event(pending.run_id) if record is not None else None
+        # Read whole: an ended run's stored last seq stays at its verdict on some stores (a
+        # PostgreSQL trigger keeps the verdict's row as it was), the attempts' seqs are after it.
+        events = await store.read_events(pending.run_id, 0) if record is not None else []
+        final = next((event for event in reversed(events) if event.is_final), None)
         if record is None or final is None:
             _log.error("run %s: its webhook delivery has no ended run in the store; dropped", pending.run_id)
             await self._store_call(self._pending.finish, pending.run_id)
             return
-        log = EventLog(record.run_id, record.trace_id, first_seq=record.last_seq + 1)
+        log = EventLog(record.run_id, record.trace_id, first_seq=max(record.last_seq, events[-1].seq) + 1)
         bounder = EventBounder(self._runs.event_limits, self._runs.runs_dir / record.run_id)
         log.add_listener(lambda event: write_event(store, record, bounder.bound(event), bounder))
         await self._attempts(pending, _body(record, final), log.emit)
-
-    async def _final_event(self, run_id: str) -> Event | None:
-        events = await self._runs.store.read_events(run_id, 0)
-        return next((event for event in reversed(events) if event.is_final), None)
 
     async def _attempts(self, pending: PendingWebhook, body: bytes, emit: Callable[[WebhookDelivery], Any]) -> None:
         """Attempts after `pending.attempts_made` (counted across servers), each recorded in the

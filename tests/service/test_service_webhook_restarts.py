@@ -14,7 +14,7 @@ from typing import Any
 import psycopg
 from pytest_bdd import given, parsers, scenarios, then, when
 from tests.service.service_harness import ServedServer, running
-from tests.service.test_service_webhooks import SECRET, _attempts, receivers, verifies  # noqa: F401 - receivers: a fixture
+from tests.service.test_service_webhooks import SECRET, _attempts, verifies
 from tests.service.webhook_receiver import HOLD, WebhookReceiver
 
 from runtime.store.location import PostgresUrl

@@ -10,6 +10,14 @@ the addresses its name resolves to, and the request goes to an address just vett
 that changes in between cannot move it to a private address). Redirects are never followed: a
 3xx answer is a failed attempt. Failed attempts are retried with waits that double.
 
+A delivery outlives its server: it is kept in the run store (runtime/store/pending_webhooks.py)
+from the moment its run is recorded, and each attempt is counted there before it begins. A
+server that starts on the store, once it has closed the runs left in flight, resumes what is
+left: the same webhook id and body, attempt numbers continuing, each attempt appended to the
+ended run's stored events. A lease in the store keeps a delivery with one server at a time, so
+replicas on one PostgreSQL store never both resume it. Receivers may still get an attempt twice
+(one under way when its server died): they deduplicate on the webhook id, as the scheme asks.
+
 Headers, as https://www.standardwebhooks.com specifies: `webhook-id` (the same for every attempt
 of one delivery), `webhook-timestamp` (seconds, per attempt) and `webhook-signature`, "v1," and
 the base64 HMAC-SHA256 of "<id>.<timestamp>.<body>" under the shared secret.

@@ -130,6 +130,7 @@ class WebhookDeliveries:
         self._shared = shared
         self._scan_seconds = scan_seconds
         self._expected: set[str] = set()
+        self._unstored: dict[str, str] = {}  # runs whose delivery the store did not take at their start
         self._active: set[str] = set()  # runs whose delivery has a task here
         self._held: list[str] = []  # runs that ended as the server shut down: the next server delivers
         self._holding = False
@@ -146,8 +147,9 @@ class WebhookDeliveries:
         self._expected.add(run_id)
         try:
             await asyncio.to_thread(self._pending.expect, run_id, url, self._owner)
-        except Exception:  # noqa: BLE001 - the run goes on; its delivery lives in this server only
-            _log.exception("run %s: its webhook delivery could not be stored; a restart loses it", run_id)
+        except Exception:  # noqa: BLE001 - the run goes on; storing its delivery is tried again as it ends
+            _log.exception("run %s: its webhook delivery could not be stored yet", run_id)
+            self._unstored[run_id] = url
 
     def run_ended(self, live: LiveRun) -> None:
         """The run's final verdict is durable: deliver it, off the run's path."""
@@ -200,6 +202,8 @@ class WebhookDeliveries:
         if live.handle is not None:
             # The engine writes the run's files after its verdict; its listeners on the log end with it.
             await asyncio.wait([live.handle.task])
+        if (url := self._unstored.pop(live.run_id, None)) is not None:
+            await self._store_call(self._pending.expect, live.run_id, url, self._owner)
         pending = await self._claim(live.run_id)
         if pending is None:
             return  # another server took it over (a replica that found this one's lease expired)
@@ -258,6 +262,8 @@ class WebhookDeliveries:
                 await self._store_call(self._pending.finish, run_id)
                 return
             if (wait := (pending.next_due_ns - time.time_ns()) / 1e9) > 0:
+                if not await self._progress(pending, pending.next_due_ns + self._lease_ns):
+                    return
                 await asyncio.sleep(wait)
             while True:
                 attempt += 1
@@ -299,7 +305,11 @@ class WebhookDeliveries:
     async def _claim(self, run_id: str, now: int | None = None) -> PendingWebhook | None:
         now = time.time_ns() if now is None else now
         lease = time.time_ns() + self._lease_ns
-        return await asyncio.to_thread(self._pending.claim, run_id, self._owner, now, lease)
+        try:
+            return await asyncio.to_thread(self._pending.claim, run_id, self._owner, now, lease)
+        except Exception:  # noqa: BLE001 - the row stays: the next scan (or server) tries again
+            _log.exception("run %s: its webhook delivery could not be claimed", run_id)
+            return None
 
     async def _progress(self, pending: PendingWebhook, lease_until_ns: int) -> bool:
         """Record the delivery's progress; False (and the delivery is left) when another server

@@ -54,6 +54,8 @@ from runtime.store.pending_webhooks import ALL_LEASES_EXPIRED_NS, PendingWebhook
 _log = logging.getLogger(__name__)
 
 EVENT_TYPE = "run.ended"
+# How far back from a run's stored last seq a resumed delivery looks for the run's final verdict.
+_TAIL_EVENTS = 64
 
 
 def webhook_signature(secret: bytes, webhook_id: str, timestamp: int, body: bytes) -> str:
@@ -236,10 +238,16 @@ class WebhookDeliveries:
         attempts appended to the run's stored events (nobody hosts the ended run)."""
         store = self._runs.store
         record = await store.get_run(pending.run_id)
-        # Read whole: an ended run's stored last seq stays at its verdict on some stores (a
-        # PostgreSQL trigger keeps the verdict's row as it was), the attempts' seqs are after it.
-        events = await store.read_events(pending.run_id, 0) if record is not None else []
-        final = next((event for event in reversed(events) if event.is_final), None)
+        # The run's tail: its verdict and the attempts after it. An ended run's stored last seq is
+        # its verdict's on PostgreSQL (a trigger keeps the ended run's row) and the newest
+        # attempt's on SQLite; the whole run is read only when many attempts came after it.
+        events: list[Event] = []
+        final: Event | None = None
+        for after in ((max(0, record.last_seq - _TAIL_EVENTS), 0) if record is not None else ()):
+            events = await store.read_events(pending.run_id, after)
+            final = next((event for event in reversed(events) if event.is_final), None)
+            if final is not None or after == 0:
+                break
         if record is None or final is None:
             _log.error("run %s: its webhook delivery has no ended run in the store; dropped", pending.run_id)
             await self._store_call(self._pending.finish, pending.run_id)

@@ -32,6 +32,7 @@ from runtime.store.action_cache import ACTION_CACHE_TABLE
 from runtime.store.interface import StoreError
 from runtime.store.location import PostgresUrl, redact_url, url_passwords
 from runtime.store.payload_json import payload_json
+from runtime.store.pending_webhooks import PENDING_WEBHOOKS_TABLE
 from runtime.store.records import ArtifactRecord, RunCursor, RunFilter, RunRecord, WriteBatch
 from runtime.store.run_keys import CLAIM_KEY, FIND_KEY, PRUNE_KEYS, RUN_KEYS_TABLE, KeyHolder, RunKey, holder_from_row, key_params
 from runtime.store.run_rows import RUN_COLUMNS, artifact_row, newest_event_rows, run_from_row, run_row, run_update_row
@@ -101,6 +102,7 @@ MIGRATIONS += (
 )
 MIGRATIONS += ((3, "idempotency keys of started runs", RUN_KEYS_TABLE),)
 MIGRATIONS += ((4, "the verified action cache, shared by every server on the database", ACTION_CACHE_TABLE),)
+MIGRATIONS += ((5, "webhook deliveries not yet finished, resumed by whichever server holds their lease", PENDING_WEBHOOKS_TABLE),)
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 # pg_advisory_xact_lock key: servers migrating one database at the same moment take turns.
 _MIGRATION_LOCK = 0x76657269  # "veri"

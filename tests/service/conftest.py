@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, when
 from tests.service.service_harness import DroppingProxy, ServedServer, StoreLockHolder, Watcher, running
+from tests.service.webhook_receiver import WebhookReceiver
 
 from runtime.service.config.server_config import ServerConfig
 from runtime.store.location import PostgresUrl
@@ -38,6 +39,21 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., ServedServer]]:
     yield start
     for server in reversed(servers):
         server.close()
+
+
+@pytest.fixture
+def receivers() -> Iterator[Callable[..., WebhookReceiver]]:
+    """Open webhook receivers on loopback, each answering as scripted (webhook_receiver.py)."""
+    opened: list[WebhookReceiver] = []
+
+    def open_receiver(*answers: Any) -> WebhookReceiver:
+        receiver = WebhookReceiver(*answers)
+        opened.append(receiver)
+        return receiver
+
+    yield open_receiver
+    for receiver in opened:
+        receiver.close()
 
 
 @pytest.fixture

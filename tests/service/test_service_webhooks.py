@@ -10,7 +10,7 @@ import hmac
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,20 +49,6 @@ async def _loopback_name(name: str, port: int) -> list[str]:
     """DNS at the edge: the test's one name answers with loopback; no name leaves the machine."""
     assert name == HOOK_NAME, name
     return ["127.0.0.1"]
-
-
-@pytest.fixture
-def receivers() -> Iterator[Callable[..., WebhookReceiver]]:
-    opened: list[WebhookReceiver] = []
-
-    def open_receiver(*answers: Any) -> WebhookReceiver:
-        receiver = WebhookReceiver(*answers)
-        opened.append(receiver)
-        return receiver
-
-    yield open_receiver
-    for receiver in opened:
-        receiver.close()
 
 
 def _webhook_server(serve: Callable[..., ServedServer], url: str, **overrides: Any) -> ServedServer:

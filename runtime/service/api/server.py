@@ -32,11 +32,12 @@ from runtime.service.runs.recipe_catalog import RecipeCatalog
 from runtime.service.runs.hosting import SupervisorLimits
 from runtime.service.runs.supervisor import RunSupervisor
 from runtime.service.runs.tracing import RunTracer
-from runtime.service.runs.webhooks import WebhookDeliveries
+from runtime.service.runs.webhooks import StoredRuns, WebhookDeliveries
 from runtime.store.opening import open_action_cache
 from runtime.store import BufferedRunStore, StoreError, StoreWriteError
 from runtime.store.location import PostgresUrl
 from runtime.store.opening import open_run_store
+from runtime.store.pending_webhooks import open_pending_webhooks
 
 _log = logging.getLogger(__name__)
 
@@ -174,11 +175,21 @@ class VerityServer:
         self.catalog = RecipeCatalog(config.recipes_dir, registry_root=config.tool_registry_root)
         self.supervisor = await self._open_supervisor(self._store, self._tracer, self.catalog)
         if (webhooks := config.webhook_settings()) is not None:
-            self.supervisor.webhooks = WebhookDeliveries(webhooks, resolver=self._resolver)
+            self.supervisor.webhooks = WebhookDeliveries(
+                webhooks,
+                pending=await asyncio.to_thread(open_pending_webhooks, config.store_path),
+                runs=StoredRuns(self._store, config.runs_dir, self.supervisor.event_limits),
+                resolver=self._resolver,
+                lease_seconds=config.lease_seconds,
+                shared=isinstance(config.store_path, PostgresUrl),
+                scan_seconds=config.replica_poll_seconds,
+            )
         # The verified action cache lives in the same store (the PostgreSQL one migrated above):
         # every replica replays what any of them learned.
         self.supervisor.action_cache = await asyncio.to_thread(lambda: open_action_cache(config.store_path, migrated=True))
         await self.supervisor.interrupt_stored_in_flight()
+        if self.supervisor.webhooks is not None:
+            self.supervisor.webhooks.resume_pending()  # runs ended (closed) first: their deliveries go on
         return self.catalog
 
     async def _open_supervisor(self, store: BufferedRunStore, tracer: RunTracer, catalog: RecipeCatalog) -> RunSupervisor:

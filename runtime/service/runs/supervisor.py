@@ -101,13 +101,12 @@ class RunSupervisor(ConversationHost, RunHost):
         recorded = recorded_inputs(order.plan, raw_inputs)
         try:
             live = await self.open_run(
-                recipe["name"], recipe["version"], recorded, dict(order.labels), traced=False, existing=existing, key=key, waits_for_slot=True
+                recipe["name"], recipe["version"], recorded, dict(order.labels), traced=False, existing=existing, key=key,
+                waits_for_slot=True, webhook_url=webhook_url,
             )
         except _KeyHeld as held:
             assert key is not None
             return await self._started_before(held.holder, key)
-        if webhook_url and self.webhooks is not None:
-            self.webhooks.address(live.run_id, webhook_url)
         admitted = False
         async def admission(on_wait: Callable[[str], None]) -> None:
             nonlocal admitted
@@ -158,6 +157,7 @@ class RunSupervisor(ConversationHost, RunHost):
         existing: RunRecord | None = None,
         key: RunKey | None = None,
         waits_for_slot: bool = False,
+        webhook_url: str | None = None,
     ) -> LiveRun:
         """Record a run and its event log; whoever emits into `live.events` drives it.
 
@@ -165,10 +165,13 @@ class RunSupervisor(ConversationHost, RunHost):
         the benchmark and tests can drive a served run without a browser; `traced` gives such a
         run a root span of its own (an engine opens its own). `existing`: a run already recorded
         (and counted against the limit) by whoever claimed it. `waits_for_slot`: the run waits for
-        its run slot (run_slots.py) instead of being refused at the limit.
+        its run slot (run_slots.py) instead of being refused at the limit. `webhook_url`: the
+        run's own webhook (or None: the server's, if any), kept in the store from now on.
         """
         if existing is not None:
-            return self._host(existing, span=None)
+            live = self._host(existing, span=None)
+            await self._expect_delivery(live.run_id, webhook_url)
+            return live
         if not self._accepting:
             raise ServerShuttingDown()
         if not waits_for_slot and len(self._live) >= self.limits.max_concurrent_runs:
@@ -199,7 +202,12 @@ class RunSupervisor(ConversationHost, RunHost):
             if span is not None:
                 span.end()
             raise
+        await self._expect_delivery(run_id, webhook_url)
         return live
+
+    async def _expect_delivery(self, run_id: str, webhook_url: str | None) -> None:
+        if self.webhooks is not None:
+            await self.webhooks.expect(run_id, webhook_url)
 
     async def _record_new_run(self, record: RunRecord, key: RunKey | None) -> KeyHolder | None:
         return await self._store.create_run(record, key)
@@ -364,6 +372,8 @@ class RunSupervisor(ConversationHost, RunHost):
         if self._live:
             await self._wait_ended(list(self._live.values()), grace_seconds)
         summary = "the server shut down before the run ended"
+        if self.webhooks is not None:
+            self.webhooks.hold_new()  # runs interrupted now are delivered by the next server, whole
         remaining = list(self._live.values())
         for live in remaining:
             self._request_stop(live, StopReason.INTERRUPTED, summary)
@@ -378,7 +388,8 @@ class RunSupervisor(ConversationHost, RunHost):
             # The engine did not wind down in time: record the interruption ourselves.
             self._end_without_engine(live, StopReason.INTERRUPTED, summary)
         if self.webhooks is not None:
-            await self.webhooks.close(interrupt_wait_seconds)  # its attempts are events: before the last flush
+            # Its attempts are events: before the last flush. What it leaves, the next server resumes.
+            await self.webhooks.close(min(grace_seconds, interrupt_wait_seconds))
         try:
             await self._store.flush()
         except StoreWriteError:

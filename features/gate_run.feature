@@ -2,6 +2,8 @@ Feature: Run the suite once and prove every contract
   `verity bdd gate` runs pytest once over the whole suite, maps each contract to its scenarios, the
   tests that bind them and their outcomes, and fails CI unless every contract is proven by passing
   tests. The traceability matrix it writes is the evidence.
+  Where a scenario runs "the program", a shell's view of `verity` is its subject: it runs the real
+  console script; the others run the same command line through the CLI in the test's process.
 
   Background:
     Given a sample project whose contract DEMO-001 is proven by a bound scenario
@@ -62,21 +64,21 @@ Feature: Run the suite once and prove every contract
 
   @GATE-013
   Scenario: With --json the verdict is the only thing on stdout
-    When I run "verity bdd gate --json" on the sample project
+    When I run the program "verity bdd gate --json" on the sample project
     Then the command succeeds
     And stdout is a JSON verdict "passed" with DEMO-001 "passed"
     And stderr shows pytest's closing summary "1 passed"
 
   @GATE-014
   Scenario: A project root that is not a directory gets a plain error
-    When I run "verity bdd validate --root no-such-directory" on the sample project
+    When I run the program "verity bdd validate --root no-such-directory" on the sample project
     Then the command exits with status 2
     And stderr says "--root no-such-directory is not a directory"
     And verity printed no traceback
 
   @GATE-014
   Scenario: pytest arguments given without "--" get a plain error
-    When I run "verity bdd gate tests" on the sample project
+    When I run the program "verity bdd gate tests" on the sample project
     Then the command exits with status 2
     And stderr says "unexpected argument 'tests'; put pytest arguments after `--`"
     And verity printed no traceback

@@ -43,10 +43,15 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = next((arg for arg in argv if not arg.startswith("-")), None)
     if chosen in COMMANDS:
-        from runtime.cli.import_heap import imports_left_out_of_collections
+        module_name = COMMANDS[chosen][0]
+        module = sys.modules.get(module_name)
+        if module is None:
+            # Frozen only when this call imports it: a process calling main() again (a test, an
+            # embedding program) would otherwise freeze whatever it had allocated since.
+            from runtime.cli.import_heap import imports_left_out_of_collections
 
-        with imports_left_out_of_collections():
-            module = importlib.import_module(COMMANDS[chosen][0])
+            with imports_left_out_of_collections():
+                module = importlib.import_module(module_name)
         module.register(commands)
     for name, (_module, summary) in COMMANDS.items():
         if name not in commands.choices:

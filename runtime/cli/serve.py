@@ -184,6 +184,9 @@ def _serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     try:
         config = server_config_from_args(args)
+        # Checked here, before the server's modules are imported, so a refusal costs the user a
+        # fraction of a second; the server checks again when it starts.
+        config.validate()
         return asyncio.run(_serve_until_signalled(config))
     except StoreWriteError as error:
         print(f"verity serve: {error}", file=sys.stderr)

@@ -16,6 +16,7 @@ from gate_sample_project import (
     SampleProject,
     matrix_contract,
     run_verity,
+    run_verity_in_process,
 )
 
 
@@ -76,7 +77,12 @@ def _module_binding_missing_scenario(project: SampleProject, relative: str, name
 
 
 @when(parsers.parse('I run "{command_line}" on the sample project'), target_fixture="result")
-def _run(project: SampleProject, command_line: str) -> CommandResult:
+def _run(project: SampleProject, command_line: str, capfd: pytest.CaptureFixture[str]) -> CommandResult:
+    return run_verity_in_process(command_line, project.root, capfd)
+
+
+@when(parsers.parse('I run the program "{command_line}" on the sample project'), target_fixture="result")
+def _run_program(project: SampleProject, command_line: str) -> CommandResult:
     return run_verity(command_line, cwd=project.root)
 
 

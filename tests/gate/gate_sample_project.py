@@ -1,17 +1,25 @@
-"""A throwaway project for the gate's tests, and a runner for the real `verity` console script.
+"""A throwaway project for the gate's tests, and two ways to run `verity` on it.
 
 Every scenario builds a tiny project in tmp_path (contracts/, features/, tests/ and a pytest.ini)
-and runs `verity` on it, which in turn runs a real nested pytest.
+and runs `verity` on it, which in turn runs a real nested pytest. Most scenarios call the CLI's
+`main` in this process (the same code from the parsed command line on, without a second
+interpreter importing the gate); those whose subject is what a shell sees of the program run the
+real `verity` console script.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
+
+from runtime.cli.main import main
 
 VERITY = Path(sys.executable).parent / "verity"
 NESTED_RUN_TIMEOUT_SECONDS = 120
@@ -125,6 +133,7 @@ class CommandResult:
 
 
 def run_verity(command_line: str, cwd: Path) -> CommandResult:
+    """Run the `verity` console script as its own process."""
     words = shlex.split(command_line)
     assert words[0] == "verity", command_line
     command = [str(VERITY), *words[1:]]
@@ -132,6 +141,26 @@ def run_verity(command_line: str, cwd: Path) -> CommandResult:
         command, cwd=cwd, capture_output=True, text=True, timeout=NESTED_RUN_TIMEOUT_SECONDS, check=False
     )
     return CommandResult(command=words, exit_code=completed.returncode, stdout=completed.stdout, stderr=completed.stderr)
+
+
+def run_verity_in_process(command_line: str, cwd: Path, capfd: pytest.CaptureFixture[str]) -> CommandResult:
+    """Run `verity` through the CLI's `main` in this process, in `cwd`.
+
+    The output is captured at the file descriptors, so the nested pytest's output (which the gate
+    streams to this process's stdout, or stderr with --json) lands where it would for a shell.
+    """
+    words = shlex.split(command_line)
+    assert words[0] == "verity", command_line
+    capfd.readouterr()  # drop whatever earlier steps printed
+    with contextlib.chdir(cwd):
+        try:
+            exit_code = main(words[1:])
+        except SystemExit as leaving:  # argparse refusing the command line
+            exit_code = leaving.code if isinstance(leaving.code, int) else 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    captured = capfd.readouterr()
+    return CommandResult(command=words, exit_code=exit_code, stdout=captured.out, stderr=captured.err)
 
 
 def matrix_contract(project: SampleProject, relative: str, contract_id: str) -> dict[str, object]:

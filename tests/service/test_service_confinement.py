@@ -53,15 +53,13 @@ def disk(tmp_path: Path) -> dict[str, Path]:
     return {"secret": secret, "root": root, "tmp": tmp_path}
 
 
-def _serve(serve_processes: Any, disk: dict[str, Path], *flags: str) -> str:
-    store = disk["tmp"] / "server"
-    process = serve_processes("--store", str(store / "verity.db"), "--runs-dir", str(store / "runs"), "--recipes-dir", str(store), *flags)
-    return str(process.target)
-
-
 @given("a server without a tool registry root, and a secret file beside it", target_fixture="target")
-def _server_without_root(serve_processes: Any, disk: dict[str, Path]) -> str:
-    return _serve(serve_processes, disk)
+def _server_without_root(serve: Any, disk: dict[str, Path]) -> str:
+    # In this process: the subject is what the server answers, and its settings are the defaults
+    # `verity serve` starts with (no registry root, no private networks).
+    store = disk["tmp"] / "server"
+    served = serve(store_path=store / "verity.db", runs_dir=store / "runs", recipes_dir=store, allow_private_network=False)
+    return served.target
 
 
 @given(
@@ -69,7 +67,13 @@ def _server_without_root(serve_processes: Any, disk: dict[str, Path]) -> str:
     target_fixture="target",
 )
 def _server_with_root(serve_processes: Any, disk: dict[str, Path]) -> str:
-    return _serve(serve_processes, disk, "--tool-registry-root", str(disk["root"]), "--allow-private-network")
+    # A `verity serve` process: its --tool-registry-root and --allow-private-network are part of the subject.
+    store = disk["tmp"] / "server"
+    process = serve_processes(
+        "--store", str(store / "verity.db"), "--runs-dir", str(store / "runs"), "--recipes-dir", str(store),
+        "--tool-registry-root", str(disk["root"]), "--allow-private-network",
+    )
+    return str(process.target)
 
 
 def _replies(target: str, registry: str) -> list[str]:

@@ -31,7 +31,8 @@ from runtime.browser.session.browser_session import BrowserSession
 from runtime.browser.vocabulary.errors import BrowserLaunchError, LaunchErrorCode
 from runtime.browser.launch.endpoints import redact_endpoint
 from runtime.browser.supply.endpoint_specs import BrowserDescription, BrowserPin, BrowserState, EndpointSpec, parse_endpoint_specs
-from runtime.browser.supply.provider import RETRY_DELAYS, BrowserProvider, provider_state
+from runtime.browser.supply.provider import BrowserProvider, provider_state
+from runtime.browser.supply.retry_schedule import RETRY_DELAYS
 from runtime.browser.supply.waiting_line import BrowserUnavailable, WaitingLine, WaitLimits
 from runtime.policy import NetworkPolicy, OnBlocked
 

@@ -36,28 +36,11 @@ from runtime.browser.vocabulary.policy import SessionPolicy
 from runtime.browser.supply.dns_fence import require_dns_fence
 from runtime.browser.supply.endpoint_specs import LOCAL_BROWSER_ID, BrowserDescription, BrowserPin, BrowserState
 from runtime.browser.supply.udp_fence import require_udp_fence
+from runtime.browser.supply.retry_schedule import RETRY_DELAYS
 from runtime.browser.supply.waiting_line import BrowserUnavailable
 from runtime.policy import NetworkPolicy, OnBlocked
 
 _log = logging.getLogger(__name__)
-
-# Seconds between attempts to replace a browser; the first attempt is immediate, the last delay repeats.
-FIRST_RETRY_DELAY = 0.5
-DEFAULT_RETRY_MAX_SECONDS = 15.0
-
-
-def retry_delays_up_to(max_seconds: float) -> tuple[float, ...]:
-    """Delays doubling from half a second, capped at `max_seconds` (which then repeats)."""
-    delays: list[float] = []
-    delay = FIRST_RETRY_DELAY
-    while delay < max_seconds:
-        delays.append(delay)
-        delay *= 2
-    return (*delays, max_seconds)
-
-
-RETRY_DELAYS = retry_delays_up_to(DEFAULT_RETRY_MAX_SECONDS)
-
 
 class BrowserProvider:
     def __init__(

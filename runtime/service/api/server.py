@@ -20,7 +20,7 @@ from runtime.browser.launch.chromium_process import reap_stale_profiles
 from runtime.execute import BrowserProvider
 from runtime.policy.upstream import Resolver, system_resolver
 from runtime.browser.supply.browser_pool import BrowserPool
-from runtime.browser.supply.provider import retry_delays_up_to
+from runtime.browser.supply.retry_schedule import retry_delays_up_to
 from runtime.service.api.agent_service import AgentServicer
 from runtime.service.api.auth import BearerTokenInterceptor
 from runtime.service.api.recipe_service import RecipeServicer

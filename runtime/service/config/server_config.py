@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runtime.browser.supply.endpoint_specs import parse_endpoint_specs
-from runtime.browser.supply.provider import DEFAULT_RETRY_MAX_SECONDS
+from runtime.browser.supply.retry_schedule import DEFAULT_RETRY_MAX_SECONDS
 from runtime.browser.supply.waiting_line import DEFAULT_QUEUE_LENGTH, DEFAULT_WAIT_SECONDS, WaitLimits
 from runtime.service.config.bind_safety import check_bind_is_safe
 from runtime.service.config.errors import ServiceConfigError

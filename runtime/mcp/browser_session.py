@@ -227,7 +227,8 @@ class BrowserSessions:
         answer = await session.turns.ask(tool, arguments)
         if answer.ended is not None or not answer.page:
             return session.run_id, answer
-        return session.run_id, session.shown.fold(answer, full or self.toolset.snapshot_mode == FULL)
+        page, unchanged = session.shown.fold(answer.page, full or self.toolset.snapshot_mode == FULL)
+        return session.run_id, replace(answer, page=page, unchanged=unchanged) if unchanged else answer
 
     async def _session(self, key: str) -> BrowserSession:
         async with self._opening:

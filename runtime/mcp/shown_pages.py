@@ -15,11 +15,7 @@ sent whole. `full` (browser_snapshot's `full: true`, `--snapshot-mode full`) alw
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from runtime.mcp.browser_session import TurnAnswer
+from dataclasses import dataclass
 
 INCREMENTAL = "incremental"
 FULL = "full"
@@ -54,14 +50,15 @@ class ShownPage:
         self.head = ""
         self.trees = ""
 
-    def fold(self, answer: TurnAnswer, full: bool) -> TurnAnswer:
-        """`answer` as the client is sent it: its trees left out (`unchanged` names their
-        snapshot) when the client was last sent those very trees, unless `full`."""
-        parts = PageParts.of(answer.page)
+    def fold(self, page: str, full: bool) -> tuple[str, str]:
+        """An answer's page section as the client is sent it, and the snapshot id of the trees
+        left out of it ("" when none is): they are left out when the client was last sent those
+        very trees, unless `full`."""
+        parts = PageParts.of(page)
         if full or not parts.trees or parts.trees != self.trees:
             self.head, self.trees = parts.head, parts.trees
-            return answer
+            return page, ""
         if parts.head == self.head and _VERDICT_LINE not in parts.head:
-            return replace(answer, page="", unchanged=parts.snapshot_id)
+            return "", parts.snapshot_id
         self.head = parts.head
-        return replace(answer, page=parts.head, unchanged=parts.snapshot_id)
+        return parts.head, parts.snapshot_id

@@ -54,8 +54,9 @@ loads the module that defines it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from runtime.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from runtime.browser.vocabulary.actions import (
@@ -110,21 +111,7 @@ _EXPORTED_FROM = {
     "session.browser_session": ("BrowserSession", "open_session"),
     "session.tab_tracking": ("TabInfo",),
 }
-_MODULE_OF = {name: module for module, names in _EXPORTED_FROM.items() for name in names}
-
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'runtime.browser' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"runtime.browser.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_MODULE_OF})
-
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTED_FROM, globals())
 
 __all__ = [
     "DEFAULT_ACTION_TIMEOUT_MS",

@@ -7,8 +7,9 @@ the SQLite store's modules.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from runtime.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from runtime.store.buffered import BufferedRunStore
@@ -23,21 +24,7 @@ _EXPORTED_FROM = {
     "records": ("ArtifactRecord", "RunCursor", "RunFilter", "RunRecord", "RunUpdate", "WriteBatch"),
     "sqlite": ("SqliteRunStore",),
 }
-_MODULE_OF = {name: module for module, names in _EXPORTED_FROM.items() for name in names}
-
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'runtime.store' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"runtime.store.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_MODULE_OF})
-
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTED_FROM, globals())
 
 __all__ = [
     "ArtifactRecord",

@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from runtime.store.interface import StoreError
+from runtime.store.side_tables import PostgresSideTable, SideTable, SqliteSideTable
 from runtime.store.location import PostgresUrl
 
 # The table, in SQL both engines read (PostgreSQL gets it by migration, SQLite on first use).
@@ -99,20 +97,8 @@ class ActionCache(Protocol):
     def close(self) -> None: ...
 
 
-class _SqlActionCache:
-    """The queries, written once; `_run` is each engine's way to execute one."""
-
-    mark = "?"
-
-    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        raise NotImplementedError
-
-    def _changed(self, sql: str, params: tuple[Any, ...] = ()) -> int:
-        """Execute a statement that writes; how many rows it changed."""
-        raise NotImplementedError
-
-    def _sql(self, sql: str) -> str:
-        return sql.replace("?", self.mark)
+class _SqlActionCache(SideTable):
+    """The queries, written once (runtime/store/side_tables.py executes them on each engine)."""
 
     def find(self, key: CacheKey) -> CacheEntry | None:
         rows = self._run(self._sql(f"SELECT {_COLUMNS} FROM action_cache WHERE key_digest = ?"), (key.digest,))
@@ -151,62 +137,20 @@ class _SqlActionCache:
         return self._changed(self._sql(f"DELETE FROM action_cache {where}"), tuple(params))
 
 
-class SqliteActionCache(_SqlActionCache):
+class SqliteActionCache(_SqlActionCache, SqliteSideTable):
     """The cache in a SQLite run store's file (its own table; the runs' tables are left alone)."""
 
     def __init__(self, path: Path, busy_timeout_seconds: float = 5.0) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # One connection, used by one thread at a time (runs call it through asyncio.to_thread).
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=busy_timeout_seconds)
-        try:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # As the run store's default: a commit survives a killed process, not a power loss.
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(ACTION_CACHE_TABLE)
-        except sqlite3.DatabaseError as error:
-            self._db.close()
-            raise StoreError(f"{self.path}: cannot open the action cache: {error}") from error
-
-    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
-            return self._db.execute(sql, params).fetchall()
-
-    def _changed(self, sql: str, params: tuple[Any, ...] = ()) -> int:
-        with self._lock:
-            return int(self._db.execute(sql, params).rowcount)
-
-    def close(self) -> None:
-        self._db.close()
+        SqliteSideTable.__init__(self, path, ACTION_CACHE_TABLE, "action cache", busy_timeout_seconds)
 
 
-class PostgresActionCache(_SqlActionCache):
+class PostgresActionCache(_SqlActionCache, PostgresSideTable):
     """The cache in a PostgreSQL run store, shared by every server on the database. The table
     comes from the store's migrations: open the run store (PostgresRunStore) first."""
 
-    mark = "%s"
-
     def __init__(self, location: PostgresUrl) -> None:
-        import psycopg
+        PostgresSideTable.__init__(self, location, "action cache")
 
-        self._lock = threading.Lock()
-        try:
-            self._conn = psycopg.connect(location.url, autocommit=True, connect_timeout=10)
-        except psycopg.Error:
-            raise StoreError(f"{location.shown}: cannot open the action cache") from None
-
-    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
-            cursor = self._conn.execute(sql, params)
-            return cursor.fetchall() if cursor.description is not None else []
-
-    def _changed(self, sql: str, params: tuple[Any, ...] = ()) -> int:
-        with self._lock:
-            return int(self._conn.execute(sql, params).rowcount)
-
-    def close(self) -> None:
-        self._conn.close()
 
 
 def _prefix(digest_prefix: str) -> str:

@@ -17,13 +17,11 @@ the store's migration 5 (runtime/store/postgres.py).
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
-from runtime.store.interface import StoreError
+from runtime.store.side_tables import PostgresSideTable, SideTable, SqliteSideTable
 from runtime.store.location import PostgresUrl, StoreLocation
 
 # In SQL both engines read (the `runs` table is the run store's own).
@@ -77,16 +75,8 @@ class PendingWebhooks(Protocol):
     def close(self) -> None: ...
 
 
-class _SqlPendingWebhooks:
-    """The queries, written once; `_run` is each engine's way to execute one."""
-
-    mark = "?"
-
-    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        raise NotImplementedError
-
-    def _sql(self, sql: str) -> str:
-        return sql.replace("?", self.mark)
+class _SqlPendingWebhooks(SideTable):
+    """The queries, written once (runtime/store/side_tables.py executes them on each engine)."""
 
     def expect(self, run_id: str, url: str, owner: str) -> None:
         self._run(
@@ -135,52 +125,19 @@ class _SqlPendingWebhooks:
         self._run(self._sql("DELETE FROM pending_webhooks WHERE run_id = ?"), (run_id,))
 
 
-class SqlitePendingWebhooks(_SqlPendingWebhooks):
+class SqlitePendingWebhooks(_SqlPendingWebhooks, SqliteSideTable):
     """The table in a SQLite run store's file, beside the runs' tables."""
 
     def __init__(self, path: Path, busy_timeout_seconds: float = 5.0) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # One connection, used by one thread at a time (deliveries call it through asyncio.to_thread).
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=busy_timeout_seconds)
-        try:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")  # as the run store's default
-            self._db.execute(PENDING_WEBHOOKS_TABLE.replace(' COLLATE "C"', "").replace("BIGINT", "INTEGER"))
-        except sqlite3.DatabaseError as error:
-            self._db.close()
-            raise StoreError(f"{self.path}: cannot open the pending webhooks: {error}") from error
-
-    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
-            return self._db.execute(sql, params).fetchall()
-
-    def close(self) -> None:
-        self._db.close()
+        table = PENDING_WEBHOOKS_TABLE.replace(' COLLATE "C"', "").replace("BIGINT", "INTEGER")
+        SqliteSideTable.__init__(self, path, table, "pending webhooks", busy_timeout_seconds)
 
 
-class PostgresPendingWebhooks(_SqlPendingWebhooks):
+class PostgresPendingWebhooks(_SqlPendingWebhooks, PostgresSideTable):
     """The table in a PostgreSQL run store (from its migrations: open the run store first)."""
 
-    mark = "%s"
-
     def __init__(self, location: PostgresUrl) -> None:
-        import psycopg
-
-        self._lock = threading.Lock()
-        try:
-            self._conn = psycopg.connect(location.url, autocommit=True, connect_timeout=10)
-        except psycopg.Error:
-            raise StoreError(f"{location.shown}: cannot open the pending webhooks") from None
-
-    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
-            cursor = self._conn.execute(sql, params)
-            return cursor.fetchall() if cursor.description is not None else []
-
-    def close(self) -> None:
-        self._conn.close()
+        PostgresSideTable.__init__(self, location, "pending webhooks")
 
 
 def open_pending_webhooks(location: StoreLocation) -> PendingWebhooks:

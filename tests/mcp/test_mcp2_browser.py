@@ -9,7 +9,6 @@ import io
 import json
 import re
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +17,9 @@ import pytest
 from PIL import Image
 from mcp import Client
 from pytest_bdd import given, parsers, scenarios, then, when
+from tests.mcp.pages_site import PagesSite
 from tests.mcp.mcp_harness import SECRET_VALUE, TOKEN, HeldClient, authorized, call_tool, client_page, page_text, ref_in, tool_result
 
-from runtime.demo.loopback import LoopbackSite
 from runtime.events.model import payload_to_dict
 from runtime.mcp.browser_session import BrowserToolset, session_recipe
 from runtime.recipe import RecipeInvalid, load_recipe_with_registry
@@ -48,34 +47,11 @@ PAGES = {
 }
 
 
-class TabsSite(LoopbackSite):
-    """The pages above on 127.0.0.1 (and, as another origin, localhost); any other path is a 404
-    page. `paths` holds the path of every request it got."""
-
-    thread_name = "mcp2-tabs-site"
+class TabsSite(PagesSite):
+    """The pages above (a first page that opens the second in a new tab, a form page)."""
 
     def __init__(self) -> None:
-        self.paths: list[str] = []
-        site = self
-
-        class Page(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
-                pass
-
-            def do_GET(self) -> None:  # noqa: N802 - stdlib name
-                site.paths.append(self.path)
-                html = PAGES.get(self.path, "<!doctype html><title>Not found</title><h1>Not found</h1>")
-                payload = html.encode("utf-8")
-                self.send_response(200 if self.path in PAGES else 404)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        super().__init__(handler=Page)
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
+        super().__init__(PAGES, "mcp2-tabs-site")
 
 
 @pytest.fixture(scope="module")

@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import mcp_types as types
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
+from tests.mcp.pages_site import PagesSite
 from tests.mcp.mcp_harness import TOKEN, HeldClient, call_tool, page_text, ref_in, tool_result
 
-from runtime.demo.loopback import LoopbackSite
 
 scenarios("mcp2_snapshots.feature")
 
@@ -26,29 +25,11 @@ HEADING_PAGE = """<!doctype html><html><head><title>Heading page</title></head><
 TREE_ID = re.compile(r"^\[snapshot (s\d+)\]$", re.MULTILINE)
 
 
-class HeadingSite(LoopbackSite):
+class HeadingSite(PagesSite):
     """The heading page at /heading.html; any other path is a 404 page."""
 
-    thread_name = "mcp2-heading-site"
-
     def __init__(self) -> None:
-        class Page(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
-                pass
-
-            def do_GET(self) -> None:  # noqa: N802 - stdlib name
-                found = self.path == "/heading.html"
-                payload = (HEADING_PAGE if found else "<!doctype html><title>Not found</title><h1>Not found</h1>").encode("utf-8")
-                self.send_response(200 if found else 404)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        super().__init__(handler=Page)
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
+        super().__init__({"/heading.html": HEADING_PAGE}, "mcp2-heading-site")
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,16 @@
 """A package's exported names, each imported from the module that defines it on first use (PEP
 562): `from runtime.store import RunRecord` works as ever, while importing one module of the
 package (say runtime.store.location) no longer imports every module the package exports from.
+The same for a registry of handlers (`LazyHandlers`): a run imports the handlers it runs.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping, MutableMapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from typing import Any, Generic, TypeVar
+
+H = TypeVar("H")
 
 
 def lazy_exports(
@@ -29,3 +32,31 @@ def lazy_exports(
         return sorted({*namespace, *module_of})
 
     return __getattr__, __dir__
+
+
+class LazyHandlers(Mapping[str, H], Generic[H]):
+    """A registry of handlers by name whose modules are imported when a name is first looked up.
+
+    `located` maps each name to the module (relative to `package`) and the attribute that handle
+    it. Listing the names imports nothing; looking one up imports its module once. A run of a
+    plan with no agent step so never imports the agent's handler, and with it the model client's
+    messages, the agent loop and the action cache (BENCHMARKS.md, "Run start").
+    """
+
+    def __init__(self, package: str, located: Mapping[str, tuple[str, str]]) -> None:
+        self._package = package
+        self._located = dict(located)
+        self._loaded: dict[str, H] = {}
+
+    def __getitem__(self, name: str) -> H:
+        handler = self._loaded.get(name)
+        if handler is None:
+            module, attribute = self._located[name]
+            handler = self._loaded[name] = getattr(importlib.import_module(f"{self._package}.{module}"), attribute)
+        return handler
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._located)
+
+    def __len__(self) -> int:
+        return len(self._located)

@@ -15,8 +15,6 @@ import sys
 from collections.abc import Mapping
 from datetime import datetime, timezone
 
-from runtime.plan.model import Plan
-from runtime.plan.state_kinds import AGENT
 from runtime.store.action_cache import ActionCache
 from runtime.store.opening import open_action_cache
 from runtime.store.interface import StoreError
@@ -27,12 +25,11 @@ DEFAULT_CACHE_STORE = ".verity/verity.db"
 EXIT_INVALID = 3
 
 
-def run_cache(plan: Plan, environ: Mapping[str, str] | None = None) -> ActionCache | None:
-    """The action cache `verity run` uses, or None when it is off or cannot be opened (said on
-    stderr: a run goes on without a cache, every agent step asking its model). A plan without an
-    agent step has nothing to replay or learn: no store is opened for it (and no file made)."""
-    if not any(state.kind == AGENT for state in plan.states):
-        return None
+def run_cache(environ: Mapping[str, str] | None = None) -> ActionCache | None:
+    """The action cache `verity run` uses for a plan with an agent step, or None when it is off or
+    cannot be opened (said on stderr: a run goes on without a cache, every agent step asking its
+    model). A plan without an agent step has nothing to replay or learn: `verity run` does not
+    ask (runtime/cli/run_recipe.py), so no store is opened for it and no file made."""
     named = _named_store(None, os.environ if environ is None else environ)
     if named is None:
         return None

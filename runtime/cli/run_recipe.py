@@ -19,11 +19,10 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from runtime.browser.launch.starting import StartingChromium
 from runtime.cli.approval_answers import ApprovalAnswerer, ApprovalAnswers
-from runtime.cli.cache import run_cache
 from runtime.events import Event, EventLog, FinalVerdict, StepFinished
 from runtime.events.model import payload_to_dict
 from runtime.browser.supply.provider import BrowserProvider
@@ -31,10 +30,14 @@ from runtime.execute.run import start_run
 from runtime.execute.record.run_files import json_default
 from runtime.outcomes import StopReason
 from runtime.plan.order import RunOrder, prepare_run
+from runtime.plan.state_kinds import AGENT
 from runtime.plan.switches import SwitchInvalid
 from runtime.recipe import Problem, RecipeInvalid, load_recipe_with_registry
 from runtime.run_layout import OUTPUT_FILE, REPORT_FILE, TRACE_FILE, VERDICT_FILE
 from runtime.trace_export import TelemetryConfigError, TraceExport
+
+if TYPE_CHECKING:
+    from runtime.store.action_cache import ActionCache
 
 
 def run_file_command(args: argparse.Namespace, starting: StartingChromium | None = None) -> int:
@@ -168,7 +171,7 @@ async def _execute(
         return _print_problems([Problem("environment", 0, 0, "", str(error), "bad_telemetry")])
     tracing = export.for_run(run_dir / TRACE_FILE)
     loop = asyncio.get_running_loop()
-    action_cache = run_cache(order.plan)
+    action_cache = _action_cache(order)
     try:
         handle = start_run(
             order, events=events, browser=provider, tracer_provider=tracing.provider,
@@ -193,6 +196,17 @@ async def _execute(
     if not json_mode:
         _print_verdict(verdict, run_dir)
     return verdict.stop_reason.exit_code
+
+
+def _action_cache(order: RunOrder) -> ActionCache | None:
+    """The run store's action cache for a plan with an agent step (runtime/cli/cache.py
+    `run_cache`). A plan without one has nothing to replay or learn, and its run does not import
+    the store (SQLite, the cache's records) or the cache command at all."""
+    if not any(state.kind == AGENT for state in order.plan.states):
+        return None
+    from runtime.cli.cache import run_cache
+
+    return run_cache()
 
 
 class _Progress:

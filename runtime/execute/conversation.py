@@ -151,7 +151,7 @@ def next_turn(walk: PlanWalk, plan: Plan) -> PlanWalk:
     ctx.recovery = Recovery(plan.limits.max_replans)
     ctx.budget = StepBudget(used + plan.limits.max_steps, executed=ctx.budget.executed, agent_calls=ctx.budget.agent_calls)
     ctx.tools = ToolGate(plan.tools, ctx.guard, ctx.events, ctx.tools.approvals, ctx.tools.action_ids)
-    ctx.model = ModelAccess(plan, ctx.model.telemetry, ctx.model.secrets, ctx.model.driven)
+    ctx.model = ModelAccess(plan, ctx.model.make_telemetry, ctx.model.secrets, ctx.model.driven)
     ctx.login = login_means(plan)
     return PlanWalk(ctx)
 

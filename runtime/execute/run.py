@@ -17,7 +17,7 @@ import time
 import traceback
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -29,18 +29,20 @@ from runtime.execute.context.run_context import RunContext
 from runtime.browser.supply.endpoint_specs import BrowserPin
 from runtime.browser.supply.provider import BrowserProvider
 from runtime.browser.supply.waiting_line import BrowserUnavailable
-from runtime.llm.providers.model_client import DrivenModel
 from runtime.execute.record.run_files import RunFiles
 from runtime.execute.record.run_report import ScreenshotThumbnails, draft_run_report, write_run_report
 from runtime.execute.record.spans import RunSpans
 from runtime.execute.step_outcome import RunStopped
-from runtime.execute.record.storage_state import StorageStateKeeper
 from runtime.execute.conversation import Conversation, walk_turns
 from runtime.execute.walker import PlanWalk, RunEnd
 from runtime.outcomes import StopReason, TaskState
 from runtime.plan.order import RunOrder
 from runtime.secrets import PASSWORD_NAME, Secrets, install_log_redaction
-from runtime.store.action_cache import ActionCache
+
+if TYPE_CHECKING:
+    from runtime.execute.record.storage_state import StorageStateKeeper
+    from runtime.llm.providers.model_client import DrivenModel
+    from runtime.store.action_cache import ActionCache
 
 T = TypeVar("T")
 
@@ -235,7 +237,12 @@ async def _run(
     end: RunEnd
     cancelled_from_outside = False
     plan, run_dir = order.plan, handle.run_dir
-    keeper = StorageStateKeeper(order.storage_state, list(plan.target.get("allowed_domains", []))) if order.storage_state.used else None
+    keeper: StorageStateKeeper | None = None
+    if order.storage_state.used:
+        # Only a recipe with `storage_state` loads its files' models (record/storage_state.py).
+        from runtime.execute.record.storage_state import StorageStateKeeper
+
+        keeper = StorageStateKeeper(order.storage_state, list(plan.target.get("allowed_domains", [])))
     try:
         if admission is not None:
             await handle.admitted(admission, events)

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from runtime.store.action_cache import ActionCache, CacheEntry, CacheKey
+if TYPE_CHECKING:
+    # Only a plan with an agent step has a store (runtime/cli/cache.py run_cache); the others
+    # never load the store's modules.
+    from runtime.store.action_cache import ActionCache, CacheEntry, CacheKey
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 

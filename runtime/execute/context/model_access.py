@@ -4,6 +4,9 @@ Agent steps cannot run without a model, so a plan with agent states stops at its
 (intent.preflight) when no key is configured, before anything touches a page. Every gateway the
 run opens traces its calls as `chat {model}` spans under the running state (ChatTelemetry), and
 each retry of a model call is a `tool_used` event of phase `retry`.
+
+runtime.llm's names are read from the package as they are used (`llm.ModelSettings`): a plan that
+asks no model never reads one, so its run loads none of runtime.llm's modules (EXEC-100).
 """
 
 from __future__ import annotations
@@ -15,16 +18,14 @@ from runtime.events import EventLog, ToolUsed
 from runtime.execute.context.action_ids import ActionIds
 from runtime.execute.step_outcome import RunStopped
 from runtime.guard import IntentDecision, IntentGuard
-from runtime.llm import ChatTelemetry, LlmError, LlmRetry, ModelChoice, ModelSettings
-from runtime.llm.errors import code_for_status
-from runtime.llm.vision import vision_on
+from runtime import llm
 from runtime.outcomes import StopReason
 from runtime.plan.model import Plan
 from runtime.plan.state_kinds import AGENT, REPAIR
 from runtime.secrets import Secrets
 
 if TYPE_CHECKING:
-    from runtime.llm import LlmGateway
+    from runtime.llm import ChatTelemetry, LlmGateway, LlmRetry, ModelChoice, ModelSettings
     from runtime.llm.providers.model_client import DrivenModel
 
 # The tool name a model call's retry events carry (a model call is not a browser tool).
@@ -35,7 +36,7 @@ def report_retries(events: EventLog, action_ids: ActionIds) -> Callable[[LlmRetr
     """Each retry the provider's SDK makes of a model call, as a `tool_used` event of phase `retry`."""
 
     def report(retry: LlmRetry) -> None:
-        code = code_for_status(retry.status).value if retry.status is not None else "connection_failed"
+        code = llm.code_for_status(retry.status).value if retry.status is not None else "connection_failed"
         events.emit(ToolUsed(tool=MODEL_CALL_TOOL, action_id=action_ids.new(MODEL_CALL_TOOL), phase="retry", summary=retry.describe(), error_code=code))
 
     return report
@@ -43,7 +44,11 @@ def report_retries(events: EventLog, action_ids: ActionIds) -> Callable[[LlmRetr
 
 class ModelAccess:
     def __init__(
-        self, plan: Plan, telemetry: ChatTelemetry | None = None, secrets: Secrets | None = None, driven: DrivenModel | None = None
+        self,
+        plan: Plan,
+        telemetry: Callable[[], ChatTelemetry] | None = None,
+        secrets: Secrets | None = None,
+        driven: DrivenModel | None = None,
     ) -> None:
         # A model the run's starter drives (verity mcp's client) answers every agent state instead
         # of a provider's: no key is read for it.
@@ -62,7 +67,16 @@ class ModelAccess:
         self._vision_settings = {s.id: str(s.params.get("vision") or "auto") for s in model_states}
         self.vision: dict[str, bool] = {}
         self.settings: dict[str, ModelSettings] = {}
-        self.telemetry = telemetry
+        # What makes the gateways' tracing, made when the first gateway opens (`telemetry`).
+        self.make_telemetry = telemetry
+        self._telemetry: ChatTelemetry | None = None
+
+    @property
+    def telemetry(self) -> ChatTelemetry | None:
+        """How this run's gateways trace their calls, made on first use."""
+        if self._telemetry is None and self.make_telemetry is not None:
+            self._telemetry = self.make_telemetry()
+        return self._telemetry
 
     def require(self) -> None:
         """Agent steps need their model: without a usable key the run stops here (invalid_input)."""
@@ -71,7 +85,7 @@ class ModelAccess:
                 continue
             try:
                 self._settle(state_id)
-            except LlmError as error:
+            except llm.LlmError as error:
                 choice = self._choices[state_id]
                 raise RunStopped(
                     StopReason.INVALID_INPUT,
@@ -83,8 +97,8 @@ class ModelAccess:
         if self.driven is not None:  # a model a client drives (MCP): its settings, no pictures
             self.settings[state_id], self.vision[state_id] = self.driven.settings, False
             return
-        settings = ModelSettings.from_env(choice=self._choices[state_id])
-        self.vision[state_id] = vision_on(self._vision_settings[state_id], settings)
+        settings = llm.ModelSettings.from_env(choice=self._choices[state_id])
+        self.vision[state_id] = llm.vision_on(self._vision_settings[state_id], settings)
         self.settings[state_id] = settings
 
     def available(self, state_id: str) -> bool:
@@ -92,19 +106,17 @@ class ModelAccess:
         if state_id not in self.settings:
             try:
                 self._settle(state_id)
-            except LlmError:
+            except llm.LlmError:
                 return False
         return True
 
     def gateway(self, state_id: str) -> LlmGateway:
         """A gateway for one agent (or repair) state, on the model it names. Close it after use."""
-        from runtime.llm import LlmGateway
-
         self.require()
         if state_id not in self.settings:
             self._settle(state_id)
         client = self.driven.client if self.driven is not None else None
-        return LlmGateway(self.settings[state_id], self.telemetry, redact=self.secrets.redact, client=client)
+        return llm.LlmGateway(self.settings[state_id], self.telemetry, redact=self.secrets.redact, client=client)
 
     async def detect_intent(self, guard: IntentGuard, goal: str) -> IntentDecision:
         """`detector: model` asks the default model when the keywords miss. Without a configured key the guard
@@ -112,14 +124,12 @@ class ModelAccess:
         if not self.uses_model_detector:
             return await guard.detect(goal)
         try:
-            settings = ModelSettings.from_env()
-        except LlmError:
+            settings = llm.ModelSettings.from_env()
+        except llm.LlmError:
             return await guard.detect(goal)
-        from runtime.llm import GatewayIntentModel, LlmGateway
-
-        gateway = LlmGateway(settings, self.telemetry, redact=self.secrets.redact)
+        gateway = llm.LlmGateway(settings, self.telemetry, redact=self.secrets.redact)
         try:
-            return await guard.detect(goal, GatewayIntentModel(gateway))
+            return await guard.detect(goal, llm.GatewayIntentModel(gateway))
         finally:
             await gateway.aclose()
 
@@ -127,7 +137,7 @@ class ModelAccess:
 def _choice(named: object) -> ModelChoice | None:
     """A step's `model`: "provider:name", a bare name, or {provider, name}."""
     if isinstance(named, str) and named.strip():
-        return ModelChoice.parse(named)
+        return llm.ModelChoice.parse(named)
     if isinstance(named, dict):
-        return ModelChoice(named.get("provider"), named.get("name"))
+        return llm.ModelChoice(named.get("provider"), named.get("name"))
     return None

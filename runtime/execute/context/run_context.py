@@ -43,7 +43,6 @@ from runtime.execute.context.network import RunNetwork
 from runtime.execute.context.recovery import Recovery
 from runtime.execute.context.run_tabs import PageState
 from runtime.execute.record.run_files import RunFiles
-from runtime.execute.record.storage_state import StorageStateKeeper
 from runtime.execute.record.spans import RunSpans
 from runtime.execute.step_outcome import RunStopped
 from runtime.execute.record.step_record import StepRecorder
@@ -57,6 +56,7 @@ from runtime.plan.switches import RunSwitches
 from runtime.secrets import Secrets
 
 if TYPE_CHECKING:
+    from runtime.execute.record.storage_state import StorageStateKeeper
     from runtime.llm.providers.model_client import DrivenModel
     from runtime.store.action_cache import ActionCache
 
@@ -190,7 +190,7 @@ class RunContext:
             browser=BrowserAccess(open_session, events, action_ids, recorder),
             network=RunNetwork.for_run(plan, run_values, events, private_network_override=private_network_override),
             recorder=recorder,
-            model=ModelAccess(plan, spans.chat_telemetry(report_retries(events, action_ids)), events.secrets, driven_model),
+            model=ModelAccess(plan, lambda: spans.chat_telemetry(report_retries(events, action_ids)), events.secrets, driven_model),
             recovery=Recovery(plan.limits.max_replans),
             budget=StepBudget(plan.limits.max_steps),
             login=login_means(plan),

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from opentelemetry import context as otel_context
@@ -29,10 +29,13 @@ from runtime.secrets import Secrets
 from runtime.trace_export.redacting import RedactingTracer
 from runtime import __version__
 from runtime.events import ConfirmationRequested, Event, GuardrailTripped, Replanned, StatusChanged
-from runtime.llm import ChatTelemetry, LlmRetry, LlmUsage
+from runtime import llm
 from runtime.outcomes import BlockerKind, StopReason, TaskState
 from runtime.trace_export import attributes as attr
 from runtime.trace_export import capture_message_content
+
+if TYPE_CHECKING:
+    from runtime.llm import ChatTelemetry, LlmRetry, LlmUsage
 
 _DEFAULT_PROVIDER: TracerProvider | None = None
 # Blockers the network policy reports for each request it refused.
@@ -253,14 +256,15 @@ class RunSpans:
     # --- model calls --------------------------------------------------------------------------
 
     def chat_telemetry(self, on_retry: Any = None) -> ChatTelemetry:
-        """What the LLM gateway needs to trace its calls under the current span and count them."""
+        """What the LLM gateway needs to trace its calls under the current span and count them
+        (made by the first gateway a run opens: a run that asks no model loads no runtime.llm)."""
 
         def retried(retry: LlmRetry) -> None:
             self.retries += 1
             if on_retry is not None:
                 on_retry(retry)
 
-        return ChatTelemetry(self._tracer, parent=self.current, capture_content=self.capture_content, on_retry=retried, on_usage=self._used)
+        return llm.ChatTelemetry(self._tracer, parent=self.current, capture_content=self.capture_content, on_retry=retried, on_usage=self._used)
 
     def _used(self, usage: LlmUsage) -> None:
         self.input_tokens += usage.prompt_tokens

@@ -11,30 +11,11 @@ walker's own (they end the run).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from runtime.execute.context.run_context import RunContext
-from runtime.execute.states.act import act
-from runtime.execute.states.agent import agent
-from runtime.execute.states.agent_evaluate import agent_evaluate
-from runtime.execute.states.close import close
-from runtime.execute.states.close_tab import close_tab
-from runtime.execute.states.completion import completion
-from runtime.execute.states.evaluate import evaluate
-from runtime.execute.states.extract import extract
-from runtime.execute.states.for_each import for_each
-from runtime.execute.states.navigate import navigate
-from runtime.execute.states.observe import observe
-from runtime.execute.states.output import validate_output
-from runtime.execute.states.preflight import preflight
-from runtime.execute.states.repair import repair
-from runtime.execute.states.replan import replan_search
-from runtime.execute.states.set_values import set_values
-from runtime.execute.states.switch_tab import switch_tab
-from runtime.execute.states.validate_target import validate
-from runtime.execute.states.verify import verify
-from runtime.execute.states.wait import wait
-from runtime.execute.states.when import when
 from runtime.execute.step_outcome import StepResult
+from runtime.lazy_exports import LazyHandlers
 from runtime.plan.model import State
 from runtime.plan.state_kinds import (
     ACT,
@@ -60,30 +41,63 @@ from runtime.plan.state_kinds import (
     WHEN,
 )
 
+if TYPE_CHECKING:
+    # The handlers' modules, named for readers and the import graph (tests/architecture); each
+    # is imported when a state of its kind first runs (HANDLERS).
+    from runtime.execute.states import (  # noqa: F401
+        act,
+        agent,
+        agent_evaluate,
+        close,
+        close_tab,
+        completion,
+        evaluate,
+        extract,
+        for_each,
+        navigate,
+        observe,
+        output,
+        preflight,
+        repair,
+        replan,
+        set_values,
+        switch_tab,
+        validate_target,
+        verify,
+        wait,
+        when,
+    )
+
 StateHandler = Callable[[RunContext, State], Awaitable[StepResult]]
 
-HANDLERS: dict[str, StateHandler] = {
-    PREFLIGHT: preflight,
-    NAVIGATE: navigate,
-    OBSERVE: observe,
-    TARGET_CHECK: validate,
-    EVALUATION: agent_evaluate,
-    REPLAN: replan_search,
-    REPAIR: repair,
-    ACT: act,
-    WAIT: wait,
-    EXTRACT: extract,
-    VERIFY: verify,
-    AGENT: agent,
-    CLOSE: close,
-    EVALUATE: evaluate,
-    SET: set_values,
-    WHEN: when,
-    FOR_EACH: for_each,
-    SWITCH_TAB: switch_tab,
-    CLOSE_TAB: close_tab,
-    COMPLETION: completion,
-    OUTPUT: validate_output,
-}
+# Each kind's handler as (module of this package, function). A plan imports only the handlers of
+# the kinds it has: one without an agent step never loads the agent loop, the model's messages
+# or the action cache (BENCHMARKS.md, "Run start").
+HANDLERS: LazyHandlers[StateHandler] = LazyHandlers(
+    __name__,
+    {
+        PREFLIGHT: ("preflight", "preflight"),
+        NAVIGATE: ("navigate", "navigate"),
+        OBSERVE: ("observe", "observe"),
+        TARGET_CHECK: ("validate_target", "validate"),
+        EVALUATION: ("agent_evaluate", "agent_evaluate"),
+        REPLAN: ("replan", "replan_search"),
+        REPAIR: ("repair", "repair"),
+        ACT: ("act", "act"),
+        WAIT: ("wait", "wait"),
+        EXTRACT: ("extract", "extract"),
+        VERIFY: ("verify", "verify"),
+        AGENT: ("agent", "agent"),
+        CLOSE: ("close", "close"),
+        EVALUATE: ("evaluate", "evaluate"),
+        SET: ("set_values", "set_values"),
+        WHEN: ("when", "when"),
+        FOR_EACH: ("for_each", "for_each"),
+        SWITCH_TAB: ("switch_tab", "switch_tab"),
+        CLOSE_TAB: ("close_tab", "close_tab"),
+        COMPLETION: ("completion", "completion"),
+        OUTPUT: ("output", "validate_output"),
+    },
+)
 
 __all__ = ["HANDLERS", "StateHandler"]

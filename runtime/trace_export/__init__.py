@@ -12,7 +12,7 @@ content-capture switch and the redacting tracer. It knows nothing of runs themse
 
 from runtime.trace_export.content import CAPTURE_CONTENT_VARIABLE, capture_message_content
 from runtime.trace_export.export import TRACES_EXPORTER_VARIABLE, RunTracing, TelemetryConfigError, TraceExport
-from runtime.trace_export.otlp_json import OtlpJsonFileExporter, read_trace_file, request_from_line, request_to_line
+from runtime.trace_export.otlp_json import OtlpJsonFileExporter, read_trace_file, request_from_line, spans_to_line
 
 __all__ = [
     "CAPTURE_CONTENT_VARIABLE",
@@ -24,5 +24,5 @@ __all__ = [
     "capture_message_content",
     "read_trace_file",
     "request_from_line",
-    "request_to_line",
+    "spans_to_line",
 ]

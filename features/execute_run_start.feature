@@ -20,13 +20,14 @@ Feature: Starting a run from the command line
     And no Chromium profile is left in the temporary directory
 
   @EXEC-061
-  Scenario: The run command's code imports neither the LLM client, gRPC nor the readable-text extractor
+  Scenario: The run command's code imports neither the LLM client, gRPC, the readable-text extractor, protobuf nor the store
     When a fresh interpreter imports what "verity run" loads before its run starts
-    Then none of "google.genai", "grpc", "trafilatura" is among its modules
+    Then none of "google.genai", "grpc", "trafilatura", "google.protobuf", "runtime.store", "sqlite3" is among its modules
+    And no module inside "runtime.llm" is among its modules
     And "runtime.execute.run" is among its modules
 
-  @EXEC-075
-  Scenario: The run's session takes the context reserved while the executor loaded, and its fence holds
+  @EXEC-075 @EXEC-100
+  Scenario: The run's session takes the context reserved while the executor loaded, its fence holds, and a plan without an agent step loads no model, agent or store code
     Given a loopback page that shows a quote and asks for an image from a host the recipe does not allow
     When I run "verity run" on a recipe for that page with debug logging and a temporary directory of its own
     Then the command exits 0
@@ -34,6 +35,9 @@ Feature: Starting a run from the command line
     And verdict.json counts 1 blocked request, to the host the recipe does not allow
     And the command started exactly one Chromium
     And no Chromium profile is left in the temporary directory
+    And none of "runtime.execute.agent", "runtime.execute.states.agent", "runtime.store", "sqlite3", "google.protobuf", "opentelemetry.proto" is among the modules the command imported
+    And no module inside "runtime.llm" is among the modules the command imported
+    And "runtime.execute.states.extract" is among the modules the command imported
 
   @EXEC-076
   Scenario: A page's readable text comes from a worker process, which is replaced when it dies

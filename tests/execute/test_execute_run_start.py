@@ -35,6 +35,21 @@ class Command:
     stderr: str
     temporary: Path
     run_dir: Path
+    # Every module the command's process had imported when its run had ended (EXEC-100), when listed.
+    modules: set[str] | None = None
+
+
+# `verity run` as `python -m runtime.cli.main` runs it (runtime.cli.main's `main`), then the names
+# of every module the process imported, written to the file named first.
+LISTING_MODULES = """
+import json, sys
+from runtime.cli.main import main
+listing, sys.argv[1:] = sys.argv[1], sys.argv[2:]
+code = main()
+with open(listing, "w", encoding="utf-8") as out:
+    json.dump(sorted(sys.modules), out)
+sys.exit(code)
+"""
 
 
 @pytest.fixture
@@ -47,15 +62,18 @@ def temporary() -> Iterator[Path]:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def _verity_run(args: list[str], tmp_path: Path, temporary: Path) -> Command:
+def _verity_run(args: list[str], tmp_path: Path, temporary: Path, *, list_modules: bool = False) -> Command:
     # The browser's profile goes to the system's temporary directory: a directory of its own
     # shows exactly what this command left there.
     env = {**os.environ, "TMPDIR": str(temporary)}
+    listing = tmp_path / "modules.json"
+    program = [sys.executable, "-c", LISTING_MODULES, str(listing)] if list_modules else VERITY
     done = subprocess.run(
-        [*VERITY, "run", *args, "--out", str(tmp_path / "run"), "--log-level", "DEBUG"],
+        [*program, "run", *args, "--out", str(tmp_path / "run"), "--log-level", "DEBUG"],
         capture_output=True, text=True, timeout=90, cwd=tmp_path, env=env,
     )
-    return Command(done.returncode, done.stderr, temporary, tmp_path / "run")
+    modules = set(json.loads(listing.read_text(encoding="utf-8"))) if list_modules and listing.exists() else None
+    return Command(done.returncode, done.stderr, temporary, tmp_path / "run", modules)
 
 
 @when('I run "verity run" on the demo recipe with debug logging and a temporary directory of its own', target_fixture="command")
@@ -112,16 +130,51 @@ def modules_of_run_command() -> set[str]:
     return set(json.loads(done.stdout))
 
 
-@then(parsers.parse('none of {names} is among its modules'))
-def none_imported(modules: set[str], names: str) -> None:
+def _named(modules: set[str], names: str) -> list[str]:
+    """The modules that are one of the quoted, comma-separated `names` or inside one of them."""
     wanted = [name.strip().strip('"') for name in names.split(",")]
-    loaded = sorted(m for m in modules for name in wanted if m == name or m.startswith(name + "."))
-    assert loaded == [], f"imported before the run starts: {loaded}"
+    return sorted(m for m in modules for name in wanted if m == name or m.startswith(name + "."))
+
+
+def _inside(modules: set[str], package: str) -> list[str]:
+    """The modules inside `package`, not the package itself: its names load on first use
+    (runtime/lazy_exports.py), so importing it loads none of its modules."""
+    return sorted(m for m in modules if m.startswith(package + "."))
+
+
+def _run_modules(command: Command) -> set[str]:
+    assert command.modules is not None, "the command did not list its modules"
+    return command.modules
+
+
+@then(parsers.parse("none of {names} is among its modules"))
+def none_imported(modules: set[str], names: str) -> None:
+    assert _named(modules, names) == [], "imported before the run starts"
+
+
+@then(parsers.parse('no module inside "{package}" is among its modules'))
+def none_inside(modules: set[str], package: str) -> None:
+    assert _inside(modules, package) == [], "imported before the run starts"
 
 
 @then(parsers.parse('"{name}" is among its modules'))
 def imported(modules: set[str], name: str) -> None:
     assert name in modules, f"{name} was not imported: the check would pass for the wrong reason"
+
+
+@then(parsers.parse("none of {names} is among the modules the command imported"))
+def none_imported_by_run(command: Command, names: str) -> None:
+    assert _named(_run_modules(command), names) == [], "imported by a run whose plan has no agent step"
+
+
+@then(parsers.parse('no module inside "{package}" is among the modules the command imported'))
+def none_inside_run(command: Command, package: str) -> None:
+    assert _inside(_run_modules(command), package) == [], "imported by a run whose plan has no agent step"
+
+
+@then(parsers.parse('"{name}" is among the modules the command imported'))
+def imported_by_run(command: Command, name: str) -> None:
+    assert name in _run_modules(command), f"{name} was not imported: the check would pass for the wrong reason"
 
 
 # ----------------------------------------------------------------- the reserved context (EXEC-075)
@@ -162,7 +215,7 @@ def fenced_page() -> Iterator[OnePageSite]:
 def run_fenced(fenced_page: OnePageSite, tmp_path: Path, temporary: Path) -> Command:
     recipe = tmp_path / "fenced.yaml"
     recipe.write_text(FENCED_RECIPE, encoding="utf-8")
-    return _verity_run([str(recipe), "-i", f"site=http://127.0.0.1:{fenced_page.port}"], tmp_path, temporary)
+    return _verity_run([str(recipe), "-i", f"site=http://127.0.0.1:{fenced_page.port}"], tmp_path, temporary, list_modules=True)
 
 
 @then("the debug log says the run's session took the context reserved at start")

@@ -2,7 +2,9 @@ Feature: Starting a run from the command line
   `verity run` starts its Chromium first, so the browser comes up while the recipe and the
   executor load, reserves its first session's context meanwhile, and loads nothing heavy that
   the run may not need (the LLM client, gRPC, the readable-text extractor, which works in a
-  process of its own) before the run asks for it. A browser no run takes leaves nothing behind.
+  process of its own) before the run asks for it; a plan without an agent step never loads the
+  model's code, the agent loop or the store, and the trace is written without protobuf. A
+  browser no run takes leaves nothing behind.
 
   @EXEC-060
   Scenario: A completed run uses the one Chromium the command started

@@ -1,9 +1,9 @@
 """Worker processes for CPU-bound work a run must not do under its own GIL.
 
-A run's event loop answers Chromium. Work that parses or decodes for milliseconds at a time
-(trafilatura's reading of a page, a screenshot's thumbnail) holds the GIL while it runs, even on
-a worker thread, and the loop then waits for it before it can read the browser's next message.
-In a process of its own that work costs the loop nothing.
+A run's event loop answers Chromium. Work that parses for milliseconds at a time (trafilatura's
+reading of a page) holds the GIL while it runs, even on a worker thread, and the loop then waits
+for it before it can read the browser's next message. In a process of its own that work costs
+the loop nothing.
 
 `WorkerPool` keeps processes running `python -m <module>` that answer JSON lines: one request
 line in, one reply line out, `{"result": ...}` or `{"error": "..."}`. A worker answers one
@@ -25,12 +25,14 @@ from __future__ import annotations
 import json
 import logging
 import os
-import subprocess
 import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import subprocess
 
 _log = logging.getLogger(__name__)
 
@@ -121,6 +123,9 @@ class WorkerPool:
 
     def _spawn_idle(self) -> bool:
         """Start a worker into the idle list (the lock held); False when none can be started."""
+        # Imported here: a worker imports this module too, and never starts a process itself.
+        import subprocess
+
         try:
             process = subprocess.Popen(
                 # -P: `-m` would put the current directory first on sys.path, and a `runtime`

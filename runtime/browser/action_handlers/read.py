@@ -66,20 +66,23 @@ async def _capture_with_thumbnail(tab: Tab, secrets: tuple[str, ...] = ()) -> tu
 async def _png_and_thumbnail(tab: Tab) -> tuple[bytes, bytes | None]:
     # One after the other: two captures at once share Chromium's capture of the view and spoil
     # each other (the scaled one changes the view's scale while it is taken).
-    png, _, _ = await _capture_unmasked(tab, False)
+    png, width, _ = await _capture_unmasked(tab, False)
     try:
-        return png, await _thumbnail(tab)
+        return png, await _thumbnail(tab, width)
     except Exception as error:  # noqa: BLE001 - the report thumbnails a screenshot that has none; the screenshot is what counts
         _log.debug("no thumbnail taken with the screenshot: %s", error)
         return png, None
 
 
-async def _thumbnail(tab: Tab) -> bytes:
-    """What the viewport shows, scaled by Chromium to THUMBNAIL_WIDTH (never up) and encoded as JPEG."""
-    # A clip is in the page's coordinates: the visual viewport's offset in the page and its size.
+async def _thumbnail(tab: Tab, shot_width: int) -> bytes:
+    """What the viewport shows, scaled by Chromium to THUMBNAIL_WIDTH (never up) and encoded as
+    JPEG; `shot_width` is the viewport's screenshot's width in pixels."""
+    # A clip is in the page's CSS pixels: the visual viewport's offset in the page and its size.
+    # Its scale applies to device pixels (the screenshot's), so a device pixel ratio of 2 would
+    # double a scale worked out from CSS pixels.
     viewport = (await tab.cdp.send("Page.getLayoutMetrics"))["cssVisualViewport"]
-    width, height = float(viewport["clientWidth"]), float(viewport["clientHeight"])
-    clip = {"x": viewport["pageX"], "y": viewport["pageY"], "width": width, "height": height, "scale": min(1.0, THUMBNAIL_WIDTH / width)}
+    scale = min(1.0, THUMBNAIL_WIDTH / shot_width)
+    clip = {"x": viewport["pageX"], "y": viewport["pageY"], "width": viewport["clientWidth"], "height": viewport["clientHeight"], "scale": scale}
     params = {"format": "jpeg", "quality": THUMBNAIL_QUALITY, "clip": clip}
     reply = await tab.cdp.send("Page.captureScreenshot", params)
     return base64.b64decode(reply["data"])

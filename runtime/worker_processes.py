@@ -22,6 +22,7 @@ A worker module's `__main__` calls `serve()` with the function that prepares its
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -162,7 +163,17 @@ def serve(prepare: Callable[[], Handler]) -> None:
     prints goes to stderr instead."""
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
-    _answer(prepare(), sys.stdin.buffer, replies)
+    # The preparation's imports build nearly all of a worker's heap, alive until it exits: with
+    # the collector on, it walked that growing heap some 80 times (about 0.03 s of the readable-text
+    # worker's start, BENCHMARKS.md "Run start"). As `verity run` does for its own imports
+    # (runtime/cli/import_heap.py): collector off while preparing, what it built frozen after.
+    gc.disable()
+    try:
+        handle = prepare()
+    finally:
+        gc.freeze()
+        gc.enable()
+    _answer(handle, sys.stdin.buffer, replies)
 
 
 def _answer(handle: Handler, requests: IO[bytes], replies: IO[bytes]) -> None:

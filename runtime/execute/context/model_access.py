@@ -8,6 +8,7 @@ each retry of a model call is a `tool_used` event of phase `retry`.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -96,8 +97,16 @@ class ModelAccess:
                 return False
         return True
 
-    def gateway(self, state_id: str) -> LlmGateway:
-        """A gateway for one agent (or repair) state, on the model it names. Close it after use."""
+    async def open_gateway(self, state_id: str) -> LlmGateway:
+        """A gateway for one agent (or repair) state, on the model it names; close it after use.
+        It is made on a worker thread. A process's first gateway for a provider imports
+        that provider's SDK and builds its client (about 0.6 s of CPU for google-genai, several
+        seconds on a loaded machine); on the event loop that would hold up everything else the
+        loop serves: Chromium's answers, the other runs and streams of `verity serve`, and a
+        replica's lease renewal, which other replicas would take for a dead replica."""
+        return await asyncio.to_thread(self._gateway, state_id)
+
+    def _gateway(self, state_id: str) -> LlmGateway:
         from runtime.llm import LlmGateway
 
         self.require()
@@ -117,7 +126,8 @@ class ModelAccess:
             return await guard.detect(goal)
         from runtime.llm import GatewayIntentModel, LlmGateway
 
-        gateway = LlmGateway(settings, self.telemetry, redact=self.secrets.redact)
+        # On a worker thread, as `open_gateway` makes its gateways.
+        gateway = await asyncio.to_thread(LlmGateway, settings, self.telemetry, redact=self.secrets.redact)
         try:
             return await guard.detect(goal, GatewayIntentModel(gateway))
         finally:

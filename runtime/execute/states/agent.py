@@ -48,7 +48,7 @@ async def agent(ctx: RunContext, state: State) -> StepResult:
     replay = await cached.replay()
     if replay is not None and replay.result is not None:
         return replay.result
-    gateway = ctx.model.gateway(state.id)
+    gateway = await ctx.model.open_gateway(state.id)
     try:
         loop = AgentLoop(ctx, state, gateway, replay.briefing if replay is not None else "")
         result = await loop.run()

@@ -106,7 +106,7 @@ class Repairing:
                 "params": {"task": f"Repair the failed step {self.failed.state_id}.", "tools": params["tools"], "max_steps": params["max_steps"], "done_when": self.conditions},
             }
         )
-        gateway = self.ctx.model.gateway(self.state.id)
+        gateway = await self.ctx.model.open_gateway(self.state.id)
         try:
             result = await AgentLoop(self.ctx, agent_state, gateway, self._briefing()).run()
         except RunStopped as stopped:

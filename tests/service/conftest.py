@@ -116,9 +116,21 @@ def lock_holders() -> Iterator[list[Any]]:
         holder.kill()
 
 
+@pytest.fixture
+def opened() -> Iterator[list[Callable[[], None]]]:
+    """Closers of what a scenario opened (stores, loops, lock holders), run last-opened first."""
+    closers: list[Callable[[], None]] = []
+    yield closers
+    for close in reversed(closers):
+        close()
 
 
 # Steps shared by several service features.
+
+
+@given("a PostgreSQL database", target_fixture="database_url")
+def _database(postgres_dsn: Callable[[], str]) -> str:
+    return postgres_dsn()
 
 
 @given(parsers.parse("a server with a {size:d} byte message limit"), target_fixture="server")

@@ -114,6 +114,11 @@ def running() -> StatusChanged:
     return StatusChanged(status=TaskState.RUNNING)
 
 
+def stored_event(run_id: str, seq: int, payload: Any, trace_id: str = "trace-a") -> Event:
+    """An event as a test writes it into a run store directly, its timestamp following its seq."""
+    return Event(seq=seq, run_id=run_id, timestamp_ns=1_000_000 + 1000 * seq, trace_id=trace_id, payload=payload)
+
+
 class Watcher:
     """A client streaming one run in a background thread, recording what it receives."""
 

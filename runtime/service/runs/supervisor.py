@@ -1,41 +1,32 @@
 """The runs of a server and every request about them: which runs are hosted (the limit, and none
 while shutting down), starting one on the host (hosting.py), following its events, answering its
-confirmations, stopping it, reading its record and artifacts, and the server's lifecycle (runs a
-killed predecessor left, drain at shutdown). Failures are the typed errors of errors.py; the face
-a request came through says them in its own terms.
+confirmations, stopping it, reading its record and artifacts (reading.py), and the server's
+lifecycle (runs a killed predecessor left, drain at shutdown). Failures are the typed errors of
+errors.py; the face a request came through says them in its own terms.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import json
 import logging
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from runtime.browser.supply.endpoint_specs import BrowserDescription
-from runtime.events import ConfirmationRequested, Event, FinalVerdict
+from runtime.events import Event
 from runtime.execute import start_run
 from runtime.llm.providers.model_client import DrivenModel
 from runtime.outcomes import StopReason, TaskState
 from runtime.plan.order import RunOrder
-from runtime.run_layout import VERDICT_FILE
-from runtime.service.runs.artifact_reader import artifact_path
 from runtime.service.runs.conversations import ConversationHost, TurnCompiler
 from runtime.service.runs.errors import (
-    ArtifactMissing,
-    ArtifactNotFound,
     ConfirmationNotPending,
     IdempotencyKeyReused,
     InvalidRequest,
     RunLimitReached,
-    RunError,
-    RunFilesNotReady,
     RunNotFound,
     ServerShuttingDown,
 )
@@ -44,10 +35,10 @@ from runtime.service.runs.hosting import RunHost
 from runtime.service.runs.ledger import recorded_inputs
 from runtime.service.runs.live_run import LiveRun
 from runtime.service.runs.recipe_catalog import RecipeRequest
+from runtime.service.runs.reading import RunReader
 from runtime.service.runs.recovery import close_runs_left_in_flight
 from runtime.service.runs.run_slots import RunSlots
-from runtime.service.runs.run_files import check_run_file_name, run_file
-from runtime.store import ArtifactRecord, RunCursor, RunFilter, RunRecord, StoreWriteError
+from runtime.store import RunRecord, StoreWriteError
 from runtime.store.run_keys import KeyHolder, RunKey
 
 _log = logging.getLogger(__name__)
@@ -69,7 +60,7 @@ class _KeyHeld(Exception):
         self.holder = holder
 
 
-class RunSupervisor(ConversationHost, RunHost):
+class RunSupervisor(ConversationHost, RunReader, RunHost):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._slots = RunSlots(self.limits.max_concurrent_runs, self.limits.waiting)
@@ -282,26 +273,7 @@ class RunSupervisor(ConversationHost, RunHost):
             _log.warning("run %s: still running %.1fs after stop", run_id, self.limits.stop_wait_seconds)
         return live.shown
 
-    # --- reading --------------------------------------------------------------------------------
-
-    async def get(self, run_id: str) -> tuple[RunRecord, list[ArtifactRecord], list[ConfirmationRequested]]:
-        live = self._live.get(run_id)
-        if live is not None:
-            artifacts = await self._store.list_artifacts(run_id)
-            return live.shown, artifacts, live.pending_confirmations()
-        record = await self._store.get_run(run_id)
-        if record is None:
-            raise RunNotFound(run_id)
-        return await self._with_browser(record), await self._store.list_artifacts(run_id), []
-
-    async def _with_browser(self, record: RunRecord) -> RunRecord:
-        """An ended run's record with the browser its final verdict names (no column keeps it)."""
-        if not record.is_final or record.browser_id:
-            return record
-        last = await self._store.read_events(record.run_id, record.last_seq - 1, 1)
-        if last and isinstance(last[0].payload, FinalVerdict) and last[0].payload.browser_id:
-            return replace(record, browser_id=last[0].payload.browser_id)
-        return record
+    # --- browsers -------------------------------------------------------------------------------
 
     def browsers(self) -> tuple[list[BrowserDescription], int]:
         """The browsers this server runs on (ListBrowsers), and how many runs wait for one or a slot."""
@@ -309,49 +281,6 @@ class RunSupervisor(ConversationHost, RunHost):
         browsers = describe() if describe is not None else []
         pool_line = getattr(self._browser, "waiting", None)
         return browsers, len(self._slots.waiting) + (len(pool_line) if pool_line is not None else 0)
-
-    async def artifact(self, run_id: str, artifact_id: str) -> tuple[ArtifactRecord, Path | bytes]:
-        """A listed artifact of the run and its bytes: its file in the run's own directory or, when
-        that is not on this server, the store's copy (a PostgreSQL store keeps one by sha256)."""
-        _, artifacts, _ = await self.get(run_id)
-        record = next((a for a in artifacts if a.artifact_id == artifact_id), None)
-        if record is None:
-            raise ArtifactNotFound(run_id, artifact_id)
-        path = artifact_path(self._runs_dir, record)
-        if path.is_file():
-            return record, path
-        stored = await self._store.read_blob(record.sha256)
-        if stored is None:
-            raise ArtifactMissing(record)
-        return record, stored
-
-    async def run_file(self, run_id: str, name: str) -> tuple[ArtifactRecord, Path]:
-        """A file that explains an ended run (run_files.py). Its engine writes the last of them just
-        after the verdict: a request that comes in between waits for it."""
-        check_run_file_name(name)
-        record, _, _ = await self.get(run_id)
-        if not record.is_final:
-            raise RunFilesNotReady(run_id, record.status.value)
-        if (engine := self._engines_running.get(run_id)) is not None:
-            await asyncio.wait([engine])
-        return await run_file(self._runs_dir, run_id, name)
-
-    async def verdict_figures(self, record: RunRecord) -> dict[str, Any] | None:
-        """What an ended run's verdict.json has beyond its FinalVerdict (blocked requests, the
-        intent guard's figures, replans, ...), or None when the run has not ended or this server
-        has no verdict.json of it."""
-        if not record.is_final:
-            return None
-        try:
-            _, path = await self.run_file(record.run_id, VERDICT_FILE)
-            verdict = json.loads(await asyncio.to_thread(path.read_bytes))
-        except (RunError, OSError, ValueError):
-            return None
-        verdict_fields = {field.name for field in dataclasses.fields(FinalVerdict)}
-        return {key: value for key, value in verdict.items() if key not in verdict_fields} if isinstance(verdict, dict) else None
-
-    async def list(self, run_filter: RunFilter, limit: int, after: RunCursor | None) -> list[RunRecord]:
-        return await self._store.list_runs(run_filter, limit, after)
 
     # --- server lifecycle -----------------------------------------------------------------------
 

@@ -1,0 +1,32 @@
+Feature: Verity finds Chromium, attaches to a running one, and notices when it dies
+  A launch looks for Chromium on PATH or in VERITY_CHROME and says how to install one when there
+  is none; a session can attach to a Chromium already running with a remote debugging port and
+  leave it running; and a browser killed under a session fails its next action, never hangs it.
+
+  @BROWSER-007
+  Scenario: A killed browser makes the next action fail with browser_crashed
+    Given a separate browser with a session showing "/form.html"
+    When the Chromium process is killed
+    And I take a snapshot in that session
+    Then the action fails with "browser_crashed"
+
+  @BROWSER-008
+  Scenario: Attaching to a Chromium that is already running
+    Given a Chromium started with a remote debugging port on loopback
+    When I connect to its DevTools endpoint and open "/form.html"
+    Then the action succeeds
+    And the connected session's snapshot lists button "Place order"
+    And after disconnecting, that Chromium is still running
+
+  @BROWSER-017
+  Scenario: Launching without any Chromium says how to install one
+    Given no Chromium on PATH and no VERITY_CHROME
+    When I look for Chromium
+    Then the launch error is "chromium_not_found" and mentions "apt-get install chromium" and "VERITY_CHROME"
+
+  @BROWSER-072
+  Scenario: A headless launch finds the headless shell through its launcher script, a headful one chromium, and without a shell chromium
+    Given a PATH holding chromium and a chromium-headless-shell script that starts its binary without exec
+    When I look for Chromium headless and headful
+    Then the headless one is the script's binary and the headful one is chromium
+    And without the shell on PATH the headless one is chromium too

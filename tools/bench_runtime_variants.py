@@ -28,7 +28,7 @@ from bench_runtime import (
 from runtime.browser import launch_browser
 from runtime.demo.loopback import LoopbackSite
 from runtime.execute import BrowserProvider
-from runtime.telemetry import TraceExport
+from runtime.trace_export import TraceExport
 
 
 async def main_otlp(pages: int, rounds: int) -> None:

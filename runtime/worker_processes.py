@@ -1,9 +1,9 @@
 """Worker processes for CPU-bound work a run must not do under its own GIL.
 
-A run's event loop answers Chromium. Work that parses or decodes for milliseconds at a time
-(trafilatura's reading of a page, a screenshot's thumbnail) holds the GIL while it runs, even on
-a worker thread, and the loop then waits for it before it can read the browser's next message.
-In a process of its own that work costs the loop nothing.
+A run's event loop answers Chromium. Work that parses for milliseconds at a time (trafilatura's
+reading of a page) holds the GIL while it runs, even on a worker thread, and the loop then waits
+for it before it can read the browser's next message. In a process of its own that work costs
+the loop nothing.
 
 `WorkerPool` keeps processes running `python -m <module>` that answer JSON lines: one request
 line in, one reply line out, `{"result": ...}` or `{"error": "..."}`. A worker answers one
@@ -22,15 +22,18 @@ A worker module's `__main__` calls `serve()` with the function that prepares its
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
-import subprocess
 import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import subprocess
 
 _log = logging.getLogger(__name__)
 
@@ -121,6 +124,9 @@ class WorkerPool:
 
     def _spawn_idle(self) -> bool:
         """Start a worker into the idle list (the lock held); False when none can be started."""
+        # Imported here: a worker imports this module too, and never starts a process itself.
+        import subprocess
+
         try:
             process = subprocess.Popen(
                 # -P: `-m` would put the current directory first on sys.path, and a `runtime`
@@ -157,7 +163,17 @@ def serve(prepare: Callable[[], Handler]) -> None:
     prints goes to stderr instead."""
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
-    _answer(prepare(), sys.stdin.buffer, replies)
+    # The preparation's imports build nearly all of a worker's heap, alive until it exits: with
+    # the collector on, it walked that growing heap some 80 times (about 0.03 s of the readable-text
+    # worker's start, BENCHMARKS.md "Run start"). As `verity run` does for its own imports
+    # (runtime/cli/import_heap.py): collector off while preparing, what it built frozen after.
+    gc.disable()
+    try:
+        handle = prepare()
+    finally:
+        gc.freeze()
+        gc.enable()
+    _answer(handle, sys.stdin.buffer, replies)
 
 
 def _answer(handle: Handler, requests: IO[bytes], replies: IO[bytes]) -> None:

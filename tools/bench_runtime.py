@@ -5,7 +5,6 @@ hand-written pyppeteer script doing the same work, in the same process on the sa
     uv run python tools/bench_runtime.py --otlp [--rounds 5]   # the recipe with OTLP export on vs off
     uv run python tools/bench_runtime.py --policy [--rounds 5] # the recipe with the network policy on vs off
     uv run python tools/bench_runtime.py --per-page [--rounds 3] # the driver's actions vs the script's calls, page by page
-    uv run python tools/bench_runtime.py --thumbnails [--rounds 8] # report thumbnails by a worker process vs on a thread
 
 The recipe does more than the script by design (seed 003's mandatory page preparation: a
 screenshot and readable text per page; events, run files, spans). The report says how much of
@@ -251,14 +250,11 @@ if __name__ == "__main__":
     parser.add_argument("--otlp", action="store_true", help="compare the recipe with OTLP export on and off")
     parser.add_argument("--policy", action="store_true", help="compare the recipe with the network policy on and off")
     parser.add_argument("--per-page", action="store_true", help="the driver's actions against the script's calls, page by page")
-    parser.add_argument("--thumbnails", action="store_true", help="report thumbnails by a worker process against on a thread")
     options = parser.parse_args()
-    if options.thumbnails or options.per_page or options.policy or options.otlp:
+    if options.per_page or options.policy or options.otlp:
         import bench_runtime_variants as variants
 
-        if options.thumbnails:
-            asyncio.run(variants.main_thumbnails(options.pages, options.rounds))
-        elif options.per_page:
+        if options.per_page:
             asyncio.run(variants.main_per_page(options.pages, options.rounds))
         elif options.policy:
             asyncio.run(variants.main_policy(options.pages, options.rounds))

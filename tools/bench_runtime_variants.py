@@ -1,5 +1,5 @@
 """The variants of the runtime-overhead benchmark (`tools/bench_runtime.py --otlp | --policy |
---thumbnails | --per-page`): the recipe against itself with one thing changed, or the driver's
+--per-page`): the recipe against itself with one thing changed, or the driver's
 actions against the script's calls page by page. Run through bench_runtime.py.
 """
 
@@ -28,7 +28,7 @@ from bench_runtime import (
 from runtime.browser import launch_browser
 from runtime.demo.loopback import LoopbackSite
 from runtime.execute import BrowserProvider
-from runtime.telemetry import TraceExport
+from runtime.trace_export import TraceExport
 
 
 async def main_otlp(pages: int, rounds: int) -> None:
@@ -84,41 +84,6 @@ async def main_policy(pages: int, rounds: int) -> None:
     print(f"recipe, network policy off (no proxy):  {off:.2f} s   rounds: {rounds_of(off_times)}")
     print(f"recipe, network policy on (proxy):      {on:.2f} s   rounds: {rounds_of(on_times)}")
     print(f"ratio on / off: {on / off:.3f}x (target <= 1.10x)")
-
-
-async def main_thumbnails(pages: int, rounds: int) -> None:
-    """The recipe with its report thumbnails made by a worker process (as runs make them) and on
-    a thread of the run's own process (the fallback when no worker can start), alternating in
-    one process, with the same-evidence script each round for scale."""
-    from runtime.report import thumbnails
-    from runtime.worker_processes import WorkerPool
-
-    by_process = WorkerPool(thumbnails._WORKERS.module, most=thumbnails.MOST_WORKERS, what="thumbnail")
-    by_process.start()
-    on_thread = WorkerPool(thumbnails._WORKERS.module, most=thumbnails.MOST_WORKERS, what="thumbnail")
-    on_thread._given_up = True  # as after a worker and its replacement failed: every thumbnail on the thread
-    with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as extractor:
-        async with bench_bed(pages) as (tmp, site, recipe_text, browser):
-            await run_script_once(browser, site, 2, tmp / "evidence-0", extractor)
-            await run_recipe_once(browser, bench_recipe(2), site, tmp, 0)
-            times: dict[str, list[float]] = defaultdict(list)
-            number = 1
-            for round_number in range(rounds):
-                times["script"].append(await run_script_once(browser, site, pages, tmp / f"evidence-{round_number}", extractor))
-                order = ("process", "thread") if round_number % 2 == 0 else ("thread", "process")
-                for name in order:
-                    thumbnails._WORKERS = by_process if name == "process" else on_thread
-                    times[name].append((await run_recipe_once(browser, recipe_text, site, tmp, number))[0])
-                    number += 1
-            thumbnails._WORKERS = by_process
-    script, process, thread = (statistics.median(times[name]) for name in ("script", "process", "thread"))
-    rounds_of = lambda values: ", ".join(f"{t:.2f}" for t in values)  # noqa: E731
-    print(f"pages: {pages}, rounds: {rounds} (median reported; the two recipe variants alternate first)")
-    print(f"hand-written script, same evidence:  {script:.2f} s   rounds: {rounds_of(times['script'])}")
-    print(f"recipe, thumbnails by a worker process: {process:.2f} s ({process / script:.2f}x)   rounds: {rounds_of(times['process'])}")
-    print(f"recipe, thumbnails on a thread:          {thread:.2f} s ({thread / script:.2f}x)   rounds: {rounds_of(times['thread'])}")
-    paired = [p / t for p, t in zip(times["process"], times["thread"], strict=True)]
-    print(f"process / thread: {process / thread:.3f}x; round by round median {statistics.median(paired):.3f}x   rounds: {rounds_of(paired)}")
 
 
 async def main_per_page(pages: int, rounds: int) -> None:

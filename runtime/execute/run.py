@@ -30,7 +30,7 @@ from runtime.browser.supply.endpoint_specs import BrowserPin
 from runtime.browser.supply.provider import BrowserProvider
 from runtime.browser.supply.waiting_line import BrowserUnavailable
 from runtime.execute.record.run_files import RunFiles
-from runtime.execute.record.run_report import ScreenshotThumbnails, draft_run_report, write_run_report
+from runtime.execute.record.run_report import draft_run_report, write_run_report
 from runtime.execute.record.spans import RunSpans
 from runtime.execute.step_outcome import RunStopped
 from runtime.execute.conversation import Conversation, walk_turns
@@ -203,13 +203,11 @@ def start_run(
     events.add_listener(spans.on_event)
     files = RunFiles(order.run_dir, secrets)
     events.add_listener(files.on_event)
-    thumbnails = ScreenshotThumbnails()
-    events.add_listener(thumbnails.on_event)
     approvals = ApprovalDesk(loop)
     handle = RunHandle(order.run_id, order.run_dir, approvals, conversation)
     events.emit(StatusChanged(status=TaskState.CREATED, detail=f"recipe {name} {version}"))
     handle.task = loop.create_task(
-        _run(handle, order, events, browser, files, thumbnails, spans, approvals, allow_private_network, close_browser, admission, driven_model, action_cache),
+        _run(handle, order, events, browser, files, spans, approvals, allow_private_network, close_browser, admission, driven_model, action_cache),
         name=f"verity-run-{order.run_id}",
     )
     return handle
@@ -221,7 +219,6 @@ async def _run(
     events: EventLog,
     provider: BrowserProvider | None,
     files: RunFiles,
-    thumbnails: ScreenshotThumbnails,
     spans: RunSpans,
     approvals: ApprovalDesk,
     allow_private_network: bool | None,
@@ -312,7 +309,7 @@ async def _run(
         if failure is not None:
             end = RunEnd(StopReason.EXECUTE_ERROR, f"{end.summary}; but {failure}")
     verdict = await _finish(
-        end, walk, events, files, thumbnails, spans, session, own_provider, started, keeper.record if keeper else None, handle.browser_id
+        end, walk, events, files, spans, session, own_provider, started, keeper.record if keeper else None, handle.browser_id
     )
     if cancelled_from_outside:
         raise asyncio.CancelledError()
@@ -324,7 +321,6 @@ async def _finish(
     walk: PlanWalk | None,
     events: EventLog,
     files: RunFiles,
-    thumbnails: ScreenshotThumbnails,
     spans: RunSpans,
     session: BrowserSession | None,
     own_provider: BrowserProvider | None,
@@ -334,11 +330,10 @@ async def _finish(
 ) -> FinalVerdict:
     """Close the browser side, write the run directory, emit the one FinalVerdict, end the span."""
     # Every state is recorded: the report's records part is drafted while the browser closes.
-    events.remove_listener(thumbnails.on_event)
     drafting = None
     try:
         files.finish_records()
-        drafting = asyncio.ensure_future(draft_run_report(files.run_dir, thumbnails.thumbnails))
+        drafting = asyncio.ensure_future(draft_run_report(files.run_dir))
     except OSError:
         pass  # written again as the run directory is closed; the report then reads what is there
     if session is not None and not session.stopped:
@@ -379,11 +374,8 @@ async def _finish(
                 summary=f"{end.summary}; and the run directory could not be written: {error}", blocker_kind=end.blocker_kind, evidence=end.evidence,
                 browser_id=browser_id,
             )
-        try:
-            draft = await drafting if drafting is not None else None
-            report = await write_run_report(files.run_dir, thumbnails.thumbnails, draft)
-        finally:
-            thumbnails.thumbnails.close()
+        draft = await drafting if drafting is not None else None
+        report = await write_run_report(files.run_dir, draft)
     finally:
         if closing is not None:
             try:

@@ -24,21 +24,20 @@ class ReportDraft:
     records: str
 
 
-def draft_report(run_dir: Path, thumbnails: Thumbnails | None = None) -> ReportDraft:
+def draft_report(run_dir: Path) -> ReportDraft:
     """Read the run's records and render their sections. A file that is missing or cannot be read
     is a problem the page lists, as in `write_report`."""
     contents = read_records(run_dir)
-    return ReportDraft(contents, render_records(contents, thumbnails if thumbnails is not None else Thumbnails()))
+    return ReportDraft(contents, render_records(contents, Thumbnails(run_dir)))
 
 
-def write_report(run_dir: Path, thumbnails: Thumbnails | None = None, draft: ReportDraft | None = None) -> Path:
+def write_report(run_dir: Path, draft: ReportDraft | None = None) -> Path:
     """Render the run in `run_dir` and write `run_dir/report.html` atomically; returns its path.
-    `thumbnails` may hold some already made (a run prefetches its screenshots' as it goes);
     `draft` is the run's records, read and rendered ahead (`draft_report`), not read again.
     Raises NotARunDirectory when `run_dir` holds no run, OSError when it cannot be written."""
     check_run_directory(run_dir)
     if draft is None:
-        draft = draft_report(run_dir, thumbnails)
+        draft = draft_report(run_dir)
     contents = replace(draft.contents, problems=list(draft.contents.problems))
     read_final(contents)
     page = render_report(contents, draft.records)

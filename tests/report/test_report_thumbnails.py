@@ -1,105 +1,103 @@
-"""Binds features/report_thumbnails.feature: a run's thumbnails are made by a worker process
-(runtime/report/thumbnails.py, runtime/worker_processes.py), and by the process that asked when
-no worker can make them."""
+"""Binds features/report_thumbnails.feature: the report shows the thumbnail kept beside each
+screenshot (runtime/artifacts/thumbnails.py), and makes one with Pillow for a screenshot that has
+none (runtime/report/thumbnails.py). Run directories laid out here; real runs keep their
+thumbnails in the demo's report scenario (features/report_html.feature) and the secrets'
+screenshot scenario (features/secrets_screenshots.feature)."""
 
 from __future__ import annotations
 
+import base64
+import html
+import io
 import json
-import logging
-import subprocess
-import sys
+import re
 from pathlib import Path
-from typing import Any
 
-import pytest
+from PIL import Image, ImageDraw
 from pytest_bdd import given, scenarios, then, when
 
-from runtime import worker_processes
-from runtime.report import thumbnails
-from tests.report.test_report_thumbnail_prefetch import _screenshot
+from runtime.artifacts.thumbnails import THUMBNAIL_WIDTH, keep_thumbnail, thumbnail_path
+from runtime.report import write_report
+from runtime.report.thumbnails import make_thumbnail
 
 scenarios("report_thumbnails.feature")
 
-# Asks ahead for the first screenshot's thumbnail and collects it, kills the worker, does the same
-# for the second; prints both thumbnails and sizes, the two worker pids, and whether Pillow was
-# imported in this interpreter.
-WORKER_SCRIPT = """
-import json, sys
-from pathlib import Path
-from runtime.report import thumbnails as th
-paths = [Path(p) for p in json.loads(sys.stdin.read())]
-made = th.Thumbnails()
-made.prefetch(paths[0])
-first = made.data_uri(paths[0])
-(worker,) = th._WORKERS._idle
-worker.kill()
-worker.wait()
-made.prefetch(paths[1])
-second = made.data_uri(paths[1])
-print(json.dumps({"uris": [first, second], "sizes": [made.size(p) for p in paths],
-                  "pids": [worker.pid, th._WORKERS._idle[0].pid],
-                  "pillow_here": any(m == "PIL" or m.startswith("PIL.") for m in sys.modules)}))
-"""
+# One thumbnail link of report.html: where it leads, the image's source, its label.
+_LINK = re.compile(r'<a class="screenshot" href="([^"]+)"[^>]*title="open full size \((\d+)×(\d+)\)"><img class="thumbnail" src="([^"]+)"')
 
 
-@pytest.fixture
-def shots(tmp_path: Path) -> list[Path]:
-    return [_screenshot(tmp_path / "first.png"), _screenshot(tmp_path / "second.png", 1280, 720)]
+def _screenshot(path: Path, width: int, height: int) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    image = Image.new("RGB", (width, height), "white")
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((40, 40, 400, 200), fill="navy")
+    draw.text((60, 260), "Metal 7 quote 1,120.75", fill="black")
+    image.save(path, format="PNG")
+    return path
 
 
-@when("a fresh interpreter asks ahead for two screenshots' thumbnails, killing the worker between them", target_fixture="worker_run")
-def worker_run(shots: list[Path]) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-c", WORKER_SCRIPT], input=json.dumps([str(p) for p in shots]), capture_output=True, text=True, timeout=120, check=True
-    )
-    return json.loads(done.stdout)
+def _run_dir(tmp_path: Path, screenshots: list[str]) -> Path:
+    run_dir = tmp_path / "run"
+    run_dir.mkdir(exist_ok=True)
+    records = [{"index": i, "state_id": f"page-{i}", "kind": "navigate", "outcome": "ok", "ok": True, "screenshot": shot}
+               for i, shot in enumerate(screenshots, 1)]
+    (run_dir / "executions.json").write_text(json.dumps(records), encoding="utf-8")
+    return run_dir
 
 
-@then("both thumbnails are the ones this process makes of those screenshots")
-def same_thumbnails(worker_run: dict[str, Any], shots: list[Path]) -> None:
-    here = thumbnails.Thumbnails()
-    expected = [here.data_uri(p) for p in shots]
-    assert all(uri is not None and uri.startswith("data:image/jpeg;base64,") for uri in expected), expected
-    assert worker_run["uris"] == expected
-    assert worker_run["sizes"] == [[800, 600], [1280, 720]]
+def _a_jpeg(colour: str) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (THUMBNAIL_WIDTH, 270), colour).save(buffer, format="JPEG")
+    return buffer.getvalue()
 
 
-@then("Pillow is not among that interpreter's modules")
-def no_pillow(worker_run: dict[str, Any]) -> None:
-    assert worker_run["pillow_here"] is False
+@given("a run directory whose screenshot has a thumbnail kept beside it", target_fixture="run_dir")
+def _with_kept(tmp_path: Path) -> Path:
+    run_dir = _run_dir(tmp_path, ["artifacts/screenshot/aa11.png"])
+    shot = _screenshot(run_dir / "artifacts/screenshot/aa11.png", 800, 600)
+    # A thumbnail Pillow would never make of that screenshot: only reading the kept file shows it.
+    keep_thumbnail(shot, _a_jpeg("orange"))
+    assert thumbnail_path(shot) == run_dir / "artifacts/thumbnail/aa11.jpg"
+    return run_dir
 
 
-@then("the second thumbnail came from another worker process")
-def another_worker(worker_run: dict[str, Any]) -> None:
-    first, second = worker_run["pids"]
-    assert first != second, worker_run["pids"]
+@given("a run directory with a screenshot that has no thumbnail and one whose kept thumbnail is not a JPEG", target_fixture="run_dir")
+def _without_usable(tmp_path: Path) -> Path:
+    run_dir = _run_dir(tmp_path, ["artifacts/screenshot/bb22.png", "artifacts/screenshot/cc33.png"])
+    _screenshot(run_dir / "artifacts/screenshot/bb22.png", 800, 600)
+    keep_thumbnail(_screenshot(run_dir / "artifacts/screenshot/cc33.png", 1280, 720), b"<svg onload=alert(1)>")
+    return run_dir
 
 
-@given("worker processes exit as soon as they start")
-def exiting_workers(monkeypatch: pytest.MonkeyPatch) -> None:
-    # An interpreter that exits at once, and a pool of the thumbnails' own that starts with it.
-    monkeypatch.setattr(sys, "executable", "/bin/false")
-    monkeypatch.setattr(thumbnails, "_WORKERS", worker_processes.WorkerPool(thumbnails._WORKERS.module, most=1, what="thumbnail"))
+@given("a run directory whose executions.json names a screenshot at its top, with a thumbnail where one would be kept outside it", target_fixture="run_dir")
+def _kept_outside(tmp_path: Path) -> Path:
+    run_dir = _run_dir(tmp_path, ["dd44.png"])
+    shot = _screenshot(run_dir / "dd44.png", 800, 600)
+    outside = keep_thumbnail(shot, _a_jpeg("orange"))
+    assert run_dir not in outside.parents, outside
+    return run_dir
 
 
-@when("a thumbnail is asked for ahead and then collected", target_fixture="collected")
-def collected(shots: list[Path], caplog: pytest.LogCaptureFixture) -> str | None:
-    made = thumbnails.Thumbnails()
-    with caplog.at_level(logging.WARNING, logger=worker_processes.__name__):
-        made.prefetch(shots[0])
-        uri = made.data_uri(shots[0])
-    made.close()
-    return uri
+@when("its report is written", target_fixture="links")
+def _written(run_dir: Path) -> list[tuple[str, tuple[int, int], str]]:
+    page = write_report(run_dir).read_text(encoding="utf-8")
+    return [(html.unescape(href), (int(w), int(h)), html.unescape(src)) for href, w, h, src in _LINK.findall(page)]
 
 
-@then("it is the one this process makes of that screenshot")
-def made_here(collected: str | None, shots: list[Path]) -> None:
-    assert collected is not None and collected == thumbnails.make_thumbnail(shots[0], thumbnails.THUMBNAIL_WIDTH)[0]
+@then("the state's thumbnail is the kept file, labelled with the screenshot's size")
+def _kept_shown(links: list[tuple[str, tuple[int, int], str]], run_dir: Path) -> None:
+    kept = (run_dir / "artifacts/thumbnail/aa11.jpg").read_bytes()
+    assert links == [("artifacts/screenshot/aa11.png", (800, 600), "data:image/jpeg;base64," + base64.b64encode(kept).decode())]
 
 
-@then("the log says the thumbnail worker failed and the work stays in this process from now on")
-def logged(caplog: pytest.LogCaptureFixture) -> None:
-    failures = [r.getMessage() for r in caplog.records if r.getMessage().startswith("the thumbnail worker failed")]
-    # The worker, then the one that replaced it.
-    assert len(failures) == 2, failures
-    assert failures[-1].endswith("working in this process from now on"), failures
+@then("both thumbnails are the ones Pillow makes of those screenshots, labelled with their sizes")
+def _made_here(links: list[tuple[str, tuple[int, int], str]], run_dir: Path) -> None:
+    expected = [(name, make_thumbnail(run_dir / name, THUMBNAIL_WIDTH)) for name in ("artifacts/screenshot/bb22.png", "artifacts/screenshot/cc33.png")]
+    assert all(uri is not None and uri.startswith("data:image/jpeg;base64,") for _, (uri, _) in expected)
+    assert links == [(name, size, uri) for name, (uri, size) in expected]
+
+
+@then("the state's thumbnail is the one Pillow makes of that screenshot")
+def _outside_not_read(links: list[tuple[str, tuple[int, int], str]], run_dir: Path) -> None:
+    uri, size = make_thumbnail(run_dir / "dd44.png", THUMBNAIL_WIDTH)
+    assert links == [("dd44.png", size, uri)]

@@ -8,44 +8,28 @@ import hashlib
 import logging
 from pathlib import Path
 
-from runtime.events import ArtifactStored, Event
+from runtime.events import ArtifactStored
 from runtime.report import NotARunDirectory, ReportDraft, draft_report, write_report
-from runtime.report.thumbnails import Thumbnails
 
 REPORT_ARTIFACT_KIND = "report"
-SCREENSHOT_KIND = "screenshot"
 
 log = logging.getLogger("verity.report")
 
 
-class ScreenshotThumbnails:
-    """An EventLog listener: each screenshot the run stores gets its report thumbnail made on a
-    worker thread while the run goes on (the run mostly waits on the browser), instead of all of
-    them at the end, where the run's caller waits for the report."""
-
-    def __init__(self) -> None:
-        self.thumbnails = Thumbnails()
-
-    def on_event(self, event: Event) -> None:
-        payload = event.payload
-        if isinstance(payload, ArtifactStored) and payload.artifact_kind == SCREENSHOT_KIND and payload.path:
-            self.thumbnails.prefetch(Path(payload.path))
-
-
-async def draft_run_report(run_dir: Path, thumbnails: Thumbnails) -> ReportDraft | None:
+async def draft_run_report(run_dir: Path) -> ReportDraft | None:
     """Read and render the run's records off the event loop, once its last state is recorded;
     None when that failed (`write_run_report` then does it all and says why)."""
     try:
-        return await asyncio.to_thread(draft_report, run_dir, thumbnails)
+        return await asyncio.to_thread(draft_report, run_dir)
     except (Exception, asyncio.CancelledError):  # noqa: BLE001 - the whole report is tried again, and a failure logged, at the end
         return None
 
 
-async def write_run_report(run_dir: Path, thumbnails: Thumbnails | None = None, draft: ReportDraft | None = None) -> ArtifactStored | None:
+async def write_run_report(run_dir: Path, draft: ReportDraft | None = None) -> ArtifactStored | None:
     """Write `run_dir/report.html` off the event loop (from `draft` when the run drafted it);
     the ArtifactStored event to emit, or None."""
     try:
-        path, data = await asyncio.to_thread(_write_and_read, run_dir, thumbnails, draft)
+        path, data = await asyncio.to_thread(_write_and_read, run_dir, draft)
     except (OSError, NotARunDirectory) as error:
         log.warning("the run report for %s was not written: %s", run_dir, error)
         return None
@@ -62,6 +46,6 @@ async def write_run_report(run_dir: Path, thumbnails: Thumbnails | None = None, 
     )
 
 
-def _write_and_read(run_dir: Path, thumbnails: Thumbnails | None, draft: ReportDraft | None) -> tuple[Path, bytes]:
-    path = write_report(run_dir, thumbnails, draft)
+def _write_and_read(run_dir: Path, draft: ReportDraft | None) -> tuple[Path, bytes]:
+    path = write_report(run_dir, draft)
     return path, path.read_bytes()

@@ -3,10 +3,12 @@
 Screenshots are full-size PNGs (a few hundred KB each); a downscaled JPEG is a few KB and keeps
 a report of a long run small. The same screenshot shown by several states is encoded once.
 
-A run's screenshots come with their thumbnails: Chromium takes each one with its screenshot,
-under the same cover of secrets, and it is kept beside it (runtime/artifacts/thumbnails.py), so
-writing the report only reads files. A screenshot without one (a run directory from before, a
-capture that made none) is thumbnailed here, by Pillow, in the process writing the report.
+They are made by Pillow in the process writing the report: a run drafts its report on a worker
+thread once its last state is recorded (runtime/execute/record/run_report.py), so a run starts no
+process for them and takes no second capture of a page. Two designs before this one cost more:
+a worker process per run (0.13 CPU s of start-up in every `verity run`), and Chromium taking a
+scaled JPEG with every prepared page's screenshot (it doubled the wall time of preparing a page:
+BENCHMARKS.md, "Run start").
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ import base64
 import io
 from pathlib import Path
 
-from runtime.artifacts.thumbnails import THUMBNAIL_QUALITY, THUMBNAIL_WIDTH, kept_thumbnail, thumbnail_path
-
+THUMBNAIL_WIDTH = 360
+THUMBNAIL_QUALITY = 72
 # Pillow's resize reduces by whole factors with box averages while the image is more than this
 # many times the target size (1.0, the fastest, reduces whenever it can).
 REDUCING_GAP = 1.0
@@ -27,19 +29,18 @@ Made = tuple[str | None, tuple[int, int] | None]
 
 
 class Thumbnails:
-    """Thumbnail data: URIs by screenshot path, for the screenshots of the run directory `run_dir`;
-    None for a file that is not a readable image. Paths are compared resolved."""
+    """Thumbnail data: URIs by screenshot path; None for a file that is not a readable image.
+    Paths are compared resolved."""
 
-    def __init__(self, run_dir: Path) -> None:
-        self.root = run_dir.resolve()
+    def __init__(self) -> None:
         self._made: dict[Path, str | None] = {}
         self._sizes: dict[Path, tuple[int, int]] = {}
 
     def data_uri(self, path: Path) -> str | None:
-        """The thumbnail of the screenshot at `path`: the one kept beside it, else made here."""
+        """The thumbnail of the screenshot at `path`, made once."""
         path = path.resolve()
         if path not in self._made:
-            uri, size = self._kept(path) or make_thumbnail(path, THUMBNAIL_WIDTH)
+            uri, size = make_thumbnail(path, THUMBNAIL_WIDTH)
             self._made[path] = uri
             if size is not None:
                 self._sizes[path] = size
@@ -49,17 +50,6 @@ class Thumbnails:
         """The full-size screenshot's width and height, once `data_uri` read it."""
         return self._sizes.get(path.resolve())
 
-    def _kept(self, path: Path) -> Made | None:
-        """The thumbnail Chromium took with the screenshot, when one is kept, inside the run
-        directory (a run file may name any path: REPORT-004)."""
-        if self.root not in thumbnail_path(path).resolve().parents:
-            return None
-        kept = kept_thumbnail(path)
-        if kept is None:
-            return None
-        jpeg, size = kept
-        return _data_uri(jpeg), size
-
 
 def _data_uri(jpeg: bytes) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(jpeg).decode("ascii")
@@ -67,7 +57,7 @@ def _data_uri(jpeg: bytes) -> str:
 
 def make_thumbnail(path: Path, width: int) -> Made:
     """(data: URI or None, full size or None) of the image at `path`, `width` wide at most."""
-    # Imported here: a run whose screenshots came with their thumbnails never needs Pillow.
+    # Imported here, at the first thumbnail: a process that writes no report never needs Pillow.
     from PIL import Image, UnidentifiedImageError
 
     size: tuple[int, int] | None = None

@@ -28,7 +28,7 @@ def draft_report(run_dir: Path) -> ReportDraft:
     """Read the run's records and render their sections. A file that is missing or cannot be read
     is a problem the page lists, as in `write_report`."""
     contents = read_records(run_dir)
-    return ReportDraft(contents, render_records(contents, Thumbnails(run_dir)))
+    return ReportDraft(contents, render_records(contents, Thumbnails()))
 
 
 def write_report(run_dir: Path, draft: ReportDraft | None = None) -> Path:

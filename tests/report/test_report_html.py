@@ -3,10 +3,7 @@ run) opened in the suite's real Chromium, and `verity report` on run directories
 
 from __future__ import annotations
 
-import base64
 import json
-import os
-import re
 import shutil
 import subprocess
 import sys
@@ -19,7 +16,6 @@ import pytest
 from PIL import Image
 from pytest_bdd import given, parsers, scenarios, then, when
 
-from runtime.artifacts.thumbnails import THUMBNAIL_WIDTH, thumbnail_path
 from runtime.browser import Browser
 from runtime.report.page import CONTENT_SECURITY_POLICY
 from runtime.client import VerityClient
@@ -49,8 +45,8 @@ class Command:
         return self.run_dir / "report.html"
 
 
-def verity(args: list[str], run_dir: Path, timeout: float = 120, env: dict[str, str] | None = None) -> Command:
-    done = subprocess.run([*VERITY, *args], capture_output=True, text=True, timeout=timeout, cwd=run_dir.parent, env=env)
+def verity(args: list[str], run_dir: Path, timeout: float = 120) -> Command:
+    done = subprocess.run([*VERITY, *args], capture_output=True, text=True, timeout=timeout, cwd=run_dir.parent)
     return Command(done.returncode, done.stdout, done.stderr, run_dir)
 
 
@@ -63,20 +59,9 @@ def rendered(command: Command, loop_thread: LoopThread, browser: Browser, name: 
 # --- the demo ----------------------------------------------------------------------------------
 
 
-@given("no Python process the run starts can import Pillow", target_fixture="demo_environment")
-def _no_pillow(tmp_path: Path) -> dict[str, str]:
-    # A package named PIL first on the path of the command and of every worker it starts (they
-    # keep PYTHONPATH): a thumbnail made by Pillow anywhere in the run fails its report.
-    blocker = tmp_path / "no-pillow" / "PIL"
-    blocker.mkdir(parents=True)
-    (blocker / "__init__.py").write_text('raise ImportError("a run imports no Pillow")\n', encoding="utf-8")
-    path = os.pathsep.join(filter(None, (str(blocker.parent), os.environ.get("PYTHONPATH"))))
-    return {**os.environ, "PYTHONPATH": path}
-
-
 @when('I run "verity demo"', target_fixture="command")
-def _demo(tmp_path: Path, demo_environment: dict[str, str]) -> Command:
-    command = verity(["demo", "--out", str(tmp_path / "demo")], tmp_path / "demo", env=demo_environment)
+def _demo(tmp_path: Path) -> Command:
+    command = verity(["demo", "--out", str(tmp_path / "demo")], tmp_path / "demo")
     assert command.code == 0, (command.stdout[-2000:], command.stderr[-2000:])
     return command
 
@@ -132,19 +117,6 @@ def _thumbnails(command: Command, loop_thread: LoopThread, shared_browser: Brows
         else:
             assert row["thumbnails"] == [], row
     assert {image["scheme"] for image in shown["images"]} == {"data"}
-
-
-@then("each thumbnail is the JPEG Chromium took with its screenshot, kept beside it")
-def _chromium_thumbnails(command: Command) -> None:
-    page = command.report.read_text(encoding="utf-8")
-    shown = re.findall(r'<a class="screenshot" href="([^"]+)"[^>]*><img class="thumbnail" src="data:image/jpeg;base64,([^"]+)"', page)
-    screenshots = {record["screenshot"] for record in command.file("executions.json") if record["screenshot"]}
-    assert shown and {href for href, _ in shown} == screenshots
-    for href, data in shown:
-        kept = thumbnail_path(command.run_dir / href)
-        assert base64.b64decode(data) == kept.read_bytes(), href
-        with Image.open(kept) as image:
-            assert image.format == "JPEG" and image.width == THUMBNAIL_WIDTH, (href, image.format, image.size)
 
 
 @then("the replan history shows each plan repair")

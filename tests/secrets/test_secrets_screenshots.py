@@ -13,7 +13,6 @@ from PIL import Image
 from pytest_bdd import given, scenarios, then, when
 
 from runtime.artifacts import ArtifactStore
-from runtime.artifacts.thumbnails import THUMBNAIL_WIDTH, kept_thumbnail
 from runtime.browser import Browser, BrowserSession, open_session
 from tests.fixtures.browser_loop import LoopThread
 from tests.fixtures.site_server import FixtureSite
@@ -42,17 +41,6 @@ def _capture(loop_thread: LoopThread, session: BrowserSession) -> Image.Image:
     result = loop_thread.run(session.screenshot())
     assert result.ok, result.error
     return Image.open(io.BytesIO(Path(result.data["artifact"]["path"]).read_bytes())).convert("RGB")
-
-
-def _prepared_thumbnail(loop_thread: LoopThread, session: BrowserSession) -> Image.Image:
-    """The thumbnail Chromium took with a prepared page's screenshot, kept beside it."""
-    result = loop_thread.run(session.prepare_page())
-    assert result.ok, result.error
-    kept = kept_thumbnail(Path(result.value.screenshot.path))
-    assert kept is not None, "prepare_page kept no thumbnail beside its screenshot"
-    image = Image.open(io.BytesIO(kept[0]))
-    assert image.format == "JPEG" and image.width == THUMBNAIL_WIDTH, (image.format, image.size)
-    return image.convert("L")
 
 
 def _pixels(image: Image.Image, box: dict[str, float], dpr: float) -> list[tuple[int, int, int]]:
@@ -104,35 +92,3 @@ def unmasked(shots: dict[str, Any], loop_thread: LoopThread) -> None:
     pixels = _pixels(_capture(loop_thread, session), boxes["field"], boxes["dpr"])
     assert any(pixel != (0, 0, 0) for pixel in pixels)
     assert len({pixel for pixel in pixels}) > 2  # the typed text: glyphs on the field's background
-
-
-def _thumbnail_brightness(image: Image.Image, box: dict[str, float], dpr: float) -> float:
-    """The mean grey level inside `box` (CSS pixels) of a thumbnail `THUMBNAIL_WIDTH` wide of a
-    viewport 800 CSS pixels wide, a pixel in from each edge: a JPEG blurs edges into the box."""
-    scale = dpr * THUMBNAIL_WIDTH / 800
-    pixels = _pixels(image, {key: value * scale if key in "xywh" else value for key, value in box.items()}, 1)
-    return sum(pixels) / len(pixels)
-
-
-@when("the session knows the token as a secret and prepares the page")
-def masked_prepared(shots: dict[str, Any], loop_thread: LoopThread) -> None:
-    session: BrowserSession = shots["session"]
-    session.secret_values = lambda: (TOKEN,)
-    assert loop_thread.run(session.tab().evaluate("innerWidth")) == 800  # the scale _thumbnail_brightness assumes
-    shots["thumbnail"] = _prepared_thumbnail(loop_thread, session)
-
-
-@then("the thumbnail Chromium took with the page's screenshot is dark inside the token field and the echoed token")
-def thumbnail_dark(shots: dict[str, Any]) -> None:
-    boxes = shots["boxes"]
-    for name in ("field", "echo"):
-        # Black under the cover; the field's white background and the token's glyphs without it.
-        assert _thumbnail_brightness(shots["thumbnail"], boxes[name], boxes["dpr"]) < 48, name
-
-
-@then("the thumbnail of the page prepared by a session that does not know the token is light inside the token field")
-def thumbnail_light(shots: dict[str, Any], loop_thread: LoopThread) -> None:
-    session: BrowserSession = shots["session"]
-    session.secret_values = tuple
-    boxes = shots["boxes"]
-    assert _thumbnail_brightness(_prepared_thumbnail(loop_thread, session), boxes["field"], boxes["dpr"]) > 128

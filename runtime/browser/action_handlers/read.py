@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import logging
 import struct
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
+
 
 from runtime.artifacts import ArtifactRef
-from runtime.artifacts.thumbnails import THUMBNAIL_QUALITY, THUMBNAIL_WIDTH, keep_thumbnail
 from runtime.browser.action_handlers.params import int_param, invalid, required_str, str_param, target_param
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.action_handlers.checks import fingerprint_from
@@ -34,58 +32,22 @@ SHOWN_TEXT_LIMIT_CHARS = 100_000
 # What a screenshot may be encoded as (CDP's Page.captureScreenshot formats, Playwright MCP's `type`).
 IMAGE_TYPES = ("png", "jpeg")
 
-_log = logging.getLogger(__name__)
-_Taken = TypeVar("_Taken")
+async def _capture_png(tab: Tab, full_page: bool, secrets: tuple[str, ...] = ()) -> tuple[bytes, int, int]:
+    """The tab as a PNG; with `secrets`, the fields and texts showing one are covered for the
+    capture (a password field the browser masks itself) and uncovered right after."""
+    return await _capture(tab, full_page, secrets)
 
 
 async def _capture(tab: Tab, full_page: bool, secrets: tuple[str, ...] = (), image_type: str = "png", element: ResolvedElement | None = None) -> tuple[bytes, int, int]:
     """The tab (or the box of `element`) as a PNG or JPEG, every secret covered while it is taken."""
-    return await _covered(tab, secrets, lambda: _capture_unmasked(tab, full_page, image_type, element))
-
-
-async def _covered(tab: Tab, secrets: tuple[str, ...], take: Callable[[], Awaitable[_Taken]]) -> _Taken:
-    """`take()` with every field and text showing one of `secrets` covered, uncovered right after."""
     if not secrets:
-        return await take()
+        return await _capture_unmasked(tab, full_page, image_type, element)
     context_id = await tab.worlds.top_context()
     await tab.worlds.call(context_id, "maskSecrets", list(secrets))
     try:
-        return await take()
+        return await _capture_unmasked(tab, full_page, image_type, element)
     finally:
         await tab.worlds.call(context_id, "unmaskSecrets")
-
-
-async def _capture_with_thumbnail(tab: Tab, secrets: tuple[str, ...] = ()) -> tuple[bytes, bytes | None]:
-    """The viewport as a PNG, and the report's thumbnail of it (a JPEG THUMBNAIL_WIDTH wide, or
-    None), both taken under the one cover of secrets. Chromium scales and encodes the thumbnail
-    from the same rendering for about 20 ms of its CPU, where decoding the PNG and resizing it in
-    Python cost a process and 0.1 s (BENCHMARKS.md, "Run start")."""
-    return await _covered(tab, secrets, lambda: _png_and_thumbnail(tab))
-
-
-async def _png_and_thumbnail(tab: Tab) -> tuple[bytes, bytes | None]:
-    # One after the other: two captures at once share Chromium's capture of the view and spoil
-    # each other (the scaled one changes the view's scale while it is taken).
-    png, width, _ = await _capture_unmasked(tab, False)
-    try:
-        return png, await _thumbnail(tab, width)
-    except Exception as error:  # noqa: BLE001 - the report thumbnails a screenshot that has none; the screenshot is what counts
-        _log.debug("no thumbnail taken with the screenshot: %s", error)
-        return png, None
-
-
-async def _thumbnail(tab: Tab, shot_width: int) -> bytes:
-    """What the viewport shows, scaled by Chromium to THUMBNAIL_WIDTH (never up) and encoded as
-    JPEG; `shot_width` is the viewport's screenshot's width in pixels."""
-    # A clip is in the page's CSS pixels: the visual viewport's offset in the page and its size.
-    # Its scale applies to device pixels (the screenshot's), so a device pixel ratio of 2 would
-    # double a scale worked out from CSS pixels.
-    viewport = (await tab.cdp.send("Page.getLayoutMetrics"))["cssVisualViewport"]
-    scale = min(1.0, THUMBNAIL_WIDTH / shot_width)
-    clip = {"x": viewport["pageX"], "y": viewport["pageY"], "width": viewport["clientWidth"], "height": viewport["clientHeight"], "scale": scale}
-    params = {"format": "jpeg", "quality": THUMBNAIL_QUALITY, "clip": clip}
-    reply = await tab.cdp.send("Page.captureScreenshot", params)
-    return base64.b64decode(reply["data"])
 
 
 async def _capture_unmasked(tab: Tab, full_page: bool, image_type: str = "png", element: ResolvedElement | None = None) -> tuple[bytes, int, int]:
@@ -224,7 +186,7 @@ async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
         # the first says the document is complete, the reads see it complete too. With no
         # secret to cover, the capture overlaps them as well; a secret's mask changes the DOM,
         # so the capture then waits for the reads. trafilatura (a worker thread) overlaps it.
-        capture = asyncio.ensure_future(_capture_with_thumbnail(tab)) if not secrets else None
+        capture = asyncio.ensure_future(_capture_png(tab, False)) if not secrets else None
         try:
             ready, reads = await asyncio.gather(tab.ready_state(), tab.call_script("pageReads", VISIBLE_TEXT_CHARS, SHOWN_TEXT_LIMIT_CHARS))
         except BaseException:
@@ -241,12 +203,10 @@ async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
     html, url, title, signs = str(reads["html"] or ""), str(reads["url"]), reads["title"], reads["signs"]
     fingerprint = fingerprint_from(reads["fingerprint"], tab)
     limit = scope.policy.readable_html_limit_bytes
-    (png, thumbnail), (text, source, note) = await asyncio.gather(
-        capture if capture is not None else _capture_with_thumbnail(tab, secrets), _readable_text(tab, html, url, limit)
+    (png, _, _), (text, source, note) = await asyncio.gather(
+        capture if capture is not None else _capture_png(tab, False, secrets), _readable_text(tab, html, url, limit)
     )
     shot = scope.artifacts.put("screenshot", png, "image/png")
-    if thumbnail is not None:
-        keep_thumbnail(shot.path, thumbnail)
     inline, text_ref = _inline_or_artifact(scope, text)
     html_bytes = html.encode("utf-8")
     html_ref = (

@@ -60,3 +60,9 @@ class LazyHandlers(Mapping[str, H], Generic[H]):
 
     def __len__(self) -> int:
         return len(self._located)
+
+    def load_all(self) -> None:
+        """Import every handler now: a process that hosts runs of every kind (`verity serve`,
+        `verity mcp`) pays for them once at start, not on its event loop when a run first needs one."""
+        for name in self._located:
+            self[name]

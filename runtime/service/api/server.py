@@ -161,6 +161,8 @@ class VerityServer:
         config = self.config
         # A killed predecessor's Chromium (and its profile) goes before anything else starts.
         await asyncio.to_thread(reap_stale_profiles, self.browser_profiles)
+        # Off the loop, before any run: the handlers of every state and browser action.
+        await asyncio.to_thread(_import_every_handler)
         await self._refuse_unfenced_browser()
         self._tracer = RunTracer(self._span_processors)  # before the store: a bad OTEL_* setting opens nothing
         # Off the loop: opening a PostgreSQL store connects and migrates over the network.
@@ -288,6 +290,17 @@ class VerityServer:
     async def wait_for_termination(self) -> None:
         assert self._server is not None
         await self._server.wait_for_termination()
+
+
+def _import_every_handler() -> None:
+    """A server hosts runs of every kind, so it imports the handlers of every state and browser
+    action once at start: `verity run` imports only those its plan runs (BENCHMARKS.md "Run
+    start"), which here would be imported on the event loop that serves every other run."""
+    from runtime.browser.action_handlers import HANDLERS as action_handlers
+    from runtime.execute.states import HANDLERS as state_handlers
+
+    state_handlers.load_all()
+    action_handlers.load_all()
 
 
 def traced_calls(provider: TracerProvider) -> grpc.aio.ServerInterceptor:

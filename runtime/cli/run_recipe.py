@@ -23,14 +23,16 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from runtime.browser.launch.starting import StartingChromium
 from runtime.cli.approval_answers import ApprovalAnswerer, ApprovalAnswers
+from runtime.cli.import_heap import imports_left_out_of_collections
 from runtime.events import Event, EventLog, FinalVerdict, StepFinished
 from runtime.events.model import payload_to_dict
 from runtime.browser.supply.provider import BrowserProvider
 from runtime.execute.run import start_run
+from runtime.execute.states import HANDLERS
 from runtime.execute.record.run_files import json_default
 from runtime.outcomes import StopReason
 from runtime.plan.order import RunOrder, prepare_run
-from runtime.plan.state_kinds import AGENT
+from runtime.plan.state_kinds import AGENT, REPAIR
 from runtime.plan.switches import SwitchInvalid
 from runtime.recipe import Problem, RecipeInvalid, load_recipe_with_registry
 from runtime.run_layout import OUTPUT_FILE, REPORT_FILE, TRACE_FILE, VERDICT_FILE
@@ -66,7 +68,9 @@ def _unless_interrupted(body: Callable[[], int]) -> int:
 
 
 async def _run_file(args: argparse.Namespace, starting: StartingChromium | None) -> int:
-    prepared = _prepared_run(args)
+    # On a thread: reading and checking the recipe, and importing the handlers its plan runs,
+    # while this loop answers Chromium (the head start's reservation of the first session).
+    prepared = await asyncio.to_thread(_prepared_run, args)
     return prepared if isinstance(prepared, int) else await _execute(**prepared, starting=starting)
 
 
@@ -103,6 +107,12 @@ def _prepared_run(args: argparse.Namespace) -> int | dict[str, Any]:
     answers, problems = ApprovalAnswers.from_flags(args.approve, args.deny, (state.id for state in order.plan.states))
     if problems:
         return _print_problems(problems)
+    # The handlers of the plan's states, imported here with the rest of the start-up (collector
+    # off) rather than on the run's loop; an agent's or a repair's only when it runs, since they
+    # bring the model's modules (EXEC-061). The walker ends a run itself: no handler for that.
+    with imports_left_out_of_collections():
+        for kind in {state.kind for state in order.plan.states} - {AGENT, REPAIR}:
+            HANDLERS.get(kind)
     return {"order": order, "json_mode": args.json, "ws_endpoint": args.browser_ws, "answers": answers}
 
 

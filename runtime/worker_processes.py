@@ -22,7 +22,6 @@ A worker module's `__main__` calls `serve()` with the function that prepares its
 
 from __future__ import annotations
 
-import gc
 import json
 import logging
 import os
@@ -31,6 +30,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
+
+from runtime.import_heap import imports_left_out_of_collections
 
 if TYPE_CHECKING:
     import subprocess
@@ -165,14 +166,9 @@ def serve(prepare: Callable[[], Handler]) -> None:
     os.dup2(2, 1)
     # The preparation's imports build nearly all of a worker's heap, alive until it exits: with
     # the collector on, it walked that growing heap some 80 times (about 0.03 s of the readable-text
-    # worker's start, BENCHMARKS.md "Run start"). As `verity run` does for its own imports
-    # (runtime/cli/import_heap.py): collector off while preparing, what it built frozen after.
-    gc.disable()
-    try:
+    # worker's start, BENCHMARKS.md "Run start"), so they are left out as `verity run` leaves its own.
+    with imports_left_out_of_collections():
         handle = prepare()
-    finally:
-        gc.freeze()
-        gc.enable()
     _answer(handle, sys.stdin.buffer, replies)
 
 

@@ -48,7 +48,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         if module is None:
             # Frozen only when this call imports it: a process calling main() again (a test, an
             # embedding program) would otherwise freeze whatever it had allocated since.
-            from runtime.cli.import_heap import imports_left_out_of_collections
+            from runtime.import_heap import imports_left_out_of_collections
 
             with imports_left_out_of_collections():
                 module = importlib.import_module(module_name)

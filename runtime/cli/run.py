@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from runtime.cli.import_heap import imports_left_out_of_collections
+from runtime.import_heap import imports_left_out_of_collections
 
 if TYPE_CHECKING:
     from runtime.browser.launch.starting import StartingChromium

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from runtime.browser.launch.starting import StartingChromium
 from runtime.cli.approval_answers import ApprovalAnswerer, ApprovalAnswers
-from runtime.cli.import_heap import imports_left_out_of_collections
+from runtime.import_heap import imports_left_out_of_collections
 from runtime.events import Event, EventLog, FinalVerdict, StepFinished
 from runtime.events.model import payload_to_dict
 from runtime.browser.supply.provider import BrowserProvider

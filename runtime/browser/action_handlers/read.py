@@ -32,14 +32,10 @@ SHOWN_TEXT_LIMIT_CHARS = 100_000
 # What a screenshot may be encoded as (CDP's Page.captureScreenshot formats, Playwright MCP's `type`).
 IMAGE_TYPES = ("png", "jpeg")
 
-async def _capture_png(tab: Tab, full_page: bool, secrets: tuple[str, ...] = ()) -> tuple[bytes, int, int]:
-    """The tab as a PNG; with `secrets`, the fields and texts showing one are covered for the
-    capture (a password field the browser masks itself) and uncovered right after."""
-    return await _capture(tab, full_page, secrets)
-
-
 async def _capture(tab: Tab, full_page: bool, secrets: tuple[str, ...] = (), image_type: str = "png", element: ResolvedElement | None = None) -> tuple[bytes, int, int]:
-    """The tab (or the box of `element`) as a PNG or JPEG, every secret covered while it is taken."""
+    """The tab (or the box of `element`) as a PNG or JPEG; with `secrets`, the fields and texts
+    showing one are covered for the capture (a password field the browser masks itself) and
+    uncovered right after."""
     if not secrets:
         return await _capture_unmasked(tab, full_page, image_type, element)
     context_id = await tab.worlds.top_context()
@@ -186,7 +182,7 @@ async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
         # the first says the document is complete, the reads see it complete too. With no
         # secret to cover, the capture overlaps them as well; a secret's mask changes the DOM,
         # so the capture then waits for the reads. trafilatura (a worker thread) overlaps it.
-        capture = asyncio.ensure_future(_capture_png(tab, False)) if not secrets else None
+        capture = asyncio.ensure_future(_capture(tab, False)) if not secrets else None
         try:
             ready, reads = await asyncio.gather(tab.ready_state(), tab.call_script("pageReads", VISIBLE_TEXT_CHARS, SHOWN_TEXT_LIMIT_CHARS))
         except BaseException:
@@ -204,7 +200,7 @@ async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
     fingerprint = fingerprint_from(reads["fingerprint"], tab)
     limit = scope.policy.readable_html_limit_bytes
     (png, _, _), (text, source, note) = await asyncio.gather(
-        capture if capture is not None else _capture_png(tab, False, secrets), _readable_text(tab, html, url, limit)
+        capture if capture is not None else _capture(tab, False, secrets), _readable_text(tab, html, url, limit)
     )
     shot = scope.artifacts.put("screenshot", png, "image/png")
     inline, text_ref = _inline_or_artifact(scope, text)

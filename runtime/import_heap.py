@@ -1,4 +1,5 @@
-"""Importing a command's modules without the garbage collector walking what they build."""
+"""Importing modules without the garbage collector walking what they build: a command's imports
+(runtime/cli) and a worker process's preparation (runtime/worker_processes.py)."""
 
 from __future__ import annotations
 

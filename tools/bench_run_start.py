@@ -4,6 +4,11 @@ order alternates each round, so load from other work falls on both sides alike).
 
     uv run python tools/bench_run_start.py [--rounds 9]
     uv run python tools/bench_run_start.py --also /tmp/old   # and `verity run` of another checkout's runtime/
+    uv run python tools/bench_run_start.py --raw-binary /usr/bin/chromium   # and the raw script on that binary
+
+The raw side runs the binary `verity run` picks (the headless shell where it is installed), so the
+ratio is Verity's own cost. `--raw-binary` adds the raw script on another binary beside it: Debian's
+desktop `chromium` is the raw script's own default, and what both sides ran when issue 33 was filed.
 
 The recipe opens the page, validates it (status, domain, keyword; the runtime's page preparation:
 screenshot and readable text) and extracts one field; the raw script reads the title and text.
@@ -21,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -70,10 +75,10 @@ def verity_command(recipe: Path, site: str, out: Path) -> list[str]:
     return [str(verity), "run", str(recipe), "--input", f"site={site}", "--out", str(out)]
 
 
-def raw_command(site: str) -> list[str]:
-    # The binary `verity run` launches (find_chromium: the headless shell where it is installed),
-    # so both sides start the same browser.
-    return [sys.executable, str(REPO / "tools" / "raw_pyppeteer_read.py"), f"{site}/quote-1.html", find_chromium()]
+def raw_command(site: str, binary: str | None = None) -> list[str]:
+    # By default the binary `verity run` launches (find_chromium: the headless shell where it is
+    # installed), so both sides start the same browser.
+    return [sys.executable, str(REPO / "tools" / "raw_pyppeteer_read.py"), f"{site}/quote-1.html", binary or find_chromium()]
 
 
 # As a user's shell runs them: Python caches the bytecode it compiles (a checkout's own modules are
@@ -137,45 +142,49 @@ def timed_cpu(command: list[str], cpu: list[float]) -> float:
     return elapsed
 
 
-def main(rounds: int, also: Path | None) -> None:
+def main(rounds: int, also: Path | None, raw_binary: str | None) -> None:
     adopt_orphans()
     with one_page_site("verity-bench-start-") as (tmp, recipe, site):
-        timed(raw_command(site))  # warm-up: the page cache holds both programs afterwards
-        timed(verity_command(recipe, site, tmp / "run-0"))
+        # Each side: its label and its command for round n. The first two are the comparison the
+        # target applies to; the others are printed beside it.
+        sides: dict[str, Callable[[int], list[str]]] = {
+            "raw": lambda n: raw_command(site),
+            "verity": lambda n: verity_command(recipe, site, tmp / f"run-{n}"),
+        }
         if also is not None:
-            timed(other_checkout_command(also, recipe, site, tmp / "other-0"))
-        raw_times: list[float] = []
-        verity_times: list[float] = []
-        other_times: list[float] = []
-        raw_cpu: list[float] = []
-        verity_cpu: list[float] = []
-        other_cpu: list[float] = []
+            sides[f"verity run of {also}"] = lambda n: other_checkout_command(also, recipe, site, tmp / f"other-{n}")
+        if raw_binary is not None:
+            sides[f"raw script on {raw_binary}"] = lambda n: raw_command(site, raw_binary)
+        for command in sides.values():  # warm-up: the page cache holds every program afterwards
+            timed(command(0))
+        times: dict[str, list[float]] = {name: [] for name in sides}
+        cpu: dict[str, list[float]] = {name: [] for name in sides}
         loads: list[float] = []
         for number in range(1, rounds + 1):
             loads.append(os.getloadavg()[0])
-            sides = [lambda: raw_times.append(timed_cpu(raw_command(site), raw_cpu)),
-                     lambda n=number: verity_times.append(timed_cpu(verity_command(recipe, site, tmp / f"run-{n}"), verity_cpu))]
-            if also is not None:
-                sides.append(lambda n=number: other_times.append(timed_cpu(other_checkout_command(also, recipe, site, tmp / f"other-{n}"), other_cpu)))
-            for side in sides if number % 2 else reversed(sides):
-                side()
-    raw, verity = statistics.median(raw_times), statistics.median(verity_times)
-    rounds_of = lambda times: ", ".join(f"{t:.2f}" for t in times)  # noqa: E731
+            order = list(sides.items())
+            for name, command in order if number % 2 else reversed(order):
+                times[name].append(timed_cpu(command(number), cpu[name]))
+    wall = {name: statistics.median(values) for name, values in times.items()}
+    used = {name: statistics.median(values) for name, values in cpu.items()}
+    rounds_of = lambda name: ", ".join(f"{t:.2f}" for t in times[name])  # noqa: E731
     print(f"rounds: {rounds} (median reported), load average {min(loads):.1f}-{max(loads):.1f}")
-    print(f"raw pyppeteer script (launch, goto, read, close): {raw:.2f} s   rounds: {rounds_of(raw_times)}")
-    print(f"verity run, one-page recipe:                       {verity:.2f} s   rounds: {rounds_of(verity_times)}")
-    if other_times:
-        other = statistics.median(other_times)
-        print(f"verity run of {also}: {other:.2f} s   rounds: {rounds_of(other_times)}   ({other / raw:.2f}x raw)")
-    print(f"ratio verity / raw: {verity / raw:.2f}x (target <= 1.25x, issue 33, in wall time and in CPU seconds)")
-    cpu = statistics.median
-    print(f"CPU seconds (user + system, browser included), medians: raw {cpu(raw_cpu):.2f}, verity {cpu(verity_cpu):.2f}"
-          + (f", {also} {cpu(other_cpu):.2f}" if other_cpu else "") + f"; verity / raw {cpu(verity_cpu) / cpu(raw_cpu):.2f}x")
+    print(f"raw pyppeteer script (launch, goto, read, close): {wall['raw']:.2f} s   rounds: {rounds_of('raw')}")
+    print(f"verity run, one-page recipe:                       {wall['verity']:.2f} s   rounds: {rounds_of('verity')}")
+    for name in list(sides)[2:]:
+        print(f"{name}: {wall[name]:.2f} s   rounds: {rounds_of(name)}   (verity / it: {wall['verity'] / wall[name]:.2f}x)")
+    print(f"ratio verity / raw: {wall['verity'] / wall['raw']:.2f}x (target <= 1.25x, issue 33, in wall time and in CPU seconds)")
+    print("CPU seconds (user + system, browser included), medians: "
+          + ", ".join(f"{name} {value:.2f}" for name, value in used.items()) + f"; verity / raw {used['verity'] / used['raw']:.2f}x"
+          + "".join(f"; verity / {name} {used['verity'] / used[name]:.2f}x" for name in list(sides)[2:]))
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--also", type=Path, metavar="CHECKOUT", help="also time `verity run` of the runtime/ package under CHECKOUT")
+    parser.add_argument("--raw-binary", metavar="CHROMIUM",
+                        help="also time the raw script on this binary, e.g. /usr/bin/chromium (the script's own default; "
+                             "the raw side above uses the binary `verity run` picks)")
     options = parser.parse_args()
-    main(options.rounds, options.also)
+    main(options.rounds, options.also, options.raw_binary)

@@ -78,6 +78,8 @@ Feature: An agent step's pages are held to the plan's standard
       | gone-item-en               | page_not_found    |
       | gone-item-de               | page_not_found    |
       | gone-item-zh               | page_not_found    |
+      | named-not-found-long       | page_not_found    |
+      | named-not-found-zh         | page_not_found    |
       | no-results-en-query        | no_search_results |
       | no-results-zh              | no_search_results |
       | session-expired-en         | login_required    |
@@ -85,6 +87,7 @@ Feature: An agent step's pages are held to the plan's standard
       | generic-error-main-long    | server_error      |
       | generic-error-ja           | server_error      |
       | benign-discontinued-note   | none              |
+      | benign-not-found-coffee    | none              |
       | benign-search-with-results | none              |
       | benign-error-help-article  | none              |
 

@@ -255,6 +255,15 @@ CASES: tuple[BlockerCase, ...] = (
     ),
     BlockerCase("gone-item-zh", _page("示例商城", "抱歉，该商品已下架。 参考价 999.99"), K.PAGE_NOT_FOUND, True),
     BlockerCase(
+        "named-not-found-long", _page("Product not found | Example Shop", NAV_AND_FOOTER + " You may also like 999.99", headings=("Product not found",)),
+        K.PAGE_NOT_FOUND, True,
+    ),
+    BlockerCase("named-not-found-zh", _page("AU2606 行情", "参考价 999.99", headings=("该合约不存在",)), K.PAGE_NOT_FOUND, True),
+    BlockerCase("named-not-found-de", _page("Börse", NAV_AND_FOOTER, headings=("Artikel nicht gefunden",)), K.PAGE_NOT_FOUND, True),
+    BlockerCase("named-unavailable", _page("Video unavailable - Example Tube", "999.99 views"), K.PAGE_NOT_FOUND, True),
+    BlockerCase("soft-service-unavailable", _page("Service Unavailable", "Service Unavailable"), K.SERVER_ERROR, True),
+    BlockerCase("benign-not-found-coffee", _page("Not Found Coffee | Menu", NAV_AND_FOOTER + " Espresso 3.50", headings=("Not Found Coffee",)), None),
+    BlockerCase(
         "no-results-en", _page("Search: AU2606 | Example Exchange", "We found no results for AU2606. Popular today 999.99", headings=("No results found",)),
         K.NO_SEARCH_RESULTS, True,
     ),

@@ -196,8 +196,18 @@ PHRASES: tuple[PhraseSet, ...] = (
             r"\bnot found\b",
             r"找不到",
             r"不存在",
-            # "AU2606 is no longer available" as the main heading: a page about its own absence.
+            # "AU2606 is no longer available", "Product not found", "合约不存在" as the title or main
+            # heading: a page about the absence of what it names.
             r"(?:\S+\s+){0,4}?(?:is|are|has been|was) (?:no longer available|discontinued|delisted)",
+            r"(?:[\w-]+\s+){0,3}?(?:not found|(?:is|was) ?n[o']t found|(?:does|did) ?n[o']t exist|no longer exists)",
+            # Not "Service unavailable": that is a server's error, not a missing page.
+            r"(?:\S+\s+){0,2}?(?:page|content|video|item|product|listing|post|article|contract|instrument|quote|symbol)s? "
+            r"(?:unavailable|(?:is|was) ?n[o']t available)",
+            r"[^\s，。！、]{0,10}(?:不存在|已下架|已失效|未找到)",
+            r"[^\s、。！]{0,12}が見つかりません(?:でした)?",
+            r"(?:\S+\s+){0,3}?(?:wurde )?nicht gefunden",
+            r"(?:\S+\s+){0,3}?introuvable",
+            r"(?:\S+\s+){0,3}?no encontrad[oa]",
             r"(?:\S+\s+){0,4}?(?:ist )?nicht mehr verfügbar",
             r"(?:\S+\s+){0,4}?n'est plus disponible",
             r"(?:\S+\s+){0,4}?ya no está disponible",

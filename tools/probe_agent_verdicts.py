@@ -51,6 +51,11 @@ def test_probe(probe_id: str, corpus_site: AgentCorpusSite, gemini: GeminiServer
     # The corpus recipe, offering the tools the probes' models call besides the corpus's own.
     recipe = YAML(typ="safe").load((CORPUS / probe.get("recipe", RECIPE.name)).read_text(encoding="utf-8"))
     recipe["tools"]["allow"] += [tool for tool in EXTRA_TOOLS if tool not in recipe["tools"]["allow"]]
+    if probe.get("done_when"):
+        # A probe of what the step's done_when holds on: the plan ends after the agent step.
+        [agent] = [step for step in recipe["plan"] if "agent" in step]
+        agent["agent"]["done_when"] = probe["done_when"]
+        recipe.pop("output", None)
     path = tmp_path / "probe.yaml"
     path.write_text(json.dumps(recipe, ensure_ascii=False), encoding="utf-8")  # JSON is YAML
     record = runner.wait(runner.start(path, inputs), timeout=90)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from runtime.browser import FoundNodes, ObservationContext, SnapshotTree
@@ -359,7 +359,8 @@ class AgentToolCalls:
             condition: dict[str, Any] = {"element": {"exact": False, **literal_text(target), "state": "visible"}}
         else:
             condition = {key: literal_text(str(arguments[key])) if key != "url_matches" else str(arguments[key])}
-        checked = await check_condition(await self.ctx.probe(self.timeout), condition, self.ctx.browser.new_action_id("verify"))
+        probe = replace(await self.ctx.probe(self.timeout), editable_text=False)  # as done_when judges it
+        checked = await check_condition(probe, condition, self.ctx.browser.new_action_id("verify"))
         observed = None if checked.observed is None else str(checked.observed)[:FIELD_VALUE_CHARS]
         return ToolOutcome(True, {"ok": True, "passed": checked.passed, "observed": observed}, f"{key} {'passed' if checked.passed else 'failed'}")
 

@@ -108,3 +108,9 @@ Feature: An agent step's pages are held to the plan's standard
       | case                        |
       | typed-price-read-back       |
       | typed-price-the-page-states |
+
+  @VERDICT-029
+  Scenario: A model that writes the done_when text into an editable box is not done
+    Given the agent corpus site
+    When the agent corpus case "writes-the-done-text-itself" runs
+    Then the run ends as the case expects, with no value it did not validate

@@ -80,6 +80,10 @@ Feature: An agent step's pages are held to the plan's standard
       | gone-item-zh               | page_not_found    |
       | named-not-found-long       | page_not_found    |
       | named-not-found-zh         | page_not_found    |
+      | cannot-find-page-long      | page_not_found    |
+      | page-you-requested-short   | page_not_found    |
+      | zero-results-heading       | no_search_results |
+      | paywall-short              | login_required    |
       | no-results-en-query        | no_search_results |
       | no-results-zh              | no_search_results |
       | session-expired-en         | login_required    |
@@ -88,6 +92,7 @@ Feature: An agent step's pages are held to the plan's standard
       | generic-error-ja           | server_error      |
       | benign-discontinued-note   | none              |
       | benign-not-found-coffee    | none              |
+      | benign-subscribers-teaser  | none              |
       | benign-search-with-results | none              |
       | benign-error-help-article  | none              |
 

@@ -136,7 +136,9 @@ PHRASES: tuple[PhraseSet, ...] = (
             r"connectez-vous pour",
             r"inicia sesión para",
             r"debes iniciar sesión",
-            # An expired session is a login wall in other words.
+            # A paywall, and an expired session: a login wall in other words.
+            r"subscribe (?:now )?to (?:continue|keep) reading",
+            r"you(?:'ve| have) been (?:logged|signed) out",
             r"(?:your )?session (?:has )?(?:expired|timed out)",
             r"(?:log|sign) ?in again",
             r"登录(?:状态)?(?:已)?(?:过期|超时|失效)",
@@ -160,6 +162,7 @@ PHRASES: tuple[PhraseSet, ...] = (
             r"\bse connecter\b",
             r"\bconnexion\b",
             r"\biniciar sesión\b",
+            r"(?:subscription|subscribers?|members) only",
         ),
     ),
     PhraseSet(
@@ -182,7 +185,15 @@ PHRASES: tuple[PhraseSet, ...] = (
             r"page non trouvée",
             r"página no encontrada",
             r"no se encontró la página",
+            r"(?:can(?:no|')t|could ?n[o']t|could not|were unable to|are unable to|unable to) (?:find|locate) "
+            r"(?:the |that |this |your |any )?(?:page|item|product|listing|content|article)(?: you(?:'re| are) looking for| you requested)?",
+            r"(?:page|item|product|content|article|listing|url|resource) (?:you(?:'re| are| were)? )?"
+            r"(?:looking for|requested|tried to (?:reach|access|open))(?: [\w'-]+){0,3}? "
+            r"(?:does ?n[o']t exist|is ?n[o']t here|can(?:no|')t be found|could ?n[o']t be found|could not be found|was not found"
+            r"|is no longer available|(?:has|may have) (?:been )?(?:moved|removed|deleted))",
+            r"requested (?:url|page|resource)(?: \S+)? was not found",
             # What a page was about is gone: a delisted item, a removed listing.
+            r"(?:this|the) (?:listing|offer|ad|auction|deal|posting) has (?:expired|ended|been removed)",
             r"(?:this|the) (?:item|product|listing|offer|page|content|article|contract|instrument) (?:is|has been) (?:no longer available|discontinued|removed|delisted)",
             r"商品(?:已)?(?:下架|不存在)",
             r"(?:该|此)?(?:商品|内容|页面)已(?:下架|失效|被删除)",
@@ -229,8 +240,10 @@ PHRASES: tuple[PhraseSet, ...] = (
             r"keine (?:ergebnisse|treffer)(?: gefunden)?",
             r"aucun résultat",
             r"no se (?:encontraron|han encontrado) resultados",
+            r"nothing (?:matches|matched) your search",
+            r"\b0 results (?:found|for)" + _QUERY,
         ),
-        _compile(r"\bno results\b", r"\b0 results\b", r"\bnothing found\b"),
+        _compile(r"\bno results\b", r"\bnothing found\b"),
     ),
     PhraseSet(
         BlockerKind.ACCESS_DENIED,
@@ -265,7 +278,8 @@ PHRASES: tuple[PhraseSet, ...] = (
             r"erreur interne du serveur",
             r"error interno del servidor",
             # A generic error in the place of the content.
-            r"something went wrong",
+            r"something went wrong(?: on our (?:end|side)| here)?",
+            r"(?:we(?:'re| are)) having (?:some )?trouble (?:loading|showing|displaying) (?:this|the) (?:page|content)",
             r"an? (?:unexpected |unknown |internal )?error (?:has )?occurred",
             r"出了(?:点|一些)?问题",
             r"(?:发生|出现)了?(?:未知|意外)?错误",

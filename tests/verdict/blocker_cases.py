@@ -264,7 +264,6 @@ CASES: tuple[BlockerCase, ...] = (
     BlockerCase("soft-service-unavailable", _page("Service Unavailable", "Service Unavailable"), K.SERVER_ERROR, True),
     BlockerCase("cannot-find-page-long", _page("Example Exchange", NAV_AND_FOOTER, headings=("We can't find the page you're looking for",)), K.PAGE_NOT_FOUND, True),
     BlockerCase("page-you-requested-short", _page("Example Exchange", "The page you requested could not be found. 999.99", headings=("Sorry!",)), K.PAGE_NOT_FOUND, True),
-    BlockerCase("listing-expired", _page("Listing expired | Shop", NAV_AND_FOOTER, headings=("This listing has expired",)), K.PAGE_NOT_FOUND, True),
     BlockerCase("paywall-short", _page("AU2606 analysis | Paper", "Subscribe to continue reading. 999.99", headings=("AU2606 outlook",)), K.LOGIN_REQUIRED, True),
     BlockerCase("signed-out", _page("AU2606 quote", "For your security. 999.99", headings=("You have been signed out",)), K.LOGIN_REQUIRED, True),
     BlockerCase("error-on-our-end-long", _page("AU2606 quote", NAV_AND_FOOTER, headings=("Oops, something went wrong on our end",)), K.SERVER_ERROR, True),

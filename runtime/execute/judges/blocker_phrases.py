@@ -192,8 +192,8 @@ PHRASES: tuple[PhraseSet, ...] = (
             r"(?:does ?n[o']t exist|is ?n[o']t here|can(?:no|')t be found|could ?n[o']t be found|could not be found|was not found"
             r"|is no longer available|(?:has|may have) (?:been )?(?:moved|removed|deleted))",
             r"requested (?:url|page|resource)(?: \S+)? was not found",
-            # What a page was about is gone: a delisted item, a removed listing.
-            r"(?:this|the) (?:listing|offer|ad|auction|deal|posting) has (?:expired|ended|been removed)",
+            # What a page was about is gone: a delisted item. (A listing that has ended is a page
+            # about the listing, judged by its keywords: the honesty corpus's sold-out page.)
             r"(?:this|the) (?:item|product|listing|offer|page|content|article|contract|instrument) (?:is|has been) (?:no longer available|discontinued|removed|delisted)",
             r"商品(?:已)?(?:下架|不存在)",
             r"(?:该|此)?(?:商品|内容|页面)已(?:下架|失效|被删除)",

@@ -1,7 +1,7 @@
 """What an agent's model put into the page itself is not a value the page shows.
 
-A model that types "612.35" into a field (or a contenteditable box, or picks it in a select) and
-then extracts that field reads back its own words: the document holds them, but nothing on the
+A model that types "612.35" into a field (whole, or key by key with browser_press_key; or into a
+contenteditable box, or picks it in a select) and then extracts that field reads back its own words: the document holds them, but nothing on the
 page said them. So a field is not kept when it was read from an editable element (a form control
 or contenteditable) and holds text the model typed or chose in this execution of the step; the
 model is told why, and the step can complete only with a value read where the page states it.
@@ -29,9 +29,17 @@ class TypedValues:
         self.ctx = ctx
         self.timeout_ms = timeout_ms
         self.texts: set[str] = set()
+        # Characters pressed one key at a time since the last key that is not one (Enter, Tab ...).
+        self.pressed = ""
 
     def note(self, tool: str, arguments: dict[str, Any]) -> None:
         """After a typing act ran: remember what it put in (a secret as the value it typed)."""
+        if tool == "browser_press_key":
+            pressed = str(arguments.get("key") or "")
+            self.pressed = self.pressed + pressed if len(pressed) == 1 else ""
+            if self.pressed.strip():
+                self.texts.add(_normal(self.pressed))
+            return
         key = TYPING_TOOLS.get(tool)
         if key is None:
             return

@@ -119,3 +119,9 @@ Feature: An agent step's pages are held to the plan's standard
     Given the agent corpus site
     When the agent corpus case "writes-the-done-text-itself" runs
     Then the run ends as the case expects, with no value it did not validate
+
+  @VERDICT-030
+  Scenario: An error in the main content after a header and a sidebar with a price is still an error
+    Given the agent corpus site
+    When the agent corpus case "error-in-main-after-a-sidebar" runs
+    Then the run ends as the case expects, with no value it did not validate

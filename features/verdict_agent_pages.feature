@@ -96,13 +96,6 @@ Feature: An agent step's pages are held to the plan's standard
       | benign-search-with-results | none              |
       | benign-error-help-article  | none              |
 
-  @VERDICT-027
-  Scenario: An agent reads a number on a search page that found nothing, in Chinese
-    Given the agent corpus site
-    When the agent corpus case "no-results-in-chinese" runs
-    Then the run ends as the case expects, with no value it did not validate
-    And every page the model reached was judged, and the model was told each verdict
-
   @VERDICT-028
   Scenario Outline: A price the model typed is not a price the page shows: <case>
     Given the agent corpus site
@@ -120,8 +113,9 @@ Feature: An agent step's pages are held to the plan's standard
     When the agent corpus case "writes-the-done-text-itself" runs
     Then the run ends as the case expects, with no value it did not validate
 
-  @VERDICT-030
+  @VERDICT-027 @VERDICT-030
   Scenario: An error in the main content after a header and a sidebar with a price is still an error
     Given the agent corpus site
     When the agent corpus case "error-in-main-after-a-sidebar" runs
     Then the run ends as the case expects, with no value it did not validate
+    And every page the model reached was judged, and the model was told each verdict

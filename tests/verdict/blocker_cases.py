@@ -268,6 +268,10 @@ CASES: tuple[BlockerCase, ...] = (
     BlockerCase("signed-out", _page("AU2606 quote", "For your security. 999.99", headings=("You have been signed out",)), K.LOGIN_REQUIRED, True),
     BlockerCase("error-on-our-end-long", _page("AU2606 quote", NAV_AND_FOOTER, headings=("Oops, something went wrong on our end",)), K.SERVER_ERROR, True),
     BlockerCase("zero-results-heading", _page("Search results", "999.99", headings=("0 results for AU2606",)), K.NO_SEARCH_RESULTS, True),
+    BlockerCase("maintenance-long", _page("Example Exchange", NAV_AND_FOOTER, headings=("Site under maintenance",)), K.SERVER_ERROR, True),
+    BlockerCase("maintenance-zh", _page("示例交易所", "系统维护中，请稍后再试。 999.99"), K.SERVER_ERROR, True),
+    BlockerCase("geo-blocked", _page("AU2606 quote", "This content is not available in your country. 999.99"), K.ACCESS_DENIED, True),
+    BlockerCase("benign-maintenance-article", _page("How we plan maintenance | Blog", LONG_ARTICLE, headings=("How we plan maintenance windows",)), None),
     BlockerCase("benign-subscribers-teaser", _page("AU2606 gold futures quote", "Last 612.35 CNY/g. Subscribers only: our weekly gold outlook.", headings=("AU2606 gold futures",)), None),
     BlockerCase("benign-not-found-coffee", _page("Not Found Coffee | Menu", NAV_AND_FOOTER + " Espresso 3.50", headings=("Not Found Coffee",)), None),
     BlockerCase(

@@ -257,6 +257,8 @@ PHRASES: tuple[PhraseSet, ...] = (
             r"无权(?:限)?访问",
             r"没有(?:访问)?权限",
             r"アクセスが拒否されました",
+            r"(?:is |are )?not available in your (?:country|region|location)",
+            r"(?:您所在的)?(?:地区|国家)(?:暂)?(?:无法|不能)访问",
             r"zugriff verweigert",
             r"accès refusé",
             r"acceso denegado",
@@ -279,6 +281,13 @@ PHRASES: tuple[PhraseSet, ...] = (
             r"error interno del servidor",
             # A generic error in the place of the content.
             r"something went wrong(?: on our (?:end|side)| here)?",
+            # A site down for maintenance shows no content: a server error of its own kind.
+            r"(?:site|service|system|website|page|we) (?:is|are|'re) (?:currently |temporarily )?(?:down for|under(?: scheduled)?) maintenance",
+            r"系统(?:正在)?(?:升级)?维护(?:中)?",
+            r"メンテナンス中",
+            r"wegen wartungsarbeiten",
+            r"en (?:cours de )?maintenance",
+            r"en mantenimiento",
             r"(?:we(?:'re| are)) having (?:some )?trouble (?:loading|showing|displaying) (?:this|the) (?:page|content)",
             r"an? (?:unexpected |unknown |internal )?error (?:has )?occurred",
             r"出了(?:点|一些)?问题",
@@ -291,7 +300,7 @@ PHRASES: tuple[PhraseSet, ...] = (
             r"(?:se ha producido|ha ocurrido) un error",
             r"algo salió mal",
         ),
-        _compile(r"\b50[0-4]\b"),
+        _compile(r"\b50[0-4]\b", r"(?:[\w'-]+\s+){0,3}?(?:down for|under(?: scheduled)?) maintenance"),
     ),
 )
 

@@ -1,8 +1,9 @@
 """Probes of the agent step's verdicts (wave 8): tests/fixtures/agent_corpus/probes.yaml, each a
 scripted model on the loopback Gemini server driving a real run in Chromium against the agent
-corpus site, with the verdict written before the probe first ran. Probes that found the code
-holding live here rather than in the suite (the suite's CPU budget); those that found a defect
-became rows of the agent corpus (cases.yaml).
+corpus site, with the verdict written before the probe first ran. They live here rather than in
+the suite (its CPU budget); each class a probe found broken has a labelled page
+(tests/verdict/blocker_cases.py) or an agent corpus row (cases.yaml) in the suite. A probe with
+`left` is a defect found and left as it is: it is reported as an expected failure.
 
     /work/bin/chromium-slot uv run --frozen --no-sync python tools/probe_agent_verdicts.py [-k ID]
 

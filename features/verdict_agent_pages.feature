@@ -67,3 +67,55 @@ Feature: An agent step's pages are held to the plan's standard
     Given the agent corpus site
     When the plan "extract last inside the partner frame" runs on "/framed-wall.html"
     Then the run ends "replans_exhausted" with blocker kind "login_required" and no output
+
+  @VERDICT-027
+  Scenario Outline: A page that says in other words it is not the target is a blocker: <page>
+    When the labelled blocker page "<page>" is judged
+    Then the page is judged "<kind>"
+
+    Examples:
+      | page                       | kind              |
+      | gone-item-en               | page_not_found    |
+      | gone-item-de               | page_not_found    |
+      | gone-item-zh               | page_not_found    |
+      | named-not-found-long       | page_not_found    |
+      | named-not-found-zh         | page_not_found    |
+      | cannot-find-page-long      | page_not_found    |
+      | page-you-requested-short   | page_not_found    |
+      | zero-results-heading       | no_search_results |
+      | paywall-short              | login_required    |
+      | no-results-en-query        | no_search_results |
+      | no-results-zh              | no_search_results |
+      | session-expired-en         | login_required    |
+      | session-expired-fr         | login_required    |
+      | generic-error-main-long    | server_error      |
+      | generic-error-ja           | server_error      |
+      | benign-discontinued-note   | none              |
+      | benign-not-found-coffee    | none              |
+      | benign-subscribers-teaser  | none              |
+      | benign-search-with-results | none              |
+      | benign-error-help-article  | none              |
+
+  @VERDICT-028
+  Scenario Outline: A price the model typed is not a price the page shows: <case>
+    Given the agent corpus site
+    When the agent corpus case "<case>" runs
+    Then the run ends as the case expects, with no value it did not validate
+
+    Examples:
+      | case                        |
+      | typed-price-read-back       |
+      | typed-price-the-page-states |
+
+  @VERDICT-029
+  Scenario: A model that writes the done_when text into an editable box is not done
+    Given the agent corpus site
+    When the agent corpus case "writes-the-done-text-itself" runs
+    Then the run ends as the case expects, with no value it did not validate
+
+  @VERDICT-027 @VERDICT-030
+  Scenario: An error in the main content after a header and a sidebar with a price is still an error
+    Given the agent corpus site
+    When the agent corpus case "error-in-main-after-a-sidebar" runs
+    Then the run ends as the case expects, with no value it did not validate
+    And every page the model reached was judged, and the model was told each verdict

@@ -11,10 +11,12 @@ from ruamel.yaml import YAML
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.events import FinalVerdict
+from runtime.execute.judges.page_blockers import detect_blocker
 from tests.execute.conftest import ExecRunner, RunRecord
 from tests.fixtures.agent_corpus.cases import CASES, CORPUS, RECIPE, model_turn
 from tests.fixtures.agent_corpus.site import AgentCorpusSite
 from tests.fixtures.gemini_server import GeminiServer
+from tests.verdict.blocker_cases import CASES as BLOCKER_PAGES
 
 scenarios("verdict_agent_pages.feature")
 
@@ -146,3 +148,15 @@ def _nothing_hidden(run: dict[str, Any]) -> None:
     for request in run["requests"]:
         sent = json.dumps(request.body, ensure_ascii=False)
         assert "Assistant instructions" not in sent and "System note" not in sent, sent[:3000]
+
+
+@when(parsers.parse('the labelled blocker page "{page}" is judged'), target_fixture="finding")
+def _judge_labelled(page: str) -> dict[str, Any]:
+    [case] = [case for case in BLOCKER_PAGES if case.id == page]
+    return {"finding": detect_blocker(case.page, expected_status=case.expected_status), "label": case.kind}
+
+
+@then(parsers.parse('the page is judged "{kind}"'))
+def _judged_as(finding: dict[str, Any], kind: str) -> None:
+    found = finding["finding"]
+    assert (found.kind.value if found else "none") == kind == (finding["label"].value if finding["label"] else "none"), found

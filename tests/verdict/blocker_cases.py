@@ -243,4 +243,69 @@ CASES: tuple[BlockerCase, ...] = (
         None,
     ),
     BlockerCase("benign-unknown-status", _page("Gold quote", "Gold 2,345.10 USD", status=None), None),
+    # --- wave 8: pages that say in other words that they are not the page asked for -----------
+    BlockerCase(
+        "gone-item-en", _page("AU2606 gold futures | Example Exchange", "AU2606 was delisted. Last traded 999.99", headings=("This item is no longer available",)),
+        K.PAGE_NOT_FOUND, True,
+    ),
+    BlockerCase("gone-subject-en", _page("AU2606", "Last traded 999.99", headings=("AU2606 is no longer available",)), K.PAGE_NOT_FOUND, True),
+    BlockerCase(
+        "gone-item-de", _page("AU2606 Gold-Future | Beispielbörse", "Letzter Kurs 999.99", headings=("Dieser Artikel ist nicht mehr verfügbar",)),
+        K.PAGE_NOT_FOUND, True,
+    ),
+    BlockerCase("gone-item-zh", _page("示例商城", "抱歉，该商品已下架。 参考价 999.99"), K.PAGE_NOT_FOUND, True),
+    BlockerCase(
+        "named-not-found-long", _page("Product not found | Example Shop", NAV_AND_FOOTER + " You may also like 999.99", headings=("Product not found",)),
+        K.PAGE_NOT_FOUND, True,
+    ),
+    BlockerCase("named-not-found-zh", _page("AU2606 行情", "参考价 999.99", headings=("该合约不存在",)), K.PAGE_NOT_FOUND, True),
+    BlockerCase("named-not-found-de", _page("Börse", NAV_AND_FOOTER, headings=("Artikel nicht gefunden",)), K.PAGE_NOT_FOUND, True),
+    BlockerCase("named-unavailable", _page("Video unavailable - Example Tube", "999.99 views"), K.PAGE_NOT_FOUND, True),
+    BlockerCase("soft-service-unavailable", _page("Service Unavailable", "Service Unavailable"), K.SERVER_ERROR, True),
+    BlockerCase("cannot-find-page-long", _page("Example Exchange", NAV_AND_FOOTER, headings=("We can't find the page you're looking for",)), K.PAGE_NOT_FOUND, True),
+    BlockerCase("page-you-requested-short", _page("Example Exchange", "The page you requested could not be found. 999.99", headings=("Sorry!",)), K.PAGE_NOT_FOUND, True),
+    BlockerCase("paywall-short", _page("AU2606 analysis | Paper", "Subscribe to continue reading. 999.99", headings=("AU2606 outlook",)), K.LOGIN_REQUIRED, True),
+    BlockerCase("signed-out", _page("AU2606 quote", "For your security. 999.99", headings=("You have been signed out",)), K.LOGIN_REQUIRED, True),
+    BlockerCase("error-on-our-end-long", _page("AU2606 quote", NAV_AND_FOOTER, headings=("Oops, something went wrong on our end",)), K.SERVER_ERROR, True),
+    BlockerCase("zero-results-heading", _page("Search results", "999.99", headings=("0 results for AU2606",)), K.NO_SEARCH_RESULTS, True),
+    BlockerCase("maintenance-long", _page("Example Exchange", NAV_AND_FOOTER, headings=("Site under maintenance",)), K.SERVER_ERROR, True),
+    BlockerCase("maintenance-zh", _page("示例交易所", "系统维护中，请稍后再试。 999.99"), K.SERVER_ERROR, True),
+    BlockerCase("geo-blocked", _page("AU2606 quote", "This content is not available in your country. 999.99"), K.ACCESS_DENIED, True),
+    BlockerCase("benign-maintenance-article", _page("How we plan maintenance | Blog", LONG_ARTICLE, headings=("How we plan maintenance windows",)), None),
+    BlockerCase("benign-subscribers-teaser", _page("AU2606 gold futures quote", "Last 612.35 CNY/g. Subscribers only: our weekly gold outlook.", headings=("AU2606 gold futures",)), None),
+    BlockerCase("benign-not-found-coffee", _page("Not Found Coffee | Menu", NAV_AND_FOOTER + " Espresso 3.50", headings=("Not Found Coffee",)), None),
+    BlockerCase(
+        "no-results-en", _page("Search: AU2606 | Example Exchange", "We found no results for AU2606. Popular today 999.99", headings=("No results found",)),
+        K.NO_SEARCH_RESULTS, True,
+    ),
+    BlockerCase("no-results-en-query", _page("Search", "Popular today 999.99", headings=("No results for “AU2606 gold”",)), K.NO_SEARCH_RESULTS, True),
+    BlockerCase(
+        "no-results-zh", _page("AU2606 搜索结果 - 示例交易所", "请检查输入的合约代码。 热门 999.99", headings=("抱歉，没有找到与“AU2606”相关的结果",)),
+        K.NO_SEARCH_RESULTS, True,
+    ),
+    BlockerCase("no-results-fr", _page("Recherche", "Aucun résultat pour AU2606. Populaire 999.99"), K.NO_SEARCH_RESULTS, True),
+    BlockerCase(
+        "session-expired-en", _page("AU2606 gold futures quote", "Please sign in again to see the price. Last seen 999.99", headings=("Your session has expired",)),
+        K.LOGIN_REQUIRED, True,
+    ),
+    BlockerCase(
+        "session-expired-fr", _page("AU2606 contrat à terme or", "Veuillez vous reconnecter pour voir le cours. 999.99", headings=("Votre session a expiré",)),
+        K.LOGIN_REQUIRED, True,
+    ),
+    BlockerCase("session-expired-zh", _page("行情", "登录已过期，请重新登录。 999.99"), K.LOGIN_REQUIRED, True),
+    BlockerCase(
+        "generic-error-main-long", _page("AU2606 gold futures quote - Example Exchange", NAV_AND_FOOTER + " Last close 999.99", headings=("Something went wrong", "AU2606 at a glance")),
+        K.SERVER_ERROR, True,
+    ),
+    BlockerCase("generic-error-ja", _page("相場", "エラーが発生しました。しばらくしてから再度お試しください。 999.99"), K.SERVER_ERROR, True),
+    # Benign: the same words about something else, on a page that is what it says.
+    BlockerCase(
+        "benign-discontinued-note", _page("AU2606 gold futures quote", LONG_ARTICLE + " The old AU2512 contract is no longer available.", headings=("AU2606 gold futures",)),
+        None,
+    ),
+    BlockerCase("benign-search-with-results", _page("Search: gold | Example Exchange", "3 results for gold. AU2606 612.35 AU2612 618.10", headings=("Results for gold",)), None),
+    BlockerCase(
+        "benign-error-help-article", _page("What to do when something went wrong | Help", LONG_ARTICLE, headings=("What to do when something went wrong with your order",)),
+        None,
+    ),
 )

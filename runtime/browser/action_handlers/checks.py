@@ -48,7 +48,10 @@ async def verify(scope: ActionScope, action: Action) -> Result:
         outcome = VerifyOutcome(check, passed, value, url, f"url {url} {'matches' if passed else 'does not match'} {value!r}")
     elif check == "text_present":
         value = required_str(params, "value")
-        read = await tab.call_script("textShown", value)
+        editable = params.get("editable", True)
+        if not isinstance(editable, bool):
+            raise invalid("params.editable must be true or false")
+        read = await tab.call_script("textShown", value, editable)
         passed = bool(read["shown"])
         outcome = VerifyOutcome(check, passed, value, read["text"],
                                 f"text {value!r} {'is' if passed else 'is not'} on the page")

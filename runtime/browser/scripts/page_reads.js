@@ -32,7 +32,15 @@ verity.fingerprint = () => {
 verity.pageSigns = (limit, shownLimit) => {
   const shown = (el) => !el.checkVisibility || el.checkVisibility({visibilityProperty: true});
   const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
-  const headings = Array.from(document.querySelectorAll('h1,h2,h3')).filter(shown)
+  // The main heading first (blocker detection reads the first as the page's own): the first
+  // heading of the main content (<main>, role=main; its h1 if it has one), else the first h1, else
+  // the first heading. A site's logo or a sidebar heading before the content is not what the page
+  // says it is. The others follow in page order.
+  const found = Array.from(document.querySelectorAll('h1,h2,h3')).filter(shown);
+  const main = document.querySelector('main, [role=main]');
+  const inMain = main ? found.filter((h) => main.contains(h)) : [];
+  const first = inMain.find((h) => h.tagName === 'H1') || inMain[0] || found.find((h) => h.tagName === 'H1') || found[0];
+  const headings = (first ? [first, ...found.filter((h) => h !== first)] : found)
     .map(h => squash(h.innerText)).filter(Boolean).slice(0, 30);
   const password = Array.from(document.querySelectorAll('input[type=password]')).some(shown);
   const captcha = !!document.querySelector('iframe[src*="recaptcha"],iframe[src*="hcaptcha"],' +

@@ -258,7 +258,8 @@ class SessionVerbs(ABC):
 
     async def verify(self, check: str, *, tab_id: str | None = None, action_id: str | None = None,
                      timeout_ms: int | None = None, **params: Any) -> ActionResult:
-        """`verify`: check url_matches {value, regex?} | text_present {value} |
+        """`verify`: check url_matches {value, regex?} | text_present {value, editable?: false
+        leaves out contenteditable text} |
         title_includes {value} (case-insensitive, observed = the document title) |
         element_state {target, state: exists|visible|enabled|checked|value, expected?}.
         ok=True with data.passed telling the verdict; `result.value` is a `VerifyOutcome`."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from runtime.browser import FoundNodes, ObservationContext, SnapshotTree
@@ -23,6 +23,7 @@ from runtime.execute.agent.page_view import KEEP_SAME_PARAM, PageTree
 from runtime.execute.agent.pages import AgentPages, PageVerdict
 from runtime.execute.agent.tab_tool import use_tabs
 from runtime.execute.agent.tool_outcome import ToolOutcome
+from runtime.execute.agent.typed_values import TypedValues
 from runtime.execute.judges.conditions import check_condition
 from runtime.execute.context.run_context import RunContext
 from runtime.execute.step_outcome import RunStopped
@@ -88,6 +89,8 @@ class AgentToolCalls:
         self.sources: dict[str, dict[str, Any]] = {}
         # What <page> shows: the tab's accessibility tree (page_view.py).
         self.tree = PageTree(ctx, timeout, keep_same=bool(state.params.get(KEEP_SAME_PARAM)))
+        # What the model typed or chose in this execution: never a value it may read back.
+        self.typed = TypedValues(ctx, timeout)
 
     async def page_moved(self) -> PageVerdict | None:
         """The verdict on a document the tab came to show without a call of the model (a script
@@ -124,6 +127,8 @@ class AgentToolCalls:
         # The call's execute_tool span holds the driver actions it runs (README Tracing).
         with ctx.spans.tool(tool, action_id, arguments=json.dumps(arguments, ensure_ascii=False, default=str)) as span:
             outcome, before, after = await self._run(tool, arguments, action_id, described)
+            if outcome.ok:
+                self.typed.note(tool, arguments)
             span.finish(
                 ok=outcome.ok, error_code=outcome.error_code, url=self.view.page.url, tab_id=self.view.page.tab_id or None,
                 snapshot_id=outcome.response.get("snapshot_id"), result=json.dumps(outcome.response, ensure_ascii=False, default=str),
@@ -314,6 +319,11 @@ class AgentToolCalls:
         if framed is not None:  # a field came from a frame whose document is not a valid page
             return _refused_read(framed)
         extracted = dict(result.data.get("fields") or {})
+        own = await self.typed.own(requested, extracted)
+        if own:
+            return ToolOutcome.failed(
+                "own_value", f"{', '.join(own)} holds text you typed or chose in this step, read back from where you put it; nothing was kept: read the value where the page states it"
+            )
         # What the model extracts is the run's data, as an extract step's fields are: it reaches
         # output.json (and the output schema check) in full, and later steps as
         # {steps.<agent step id>.<field>}; the model sees it shortened. Each field keeps the
@@ -349,7 +359,8 @@ class AgentToolCalls:
             condition: dict[str, Any] = {"element": {"exact": False, **literal_text(target), "state": "visible"}}
         else:
             condition = {key: literal_text(str(arguments[key])) if key != "url_matches" else str(arguments[key])}
-        checked = await check_condition(await self.ctx.probe(self.timeout), condition, self.ctx.browser.new_action_id("verify"))
+        probe = replace(await self.ctx.probe(self.timeout), editable_text=False)  # as done_when judges it
+        checked = await check_condition(probe, condition, self.ctx.browser.new_action_id("verify"))
         observed = None if checked.observed is None else str(checked.observed)[:FIELD_VALUE_CHARS]
         return ToolOutcome(True, {"ok": True, "passed": checked.passed, "observed": observed}, f"{key} {'passed' if checked.passed else 'failed'}")
 

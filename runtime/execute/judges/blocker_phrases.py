@@ -31,6 +31,10 @@ def _compile(*patterns: str) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
 
 
+# A search's query as a results page echoes it: "for “AU2606”", "与“AU2606”".
+_QUERY = r"(?:\s*(?:for|matching|with|on)?\s*[\"“'‘«]?[^\"”'’»\n.!?]{0,60}[\"”'’»]?)?"
+_QUERY_ZH = r"(?:与|和|关于)?(?:[“\"「].{0,40}?[”\"」]|[^\s，。,]{0,20}?)"
+
 # The order is the order of precedence when a page shows several (a captcha on a rate-limit page
 # is reported as rate_limited).
 PHRASES: tuple[PhraseSet, ...] = (
@@ -132,6 +136,22 @@ PHRASES: tuple[PhraseSet, ...] = (
             r"connectez-vous pour",
             r"inicia sesión para",
             r"debes iniciar sesión",
+            # A paywall, and an expired session: a login wall in other words.
+            r"subscribe (?:now )?to (?:continue|keep) reading",
+            r"you(?:'ve| have) been (?:logged|signed) out",
+            r"(?:your )?session (?:has )?(?:expired|timed out)",
+            r"(?:log|sign) ?in again",
+            r"登录(?:状态)?(?:已)?(?:过期|超时|失效)",
+            r"会话(?:已)?(?:过期|超时|失效)",
+            r"请重新登录",
+            r"セッション(?:の有効期限)?が切れ",
+            r"再(?:度)?ログイン",
+            r"(?:ihre )?sitzung ist abgelaufen",
+            r"melden sie sich erneut an",
+            r"(?:votre )?session a expiré",
+            r"veuillez vous reconnecter",
+            r"(?:su )?sesión (?:ha )?(?:expirado|caducado)",
+            r"vuelva a iniciar sesión",
         ),
         _compile(
             r"\b(?:log ?in|sign[- ]?in|login)\b",
@@ -142,6 +162,7 @@ PHRASES: tuple[PhraseSet, ...] = (
             r"\bse connecter\b",
             r"\bconnexion\b",
             r"\biniciar sesión\b",
+            r"(?:subscription|subscribers?|members) only",
         ),
     ),
     PhraseSet(
@@ -164,8 +185,65 @@ PHRASES: tuple[PhraseSet, ...] = (
             r"page non trouvée",
             r"página no encontrada",
             r"no se encontró la página",
+            r"(?:can(?:no|')t|could ?n[o']t|could not|were unable to|are unable to|unable to) (?:find|locate) "
+            r"(?:the |that |this |your |any )?(?:page|item|product|listing|content|article)(?: you(?:'re| are) looking for| you requested)?",
+            r"(?:page|item|product|content|article|listing|url|resource) (?:you(?:'re| are| were)? )?"
+            r"(?:looking for|requested|tried to (?:reach|access|open))(?: [\w'-]+){0,3}? "
+            r"(?:does ?n[o']t exist|is ?n[o']t here|can(?:no|')t be found|could ?n[o']t be found|could not be found|was not found"
+            r"|is no longer available|(?:has|may have) (?:been )?(?:moved|removed|deleted))",
+            r"requested (?:url|page|resource)(?: \S+)? was not found",
+            # What a page was about is gone: a delisted item. (A listing that has ended is a page
+            # about the listing, judged by its keywords: the honesty corpus's sold-out page.)
+            r"(?:this|the) (?:item|product|listing|offer|page|content|article|contract|instrument) (?:is|has been) (?:no longer available|discontinued|removed|delisted)",
+            r"商品(?:已)?(?:下架|不存在)",
+            r"(?:该|此)?(?:商品|内容|页面)已(?:下架|失效|被删除)",
+            r"この商品は(?:現在)?(?:取り扱って|販売して)(?:おりません|いません)",
+            r"(?:dieser |diese |dieses |der |die |das )?(?:artikel|produkt|seite|angebot) ist nicht mehr verfügbar",
+            r"(?:cet |cette |ce |l')?(?:article|produit|page|offre) n'est plus disponible",
+            r"(?:este |esta |el |la )?(?:artículo|producto|página|oferta) ya no está disponible",
         ),
-        _compile(r"\b404\b", r"\bnot found\b", r"找不到", r"不存在"),
+        _compile(
+            r"\b404\b",
+            r"\bnot found\b",
+            r"找不到",
+            r"不存在",
+            # "AU2606 is no longer available", "Product not found", "合约不存在" as the title or main
+            # heading: a page about the absence of what it names.
+            r"(?:\S+\s+){0,4}?(?:is|are|has been|was) (?:no longer available|discontinued|delisted)",
+            r"(?:[\w-]+\s+){0,3}?(?:not found|(?:is|was) ?n[o']t found|(?:does|did) ?n[o']t exist|no longer exists)",
+            # Not "Service unavailable": that is a server's error, not a missing page.
+            r"(?:\S+\s+){0,2}?(?:page|content|video|item|product|listing|post|article|contract|instrument|quote|symbol)s? "
+            r"(?:unavailable|(?:is|was) ?n[o']t available)",
+            r"[^\s，。！、]{0,10}(?:不存在|已下架|已失效|未找到)",
+            r"[^\s、。！]{0,12}が見つかりません(?:でした)?",
+            r"(?:\S+\s+){0,3}?(?:wurde )?nicht gefunden",
+            r"(?:\S+\s+){0,3}?introuvable",
+            r"(?:\S+\s+){0,3}?no encontrad[oa]",
+            r"(?:\S+\s+){0,4}?(?:ist )?nicht mehr verfügbar",
+            r"(?:\S+\s+){0,4}?n'est plus disponible",
+            r"(?:\S+\s+){0,4}?ya no está disponible",
+            r"販売終了",
+        ),
+    ),
+    PhraseSet(
+        BlockerKind.NO_SEARCH_RESULTS,
+        # The query a heading echoes ("No results for “AU2606”") belongs to the phrase.
+        _compile(
+            r"no (?:search )?results (?:were )?(?:found|match)" + _QUERY,
+            r"no (?:search )?results for" + _QUERY,
+            r"(?:we )?(?:found|returned) no (?:search )?results" + _QUERY,
+            r"your search" + _QUERY + r" (?:did not|didn't) match any",
+            r"(?:没有|未)(?:找到|搜索到|检索到)" + _QUERY_ZH + r"(?:相关|匹配|符合条件)?的?(?:结果|内容|商品|记录)",
+            r"(?:无|暂无)(?:相关|搜索)?结果",
+            r"検索結果(?:は|が)?(?:ありません|0件)",
+            r"に一致する(?:情報|結果|ページ)は見つかりませんでした",
+            r"keine (?:ergebnisse|treffer)(?: gefunden)?",
+            r"aucun résultat",
+            r"no se (?:encontraron|han encontrado) resultados",
+            r"nothing (?:matches|matched) your search",
+            r"\b0 results (?:found|for)" + _QUERY,
+        ),
+        _compile(r"\bno results\b", r"\bnothing found\b"),
     ),
     PhraseSet(
         BlockerKind.ACCESS_DENIED,
@@ -179,6 +257,8 @@ PHRASES: tuple[PhraseSet, ...] = (
             r"无权(?:限)?访问",
             r"没有(?:访问)?权限",
             r"アクセスが拒否されました",
+            r"(?:is |are )?not available in your (?:country|region|location)",
+            r"(?:您所在的)?(?:地区|国家)(?:暂)?(?:无法|不能)访问",
             r"zugriff verweigert",
             r"accès refusé",
             r"acceso denegado",
@@ -199,8 +279,28 @@ PHRASES: tuple[PhraseSet, ...] = (
             r"interner serverfehler",
             r"erreur interne du serveur",
             r"error interno del servidor",
+            # A generic error in the place of the content.
+            r"something went wrong(?: on our (?:end|side)| here)?",
+            # A site down for maintenance shows no content: a server error of its own kind.
+            r"(?:site|service|system|website|page|we) (?:is|are|'re) (?:currently |temporarily )?(?:down for|under(?: scheduled)?) maintenance",
+            r"系统(?:正在)?(?:升级)?维护(?:中)?",
+            r"メンテナンス中",
+            r"wegen wartungsarbeiten",
+            r"en (?:cours de )?maintenance",
+            r"en mantenimiento",
+            r"(?:we(?:'re| are)) having (?:some )?trouble (?:loading|showing|displaying) (?:this|the) (?:page|content)",
+            r"an? (?:unexpected |unknown |internal )?error (?:has )?occurred",
+            r"出了(?:点|一些)?问题",
+            r"(?:发生|出现)了?(?:未知|意外)?错误",
+            r"系统(?:异常|错误)",
+            r"(?:エラー|問題)が発生しました",
+            r"ein (?:unerwarteter )?fehler ist aufgetreten",
+            r"etwas ist schiefgelaufen",
+            r"une erreur (?:inattendue )?(?:s'est produite|est survenue)",
+            r"(?:se ha producido|ha ocurrido) un error",
+            r"algo salió mal",
         ),
-        _compile(r"\b50[0-4]\b"),
+        _compile(r"\b50[0-4]\b", r"(?:[\w'-]+\s+){0,3}?(?:down for|under(?: scheduled)?) maintenance"),
     ),
 )
 

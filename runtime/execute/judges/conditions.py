@@ -72,6 +72,10 @@ class ConditionProbe:
     before: str = ""
     # What the act's own result already shows it caused (the tabs it opened).
     act_effects: tuple[str, ...] = ()
+    # False for an agent's done_when and verify: text in contenteditable content is what the model
+    # may have typed there itself, so it does not show that the page says it (inside a `not` it
+    # counts again, the stricter reading).
+    editable_text: bool = True
 
 
 async def check_condition(probe: ConditionProbe, condition: dict[str, Any], action_id: str) -> ConditionCheck:
@@ -91,7 +95,7 @@ def condition_as_written(condition: dict[str, Any]) -> str:
 async def _judge(probe: ConditionProbe, condition: dict[str, Any], action_id: str) -> ConditionCheck:
     values = probe.values
     if "not" in condition:
-        inner = await _judge(probe, condition["not"], action_id)
+        inner = await _judge(replace(probe, editable_text=True), condition["not"], action_id)
         if not inner.judged:
             # What could not be read is not known to be false: its `not` does not hold either.
             return ConditionCheck("not", False, {"not": inner.expected}, inner.observed, f"could not judge: {inner.message}", judged=False)
@@ -103,7 +107,8 @@ async def _judge(probe: ConditionProbe, condition: dict[str, Any], action_id: st
             return ConditionCheck(check, passed, expected, observed, message)
     if "text_includes" in condition:
         expected = values.text(condition["text_includes"])
-        return await _ask_page(probe, "text_includes", expected, action_id, "text_present", value=expected)
+        own_text = {} if probe.editable_text else {"editable": False}
+        return await _ask_page(probe, "text_includes", expected, action_id, "text_present", value=expected, **own_text)
     if "title_includes" in condition:
         expected = values.text(condition["title_includes"]) or ""
         return await _ask_page(probe, "title_includes", expected, action_id, "title_includes", value=expected)

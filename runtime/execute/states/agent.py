@@ -297,7 +297,9 @@ class AgentLoop:
                 if document.blocked is not None:
                     span.finish(ok=False, error_code=document.blocked.blocker_kind.value if document.blocked.blocker_kind else "blocked")
                     return self._closed_blocked(action_id, summary, turn, document.blocked)
-                checks = await check_all(await ctx.probe(self.timeout), self.done_when, action_id)
+                # Text the model may have typed into an editable box is not the page saying it.
+                probe = replace(await ctx.probe(self.timeout), editable_text=False)
+                checks = await check_all(probe, self.done_when, action_id)
                 if all(read_from(document.provenance, c.document) for c in checks):
                     break
             provenance = document.provenance

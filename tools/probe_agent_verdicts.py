@@ -1,0 +1,83 @@
+"""Probes of the agent step's verdicts (wave 8): tests/fixtures/agent_corpus/probes.yaml, each a
+scripted model on the loopback Gemini server driving a real run in Chromium against the agent
+corpus site, with the verdict written before the probe first ran. They live here rather than in
+the suite (its CPU budget); each class a probe found broken has a labelled page
+(tests/verdict/blocker_cases.py) or an agent corpus row (cases.yaml) in the suite. A probe with
+`left` is a defect found and left as it is: it is reported as an expected failure.
+
+    /work/bin/chromium-slot uv run --frozen --no-sync python tools/probe_agent_verdicts.py [-k ID]
+
+It is a pytest module run as a script: one test per probe, and a table of what each ended with.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from tests.execute.conftest import ExecRunner, corpus_site, runner  # noqa: F401 - fixtures for this module
+from tests.fixtures.agent_corpus.cases import CORPUS, RECIPE, model_turn
+from tests.fixtures.agent_corpus.site import AgentCorpusSite
+from tests.fixtures.gemini_server import GeminiServer
+from tests.fixtures.model_wire import ScriptedReply, function_call_reply
+
+PROBES: dict[str, dict[str, Any]] = {case["id"]: case for case in YAML(typ="safe").load((CORPUS / "probes.yaml").read_text(encoding="utf-8"))["cases"]}
+WRONG_VALUES = ("999.99", "618.10", "7.812")
+EXTRA_TOOLS = ("browser_tabs", "browser_wait_for", "browser_type", "browser_press_key")
+
+
+def _turn(step: Any, site: AgentCorpusSite) -> ScriptedReply:
+    if isinstance(step, dict) and "call" in step:
+        tool, arguments = step["call"]
+        return function_call_reply(tool, json.loads(json.dumps(arguments).replace("{site}", site.base_url)))
+    return model_turn(step, site)
+
+
+def _allows(expected: Any, seen: str | None) -> bool:
+    if expected == "any":
+        return True
+    return seen in expected if isinstance(expected, list) else seen == expected
+
+
+@pytest.mark.parametrize("probe_id", list(PROBES))
+def test_probe(probe_id: str, corpus_site: AgentCorpusSite, gemini: GeminiServer, gemini_env: dict[str, str], runner: ExecRunner, tmp_path: Path) -> None:  # noqa: F811
+    probe = PROBES[probe_id]
+    gemini.enqueue(*(_turn(step, corpus_site) for step in probe["model"]))
+    inputs = {**corpus_site.inputs, **({"start": probe["start"]} if probe.get("start") else {})}
+    # The corpus recipe, offering the tools the probes' models call besides the corpus's own.
+    recipe = YAML(typ="safe").load((CORPUS / probe.get("recipe", RECIPE.name)).read_text(encoding="utf-8"))
+    recipe["tools"]["allow"] += [tool for tool in EXTRA_TOOLS if tool not in recipe["tools"]["allow"]]
+    if probe.get("done_when"):
+        # A probe of what the step's done_when holds on: the plan ends after the agent step.
+        [agent] = [step for step in recipe["plan"] if "agent" in step]
+        agent["agent"]["done_when"] = probe["done_when"]
+        recipe.pop("output", None)
+    path = tmp_path / "probe.yaml"
+    path.write_text(json.dumps(recipe, ensure_ascii=False), encoding="utf-8")  # JSON is YAML
+    record = runner.wait(runner.start(path, inputs), timeout=90)
+    verdict = record.verdict
+    assert verdict is not None
+    kind = verdict.blocker_kind.value if verdict.blocker_kind else None
+    output = record.file("output.json") if (record.run_dir / "output.json").exists() else {}
+    seen = f"{verdict.stop_reason.value} / {kind} / output {json.dumps(output.get('data'))}"
+    print(f"\nPROBE {probe_id}: {seen}\n  {verdict.summary[:400]}")
+    expect = probe["expect"]
+    if probe.get("left") and not (_allows(expect["stop_reason"], verdict.stop_reason.value) and _allows(expect["blocker_kind"], kind)):
+        pytest.xfail(f"left as found: {probe['left']}")
+    assert _allows(expect["stop_reason"], verdict.stop_reason.value) and _allows(expect["blocker_kind"], kind), seen
+    if expect["output"] is None:
+        assert verdict.stop_reason.value != "completed" and not output.get("valid"), seen
+    else:
+        assert output.get("data") == expect["output"], seen
+    results = json.dumps(output) + json.dumps(verdict.evidence.get("output"), default=str)
+    assert not any(wrong in results for wrong in WRONG_VALUES), results
+
+
+if __name__ == "__main__":
+    plugins = ["-p", "tests.fixtures.browser_loop", "-p", "tests.fixtures.gemini_fixtures", "-p", "no:cacheprovider"]
+    sys.exit(pytest.main([str(Path(__file__)), *plugins, "-q", "-s", "-o", "python_files=probe_*.py", *sys.argv[1:]]))

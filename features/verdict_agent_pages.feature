@@ -97,15 +97,17 @@ Feature: An agent step's pages are held to the plan's standard
       | benign-error-help-article  | none              |
 
   @VERDICT-028
-  Scenario Outline: A price the model typed is not a price the page shows: <case>
+  Scenario Outline: A price the model typed is not a price the page shows, and a price the page filled in is: <case>
     Given the agent corpus site
     When the agent corpus case "<case>" runs
     Then the run ends as the case expects, with no value it did not validate
 
     Examples:
       | case                        |
-      | typed-price-read-back       |
-      | typed-price-the-page-states |
+      | typed-price-read-back               |
+      | typed-price-the-page-states         |
+      | typed-lots-beside-the-page-price    |
+      | typed-alert-beside-a-read-only-price |
 
   @VERDICT-029
   Scenario: A model that writes the done_when text into an editable box is not done

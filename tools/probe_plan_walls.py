@@ -72,6 +72,7 @@ PROBES = (
     Probe("ext-load-sms", "ext-load-sms.html", ("completed", None), "Q-2000", external=True),
     Probe("ext-form-mailto", "ext-form-mailto.html", ("completed", None), "Q-2000", "  - act: {click: {role: button, name: Send}}\n", external=True),
     Probe("ext-meta-refresh", "ext-meta-refresh.html", ("completed", None), "Q-2000", external=True),
+    Probe("ext-popup-hands-off", "ext-popup-hands-off.html", ("completed", None), "Q-2000", "  - act: {click: {css: '#go'}}\n", external=True),
     Probe("ext-a-ssh", "ext-a-ssh.html", ("verification_failed", None), None, "  - act: {click: {css: '#go'}}\n", external=True),
     Probe("ext-frame-scripts", "ext-frame-scripts.html", ("completed", None), "Q-2000", external=True),
     Probe("ext-frame-click", "ext-frame-click.html", ("completed", None), "Q-2000", "  - act: {click: {text: 'Mail us', frame: '#box'}}\n", external=True),

@@ -92,7 +92,7 @@ verity.pageReads = (visibleChars, shownLimit) => ({
 
 // Covers, for one capture, every field whose value and every text that shows one of the given
 // values with a black box (position: absolute in page coordinates, so a full-page capture is
-// covered too); returns how many boxes it drew. `unmaskSecrets` takes the boxes away.
+// covered too); returns how many boxes it drew. `unmaskSecrets` takes the boxes it drew away.
 verity.maskSecrets = function (values) {
   const boxes = [];
   const cover = (rect) => { if (rect.width > 0 && rect.height > 0) boxes.push(rect); };
@@ -121,9 +121,15 @@ verity.maskSecrets = function (values) {
     layer.appendChild(box);
   }
   document.documentElement.appendChild(layer);
+  // Kept in this (isolated) world: what is taken away after the capture is this layer, never an
+  // element the page marked the same way.
+  verity.maskLayers = [...(verity.maskLayers || []), layer];
   return boxes.length;
 };
-verity.unmaskSecrets = () => document.querySelectorAll('[data-verity-secret-mask]').forEach((layer) => layer.remove());
+verity.unmaskSecrets = () => {
+  (verity.maskLayers || []).forEach((layer) => layer.remove());
+  verity.maskLayers = [];
+};
 
 // The elements a seed-003 XPath scan lists: in the viewport or the whole document, `limit` at
 // most, each with its XPath, tag, text and box.

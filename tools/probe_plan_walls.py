@@ -9,6 +9,9 @@ page shows up in its log. Run:
     /work/bin/chromium-slot uv run --frozen --no-sync python tools/probe_plan_walls.py [ID_PREFIX...]
 
 Prints one line per probe: expected, observed, and what was blocked; exits 1 when one differs.
+Two differ on purpose, gaps left open (the wave-8 report): a sign-in wall in a closed shadow root
+(closed-shadow-at-load), and a popup that hands a mailto: URL over from its own head script before
+the run attaches to it (ext-popup-hands-off: no program starts, but no attempt is recorded).
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ PROBES = (
     Probe("late-closed-shadow", "late-closed-shadow.html", WALL, middle='  - wait: {until: {title_includes: "Sign in"}}\n'),
     Probe("closed-shadow-at-load", "closed-shadow-at-load.html", WALL),
     Probe("closed-shadow-benign", "closed-shadow-benign.html", ("completed", None), "Q-1015"),
+    Probe("verify-after-wall", "late-timer.html", WALL, middle='  - wait: {text: "Sign in to see the price"}\n  - verify:\n      - text_includes: "Members only"\n'),
     Probe("late-docwrite", "late-docwrite.html", WALL, middle='  - wait: {text: "Sign in to see the price"}\n'),
     Probe("nested-frame", "nested-frame.html", WALL, field='{css: "#quote", frame: {css: "#inner", frame: "#outer"}, required: true}'),
     Probe("srcdoc-wall", "srcdoc-wall.html", WALL, field='{css: "#quote", frame: "#box", required: true}'),
@@ -75,14 +79,18 @@ PROBES = (
     Probe("frame-navigates", "frame-navigates.html", WALL, middle='  - wait: {text: "Partner updated"}\n', field='{css: "#quote", frame: "#box", required: true}'),
     # 2. external programs: no program starts, the attempt is a blocked request, the value is the page's own.
     Probe("ext-window-open-mailto", "ext-window-open-mailto.html", ("completed", None), "Q-2000", "  - act: {click: {css: '#go'}}\n", external=True),
-    Probe("ext-location-tel", "ext-location-tel.html", ("completed", None), "Q-2000", "  - act: {click: {css: '#go'}}\n", external=True),
-    Probe("ext-load-sms", "ext-load-sms.html", ("completed", None), "Q-2000", external=True),
-    Probe("ext-form-mailto", "ext-form-mailto.html", ("completed", None), "Q-2000", "  - act: {click: {role: button, name: Send}}\n", external=True),
-    Probe("ext-meta-refresh", "ext-meta-refresh.html", ("completed", None), "Q-2000", external=True),
+    # Written first as completed; a top-frame navigation to a refused scheme ends the page path by
+    # design (honesty labels rule 7), the attempt named: the expectation was wrong.
+    Probe("ext-location-tel", "ext-location-tel.html", ("replans_exhausted", "scheme_not_allowed"), None, "  - act: {click: {css: '#go'}}\n", external=True),
+    Probe("ext-load-sms", "ext-load-sms.html", ("replans_exhausted", "scheme_not_allowed"), None, external=True),
+    # Written first as completed (or verification_failed): an act refuses a link or form that goes to
+    # a refused scheme before it clicks (nothing is attempted), and names it.
+    Probe("ext-form-mailto", "ext-form-mailto.html", ("replans_exhausted", "scheme_not_allowed"), None, "  - act: {click: {role: button, name: Send}}\n", external=True),
+    Probe("ext-meta-refresh", "ext-meta-refresh.html", ("replans_exhausted", "scheme_not_allowed"), None, external=True),
     Probe("ext-popup-hands-off", "ext-popup-hands-off.html", ("completed", None), "Q-2000", "  - act: {click: {css: '#go'}}\n", external=True),
-    Probe("ext-a-ssh", "ext-a-ssh.html", ("verification_failed", None), None, "  - act: {click: {css: '#go'}}\n", external=True),
+    Probe("ext-a-ssh", "ext-a-ssh.html", ("replans_exhausted", "scheme_not_allowed"), None, "  - act: {click: {css: '#go'}}\n", external=True),
     Probe("ext-frame-scripts", "ext-frame-scripts.html", ("completed", None), "Q-2000", external=True),
-    Probe("ext-frame-click", "ext-frame-click.html", ("completed", None), "Q-2000", "  - act: {click: {text: 'Mail us', frame: '#box'}}\n", external=True),
+    Probe("ext-frame-click", "ext-frame-click.html", ("replans_exhausted", "scheme_not_allowed"), None, "  - act: {click: {text: 'Mail us', frame: '#box'}}\n", external=True),
     # 3. forged signals: a page that imitates the fence is judged as the page it is.
     Probe("forge-replay", "forge-start.html", ("completed", None), "Q-3001", '  - wait: {url: "q-replay"}\n'),
     Probe("forge-body-200", "forge-body-200.html", ("completed", None), "Q-3002"),
@@ -189,7 +197,9 @@ async def main(prefixes: list[str]) -> int:
                     blocked = verdict.get("blocked_requests") or {}
                     external = [s["target"] for s in blocked.get("samples", []) if s.get("method") == "EXTERNAL_PROTOCOL"]
                     ok = observed == probe.expect and (probe.value is None or got["value"] == probe.value)
-                    ok = ok and (not probe.external or bool(external)) and not handlers.calls()
+                    # An act refused before its click attempts nothing: its blocker names the URL instead.
+                    attempted = probe.external and probe.expect[0] == "completed" or "top frame" in str(verdict.get("summary", ""))
+                    ok = ok and (not attempted or bool(external)) and not handlers.calls()
                     differ += not ok
                     print(f"{'held  ' if ok else 'DIFFER'} {probe.id}: expected {probe.expect} {probe.value!r}; observed {observed} {got['value']!r}; "
                           f"blocked {blocked.get('by_kind')} external={external} xdg-open={handlers.calls()} stubs={handler_attempts(profile)}")

@@ -4,6 +4,7 @@ the runs a `RunSupervisor` (or, on a shared PostgreSQL store, a `ReplicaSupervis
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 from pathlib import Path
 from typing import Any
@@ -292,15 +293,25 @@ class VerityServer:
         await self._server.wait_for_termination()
 
 
+# What a hosted run imports on first use on its event loop, beside the handlers: jsonschema (with
+# referencing) checks an output schema and a recipe's own schema; PyYAML writes a condition as the
+# recipe had it; a recipe with `storage_state` loads its files' models. Each costs 0.02-0.2 s of
+# CPU, a stall of every other run and stream of the server (SERVICE-067).
+RUN_MODULES_IMPORTED_AT_START = ("jsonschema", "referencing.jsonschema", "yaml", "runtime.execute.record.storage_state")
+
+
 def _import_every_handler() -> None:
     """A server hosts runs of every kind, so it imports the handlers of every state and browser
     action once at start: `verity run` imports only those its plan runs (BENCHMARKS.md "Run
-    start"), which here would be imported on the event loop that serves every other run."""
+    start"), which here would be imported on the event loop that serves every other run. The
+    modules a run imports on first use come with them."""
     from runtime.browser.action_handlers import HANDLERS as action_handlers
     from runtime.execute.states import HANDLERS as state_handlers
 
     state_handlers.load_all()
     action_handlers.load_all()
+    for name in RUN_MODULES_IMPORTED_AT_START:
+        importlib.import_module(name)
 
 
 def traced_calls(provider: TracerProvider) -> grpc.aio.ServerInterceptor:

@@ -43,6 +43,12 @@ from tests.fixtures.external_protocols.site import LoggingHandlers  # noqa: E402
 PAGES = ROOT / "tools" / "probes" / "plan_walls"
 RUN_CEILING_SECONDS = 120.0
 WALL = ("replans_exhausted", "login_required")
+# An evaluate step reads the quote instead of an extract.
+EVALUATE_READ = """  - id: read
+    evaluate:
+      script: "const q = document.querySelector('#quote'); return {quote: q ? q.textContent : 'none'}"
+      fields: [quote]
+"""
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,9 @@ class Probe:
     middle: str = ""
     field: str = '{css: "#quote", required: true}'
     external: bool = False  # the page tries to hand a URL to the desktop
+    # A read other than the extract step (YAML lines of the plan, a step with id `read`).
+    read: str = ""
+    checked: bool = True  # a verify step on the page after the read
 
 
 PROBES = (
@@ -69,6 +78,10 @@ PROBES = (
     Probe("closed-shadow-at-load", "closed-shadow-at-load.html", WALL),
     Probe("closed-shadow-benign", "closed-shadow-benign.html", ("completed", None), "Q-1015"),
     Probe("verify-after-wall", "late-timer.html", WALL, middle='  - wait: {text: "Sign in to see the price"}\n  - verify:\n      - text_includes: "Members only"\n'),
+    Probe("evaluate-after-wall", "late-timer.html", WALL, middle='  - wait: {text: "Sign in to see the price"}\n', read=EVALUATE_READ),
+    Probe("evaluate-unchecked-wall", "late-timer.html", WALL, middle='  - wait: {text: "Sign in to see the price"}\n', read=EVALUATE_READ, checked=False),
+    Probe("extract-unchecked-wall", "late-timer.html", WALL, middle='  - wait: {text: "Sign in to see the price"}\n', checked=False),
+    Probe("evaluate-refused-path", "evaluate-away.html", ("replans_exhausted", "domain_not_allowed"), middle="  - act: {click: {css: '#away'}}\n", read=EVALUATE_READ),
     Probe("late-docwrite", "late-docwrite.html", WALL, middle='  - wait: {text: "Sign in to see the price"}\n'),
     Probe("nested-frame", "nested-frame.html", WALL, field='{css: "#quote", frame: {css: "#inner", frame: "#outer"}, required: true}'),
     Probe("srcdoc-wall", "srcdoc-wall.html", WALL, field='{css: "#quote", frame: "#box", required: true}'),
@@ -107,17 +120,21 @@ target:
   validation_keywords: ["Probe quote"]
 guards:
   max_replans: 0
-plan:
+{tools}plan:
   - id: open
     navigate: "{{start_url}}"
-{middle}  - id: read
+{middle}{read}{check}  - close: {{summary: "read the probe page's quote"}}
+output:
+  values: {{quote: "{{steps.read.quote}}"}}
+"""
+CHECK = """  - id: check
+    verify:
+      - text_includes: "{steps.read.quote}"
+"""
+EXTRACT_READ = """  - id: read
     extract:
       fields:
         quote: {field}
-  - id: check
-    verify:
-      - field_matches: {{quote: "^Q-[0-9]{{4}}$"}}
-  - close: {{summary: "read the probe page's quote"}}
 """
 
 
@@ -168,7 +185,10 @@ class ProbeSite(LoopbackSite):
 
 
 async def run_probe(provider: BrowserProvider, site: ProbeSite, probe: Probe, runs: Path) -> dict[str, Any]:
-    text = RECIPE.format(id=probe.id, port=site.port, middle=probe.middle, field=probe.field)
+    read = probe.read or EXTRACT_READ.format(field=probe.field)
+    tools = "tools:\n  allow: [open_url, browser_extract, browser_evaluate, browser_click, browser_verify, browser_wait, close]\n" if probe.read else ""
+    check = CHECK if probe.checked else ""
+    text = RECIPE.format(id=probe.id, port=site.port, middle=probe.middle, read=read, tools=tools, check=check)
     recipe, registry = load_recipe_with_registry(text, f"probe-{probe.id}.yaml")
     run_dir = runs / probe.id
     order = prepare_run(recipe, {"page_url": f"http://127.0.0.1:{site.port}/{probe.page}"}, registry=registry, run_id=probe.id, run_dir=run_dir)
@@ -198,7 +218,7 @@ async def main(prefixes: list[str]) -> int:
                     external = [s["target"] for s in blocked.get("samples", []) if s.get("method") == "EXTERNAL_PROTOCOL"]
                     ok = observed == probe.expect and (probe.value is None or got["value"] == probe.value)
                     # An act refused before its click attempts nothing: its blocker names the URL instead.
-                    attempted = probe.external and probe.expect[0] == "completed" or "top frame" in str(verdict.get("summary", ""))
+                    attempted = probe.external and (probe.expect[0] == "completed" or "top frame" in str(verdict.get("summary", "")))
                     ok = ok and (not attempted or bool(external)) and not handlers.calls()
                     differ += not ok
                     print(f"{'held  ' if ok else 'DIFFER'} {probe.id}: expected {probe.expect} {probe.value!r}; observed {observed} {got['value']!r}; "

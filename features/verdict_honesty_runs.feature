@@ -57,9 +57,9 @@ Feature: Every honesty corpus case ends as its label says when it really runs
     And no benign case fails
     And every case ends with its labelled stop reason, blocker kind, evidence and values
 
-  @VERDICT-033
-  Scenario: An evaluate step's script reads only a page that would pass validation now
-    Given the honesty corpus's "evaluate-" cases
+  @VERDICT-033 @VERDICT-034
+  Scenario: An evaluate step's script and an act's read at the press read only a page that would pass validation now
+    Given the honesty corpus's "late-read-" cases
     When every case runs in Chromium against the corpus site
     Then no case ends completed against its label
     And every case ends with its labelled stop reason, blocker kind, evidence and values

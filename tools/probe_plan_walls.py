@@ -43,6 +43,12 @@ from tests.fixtures.external_protocols.site import LoggingHandlers  # noqa: E402
 PAGES = ROOT / "tools" / "probes" / "plan_walls"
 RUN_CEILING_SECONDS = 120.0
 WALL = ("replans_exhausted", "login_required")
+# The quote read at the instant a click reaches the page (an act's read_at_press).
+PRESS_READ = """  - id: read
+    act:
+      click: {css: "#refresh"}
+      read_at_press: {quote: {css: "#quote"}}
+"""
 # An evaluate step reads the quote instead of an extract.
 EVALUATE_READ = """  - id: read
     evaluate:
@@ -82,6 +88,7 @@ PROBES = (
     Probe("evaluate-unchecked-wall", "late-timer.html", WALL, middle='  - wait: {text: "Sign in to see the price"}\n', read=EVALUATE_READ, checked=False),
     Probe("extract-unchecked-wall", "late-timer.html", WALL, middle='  - wait: {text: "Sign in to see the price"}\n', checked=False),
     Probe("evaluate-refused-path", "evaluate-away.html", ("replans_exhausted", "domain_not_allowed"), middle="  - act: {click: {css: '#away'}}\n", read=EVALUATE_READ),
+    Probe("press-after-wall", "press-wall.html", WALL, middle='  - wait: {text: "Sign in to see the price"}\n', read=PRESS_READ, checked=False),
     Probe("late-docwrite", "late-docwrite.html", WALL, middle='  - wait: {text: "Sign in to see the price"}\n'),
     Probe("nested-frame", "nested-frame.html", WALL, field='{css: "#quote", frame: {css: "#inner", frame: "#outer"}, required: true}'),
     Probe("srcdoc-wall", "srcdoc-wall.html", WALL, field='{css: "#quote", frame: "#box", required: true}'),

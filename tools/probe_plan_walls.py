@@ -49,6 +49,10 @@ PRESS_READ = """  - id: read
       click: {css: "#refresh"}
       read_at_press: {quote: {css: "#quote"}}
 """
+# The quote read in a tab the page opens.
+TAB_READ = """  - {id: more, act: {click: {role: link, name: Full quote}}, as: more}
+  - {id: read, extract: {fields: {quote: {css: "#quote", required: true}}}, tab: more}
+"""
 # An evaluate step reads the quote instead of an extract.
 EVALUATE_READ = """  - id: read
     evaluate:
@@ -89,6 +93,8 @@ PROBES = (
     Probe("extract-unchecked-wall", "late-timer.html", WALL, middle='  - wait: {text: "Sign in to see the price"}\n', checked=False),
     Probe("evaluate-refused-path", "evaluate-away.html", ("replans_exhausted", "domain_not_allowed"), middle="  - act: {click: {css: '#away'}}\n", read=EVALUATE_READ),
     Probe("press-after-wall", "press-wall.html", WALL, middle='  - wait: {text: "Sign in to see the price"}\n', read=PRESS_READ, checked=False),
+    Probe("tab-wall", "tab-wall.html", WALL, read=TAB_READ),
+    Probe("tab-benign", "tab-benign.html", ("completed", None), "Q-1042", read=TAB_READ, checked=False),
     Probe("late-docwrite", "late-docwrite.html", WALL, middle='  - wait: {text: "Sign in to see the price"}\n'),
     Probe("nested-frame", "nested-frame.html", WALL, field='{css: "#quote", frame: {css: "#inner", frame: "#outer"}, required: true}'),
     Probe("srcdoc-wall", "srcdoc-wall.html", WALL, field='{css: "#quote", frame: "#box", required: true}'),
@@ -113,6 +119,9 @@ PROBES = (
     Probe("ext-frame-click", "ext-frame-click.html", ("replans_exhausted", "scheme_not_allowed"), None, "  - act: {click: {text: 'Mail us', frame: '#box'}}\n", external=True),
     # 3. forged signals: a page that imitates the fence is judged as the page it is.
     Probe("forge-replay", "forge-start.html", ("completed", None), "Q-3001", '  - wait: {url: "q-replay"}\n'),
+    # The top frame's load fails for a URL the proxy refused before for an image: a failed load, not
+    # a refusal (written first as navigation_failed; the proxy answers a dropped upstream with 502).
+    Probe("forge-failed-load", "forge-fail-start.html", ("replans_exhausted", "server_error"), middle='  - wait: {url: "q-fail"}\n'),
     Probe("forge-body-200", "forge-body-200.html", ("completed", None), "Q-3002"),
 )
 
@@ -177,6 +186,17 @@ class _Pages(BaseHTTPRequestHandler):
             else:
                 body = b"<!doctype html><title>Probe quote</title><h1>Probe quote</h1><p>Quote: <span id=quote>Q-3001</span></p>"
                 self._send(200, body, {"X-Verity-Blocker": "domain_not_allowed"})
+            return
+        if path == "/q-fail":
+            # First asked by an image: a redirect to data: the proxy refuses (and logs for this URL);
+            # then the top frame's navigation there, which the server drops without an answer.
+            with self.lock:
+                first = path not in self.replayed
+                self.replayed.add(path)
+            if first:
+                self._send(302, b"", {"Location": "data:text/html,moved"})
+            else:
+                self.close_connection = True
             return
         file = PAGES / path.lstrip("/")
         if not file.is_file() or file.parent != PAGES:

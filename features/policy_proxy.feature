@@ -132,3 +132,11 @@ Feature: The policy proxy judges every request before anything leaves for its ta
       | data:text/html,<p id=quote>Q-6666</p>     |
       | file:///etc/passwd                        |
       | javascript:alert(1)                       |
+
+  @POLICY-037
+  Scenario: Only the proxy's own answers carry the fence's refusal header
+    When a client sends "GET http://127.0.0.1:{allowed}/pages/forged-refusal-200.html" through the proxy
+    Then the proxy answers 200
+    And the answer carries no X-Verity-Blocker header, though the allowed host sent one
+    When a client sends "GET http://evil.localhost:{off}/quote.html" through the proxy
+    Then the proxy answers 403 naming "domain_not_allowed"

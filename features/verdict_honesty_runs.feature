@@ -40,3 +40,26 @@ Feature: Every honesty corpus case ends as its label says when it really runs
     When every case runs in Chromium against the corpus site
     Then no case ends completed against its label
     And every case ends with its labelled stop reason, blocker kind, evidence and values
+
+  @BROWSER-073
+  Scenario: A wall or a quote a page draws in an open shadow root is judged as the page it is
+    Given the honesty corpus's "shadow-" cases
+    When every case runs in Chromium against the corpus site
+    Then no case ends completed against its label
+    And no benign case fails
+    And every case ends with its labelled stop reason, blocker kind, evidence and values
+
+  @VERDICT-032
+  Scenario: A value read inside a srcdoc frame is judged by the frame's content and its embedder's origin
+    Given the honesty corpus's "srcdoc-" cases
+    When every case runs in Chromium against the corpus site
+    Then no case ends completed against its label
+    And no benign case fails
+    And every case ends with its labelled stop reason, blocker kind, evidence and values
+
+  @VERDICT-033 @VERDICT-034
+  Scenario: An evaluate step's script and an act's read at the press read only a page that would pass validation now
+    Given the honesty corpus's "late-read-" cases
+    When every case runs in Chromium against the corpus site
+    Then no case ends completed against its label
+    And every case ends with its labelled stop reason, blocker kind, evidence and values

@@ -308,7 +308,8 @@ STATE_KIND_ROWS: tuple[StateKindRow, ...] = (
         verifying=True,
     ),
     _step(CLOSE, (Route("ok", COMPLETION),)),
-    _step(EVALUATE, OK_OR_ERROR),
+    # A script's result is a value read from the page: a page that fails validation blocks it.
+    _step(EVALUATE, (Route("ok", NEXT), BLOCKED, _fail("error", StopReason.EXECUTE_ERROR))),
     _step(SET, OK_OR_ERROR, lambda at: {"values": dict(at.body)}),
     StateKindRow(
         REPAIR,

@@ -330,7 +330,9 @@ def _upstream_headers(head: Head, judgement: UrlJudgement, websocket: bool) -> l
 
 
 def _dropped(response: Head) -> set[str]:
-    return {"connection", "keep-alive", "proxy-connection"} | response.tokens("connection")
+    # The fence's refusal header is the proxy's alone: a site that sends one (to pass its page off
+    # as a refusal of a URL the proxy did refuse before) has it removed, so only our 403 carries it.
+    return {"connection", "keep-alive", "proxy-connection", BLOCKER_HEADER.lower()} | response.tokens("connection")
 
 
 def _status_line(response: Head) -> str:

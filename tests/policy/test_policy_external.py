@@ -24,12 +24,12 @@ from runtime.execute import BrowserProvider
 from runtime.policy import EXTERNAL_PROTOCOL, NetworkPolicy
 from tests.fixtures.browser_loop import LoopThread
 from tests.fixtures.external_chromium import external_chromium
-from tests.fixtures.external_protocols.site import CALL_CEILING_SECONDS, QUOTE, URLS, ExternalProtocolSite, LoggingHandlers
+from tests.fixtures.external_protocols.site import CALL_CEILING_SECONDS, FRAME_URLS, QUOTE, URLS, ExternalProtocolSite, LoggingHandlers
 from tests.policy.corpus_runs import run_recipe
 
 scenarios("policy_external.feature")
 
-MAILTO = URLS[0]
+MAILTO = FRAME_URLS[0]
 # Ceilings for a loaded machine, not expected durations.
 RUN_CEILING_SECONDS = 150.0
 PAGE_CEILING_MS = 60_000
@@ -85,7 +85,7 @@ def _completed(world: dict[str, Any]) -> None:
     assert (run.verdict.stop_reason.value, run.value) == ("completed", QUOTE), run.written
 
 
-@then("verdict.json counts the mailto, ssh and ircs attempts as external_protocol blocked requests")
+@then("verdict.json counts the frames' mailto, ssh and ircs attempts and the clicked window's mailto as external_protocol blocked requests")
 def _verdict_counts(world: dict[str, Any]) -> None:
     blocked = world["run"].written["blocked_requests"]
     external = {s["target"] for s in blocked["samples"] if s["method"] == EXTERNAL_PROTOCOL}
@@ -134,4 +134,4 @@ def _called(world: dict[str, Any]) -> None:
 @then("the session's blocked requests name the mailto, ssh and ircs attempts as external_protocol")
 def _recorded(world: dict[str, Any]) -> None:
     blocked = world["blocked"]
-    assert {b.target for b in blocked} == set(URLS) and all(b.kind == "external_protocol" for b in blocked), blocked
+    assert {b.target for b in blocked} == set(FRAME_URLS) and all(b.kind == "external_protocol" for b in blocked), blocked

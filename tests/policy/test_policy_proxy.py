@@ -179,6 +179,13 @@ def _answered(world: ProxyWorld, status: int) -> None:
     assert world.last.status == status, world.last
 
 
+@then("the answer carries no X-Verity-Blocker header, though the allowed host sent one")
+def _no_forged_marker(world: ProxyWorld) -> None:
+    assert world.last.header("x-verity-blocker") is None, world.last.headers
+    direct = exchange(world.site.allowed_port, request_bytes("GET", "/pages/forged-refusal-200.html", world.site.allowed_host))
+    assert direct.header("x-verity-blocker") == "domain_not_allowed", direct.headers
+
+
 @then(parsers.re(r"the proxy counted (?P<count>\d+) blocked requests?"))
 def _counted(world: ProxyWorld, count: str) -> None:
     assert world.proxy is not None

@@ -143,7 +143,7 @@ async def extract(scope: ActionScope, action: Action) -> Result:
         try:
             values[name], found[name], frame = await _read_target(tab, request.target, request.how)
             if frame is not None:
-                frames[name] = _judgeable(frame, {}, url=str(frame["url"]))
+                frames[name] = _judgeable(frame, {}, url=str(frame["url"]), origin=str(frame.get("origin") or ""))
         except BrowserActionError as exc:
             values[name] = None
             _unless_field_problem(exc, ambiguous, name)

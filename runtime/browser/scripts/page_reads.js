@@ -15,38 +15,67 @@ verity.activeElement = () => document.activeElement || document.body || document
 // What observe shows above the snapshot: the URL, the title and the start of the text.
 verity.observeHead = (textChars) => [location.href, document.title, (document.body ? document.body.innerText : '').slice(0, textChars)];
 
-// What a page fingerprint hashes: URL, DOM structure, form values and visible text.
+// Every open shadow root of the document, nested ones included, in document order: what
+// innerText, querySelectorAll and a TreeWalker of the document leave out (a web component's
+// content, or a sign-in wall a script puts in a shadow root attached to the body after validation).
+verity.shadowRoots = () => {
+  const roots = [];
+  const scan = (root) => {
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) { roots.push(el.shadowRoot); scan(el.shadowRoot); }
+  };
+  scan(document);
+  return roots;
+};
+
+// The text a shadow root shows (its rendered children's innerText; a nested root has its own entry).
+verity.shadowText = (root) => Array.from(root.children)
+  .filter(el => !['STYLE', 'SCRIPT', 'TEMPLATE', 'LINK'].includes(el.tagName)).map(el => el.innerText || '').join('\n');
+
+// The page's innerText and then every open shadow root's text: all the text it renders.
+verity.allText = (roots = verity.shadowRoots()) =>
+  [document.body ? document.body.innerText : '', ...roots.map(verity.shadowText)].filter(Boolean).join('\n');
+
+// Every element matching `selector` in the document and in its open shadow roots.
+verity.deepAll = (selector, roots = verity.shadowRoots()) =>
+  [...document.querySelectorAll(selector), ...roots.flatMap(root => Array.from(root.querySelectorAll(selector)))];
+
+// What a page fingerprint hashes: URL, DOM structure, form values and visible text, open shadow
+// roots included (a script that rewrites only a shadow root changes the fingerprint too).
 verity.fingerprint = () => {
   const els = document.getElementsByTagName('*');
   const tags = new Array(els.length);
-  for (let i = 0; i < els.length; i++) tags[i] = els[i].tagName;
-  const fields = Array.from(document.querySelectorAll('input,textarea,select'))
+  let shadowed = false;
+  for (let i = 0; i < els.length; i++) { tags[i] = els[i].tagName; shadowed = shadowed || !!els[i].shadowRoot; }
+  const roots = shadowed ? verity.shadowRoots() : [];
+  for (const root of roots) { tags.push('#shadow'); for (const el of root.querySelectorAll('*')) tags.push(el.tagName); }
+  const fields = verity.deepAll('input,textarea,select', roots)
     .map(e => e.type === 'checkbox' || e.type === 'radio' ? String(e.checked) : e.value);
-  return {url: location.href, structure: tags.join(','), fields: fields.join('\u0001'),
-          text: document.body ? document.body.innerText : ''};
+  return {url: location.href, structure: tags.join(','), fields: fields.join('\u0001'), text: verity.allText(roots)};
 };
 
 // What blocker detection needs that the readable text loses: headings, the visible text (the shown
 // text on a page of up to `shownLimit` characters of innerText, else the innerText), a password
 // field, a captcha widget (the common providers' frames and containers).
+// Open shadow roots count as the document: a wall drawn by a web component is a wall.
 verity.pageSigns = (limit, shownLimit) => {
   const shown = (el) => !el.checkVisibility || el.checkVisibility({visibilityProperty: true});
   const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
   // The main heading first (blocker detection reads the first as the page's own): the first
   // heading of the main content (<main>, role=main; its h1 if it has one), else the first h1, else
   // the first heading. A site's logo or a sidebar heading before the content is not what the page
-  // says it is. The others follow in page order.
-  const found = Array.from(document.querySelectorAll('h1,h2,h3')).filter(shown);
-  const main = document.querySelector('main, [role=main]');
+  // says it is. The others follow in page order. Open shadow roots count (verity.deepAll).
+  const roots = verity.shadowRoots();
+  const found = verity.deepAll('h1,h2,h3', roots).filter(shown);
+  const main = verity.deepAll('main, [role=main]', roots)[0];
   const inMain = main ? found.filter((h) => main.contains(h)) : [];
   const first = inMain.find((h) => h.tagName === 'H1') || inMain[0] || found.find((h) => h.tagName === 'H1') || found[0];
   const headings = (first ? [first, ...found.filter((h) => h !== first)] : found)
     .map(h => squash(h.innerText)).filter(Boolean).slice(0, 30);
-  const password = Array.from(document.querySelectorAll('input[type=password]')).some(shown);
-  const captcha = !!document.querySelector('iframe[src*="recaptcha"],iframe[src*="hcaptcha"],' +
+  const password = verity.deepAll('input[type=password]', roots).some(shown);
+  const captcha = verity.deepAll('iframe[src*="recaptcha"],iframe[src*="hcaptcha"],' +
     'iframe[src*="challenges.cloudflare.com"],.g-recaptcha,.h-captcha,.cf-turnstile,[data-sitekey],' +
-    '#captcha,.captcha,[id*="geetest"],[class*="geetest"],[class*="nc_wrapper"]');
-  const inner = document.body ? document.body.innerText : '';
+    '#captcha,.captcha,[id*="geetest"],[class*="geetest"],[class*="nc_wrapper"]', roots).length > 0;
+  const inner = verity.allText(roots);
   const source = inner.length <= shownLimit ? 'shown' : 'inner_text';
   const text = source === 'shown' ? verity.shownText() : inner;
   return {headings, password, captcha, text: text.slice(0, limit), source};
@@ -54,8 +83,9 @@ verity.pageSigns = (limit, shownLimit) => {
 
 // The signs of the document an element lives in (called on the element, in its frame's world):
 // a value read inside a frame is judged by the frame document it came from.
+// Its origin too: a srcdoc or about:blank frame's URL says nothing of where its content is from.
 verity.frameSigns = function (limit, shownLimit) {
-  return {...verity.pageSigns(limit, shownLimit), title: document.title, url: location.href};
+  return {...verity.pageSigns(limit, shownLimit), title: document.title, url: location.href, origin: location.origin};
 };
 
 // Everything prepare_page reads, in one JavaScript task: the HTML, URL, title, signs and
@@ -70,7 +100,7 @@ verity.pageReads = (visibleChars, shownLimit) => ({
 
 // Covers, for one capture, every field whose value and every text that shows one of the given
 // values with a black box (position: absolute in page coordinates, so a full-page capture is
-// covered too); returns how many boxes it drew. `unmaskSecrets` takes the boxes away.
+// covered too); returns how many boxes it drew. `unmaskSecrets` takes the boxes it drew away.
 verity.maskSecrets = function (values) {
   const boxes = [];
   const cover = (rect) => { if (rect.width > 0 && rect.height > 0) boxes.push(rect); };
@@ -99,9 +129,15 @@ verity.maskSecrets = function (values) {
     layer.appendChild(box);
   }
   document.documentElement.appendChild(layer);
+  // Kept in this (isolated) world: what is taken away after the capture is this layer, never an
+  // element the page marked the same way.
+  verity.maskLayers = [...(verity.maskLayers || []), layer];
   return boxes.length;
 };
-verity.unmaskSecrets = () => document.querySelectorAll('[data-verity-secret-mask]').forEach((layer) => layer.remove());
+verity.unmaskSecrets = () => {
+  (verity.maskLayers || []).forEach((layer) => layer.remove());
+  verity.maskLayers = [];
+};
 
 // The elements a seed-003 XPath scan lists: in the viewport or the whole document, `limit` at
 // most, each with its XPath, tag, text and box.

@@ -86,36 +86,43 @@ verity.shownText = (skipEditable = false) => {
   const parts = [];
   let lastBlock = null;
   const range = document.createRange();
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    if (node.nodeType === 1) {
-      if (node.tagName === 'BR') parts.push('\n');
-      continue;
+  // An open shadow root is walked where its host stands (a light child it does not slot has no
+  // box, so it is left out as it is not drawn).
+  const walk = (root) => {
+    if (root.shadowRoot) walk(root.shadowRoot);
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.nodeType === 1) {
+        if (node.tagName === 'BR') parts.push('\n');
+        if (node.shadowRoot) walk(node.shadowRoot);
+        continue;
+      }
+      if (!node.data.trim()) {
+        parts.push(' ');  // the space between two inline elements
+        continue;
+      }
+      const info = node.parentElement && drawn(node.parentElement);
+      if (!info) continue;
+      range.selectNodeContents(node);
+      if (!shownRects(range.getClientRects())) continue;
+      if (info.block !== lastBlock) parts.push('\n');
+      lastBlock = info.block;
+      parts.push(cased(node.data, info.transform));
     }
-    if (!node.data.trim()) {
-      parts.push(' ');  // the space between two inline elements
-      continue;
-    }
-    const info = node.parentElement && drawn(node.parentElement);
-    if (!info) continue;
-    range.selectNodeContents(node);
-    if (!shownRects(range.getClientRects())) continue;
-    if (info.block !== lastBlock) parts.push('\n');
-    lastBlock = info.block;
-    parts.push(cased(node.data, info.transform));
-  }
+  };
+  walk(document.body);
   return parts.join('');
 };
 
 // Whether the page shows `value` (whitespace collapsed on both sides), and the start of its
-// visible text for evidence. The page's innerText is looked at first: a text it lacks is not
-// shown, and that answer costs a fraction of walking every text node (0.03 s against 0.6 s on a
-// page of 88,000 nodes), which a wait that polls asks many times.
+// visible text for evidence. The page's text (its innerText and its open shadow roots') is looked
+// at first: a text it lacks is not shown, and that answer costs a fraction of walking every text
+// node (0.03 s against 0.6 s on a page of 88,000 nodes), which a wait that polls asks many times.
 // `editable: false`: text in contenteditable content does not count (see shownText).
 verity.textShown = (value, editable = true) => {
   const squash = (text) => (text || '').replace(/\s+/g, ' ').trim();
   const wanted = squash(value);
-  const all = squash(document.body ? document.body.innerText : '');
+  const all = squash(verity.allText());
   const shown = all.includes(wanted) && squash(verity.shownText(!editable)).includes(wanted);
   return {shown, text: all.slice(0, 300)};
 };

@@ -6,7 +6,9 @@ A frame, link, form or script may navigate to a scheme Chromium does not handle 
 scheme's handler instead. For Verity's own Chromium no handler can start (launch/desktop_handlers.py);
 what a page attempted is still evidence. Every such navigation is announced over CDP first, in any
 frame, with or without a gesture (measured on 156: `Page.frameRequestedNavigation` for an iframe's
-`mailto:` and `ssh:` sources, reason `initialFrameNavigation`), so each one becomes a
+`mailto:` and `ssh:` sources, reason `initialFrameNavigation`), and a window opened on one is
+announced to its opener (`Page.windowOpen`: measured for a clicked `window.open('mailto:...')`,
+which Chromium handed to xdg-open from the new window), so each one becomes a
 `BlockedRequest` of method `EXTERNAL_PROTOCOL` (kind `external_protocol` in verdict.json).
 """
 
@@ -38,7 +40,13 @@ class ExternalProtocolWatch:
     async def start(self, cdp: Any) -> None:
         cdp.on("Page.frameRequestedNavigation", self._on_navigation)
         cdp.on("Page.frameStartedNavigating", self._on_navigation)
+        # A window a page opens on such a URL (window.open, a target=_blank link or form) hands it
+        # over from a new target, before any watch of ours is attached there; the opener hears it.
+        cdp.on("Page.windowOpen", self._on_window_open)
         await cdp.send("Page.enable")
+
+    def _on_window_open(self, params: dict[str, Any]) -> None:
+        self._on_navigation({"url": params.get("url", ""), "frameId": "window-open", "reason": "window.open"})
 
     def _on_navigation(self, params: dict[str, Any]) -> None:
         url = str(params.get("url", ""))

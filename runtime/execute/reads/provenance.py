@@ -21,7 +21,8 @@ now (`page_fingerprint`: its identity and a hash of its content):
   read from it; its keywords are not asked again, as a page updating itself may drop them.
 
 A field read inside a frame is kept only when the frame's document passes the same judges
-(`judged_frames`; its keywords are the top document's to carry).
+(`judged_frames`; its keywords are the top document's to carry; a srcdoc or about:blank frame's
+domain is its embedder's origin).
 
 Each read's evidence carries a `provenance` record; extracted values keep theirs, and the final
 verdict of a completed run lists them.
@@ -168,14 +169,27 @@ def judged_frames(ctx: RunContext, state_id: str, read: dict[str, Any]) -> Docum
     login or captcha wall, an error, "not found"), but for the keywords, which the validated top
     document carries. None when every frame passes; else the read stops with the first blocker."""
     for name, signs in (read.get("frames") or {}).items():
-        observation = _observed_by_signs(state_id, str(signs.get("url") or ""), None, signs)
+        url = str(signs.get("url") or "")
+        observation = _observed_by_signs(state_id, _frame_source(ctx, url, str(signs.get("origin") or "")), None, signs)
         check = target_verdict(ctx, observation, keywords=False)
         if not check.valid:
             assert check.blocker_kind is not None
-            summary = f"{name} was read inside the frame {observation.url}, which is not a valid page"
+            summary = f"{name} was read inside the frame {url}, which is not a valid page"
             judged = TargetCheck(False, check.blocker_kind, f"{summary}: {check.reason}", {**check.evidence, "frame_of_field": name})
             return _blocked(ctx, state_id, judged, summary)
     return None
+
+
+def _frame_source(ctx: RunContext, url: str, origin: str) -> str:
+    """The URL a frame's domain is judged by. A srcdoc or about:blank frame holds what its embedder
+    wrote into it and shares the embedder's origin: that origin (or, for an opaque one, a sandboxed
+    frame's, the validated page) is where its content is from; its content is judged as any frame's."""
+    if url.partition("#")[0].partition("?")[0] not in ("about:srcdoc", "about:blank"):
+        return url
+    if origin.startswith(("http://", "https://")):
+        return f"{origin}/"
+    validated = ctx.page.validated
+    return validated.url if validated is not None else url
 
 
 def _observed_by_signs(

@@ -24,8 +24,10 @@ from runtime.plan.model import State
 async def act(ctx: RunContext, state: State) -> StepResult:
     params = ctx.values.params(state)
     timeout = ctx.timeout_for(state)
-    # The page acted on must be a validated document (reads/provenance.py), like any page read.
-    acted_on = await current_document(ctx, state.id, timeout, judge_changes=False)
+    # The page acted on must be a validated document (reads/provenance.py), like any page read; an
+    # act that reads values at the press reads the page as it is, so a page a script rewrote since
+    # validation (into a sign-in wall, say) is judged again first, as before an extract.
+    acted_on = await current_document(ctx, state.id, timeout, judge_changes=bool(params.get("read_at_press")))
     if acted_on.blocked is not None:
         return acted_on.blocked
     # Observe: a fresh snapshot binds refs to this tab and moment; the fingerprint is the "before".

@@ -14,7 +14,10 @@ from runtime.browser.vocabulary.observation import PageFingerprint, VerifyOutcom
 from runtime.browser.tab.tab import Tab
 
 async def fingerprint_of(tab: Tab) -> PageFingerprint:
-    """URL, DOM structure, form values and visible text of the tab's document, hashed."""
+    """URL, DOM structure, form values and visible text of the tab's document, hashed. A closed
+    shadow root attached since the last read is adopted first, so a wall drawn there after
+    validation changes the fingerprint as one drawn in the light DOM does."""
+    await tab.adopt_closed_roots()
     return fingerprint_from(await tab.call_script("fingerprint"), tab)
 
 

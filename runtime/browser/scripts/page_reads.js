@@ -15,13 +15,42 @@ verity.activeElement = () => document.activeElement || document.body || document
 // What observe shows above the snapshot: the URL, the title and the start of the text.
 verity.observeHead = (textChars) => [location.href, document.title, (document.body ? document.body.innerText : '').slice(0, textChars)];
 
-// Every open shadow root of the document, nested ones included, in document order: what
-// innerText, querySelectorAll and a TreeWalker of the document leave out (a web component's
-// content, or a sign-in wall a script puts in a shadow root attached to the body after validation).
+// The closed shadow roots the driver found through DevTools (runtime/browser/tab/closed_roots.py),
+// by host. Only the page's judgments read them (signs, keywords, shown text, the fingerprint):
+// locators and snapshots keep to open roots, as Playwright's do.
+verity.closedRoots = new Map();
+verity.adoptClosedRoot = function () { verity.closedRoots.set(this.host, this); };
+verity.rootOf = (el) => el.shadowRoot || verity.closedRoots.get(el) || null;
+
+// How many nodes of the document this world reaches as DevTools' DOM.performSearch counts them
+// for "<" (every element, and every text or comment holding "<"), through open and adopted
+// shadow roots and same-origin frames: fewer than DevTools counts means a closed root not yet read.
+verity.reachableNodes = () => {
+  const query = ".//*|.//text()[contains(., '<')]|.//comment()[contains(., '<')]";
+  let count = 0;
+  const scan = (root) => {
+    count += document.evaluate(`count(${query})`, root, null, XPathResult.NUMBER_TYPE, null).numberValue;
+    for (const el of root.querySelectorAll('*')) {
+      const shadow = verity.rootOf(el);
+      if (shadow) scan(shadow);
+      if ((el.tagName === 'IFRAME' || el.tagName === 'FRAME') && el.contentDocument) scan(el.contentDocument);
+    }
+  };
+  scan(document);
+  return count;
+};
+
+// Every open shadow root of the document, and every closed one adopted, nested ones included, in
+// document order: what innerText, querySelectorAll and a TreeWalker of the document leave out (a
+// web component's content, or a sign-in wall a script puts in a shadow root attached to the body
+// after validation).
 verity.shadowRoots = () => {
   const roots = [];
   const scan = (root) => {
-    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) { roots.push(el.shadowRoot); scan(el.shadowRoot); }
+    for (const el of root.querySelectorAll('*')) {
+      const shadow = verity.rootOf(el);
+      if (shadow) { roots.push(shadow); scan(shadow); }
+    }
   };
   scan(document);
   return roots;
@@ -46,6 +75,7 @@ verity.fingerprint = () => {
   const tags = new Array(els.length);
   let shadowed = false;
   for (let i = 0; i < els.length; i++) { tags[i] = els[i].tagName; shadowed = shadowed || !!els[i].shadowRoot; }
+  shadowed = shadowed || verity.closedRoots.size > 0;
   const roots = shadowed ? verity.shadowRoots() : [];
   for (const root of roots) { tags.push('#shadow'); for (const el of root.querySelectorAll('*')) tags.push(el.tagName); }
   const fields = verity.deepAll('input,textarea,select', roots)

@@ -39,7 +39,10 @@ async def adopt_closed_roots(cdp: Any, context_id: int) -> int:
         document = (await cdp.send("DOM.getDocument", {"depth": -1, "pierce": True}))["root"]
         adopted = 0
         for backend_id in _closed_roots(document):
-            node = await cdp.send("DOM.resolveNode", {"backendNodeId": backend_id, "executionContextId": context_id, "objectGroup": OBJECT_GROUP})
+            try:
+                node = await cdp.send("DOM.resolveNode", {"backendNodeId": backend_id, "executionContextId": context_id, "objectGroup": OBJECT_GROUP})
+            except Exception:  # noqa: BLE001 - a root the page removed since the DOM was read
+                continue
             await call_page_script(cdp, {"objectId": node["object"]["objectId"]}, "adoptClosedRoot", ())
             adopted += 1
         return adopted

@@ -72,6 +72,7 @@ class Tab:
         self.deadline: float = 0.0
         self.latest_snapshot: Snapshot | None = None
         self.worlds = FrameWorlds(cdp, lambda: self.documents.frame_id)
+        self._closed_roots_lock = asyncio.Lock()
         self.documents = DocumentTracker(tab_id, cdp)
         # What the latest act watches for its own effect (action_handlers/effects.py sets it).
         self.effect_watch: Any = None
@@ -144,7 +145,9 @@ class Tab:
     async def adopt_closed_roots(self) -> int:
         """Hand the top document's unread closed shadow roots to its isolated world, where the
         page's judgments read them (closed_roots.py); returns how many."""
-        return await self._in_live_worlds(lambda: self._adopt_in_top_world())
+        # One at a time: each search enables the DOM agent and disables it when done.
+        async with self._closed_roots_lock:
+            return await self._in_live_worlds(lambda: self._adopt_in_top_world())
 
     async def _adopt_in_top_world(self) -> int:
         return await adopt_closed_roots(self.cdp, await self.worlds.top_context())

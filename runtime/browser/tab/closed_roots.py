@@ -15,10 +15,13 @@ do.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from runtime.browser.tab.worlds import call_page_script
+from runtime.browser.tab.worlds import FrameWorlds, call_page_script
+from runtime.browser.vocabulary.document import DocumentIdentity
 
 # Every element's name starts with "", so DevTools' plain-text search for "<" (a start tag with no
 # name) matches every element of the composed tree.
@@ -26,16 +29,28 @@ EVERY_ELEMENT = "<"
 OBJECT_GROUP = "verity-closed-roots"
 
 
-async def adopt_closed_roots(cdp: Any, context_id: int) -> int:
-    """Hand the top document's unread closed shadow roots to its isolated world (`context_id`);
-    returns how many were adopted (0, after one search, on a page that has none unread)."""
+@dataclass(frozen=True)
+class NodeCounts:
+    """A document's nodes as DevTools' search counted them and as the isolated world reached them."""
+
+    searched: int
+    reached: int
+
+
+async def adopt_closed_roots(cdp: Any, context_id: int, last_read: NodeCounts | None = None) -> tuple[int, NodeCounts | None]:
+    """Hand the top document's unread closed shadow roots to its isolated world (`context_id`).
+    Returns how many were adopted, and the counts after a read of the whole DOM (None when none
+    was made). `last_read`, the counts after the last whole read of this document: when both
+    counts are still those, nothing has changed that the read could find (a closed root inside a
+    frame's document, or a frame of another origin in this process, keeps the counts apart for
+    good), and the DOM is not read again."""
     await cdp.send("DOM.enable", {})
     try:
         search = await cdp.send("DOM.performSearch", {"query": EVERY_ELEMENT, "includeUserAgentShadowDOM": False})
         await cdp.send("DOM.discardSearchResults", {"searchId": search["searchId"]})
-        reached = await call_page_script(cdp, {"executionContextId": context_id}, "reachableNodes", ())
-        if int(search["resultCount"]) <= int((reached.get("result") or {}).get("value") or 0):
-            return 0
+        counts = NodeCounts(int(search["resultCount"]), await _reached(cdp, context_id))
+        if counts.searched <= counts.reached or counts == last_read:
+            return 0, None
         document = (await cdp.send("DOM.getDocument", {"depth": -1, "pierce": True}))["root"]
         adopted = 0
         for backend_id in _closed_roots(document):
@@ -45,11 +60,37 @@ async def adopt_closed_roots(cdp: Any, context_id: int) -> int:
                 continue
             await call_page_script(cdp, {"objectId": node["object"]["objectId"]}, "adoptClosedRoot", ())
             adopted += 1
-        return adopted
+        return adopted, NodeCounts(counts.searched, await _reached(cdp, context_id) if adopted else counts.reached)
     finally:
         # The DOM agent is left as it was found: no node map kept, no mutation events sent.
         await cdp.send("DOM.disable", {})
         await cdp.send("Runtime.releaseObjectGroup", {"objectGroup": OBJECT_GROUP})
+
+
+class ClosedRoots:
+    """A tab's adoption of closed roots: one at a time (each search enables the DOM agent and
+    disables it when done), and the counts of the last whole read of its top document."""
+
+    def __init__(self, cdp: Any) -> None:
+        self._cdp = cdp
+        self._lock = asyncio.Lock()
+        self._read: tuple[DocumentIdentity, NodeCounts] | None = None
+
+    async def adopt(self, worlds: FrameWorlds, document: DocumentIdentity) -> int:
+        """Adopt the unread closed roots of `document`, the tab's top document; returns how many."""
+        async with self._lock:
+            last = self._read[1] if self._read is not None and self._read[0].same_document(document) else None
+            adopted, read = await adopt_closed_roots(self._cdp, await worlds.top_context(), last)
+            if read is not None:
+                self._read = (document, read)
+            return adopted
+
+
+async def _reached(cdp: Any, context_id: int) -> int:
+    """The isolated world's count (page_reads.js's `reachableNodes`); a failed count is 0, so the
+    DOM is read whole rather than a closed root left unread."""
+    reply = await call_page_script(cdp, {"executionContextId": context_id}, "reachableNodes", ())
+    return int((reply.get("result") or {}).get("value") or 0)
 
 
 def _closed_roots(document: dict[str, Any]) -> Iterator[int]:

@@ -2,8 +2,8 @@
 
 A page can draw what it shows (a sign-in wall, a quote) inside a closed shadow root, which no
 script sees, the driver's isolated world included. DevTools sees every root. Reading the whole
-pierced DOM (`DOM.getDocument` with `pierce`) costs 1.5 s on a page of 88,000 nodes, so it is
-asked only when a cheap count says there is something to find: `DOM.performSearch` for "<"
+pierced DOM (`DOM.getDocument` with `pierce`) costs 1.5 s on a page of 35,000 elements, so it
+is asked only when a cheap count says there is something to find: `DOM.performSearch` for "<"
 counts every element (and every text or comment holding "<") of the composed tree, closed roots
 included, in 0.03 s on that page; the isolated world counts what it reaches the same way
 (page_reads.js's `reachableNodes`). Equal counts: no closed root is unread, and nothing more is
@@ -37,22 +37,62 @@ class NodeCounts:
     reached: int
 
 
-async def adopt_closed_roots(cdp: Any, context_id: int, last_read: NodeCounts | None = None) -> tuple[int, NodeCounts | None]:
-    """Hand the top document's unread closed shadow roots to its isolated world (`context_id`).
-    Returns how many were adopted, and the counts after a read of the whole DOM (None when none
-    was made). `last_read`, the counts after the last whole read of this document: when both
-    counts are still those, nothing has changed that the read could find (a closed root inside a
-    frame's document, or a frame of another origin in this process, keeps the counts apart for
-    good), and the DOM is not read again."""
-    await cdp.send("DOM.enable", {})
+class ClosedRoots:
+    """A tab's adoption of closed roots: one at a time, and the counts of the last whole read of
+    its top document. The DOM agent stays enabled between searches (enabling it per search costs
+    two more round trips on every read) and is disabled after a whole read, which drops the node
+    map that read built: an enabled agent sends mutation events only for nodes it was given."""
+
+    def __init__(self, cdp: Any) -> None:
+        self._cdp = cdp
+        self._lock = asyncio.Lock()
+        self._enabled = False
+        self._read: tuple[DocumentIdentity, NodeCounts] | None = None
+
+    async def adopt(self, worlds: FrameWorlds, document: DocumentIdentity) -> int:
+        """Hand the unread closed shadow roots of `document`, the tab's top document, to its
+        isolated world; returns how many (0, after one search, on a page that has none unread).
+        When both counts are those of the last whole read of this document, nothing has changed
+        that a read could find (a closed root inside a frame's document, or a frame of another
+        origin in this process, keeps the counts apart for good): the DOM is not read again."""
+        async with self._lock:
+            cdp = self._cdp
+            context_id = await worlds.top_context()
+            search, reached = await asyncio.gather(self._search(), _reached(cdp, context_id))
+            await cdp.send("DOM.discardSearchResults", {"searchId": search["searchId"]})
+            counts = NodeCounts(int(search["resultCount"]), reached)
+            last = self._read[1] if self._read is not None and self._read[0].same_document(document) else None
+            if counts.searched <= counts.reached or counts == last:
+                return 0
+            try:
+                adopted = await _adopt_from_whole_dom(cdp, context_id)
+            finally:
+                await cdp.send("DOM.disable", {})
+                self._enabled = False
+            self._read = (document, NodeCounts(counts.searched, await _reached(cdp, context_id) if adopted else counts.reached))
+            return adopted
+
+
+    async def _search(self) -> dict[str, Any]:
+        """DevTools' count of the composed tree's nodes (`resultCount`) and its search id."""
+        params = {"query": EVERY_ELEMENT, "includeUserAgentShadowDOM": False}
+        if self._enabled:
+            try:
+                return await self._cdp.send("DOM.performSearch", params)  # type: ignore[no-any-return]
+            except Exception as exc:  # noqa: BLE001 - the agent was left disabled (a renderer swap)
+                if "not enabled" not in str(exc):
+                    raise
+        await self._cdp.send("DOM.enable", {})
+        self._enabled = True
+        return await self._cdp.send("DOM.performSearch", params)  # type: ignore[no-any-return]
+
+
+async def _adopt_from_whole_dom(cdp: Any, context_id: int) -> int:
+    """Read the whole DOM, closed roots included, and adopt each closed root of the top document
+    in the isolated world `context_id`; returns how many."""
+    document = (await cdp.send("DOM.getDocument", {"depth": -1, "pierce": True}))["root"]
+    adopted = 0
     try:
-        search = await cdp.send("DOM.performSearch", {"query": EVERY_ELEMENT, "includeUserAgentShadowDOM": False})
-        await cdp.send("DOM.discardSearchResults", {"searchId": search["searchId"]})
-        counts = NodeCounts(int(search["resultCount"]), await _reached(cdp, context_id))
-        if counts.searched <= counts.reached or counts == last_read:
-            return 0, None
-        document = (await cdp.send("DOM.getDocument", {"depth": -1, "pierce": True}))["root"]
-        adopted = 0
         for backend_id in _closed_roots(document):
             try:
                 node = await cdp.send("DOM.resolveNode", {"backendNodeId": backend_id, "executionContextId": context_id, "objectGroup": OBJECT_GROUP})
@@ -60,30 +100,9 @@ async def adopt_closed_roots(cdp: Any, context_id: int, last_read: NodeCounts | 
                 continue
             await call_page_script(cdp, {"objectId": node["object"]["objectId"]}, "adoptClosedRoot", ())
             adopted += 1
-        return adopted, NodeCounts(counts.searched, await _reached(cdp, context_id) if adopted else counts.reached)
     finally:
-        # The DOM agent is left as it was found: no node map kept, no mutation events sent.
-        await cdp.send("DOM.disable", {})
         await cdp.send("Runtime.releaseObjectGroup", {"objectGroup": OBJECT_GROUP})
-
-
-class ClosedRoots:
-    """A tab's adoption of closed roots: one at a time (each search enables the DOM agent and
-    disables it when done), and the counts of the last whole read of its top document."""
-
-    def __init__(self, cdp: Any) -> None:
-        self._cdp = cdp
-        self._lock = asyncio.Lock()
-        self._read: tuple[DocumentIdentity, NodeCounts] | None = None
-
-    async def adopt(self, worlds: FrameWorlds, document: DocumentIdentity) -> int:
-        """Adopt the unread closed roots of `document`, the tab's top document; returns how many."""
-        async with self._lock:
-            last = self._read[1] if self._read is not None and self._read[0].same_document(document) else None
-            adopted, read = await adopt_closed_roots(self._cdp, await worlds.top_context(), last)
-            if read is not None:
-                self._read = (document, read)
-            return adopted
+    return adopted
 
 
 async def _reached(cdp: Any, context_id: int) -> int:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from runtime.execute.acts.expectations import await_expectations
-from runtime.execute.acts.gestures import driver_call
+from runtime.execute.acts.gestures import driver_call, put_text
 from runtime.execute.acts.waits import wait_for
 from runtime.execute.agent.tool_outcome import ToolOutcome
 from runtime.execute.context.run_context import RunContext
@@ -85,6 +85,7 @@ async def _act(call: ToolCall, action: str, params: dict[str, Any], paths: list[
     hears which (a check by the box's state: one already checked is no effect, and still done)."""
     ctx = call.ctx
     described = params.get(action) if isinstance(params.get(action), (dict, str)) else action
+    ctx.browser.sent_data.put(put_text(action, params))  # before the page has it (EXEC-101)
     result = await ctx.browser.run_action("act", f"{action} {described}", driver_call(action, params, call.timeout, None, paths))
     if not result.ok:
         return ToolOutcome.from_error(result)

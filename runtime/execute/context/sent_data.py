@@ -1,0 +1,69 @@
+"""The data the run put into its pages, and the refused requests that carried some of it (EXEC-101).
+
+Acts note the text they are about to type or choose (`put`) before the page gets it, since the
+page may send it while the act runs (a `submit`). The browser session tells every request its
+policy refused (`heard`, a `RefusedSend`); the ones that carried the run's data wait here until a
+step claims them (`claim`, reads/refused_sends.py): that step fails with the refusal's kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from runtime.browser.tab.refused_sends import RefusedSend
+from runtime.execute.judges.sent_data import carried_values, normal, shown_url
+from runtime.secrets import Secrets
+
+
+@dataclass(frozen=True)
+class DataRefusal:
+    """A refused request and the run's values it carried (each as evidence may show it)."""
+
+    send: RefusedSend
+    carried: tuple[dict[str, str], ...]
+    url: str  # as evidence may show it
+
+    def evidence(self) -> dict[str, Any]:
+        send = self.send
+        return {
+            "url": self.url,
+            "method": send.method,
+            "resource_type": send.resource_type,
+            "carried": [dict(value) for value in self.carried],
+            "blocker_kind": send.blocker_kind.value,
+            "reason": send.reason,
+            "seen_by": send.seen_by,
+            "tab_id": send.tab_id,
+            "frame_id": send.frame_id,
+        }
+
+
+class RunSentData:
+    def __init__(self, secrets: Secrets) -> None:
+        self._secrets = secrets
+        self._texts: dict[str, str] = {}  # normal text -> how evidence may show it
+        self._unclaimed: list[DataRefusal] = []
+
+    def put(self, text: Any) -> None:
+        """The run is about to put `text` into a page (a secret is shown as its marker)."""
+        value = normal(str(text if text is not None else ""))
+        if value and value not in self._texts:
+            self._texts[value] = self._secrets.redact_text(" ".join(str(text).split()))
+
+    def heard(self, send: RefusedSend) -> None:
+        """The session's listener: keep a refused request that carried the run's data."""
+        # Every secret counts, typed by the run or not: only the run can have put it there.
+        texts = {**{normal(value): self._secrets.redact_text(value) for value in self._secrets.values()}, **self._texts}
+        carried = carried_values(send, texts)
+        if carried:
+            self._unclaimed.append(DataRefusal(send, tuple(carried), shown_url(send.url, self._secrets)))
+
+    def claim(self) -> list[DataRefusal]:
+        """The refusals of the run's data no step has failed for yet; from now on, claimed."""
+        claimed, self._unclaimed = self._unclaimed, []
+        return claimed
+
+    @property
+    def pending(self) -> int:
+        return len(self._unclaimed)

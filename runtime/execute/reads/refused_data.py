@@ -20,13 +20,17 @@ from runtime.plan.state_kinds import ACT, AGENT, EVALUATE, EXTRACT, VERIFY
 SHOWN_REFUSALS = 5
 # The recipe's steps that can fail as blocked; an observation's own chain judges pages, not acts.
 CLAIMING_KINDS = frozenset({ACT, AGENT, VERIFY, EXTRACT, EVALUATE})
+# A step that judged it failed on the page's word (done_when or an expectation unmet, an agent out
+# of turns): the refusal of its data is why, as a refused navigation is (states/agent.py).
+UNMET = frozenset({"unverified", "failed", "exhausted"})
 
 
 def fail_for_refused_data(ctx: RunContext, state: State, result: StepResult) -> StepResult:
-    """`result` when it failed already, or no refused request carried the run's data since the
-    last step claimed them (or the state cannot route a blocked outcome); else a `blocked` result
-    with the first such request's kind, and that request (and any others) as evidence."""
-    if not result.ok or state.kind not in CLAIMING_KINDS or not any(t.on == "blocked" for t in state.transitions):
+    """`result` when it failed for a reason of its own (an error, a blocker), or no refused request
+    carried the run's data since the last step claimed them (or the state cannot route a blocked
+    outcome); else a `blocked` result with the first such request's kind, and that request (and
+    any others) as evidence."""
+    if (not result.ok and result.outcome not in UNMET) or state.kind not in CLAIMING_KINDS or not any(t.on == "blocked" for t in state.transitions):
         return result
     refusals = ctx.browser.sent_data.claim()
     if not refusals:
@@ -42,5 +46,4 @@ def fail_for_refused_data(ctx: RunContext, state: State, result: StepResult) -> 
     }
     ctx.recovery.blocker = Blocker(state.id, kind, reason, evidence)
     ctx.findings.not_verified(state.id, kind.value)
-    ctx.findings.note_failure(f"{state.kind} {state.id}: {reason}", evidence)
     return StepResult("blocked", False, summary=f"{state.id} did not succeed: {reason}", blocker_kind=kind, thinking=result.thinking, evidence={**result.evidence, **evidence})

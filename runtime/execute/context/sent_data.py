@@ -66,4 +66,15 @@ class RunSentData:
 
     @property
     def pending(self) -> int:
+        """How many wait unclaimed: a mark for `since`."""
         return len(self._unclaimed)
+
+    def since(self, mark: int) -> list[DataRefusal]:
+        """The unclaimed refusals heard after `mark` (none are claimed while one act runs)."""
+        return self._unclaimed[mark:]
+
+    def describe(self, refusal: DataRefusal) -> str:
+        """One sentence: which request the fence refused, and which of the run's values it carried."""
+        send = refusal.send
+        values = ", ".join(repr(value["value"]) for value in refusal.carried)
+        return f"the fence refused {send.method} {refusal.url} ({send.resource_type}), which carried the run's data {values}: {send.reason}"

@@ -37,8 +37,7 @@ def fail_for_refused_data(ctx: RunContext, state: State, result: StepResult) -> 
         return result
     first = refusals[0]
     kind = first.send.blocker_kind
-    values = ", ".join(repr(value["value"]) for value in first.carried)
-    reason = f"the fence refused {first.send.method} {first.url} ({first.send.resource_type}), which carried the run's data {values}: {first.send.reason}"
+    reason = ctx.browser.sent_data.describe(first)
     evidence = {
         "refused_data": [refusal.evidence() for refusal in refusals[:SHOWN_REFUSALS]],
         "refused_data_count": len(refusals),

@@ -37,7 +37,7 @@ from runtime.browser.launch.reservation import ContextReservation
 from runtime.browser.session.storage import SessionStorage
 from runtime.browser.tab.tab import Tab
 from runtime.browser.session.tab_tracking import ACTIONS_THAT_MAY_OPEN_TABS, NetworkWatch, TabInfo, TabTracker
-from runtime.browser.tab.refused_sends import RefusedSend
+from runtime.browser.tab.sent_requests import SentRequest
 from runtime.browser.tab.top_frame import TopFrameBlock
 from runtime.browser.session.verbs import SessionVerbs, TabVerbs
 from runtime.policy import PROXY_BYPASS_LIST, OnBlocked, PolicyProxy, judge_url
@@ -182,9 +182,9 @@ class BrowserSession(SessionVerbs):
         """Hear every later change of the session's tabs (opened, navigated, closed, primary)."""
         self._tabs.listen(listener)
 
-    def listen_to_refused_sends(self, listener: Callable[[RefusedSend], None]) -> None:
+    def listen_to_sent_requests(self, listener: Callable[[SentRequest], None]) -> None:
         """Hear every later request of the session's tabs that the network policy refused."""
-        self._tabs.listen_to_refused_sends(listener)
+        self._tabs.listen_to_sent_requests(listener)
 
     def top_frame_blocks(self, tab_id: str | None = None) -> list[TopFrameBlock]:
         """The tab's (default: primary) refused top-frame navigations so far, oldest first;

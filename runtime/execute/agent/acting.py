@@ -102,7 +102,7 @@ async def _act(call: ToolCall, action: str, params: dict[str, Any], paths: list[
     if refused:
         # The page sent the run's data where the fence refused it: the act did not succeed,
         # whatever the page shows next (EXEC-101); the step fails for it unless it fails otherwise.
-        kind = refused[0].send.blocker_kind
+        kind = refused[0].kind
         return ToolOutcome.failed(kind.value, ctx.browser.sent_data.describe(refused[0]), refused=kind)
     response: dict[str, Any] = {"ok": True, "effect": effect, "seen": seen[:SEEN_CHARS]}
     for key in ("chosen", "uploaded", "selected_text"):

@@ -58,7 +58,7 @@ class BrowserAccess:
             self.current = await self._open_session()
             self.tabs.bind(self.current.primary_tab_id)
             self.current.listen_to_tabs(self.tabs.heard)
-            self.current.listen_to_refused_sends(self.sent_data.heard)
+            self.current.listen_to_sent_requests(self.sent_data.heard)
         return self.current
 
     async def verbs(self) -> SessionVerbs:

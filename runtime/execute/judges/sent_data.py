@@ -4,7 +4,9 @@ The run puts data into its pages: the text its acts type or choose (a recipe ste
 `select`, an agent's model typing or choosing) and its secrets. A request that carries any of it
 to an address the network policy refused is the page sending that data where the run may not go:
 the act that put it there did not succeed, whatever the page says next (EXEC-101). A refused
-request that carries none of it (an analytics pixel, an image) is only a refusal.
+request that carries none of it (an analytics pixel, an image) is only a refusal; so is one whose
+data an allowed address also received (a search term in the site's own results URL, copied into
+an off-domain analytics beacon with the page's address): the act's data got where it was going.
 
 A value is looked for in the URL (decoded: `a+b`, `a%20b`) and in the body (raw, and decoded as
 a form's body is), case and runs of spaces aside. A value shorter than SHORT_TEXT_CHARS ("2" in a
@@ -18,7 +20,7 @@ import json
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, unquote_plus, urlsplit
 
-from runtime.browser.tab.refused_sends import RefusedSend
+from runtime.browser.tab.sent_requests import SentRequest
 from runtime.secrets import Secrets, marker
 
 SHORT_TEXT_CHARS = 3
@@ -29,18 +31,20 @@ def normal(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def carried_values(send: RefusedSend, texts: dict[str, str]) -> list[dict[str, str]]:
-    """Which of `texts` (normal text -> how it may be shown) the refused request carried, and
-    where: `url` or `body`. Each value once, in the URL first."""
+def carried_values(send: SentRequest, texts: dict[str, str]) -> dict[str, dict[str, str]]:
+    """Which of `texts` (normal text -> how it may be shown) the request carried, by normal text:
+    how it is shown, and where (`url` or `body`; each value once, in the URL first)."""
+    if not texts:
+        return {}
     places = {
         "url": (normal(unquote_plus(send.url)), _fields(urlsplit(send.url).query)),
         "body": (normal(send.body) + "\n" + normal(unquote_plus(send.body)), _fields(send.body)),
     }
-    found: list[dict[str, str]] = []
+    found: dict[str, dict[str, str]] = {}
     for text, shown in texts.items():
         for where, (whole, fields) in places.items():
             if text in fields or (len(text) >= SHORT_TEXT_CHARS and text in whole):
-                found.append({"value": shown, "in": where})
+                found[text] = {"value": shown, "in": where}
                 break
     return found
 

@@ -36,7 +36,7 @@ def fail_for_refused_data(ctx: RunContext, state: State, result: StepResult) -> 
     if not refusals:
         return result
     first = refusals[0]
-    kind = first.send.blocker_kind
+    kind = first.kind
     reason = ctx.browser.sent_data.describe(first)
     evidence = {
         "refused_data": [refusal.evidence() for refusal in refusals[:SHOWN_REFUSALS]],

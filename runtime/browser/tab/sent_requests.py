@@ -1,5 +1,4 @@
-"""`RefusedSendWatch`: every request of one tab that the network policy refused, with what it
-would have carried (its URL, and its body where it had one).
+"""`SentRequestWatch`: what one tab's requests carried, and whether the network policy refused them.
 
 The policy proxy decides, but it cannot read what it refuses: an https request or a WebSocket
 shows it only a CONNECT to a host and port, and it refuses before any body arrives. The tab's own
@@ -10,14 +9,16 @@ Chromium 156):
   (`Ping`), an image, a form's submission as a `Document`), with its method and `postData` (or
   `postDataEntries`) when it has a body;
 - `Network.webSocketCreated`: a WebSocket's URL (its handshake is no `requestWillBeSent`);
-- `Network.loadingFailed` and `Network.responseReceived`: the end of a request the session's
-  judge allowed but the proxy refused all the same (a name that resolves to a private address),
-  matched with the proxy's log as `TopFrameWatch` does.
+- `Network.responseReceived`: an allowed address answered (the request was delivered), unless it
+  is the proxy's refusal (its header only points at it; the proxy's log says so, as for
+  `TopFrameWatch`); `Network.loadingFailed`: the end of a request the session's judge allowed but
+  the proxy refused all the same (a name that resolves to a private address).
 
 A request whose URL the session's judge refuses is refused as it is made: the proxy enforces that
-very judge. Each refusal goes to `record` once, as a `RefusedSend`; which of a run's values it
-carried is the executor's question (execute/judges/sent_data.py), since only the run knows what it
-put into the page. The body is kept in memory only, never shown: it may hold a secret.
+very judge. Each refused request, and each delivered one, goes to `record` once as a
+`SentRequest` (`blocker_kind` None when delivered). Which of a run's values it carried is the
+executor's question (execute/judges/sent_data.py), since only the run knows what it put into the
+page. The body is kept in memory only, never shown: it may hold a secret.
 """
 
 from __future__ import annotations
@@ -41,10 +42,11 @@ _PENDING = 256
 
 
 @dataclass(frozen=True)
-class RefusedSend:
-    """One refused request as the page made it. `resource_type` is CDP's (`Fetch`, `XHR`,
-    `Ping` for sendBeacon, `Image`, `Document`, `WebSocket` ...); `seen_by` is `judge` (refused as
-    it was made) or `proxy` (the proxy's own refusal). `body` is never shown anywhere."""
+class SentRequest:
+    """One request as the page made it, refused (`blocker_kind`) or delivered (None).
+    `resource_type` is CDP's (`Fetch`, `XHR`, `Ping` for sendBeacon, `Image`, `Document`,
+    `WebSocket` ...); `seen_by` is `judge` (refused as it was made), `proxy` (the proxy's own
+    refusal) or `response` (an allowed address answered). `body` is never shown anywhere."""
 
     tab_id: str
     frame_id: str
@@ -53,16 +55,16 @@ class RefusedSend:
     method: str
     resource_type: str
     body: str
-    blocker_kind: BlockerKind
+    blocker_kind: BlockerKind | None
     reason: str
     seen_by: str
     at: float
 
 
-class RefusedSendWatch:
-    """Follows one tab's requests; `record` gets each refused one once."""
+class SentRequestWatch:
+    """Follows one tab's requests; `record` gets each refused one, and each delivered one, once."""
 
-    def __init__(self, tab_id: str, judge: Judge, refusal_for: RefusalLookup, record: Callable[[RefusedSend], None]) -> None:
+    def __init__(self, tab_id: str, judge: Judge, refusal_for: RefusalLookup, record: Callable[[SentRequest], None]) -> None:
         self.tab_id = tab_id
         self._judge = judge
         self._refusal_for = refusal_for
@@ -106,7 +108,7 @@ class RefusedSendWatch:
         asked = "http" + url[2:] if url[:3].lower() == "ws:" else "https" + url[3:] if url[:4].lower() == "wss:" else url
         judgement = self._judge(asked)
         if not judgement.allowed and judgement.blocker_kind is not None:
-            self._refused(request_id, carried, judgement.blocker_kind, judgement.reason, "judge")
+            self._send(request_id, carried, judgement.blocker_kind, judgement.reason, "judge")
             return
         self._pending.pop(request_id, None)
         self._pending[request_id] = carried
@@ -114,9 +116,14 @@ class RefusedSendWatch:
             self._pending.pop(next(iter(self._pending)))
 
     def _on_response(self, params: dict[str, Any]) -> None:
+        request_id = str(params.get("requestId", ""))
         headers = {str(k).lower() for k in ((params.get("response") or {}).get("headers") or {})}
         if _BLOCKER_HEADER in headers:  # only a pointer: the proxy's log says whether it refused
-            self._ended(str(params.get("requestId", "")))
+            self._ended(request_id)
+            return
+        carried = self._pending.pop(request_id, None)
+        if carried is not None:  # an allowed address answered: what the request carried got there
+            self._send(request_id, carried, None, "", "response")
 
     def _on_failed(self, params: dict[str, Any]) -> None:
         self._ended(str(params.get("requestId", "")))
@@ -130,9 +137,9 @@ class RefusedSendWatch:
             return
         refusal = self._refusal_for(carried["url"])
         if refusal is not None:  # otherwise a failure that is no refusal (the host is down)
-            self._refused(request_id, carried, refusal.blocker_kind, refusal.reason, "proxy")
+            self._send(request_id, carried, refusal.blocker_kind, refusal.reason, "proxy")
 
-    def _refused(self, request_id: str, carried: dict[str, str], kind: BlockerKind, reason: str, seen_by: str) -> None:
+    def _send(self, request_id: str, carried: dict[str, str], kind: BlockerKind | None, reason: str, seen_by: str) -> None:
         if request_id in self._recorded:
             return
         self._recorded.add(request_id)
@@ -140,7 +147,7 @@ class RefusedSendWatch:
             self._recorded.clear()  # ids are unique per tab: forgetting old ones repeats nothing
             self._recorded.add(request_id)
         self._record(
-            RefusedSend(
+            SentRequest(
                 self.tab_id, carried["frame"], request_id, carried["url"], carried["method"], carried["type"],
                 carried["body"], kind, reason, seen_by, time.time(),
             )

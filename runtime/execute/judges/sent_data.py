@@ -9,14 +9,15 @@ data an allowed address also received (a search term in the site's own results U
 an off-domain analytics beacon with the page's address): the act's data got where it was going.
 
 A value is looked for in the URL (decoded: `a+b`, `a%20b`) and in the body (raw, and decoded as
-a form's body is), case and runs of spaces aside. A value shorter than SHORT_TEXT_CHARS ("2" in a
-quantity box) counts only as a whole field of the request: a query or form parameter, a line of a
-multipart body, a JSON string or number; as a part of one it says nothing.
+a form's body is), case and runs of spaces aside, and not as a part of a longer ASCII word or
+number. A value shorter than SHORT_TEXT_CHARS ("2" in a quantity box) counts only as a whole field
+of the request: a query or form parameter, a line of a multipart body, a JSON string or number.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, unquote_plus, urlsplit
 
@@ -43,10 +44,15 @@ def carried_values(send: SentRequest, texts: dict[str, str]) -> dict[str, dict[s
     found: dict[str, dict[str, str]] = {}
     for text, shown in texts.items():
         for where, (whole, fields) in places.items():
-            if text in fields or (len(text) >= SHORT_TEXT_CHARS and text in whole):
+            if text in fields or (len(text) >= SHORT_TEXT_CHARS and _within(text, whole)):
                 found[text] = {"value": shown, "in": where}
                 break
     return found
+
+
+def _within(text: str, whole: str) -> bool:
+    """`text` in `whole`, not as a part of a longer ASCII word or number ("abc" is not in "abcdef")."""
+    return re.search(rf"(?<![0-9a-z]){re.escape(text)}(?![0-9a-z])", whole) is not None
 
 
 def shown_url(url: str, secrets: Secrets) -> str:

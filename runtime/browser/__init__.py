@@ -17,7 +17,8 @@ Each layer is a folder and imports only the ones below it (tests/architecture pr
 - `tab/`: one page: `tab` (refs, snapshots, calls to the page scripts), `worlds` (its isolated
   worlds), `snapshot_capture` and `snapshot_pages`, `snapshot_tree` (the accessibility tree a
   model reads, across frames), `locate`, `document_tracking`, and
-  `top_frame`: which navigations of its top frame the network policy refused.
+  `top_frame`: which navigations of its top frame the network policy refused, and
+  `sent_requests`: what each of its requests carried, and whether the policy refused it.
 - `action_handlers/`: the catalog, one handler per action name, grouped by job (navigation,
   waiting, read, gestures and their effects, field_reads, checks, recipe_scripts, tree_reads),
   built on tab.

@@ -20,6 +20,7 @@ from typing import Any
 
 from runtime.execute.context.recovery import FailedStep
 from runtime.execute.context.run_context import RunContext
+from runtime.execute.reads.refused_data import fail_for_refused_data
 from runtime.execute.states import HANDLERS
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.outcomes import BlockerKind, StopReason
@@ -199,7 +200,8 @@ class PlanWalk:
             ctx.tools.authorize(state.tool, state.id)
         if uses_tool and state.needs_approval:
             await ctx.tools.approve_state(state, ctx.values.params(state))
-        result = await HANDLERS[state.kind](ctx, state)
+        # A step whose run data the fence refused did not succeed, whatever its handler judged.
+        result = fail_for_refused_data(ctx, state, await HANDLERS[state.kind](ctx, state))
         if checked:
             assert state.tool is not None
             ctx.guard.on_settled(state.tool, result.ok)

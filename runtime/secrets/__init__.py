@@ -28,6 +28,7 @@ import threading
 import weakref
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 MARK_OPEN, MARK_CLOSE = "«secret:", "»"
 ENV_PREFIX = "@env:"
@@ -154,11 +155,25 @@ class Secrets:
         _LIVE.discard(self)
 
 
+# The characters each way of writing a value into a URL leaves as they are: RFC 3986's unreserved
+# set (Python's quote), encodeURIComponent's, and the form encoding of a GET form, URLSearchParams
+# and sendBeacon's bodies (where a space is also '+').
+_URL_SAFE = ("", "!'()*", "*")
+
+
 def _escaped_forms(text: str) -> list[str]:
     forms = {text}
     for ascii_only in (False, True):
         once = json.dumps(text, ensure_ascii=ascii_only)[1:-1]
         forms |= {once, json.dumps(once, ensure_ascii=ascii_only)[1:-1]}
+    # The value inside a URL or a form body, percent-encoded as a browser or a script writes it
+    # (upper-case hex; lower-case too, as some scripts write it): a refused URL in an event, a
+    # request body in the evidence (SECRET-007).
+    for safe in _URL_SAFE:
+        for plain in (quote(text, safe=safe), quote_plus(text, safe=safe)):
+            # A browser's form encoding writes '~' as %7E; Python's quote never does.
+            for encoded in {plain, plain.replace("~", "%7E")}:
+                forms |= {encoded, re.sub(r"%[0-9A-F]{2}", lambda pair: pair.group(0).lower(), encoded)}
     return sorted(forms)
 
 

@@ -37,6 +37,7 @@ from runtime.browser.launch.reservation import ContextReservation
 from runtime.browser.session.storage import SessionStorage
 from runtime.browser.tab.tab import Tab
 from runtime.browser.session.tab_tracking import ACTIONS_THAT_MAY_OPEN_TABS, NetworkWatch, TabInfo, TabTracker
+from runtime.browser.tab.sent_requests import SentRequest
 from runtime.browser.tab.top_frame import TopFrameBlock
 from runtime.browser.session.verbs import SessionVerbs, TabVerbs
 from runtime.policy import PROXY_BYPASS_LIST, OnBlocked, PolicyProxy, judge_url
@@ -180,6 +181,10 @@ class BrowserSession(SessionVerbs):
     def listen_to_tabs(self, listener: Callable[[TabEvent], None]) -> None:
         """Hear every later change of the session's tabs (opened, navigated, closed, primary)."""
         self._tabs.listen(listener)
+
+    def listen_to_sent_requests(self, listener: Callable[[SentRequest], None]) -> None:
+        """Hear every later request of the session's tabs that the network policy refused."""
+        self._tabs.listen_to_sent_requests(listener)
 
     def top_frame_blocks(self, tab_id: str | None = None) -> list[TopFrameBlock]:
         """The tab's (default: primary) refused top-frame navigations so far, oldest first;

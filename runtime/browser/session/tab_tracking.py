@@ -17,7 +17,8 @@ flushes any event sent before it. So `opened_since_mark()` knows every tab an ac
 without waiting for time to pass.
 
 With a judge (the session has a network policy) each tab also gets a `TopFrameWatch`: which
-navigations of its top frame the policy refused.
+navigations of its top frame the policy refused; and a `SentRequestWatch`: every request of its
+frames the policy refused, with what it carried, told to each `listen_to_sent_requests` listener.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from runtime.browser.launch.browser import Browser
 from runtime.browser.vocabulary.observation import TabEvent
 from runtime.browser.tab.tab import Tab, TabHooks
 from runtime.browser.tab.external_protocols import ExternalProtocolWatch
+from runtime.browser.tab.sent_requests import SentRequest, SentRequestWatch
 from runtime.browser.tab.top_frame import Judge, RefusalLookup, TopFrameBlock, TopFrameWatch
 from runtime.policy import BlockedRequest
 
@@ -82,6 +84,7 @@ class TabTracker:
         self._session_id = session_id
         self._browser = browser
         self._listeners: list[Callable[[TabEvent], None]] = [on_tab_event] if on_tab_event is not None else []
+        self._sent_listeners: list[Callable[[SentRequest], None]] = []
         self._network = network
         self._context_id: str | None = None
         self._tabs: dict[str, Tab] = {}
@@ -113,6 +116,14 @@ class TabTracker:
     def listen(self, listener: Callable[[TabEvent], None]) -> None:
         """Hear every later tab change too."""
         self._listeners.append(listener)
+
+    def listen_to_sent_requests(self, listener: Callable[[SentRequest], None]) -> None:
+        """Hear every later request of any tab that the network policy refused."""
+        self._sent_listeners.append(listener)
+
+    def _sent_request(self, send: SentRequest) -> None:
+        for listener in self._sent_listeners:
+            listener(send)
 
     def stop_watching(self) -> None:
         """Adopt no more tabs (the context is closing)."""
@@ -272,6 +283,7 @@ class TabTracker:
             await watch.start(tab.cdp)
             self._top_frames[tab.tab_id] = watch
             await ExternalProtocolWatch(self._network.record_external).start(tab.cdp)
+            await SentRequestWatch(tab.tab_id, self._network.judge, self._network.refusal_for, self._sent_request).start(tab.cdp)
         return tab
 
     def _register(self, tab: Tab, *, announce: bool, url: str = "") -> None:

@@ -39,6 +39,11 @@ def default_expect(action: str, params: dict[str, Any]) -> dict[str, Any] | None
     return checked if action == "check" else {"not": checked}
 
 
+def put_text(action: str, params: dict[str, Any]) -> str | None:
+    """The text the act puts into the page (typed, or an option chosen), else None."""
+    return {"type": params.get("text"), "select": params.get("value")}.get(action)
+
+
 def driver_call(action: str, params: dict[str, Any], timeout: int, baseline: int | None = None, paths: list[str] | None = None) -> DriverCall:
     """The driver call of the act `params` make; `paths` are an upload's files, already allowed."""
     target = params.get(action)

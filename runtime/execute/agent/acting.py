@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from runtime.execute.acts.expectations import await_expectations
-from runtime.execute.acts.gestures import driver_call
+from runtime.execute.acts.gestures import driver_call, put_text
 from runtime.execute.acts.waits import wait_for
 from runtime.execute.agent.tool_outcome import ToolOutcome
 from runtime.execute.context.run_context import RunContext
@@ -85,6 +85,8 @@ async def _act(call: ToolCall, action: str, params: dict[str, Any], paths: list[
     hears which (a check by the box's state: one already checked is no effect, and still done)."""
     ctx = call.ctx
     described = params.get(action) if isinstance(params.get(action), (dict, str)) else action
+    ctx.browser.sent_data.put(put_text(action, params))  # before the page has it (EXEC-101)
+    refused_before = ctx.browser.sent_data.pending
     result = await ctx.browser.run_action("act", f"{action} {described}", driver_call(action, params, call.timeout, None, paths))
     if not result.ok:
         return ToolOutcome.from_error(result)
@@ -96,6 +98,12 @@ async def _act(call: ToolCall, action: str, params: dict[str, Any], paths: list[
         checks = await await_expectations(ctx, None, "", call.timeout, tuple(f"opened tab {url}" for url in opened))
         effect = all(check.passed for check in checks)
         seen = "; ".join(check.message or str(check.observed) for check in checks)
+    refused = ctx.browser.sent_data.since(refused_before)
+    if refused:
+        # The page sent the run's data where the fence refused it: the act did not succeed,
+        # whatever the page shows next (EXEC-101); the step fails for it unless it fails otherwise.
+        kind = refused[0].kind
+        return ToolOutcome.failed(kind.value, ctx.browser.sent_data.describe(refused[0]), refused=kind)
     response: dict[str, Any] = {"ok": True, "effect": effect, "seen": seen[:SEEN_CHARS]}
     for key in ("chosen", "uploaded", "selected_text"):
         if key in result.data:

@@ -43,6 +43,7 @@ class TypedValues:
             self.pressed = self.pressed + pressed if len(pressed) == 1 else ""
             if self.pressed.strip():
                 self.texts.add(_normal(self.pressed))
+                self.ctx.browser.sent_data.put(self.pressed)  # what key by key typed, for EXEC-101
             return
         key = TYPING_TOOLS.get(tool)
         if key is None:

@@ -25,6 +25,7 @@ from runtime.events import ArtifactStored, EventLog, ToolUsed
 from runtime.execute.context.action_ids import ActionIds
 from runtime.execute.context.network import PathRefusal
 from runtime.execute.context.run_tabs import PageState, RunTabs
+from runtime.execute.context.sent_data import RunSentData
 from runtime.execute.step_outcome import RunStopped
 from runtime.execute.record.step_record import StepRecorder
 from runtime.execute.judges.target_check import PageObservation
@@ -46,6 +47,8 @@ class BrowserAccess:
         # Every URL this run asked to open or landed on; a replan does not follow them again.
         self.opened_urls: set[str] = set()
         self.tabs = RunTabs(events, lambda: recorder.record.state_id if recorder.record is not None else "")
+        # What the run put into its pages, and the refused requests that carried it (EXEC-101).
+        self.sent_data = RunSentData(events.secrets)
 
     def new_action_id(self, name: str) -> str:
         return self.action_ids.new(name)
@@ -55,6 +58,7 @@ class BrowserAccess:
             self.current = await self._open_session()
             self.tabs.bind(self.current.primary_tab_id)
             self.current.listen_to_tabs(self.tabs.heard)
+            self.current.listen_to_sent_requests(self.sent_data.heard)
         return self.current
 
     async def verbs(self) -> SessionVerbs:

@@ -28,6 +28,7 @@ from runtime.execute.judges.conditions import check_all, describe_condition, des
 from runtime.execute.context.recovery import Blocker
 from runtime.execute.context.run_context import RunContext
 from runtime.execute.reads.provenance import READ_ATTEMPTS, read_from
+from runtime.execute.reads.refused_data import fail_for_refused_data
 from runtime.execute.step_outcome import RunStopped, StepResult
 from runtime.llm import ChatMessage, LlmDelta, LlmDone, LlmError, LlmToolCall, LlmUsage, build_agent_prompt
 from runtime.outcomes import StopReason
@@ -54,6 +55,9 @@ async def agent(ctx: RunContext, state: State) -> StepResult:
         result = await loop.run()
     finally:
         await gateway.aclose()
+    # Judged before the action cache learns the path: a path that sent the run's data where the
+    # fence refused it is no path to keep (EXEC-101).
+    result = fail_for_refused_data(ctx, state, result)
     if replay is not None:
         result.evidence["action_cache"] = replay.facts
     await cached.learn(result, replay, [turn.record() for turn in loop.turns])

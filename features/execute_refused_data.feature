@@ -1,0 +1,33 @@
+Feature: An act whose own data the fence refused did not succeed
+  A page may send what a step typed with fetch, sendBeacon or a WebSocket instead of a
+  navigation, to an address the recipe does not allow. The fence refuses the request, and the
+  page may still say "sent". The step that put the data there did not succeed, whatever the page
+  says; a refused request that carries none of the run's data (an analytics pixel), or only a copy
+  of data an allowed address received too, is only that.
+  The pages are the agent corpus's probe pages (tests/fixtures/agent_corpus/pages/probe).
+
+  @EXEC-101
+  Scenario: The fence refused what the agent's model typed, sent in a fetch's body
+    Given the agent corpus site
+    When the agent model types a token on "/probe/fetch-sent.html" and sends it
+    Then the run ends "replans_exhausted" with blocker kind "domain_not_allowed"
+    And the step's evidence names the refused POST request and the token it carried
+
+  @EXEC-102
+  Scenario Outline: A refused pixel that carries <what> is only a refusal
+    Given the agent corpus site
+    When the plan step types a token on "<page>" and sends it
+    Then the run completes, and the fence refused the pixel
+
+    Examples:
+      | what                                              | page                         |
+      | none of the run's data                            | /probe/analytics-sent.html   |
+      | a copy of the token the site itself received      | /probe/search-then-pixel.html |
+
+  @EXEC-101 @EXEC-103
+  Scenario: The fence refused the secret a plan step typed, sent in a GET's query
+    Given the agent corpus site
+    When the plan step types a secret token on "/probe/query-sent.html" and sends it
+    Then the run ends "replans_exhausted" with blocker kind "domain_not_allowed"
+    And the step's evidence names the refused GET request and the token it carried
+    And no file of the run holds the secret's value

@@ -2,8 +2,9 @@ Feature: An act whose own data the fence refused did not succeed
   A page may send what a step typed with fetch, sendBeacon or a WebSocket instead of a
   navigation, to an address the recipe does not allow. The fence refuses the request, and the
   page may still say "sent". The step that put the data there did not succeed, whatever the page
-  says; a refused request that carries none of the run's data (an analytics pixel), or only a copy
-  of data an allowed address received too, is only that.
+  says; a refused request that carries none of the run's data (an analytics pixel), only a copy
+  of data an allowed address received too, or what a page sent while the run was only typing (a
+  keylogger), is only that.
   The pages are the agent corpus's probe pages (tests/fixtures/agent_corpus/pages/probe).
 
   @EXEC-101
@@ -23,6 +24,7 @@ Feature: An act whose own data the fence refused did not succeed
       | what                                              | page                         |
       | none of the run's data                            | /probe/analytics-sent.html   |
       | a copy of the token the site itself received      | /probe/search-then-pixel.html |
+      | the token as it is typed, sent by a keylogger     | /probe/keylogger-sent.html   |
 
   @EXEC-101 @EXEC-103
   Scenario: The fence refused the secret a plan step typed, sent in a GET's query

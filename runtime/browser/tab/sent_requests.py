@@ -59,6 +59,8 @@ class SentRequest:
     reason: str
     seen_by: str
     at: float
+    # time.monotonic() when the request was heard being made: which act of the run it came during.
+    made: float = 0.0
 
 
 class SentRequestWatch:
@@ -69,7 +71,7 @@ class SentRequestWatch:
         self._judge = judge
         self._refusal_for = refusal_for
         self._record = record
-        self._pending: dict[str, dict[str, str]] = {}  # requestId -> what the request carried
+        self._pending: dict[str, dict[str, Any]] = {}  # requestId -> what the request carried
         self._recorded: set[str] = set()
 
     async def start(self, cdp: Any) -> None:
@@ -91,6 +93,7 @@ class SentRequestWatch:
             "type": str(params.get("type", "Other")),
             "frame": str(params.get("frameId", "")),
             "body": _body_of(request),
+            "made": time.monotonic(),
         }
         request_id = str(params.get("requestId", ""))
         # A redirect hop reuses the request id: the hop is judged as a request of its own.
@@ -100,9 +103,10 @@ class SentRequestWatch:
     def _on_websocket(self, params: dict[str, Any]) -> None:
         url = str(params.get("url", ""))
         if url.lower().startswith(_NETWORK_SCHEMES):
-            self._judged(str(params.get("requestId", "")), {"url": url, "method": "GET", "type": "WebSocket", "frame": "", "body": ""})
+            carried = {"url": url, "method": "GET", "type": "WebSocket", "frame": "", "body": "", "made": time.monotonic()}
+            self._judged(str(params.get("requestId", "")), carried)
 
-    def _judged(self, request_id: str, carried: dict[str, str]) -> None:
+    def _judged(self, request_id: str, carried: dict[str, Any]) -> None:
         url = carried["url"]
         # The same host rules hold for a WebSocket; only the scheme differs.
         asked = "http" + url[2:] if url[:3].lower() == "ws:" else "https" + url[3:] if url[:4].lower() == "wss:" else url
@@ -139,7 +143,7 @@ class SentRequestWatch:
         if refusal is not None:  # otherwise a failure that is no refusal (the host is down)
             self._send(request_id, carried, refusal.blocker_kind, refusal.reason, "proxy")
 
-    def _send(self, request_id: str, carried: dict[str, str], kind: BlockerKind | None, reason: str, seen_by: str) -> None:
+    def _send(self, request_id: str, carried: dict[str, Any], kind: BlockerKind | None, reason: str, seen_by: str) -> None:
         if request_id in self._recorded:
             return
         self._recorded.add(request_id)
@@ -149,7 +153,7 @@ class SentRequestWatch:
         self._record(
             SentRequest(
                 self.tab_id, carried["frame"], request_id, carried["url"], carried["method"], carried["type"],
-                carried["body"], kind, reason, seen_by, time.time(),
+                carried["body"], kind, reason, seen_by, time.time(), carried["made"],
             )
         )
 

@@ -44,6 +44,15 @@ def put_text(action: str, params: dict[str, Any]) -> str | None:
     return {"type": params.get("text"), "select": params.get("value")}.get(action)
 
 
+def only_types(action: str, params: dict[str, Any]) -> bool:
+    """Whether the act only types or chooses: a type without `submit`, a select, a key of text
+    pressed. Anything else may submit (a click, Enter, `submit: true`): RunSentData.typing."""
+    if action == "press":
+        key = str(params.get("press") or "")
+        return len(key) == 1 and key.isprintable()
+    return action == "select" or (action == "type" and not params.get("submit"))
+
+
 def driver_call(action: str, params: dict[str, Any], timeout: int, baseline: int | None = None, paths: list[str] | None = None) -> DriverCall:
     """The driver call of the act `params` make; `paths` are an upload's files, already allowed."""
     target = params.get(action)

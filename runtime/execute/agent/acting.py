@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from runtime.execute.acts.expectations import await_expectations
-from runtime.execute.acts.gestures import driver_call, put_text
+from runtime.execute.acts.gestures import driver_call, only_types, put_text
 from runtime.execute.acts.waits import wait_for
 from runtime.execute.agent.tool_outcome import ToolOutcome
 from runtime.execute.context.run_context import RunContext
@@ -87,7 +87,8 @@ async def _act(call: ToolCall, action: str, params: dict[str, Any], paths: list[
     described = params.get(action) if isinstance(params.get(action), (dict, str)) else action
     ctx.browser.sent_data.put(put_text(action, params))  # before the page has it (EXEC-101)
     refused_before = ctx.browser.sent_data.pending
-    result = await ctx.browser.run_action("act", f"{action} {described}", driver_call(action, params, call.timeout, None, paths))
+    with ctx.browser.sent_data.typing(only_types(action, params)):
+        result = await ctx.browser.run_action("act", f"{action} {described}", driver_call(action, params, call.timeout, None, paths))
     if not result.ok:
         return ToolOutcome.from_error(result)
     opened = [str(tab.get("url")) for tab in result.data.get("opened_tabs") or []]

@@ -4,10 +4,20 @@ Acts note the text they are about to type or choose (`put`) before the page gets
 page may send it while the act runs (a `submit`). The browser session tells every request its
 policy refused (`heard`, a `SentRequest`); the ones that carried the run's data wait here until a
 step claims them (`claim`, reads/refused_sends.py): that step fails with the refusal's kind.
+
+A request the page made while the run was typing or choosing (`typing`: a type act without
+`submit`, a select, a key of text pressed) is not the act's own send, so it is left out. Typing
+sends nothing: what a page sends as text is typed is the page's doing (a keylogger, an autosave,
+a suggestion box), which the fence stops and the blocked requests record, while the act itself
+did what it was asked. A submission (a click, Enter, `submit: true`) is not typing, and a refused
+request made during one is the act's own send.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,12 +56,36 @@ class DataRefusal:
         }
 
 
+# The typing spans kept: a refusal is heard soon after its request was made.
+_TYPING_SPANS = 64
+
+
 class RunSentData:
     def __init__(self, secrets: Secrets) -> None:
         self._secrets = secrets
         self._texts: dict[str, str] = {}  # normal text -> how evidence may show it
         self._unclaimed: list[DataRefusal] = []
         self._delivered: set[str] = set()  # normal texts an allowed address received
+        # time.monotonic() spans of the run's typing acts: [start, end], end None while one runs.
+        self._typing: list[list[float | None]] = []
+
+    @contextmanager
+    def typing(self, typing: bool = True) -> Iterator[None]:
+        """Around an act that only types or chooses (`typing`): the requests the page makes
+        meanwhile are not its send (module docstring). Nothing when `typing` is false."""
+        if not typing:
+            yield
+            return
+        span: list[float | None] = [time.monotonic(), None]
+        self._typing.append(span)
+        try:
+            yield
+        finally:
+            span[1] = time.monotonic()
+            del self._typing[:-_TYPING_SPANS]
+
+    def _made_while_typing(self, made: float) -> bool:
+        return any(start is not None and start <= made and (end is None or made <= end) for start, end in self._typing)
 
     def put(self, text: Any) -> None:
         """The run is about to put `text` into a page (a secret is shown as its marker)."""
@@ -68,6 +102,8 @@ class RunSentData:
             return
         if send.blocker_kind is None:
             self._delivered.update(carried)
+            return
+        if self._made_while_typing(send.made):
             return
         self._unclaimed.append(DataRefusal(send, tuple(carried.values()), shown_url(send.url, self._secrets), frozenset(carried)))
 

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from runtime.execute.acts.expectations import await_expectations
-from runtime.execute.acts.gestures import TARGETED, act_action, default_expect, driver_call, put_text
+from runtime.execute.acts.gestures import TARGETED, act_action, default_expect, driver_call, only_types, put_text
 from runtime.execute.judges.conditions import expectation_conditions
 from runtime.execute.context.run_context import RunContext
 from runtime.execute.reads.provenance import current_document
@@ -49,7 +49,8 @@ async def act(ctx: RunContext, state: State) -> StepResult:
         return StepResult("error", False, summary=f"upload refused: {refused}", error="upload_refused", evidence={"files": params.get("files")})
     # Before the page has it: a page may send what is typed while the act still runs.
     ctx.browser.sent_data.put(put_text(action_name, params))
-    acted = await ctx.browser.run_action("act", f"{action_name} {described_action}", driver_call(action_name, params, timeout, baseline, paths))
+    with ctx.browser.sent_data.typing(only_types(action_name, params)):
+        acted = await ctx.browser.run_action("act", f"{action_name} {described_action}", driver_call(action_name, params, timeout, baseline, paths))
     after = await ctx.browser.fingerprint(timeout) if acted.ok else before
     signature_target = json.dumps(
         {"action": action_name, "target": target, "value": params.get("text") or params.get("value") or params.get("press") or params.get("to")}, sort_keys=True

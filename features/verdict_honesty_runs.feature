@@ -49,6 +49,14 @@ Feature: Every honesty corpus case ends as its label says when it really runs
     And no benign case fails
     And every case ends with its labelled stop reason, blocker kind, evidence and values
 
+  @BROWSER-078
+  Scenario: A wall or a quote a page draws in a closed shadow root is judged as the page it shows
+    Given the honesty corpus's "closed-shadow-" cases
+    When every case runs in Chromium against the corpus site
+    Then no case ends completed against its label
+    And no benign case fails
+    And every case ends with its labelled stop reason, blocker kind, evidence and values
+
   @VERDICT-032
   Scenario: A value read inside a srcdoc frame is judged by the frame's content and its embedder's origin
     Given the honesty corpus's "srcdoc-" cases

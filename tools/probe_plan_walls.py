@@ -9,9 +9,10 @@ page shows up in its log. Run:
     /work/bin/chromium-slot uv run --frozen --no-sync python tools/probe_plan_walls.py [ID_PREFIX...]
 
 Prints one line per probe: expected, observed, and what was blocked; exits 1 when one differs.
-Two differ on purpose, gaps left open (the wave-8 report): a sign-in wall in a closed shadow root
-(closed-shadow-at-load), and a popup that hands a mailto: URL over from its own head script before
-the run attaches to it (ext-popup-hands-off: no program starts, but no attempt is recorded).
+One differs on purpose, a gap left open (the wave-8 report): a popup that hands a mailto: URL
+over from its own head script before the run attaches to it (ext-popup-hands-off: no program
+starts, but no attempt is recorded). Closed shadow roots' walls (closed-*, late-closed-*) are
+judged since BROWSER-078.
 """
 
 from __future__ import annotations
@@ -87,6 +88,11 @@ PROBES = (
     Probe("late-closed-shadow", "late-closed-shadow.html", WALL, middle='  - wait: {until: {title_includes: "Sign in"}}\n'),
     Probe("closed-shadow-at-load", "closed-shadow-at-load.html", WALL),
     Probe("closed-shadow-benign", "closed-shadow-benign.html", ("completed", None), "Q-1015"),
+    # Wave 8, closed roots: a declarative closed root's wall and benign card, and a closed root
+    # attached after validation to an empty placeholder (the light DOM's text and tags unchanged).
+    Probe("closed-declarative-wall", "closed-declarative-wall.html", WALL),
+    Probe("closed-declarative-benign", "closed-shadow-benign-declarative.html", ("completed", None), "Q-1017"),
+    Probe("late-closed-placeholder", "late-closed-placeholder.html", WALL, middle='  - wait: {until: {element: {css: "body[data-gate=shown]"}}}\n'),
     Probe("verify-after-wall", "late-timer.html", WALL, middle='  - wait: {text: "Sign in to see the price"}\n  - verify:\n      - text_includes: "Members only"\n'),
     Probe("evaluate-after-wall", "late-timer.html", WALL, middle='  - wait: {text: "Sign in to see the price"}\n', read=EVALUATE_READ),
     Probe("evaluate-unchecked-wall", "late-timer.html", WALL, middle='  - wait: {text: "Sign in to see the price"}\n', read=EVALUATE_READ, checked=False),

@@ -13,8 +13,12 @@ from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionErro
 from runtime.browser.vocabulary.observation import PageFingerprint, VerifyOutcome
 from runtime.browser.tab.tab import Tab
 
-async def fingerprint_of(tab: Tab) -> PageFingerprint:
-    """URL, DOM structure, form values and visible text of the tab's document, hashed."""
+async def fingerprint_of(tab: Tab, closed_roots: bool = False) -> PageFingerprint:
+    """URL, DOM structure, form values and visible text of the tab's document, hashed. With
+    `closed_roots`, a closed shadow root attached since the last read is adopted first, so a wall
+    drawn there after validation changes the fingerprint as one drawn in the light DOM does."""
+    if closed_roots:
+        await tab.adopt_closed_roots()
     return fingerprint_from(await tab.call_script("fingerprint"), tab)
 
 
@@ -33,7 +37,7 @@ def fingerprint_from(raw: dict[str, str], tab: Tab) -> PageFingerprint:
 
 
 async def page_fingerprint(scope: ActionScope, action: Action) -> Result:
-    fingerprint = await fingerprint_of(scope.tab)
+    fingerprint = await fingerprint_of(scope.tab, bool(action.params.get("closed_roots")))
     return fingerprint.to_dict(), fingerprint
 
 

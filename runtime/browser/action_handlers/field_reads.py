@@ -120,6 +120,9 @@ async def extract(scope: ActionScope, action: Action) -> Result:
     fingerprint: PageFingerprint | None = None
     signs: dict[str, Any] | None = None
     if in_batch or with_fingerprint:
+        if with_fingerprint or signs_unless is not None:
+            # The read's fingerprint and signs see a closed root attached since validation.
+            await tab.adopt_closed_roots()
         reads = await _read_in_one(tab, in_batch, with_fingerprint, signs_unless)
         url = str(reads["url"])
         if with_fingerprint:

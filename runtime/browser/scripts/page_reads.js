@@ -15,16 +15,51 @@ verity.activeElement = () => document.activeElement || document.body || document
 // What observe shows above the snapshot: the URL, the title and the start of the text.
 verity.observeHead = (textChars) => [location.href, document.title, (document.body ? document.body.innerText : '').slice(0, textChars)];
 
-// Every open shadow root of the document, nested ones included, in document order: what
-// innerText, querySelectorAll and a TreeWalker of the document leave out (a web component's
-// content, or a sign-in wall a script puts in a shadow root attached to the body after validation).
-verity.shadowRoots = () => {
+// The closed shadow roots the driver found through DevTools (runtime/browser/tab/closed_roots.py),
+// by host. Only the page's judgments read them (signs, keywords, shown text, the fingerprint):
+// locators and snapshots keep to open roots, as Playwright's do.
+verity.closedRoots = new Map();
+verity.adoptClosedRoot = function () { verity.closedRoots.set(this.host, this); };
+verity.rootOf = (el) => el.shadowRoot || verity.closedRoots.get(el) || null;
+
+// Every open shadow root of a document (this one by default), and every closed one adopted,
+// nested ones included, in document order: what innerText, querySelectorAll and a TreeWalker of
+// the document leave out (a web component's content, or a sign-in wall a script puts in a shadow
+// root attached to the body after validation).
+verity.shadowRoots = (doc = document) => {
   const roots = [];
   const scan = (root) => {
-    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) { roots.push(el.shadowRoot); scan(el.shadowRoot); }
+    for (const el of root.querySelectorAll('*')) {
+      const shadow = verity.rootOf(el);
+      if (shadow) { roots.push(shadow); scan(shadow); }
+    }
   };
-  scan(document);
+  scan(doc);
   return roots;
+};
+
+// How many nodes of the document this world reaches, counted as DevTools' DOM.performSearch
+// counts them for "<" (every element, and every text or comment holding "<"), through open and
+// adopted shadow roots and same-origin frames: fewer than DevTools counts means a closed root
+// this world has not read. XPath counts the texts natively (a walk in script costs several times
+// more on a huge page); it takes a document or an element as its context, not a shadow root.
+verity.reachableNodes = () => {
+  const marked = "count(.//text()[contains(., '<')]|.//comment()[contains(., '<')])";
+  const markedUnder = (node) => node.nodeType === Node.TEXT_NODE || node.nodeType === Node.COMMENT_NODE
+    ? Number(node.data.includes('<'))
+    : node.nodeType === Node.ELEMENT_NODE || node.nodeType === Node.DOCUMENT_NODE
+      ? document.evaluate(marked, node, null, XPathResult.NUMBER_TYPE, null).numberValue : 0;
+  const inDocument = (doc) => {
+    const roots = verity.shadowRoots(doc);
+    let count = doc.getElementsByTagName('*').length + markedUnder(doc);
+    for (const root of roots) {
+      count += root.querySelectorAll('*').length;
+      for (const child of root.childNodes) count += markedUnder(child);
+    }
+    for (const frame of verity.deepAll('iframe,frame', roots, doc)) if (frame.contentDocument) count += inDocument(frame.contentDocument);
+    return count;
+  };
+  return inDocument(document);
 };
 
 // The text a shadow root shows (its rendered children's innerText; a nested root has its own entry).
@@ -35,9 +70,9 @@ verity.shadowText = (root) => Array.from(root.children)
 verity.allText = (roots = verity.shadowRoots()) =>
   [document.body ? document.body.innerText : '', ...roots.map(verity.shadowText)].filter(Boolean).join('\n');
 
-// Every element matching `selector` in the document and in its open shadow roots.
-verity.deepAll = (selector, roots = verity.shadowRoots()) =>
-  [...document.querySelectorAll(selector), ...roots.flatMap(root => Array.from(root.querySelectorAll(selector)))];
+// Every element matching `selector` in the document (or `doc`) and in its shadow roots `roots`.
+verity.deepAll = (selector, roots = verity.shadowRoots(), doc = document) =>
+  [...doc.querySelectorAll(selector), ...roots.flatMap(root => Array.from(root.querySelectorAll(selector)))];
 
 // What a page fingerprint hashes: URL, DOM structure, form values and visible text, open shadow
 // roots included (a script that rewrites only a shadow root changes the fingerprint too).
@@ -46,6 +81,7 @@ verity.fingerprint = () => {
   const tags = new Array(els.length);
   let shadowed = false;
   for (let i = 0; i < els.length; i++) { tags[i] = els[i].tagName; shadowed = shadowed || !!els[i].shadowRoot; }
+  shadowed = shadowed || verity.closedRoots.size > 0;
   const roots = shadowed ? verity.shadowRoots() : [];
   for (const root of roots) { tags.push('#shadow'); for (const el of root.querySelectorAll('*')) tags.push(el.tagName); }
   const fields = verity.deepAll('input,textarea,select', roots)

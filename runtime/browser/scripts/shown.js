@@ -86,15 +86,15 @@ verity.shownText = (skipEditable = false) => {
   const parts = [];
   let lastBlock = null;
   const range = document.createRange();
-  // An open shadow root is walked where its host stands (a light child it does not slot has no
-  // box, so it is left out as it is not drawn).
+  // An open (or adopted closed) shadow root is walked where its host stands (a light child it does
+  // not slot has no box, so it is left out as it is not drawn).
   const walk = (root) => {
-    if (root.shadowRoot) walk(root.shadowRoot);
+    if (verity.rootOf(root)) walk(verity.rootOf(root));
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       if (node.nodeType === 1) {
         if (node.tagName === 'BR') parts.push('\n');
-        if (node.shadowRoot) walk(node.shadowRoot);
+        if (verity.rootOf(node)) walk(verity.rootOf(node));
         continue;
       }
       if (!node.data.trim()) {

@@ -270,9 +270,11 @@ class SessionVerbs(ABC):
                               action_id=action_id, timeout_ms=timeout_ms)
 
     async def fingerprint(self, *, tab_id: str | None = None, action_id: str | None = None,
-                          timeout_ms: int | None = None) -> ActionResult:
-        """`page_fingerprint`: hash of URL + DOM structure + text. `result.value` is a `PageFingerprint`."""
-        return await self._do(ActionName.PAGE_FINGERPRINT, {}, tab_id=tab_id,
+                          timeout_ms: int | None = None, closed_roots: bool = False) -> ActionResult:
+        """`page_fingerprint`: hash of URL + DOM structure + text. `result.value` is a `PageFingerprint`.
+        With `closed_roots`, a closed shadow root attached since the last read counts too (a
+        DevTools search more: asked where the answer decides whether a read is kept)."""
+        return await self._do(ActionName.PAGE_FINGERPRINT, {"closed_roots": True} if closed_roots else {}, tab_id=tab_id,
                               action_id=action_id, timeout_ms=timeout_ms)
 
     async def prepare_page(self, *, tab_id: str | None = None, action_id: str | None = None,

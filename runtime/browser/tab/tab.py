@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from runtime.browser.vocabulary.actions import Target
 from runtime.browser.vocabulary.document import DocumentIdentity
+from runtime.browser.tab.closed_roots import ClosedRoots
 from runtime.browser.tab.document_tracking import DocumentTracker
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError, document_replaced
 from runtime.browser.vocabulary.observation import Snapshot
@@ -71,6 +72,7 @@ class Tab:
         self.deadline: float = 0.0
         self.latest_snapshot: Snapshot | None = None
         self.worlds = FrameWorlds(cdp, lambda: self.documents.frame_id)
+        self.closed_roots = ClosedRoots(cdp)
         self.documents = DocumentTracker(tab_id, cdp)
         # What the latest act watches for its own effect (action_handlers/effects.py sets it).
         self.effect_watch: Any = None
@@ -139,6 +141,11 @@ class Tab:
             return await send(await self.worlds.top_context())
 
         return _script_value(await self._in_live_worlds(in_top_world))
+
+    async def adopt_closed_roots(self) -> int:
+        """Hand the top document's unread closed shadow roots to its isolated world, where the
+        page's judgments read them (closed_roots.py); returns how many."""
+        return await self._in_live_worlds(lambda: self.closed_roots.adopt(self.worlds, self.document()))
 
     async def ready_state(self) -> str:
         """`document.readyState`, read in the page's own world: the one read that is not

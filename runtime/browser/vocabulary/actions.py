@@ -50,7 +50,7 @@ class ActionName(str, Enum):
     Observe -> Act -> Verify (seed 004):
       - verify              {check *required*: url_matches|text_present|title_includes|element_state, ...}
                                                            -> VerifyOutcome.to_dict()
-      - page_fingerprint    {}                             -> PageFingerprint.to_dict()
+      - page_fingerprint    {closed_roots?: bool}          -> PageFingerprint.to_dict()
       - read_links          {navigation *required*: CSS, served?: bool}
                                                            -> {url, live: [{href, key, text, navigation, visible}],
                                                                served: [href + "\n" + text] | null}

@@ -255,7 +255,7 @@ def read_from(provenance: dict[str, Any], document: dict[str, Any] | None) -> bo
 
 async def document_now(ctx: RunContext, timeout_ms: int) -> tuple[DocumentIdentity | None, str]:
     """Which document the tab shows now, and a hash of what it shows."""
-    found = await ctx.browser.run_action("page_fingerprint", "which document is shown", lambda s, a: s.fingerprint(action_id=a, timeout_ms=timeout_ms))
+    found = await ctx.browser.run_action("page_fingerprint", "which document is shown", lambda s, a: s.fingerprint(action_id=a, timeout_ms=timeout_ms, closed_roots=True))
     if not found.ok or not found.data.get("document"):
         return None, ""
     return DocumentIdentity.from_dict(found.data["document"]), str(found.data.get("digest", ""))

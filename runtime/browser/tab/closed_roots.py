@@ -77,7 +77,6 @@ class ClosedRoots:
             self._read = (document, NodeCounts(counts.searched, await _reached(cdp, context_id) if adopted else counts.reached))
             return adopted
 
-
     async def _search(self) -> dict[str, Any]:
         """DevTools' count of the composed tree's nodes (`resultCount`) and its search id."""
         params = {"query": EVERY_ELEMENT, "includeUserAgentShadowDOM": False}

@@ -16,14 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 from runtime.execute.context.run_context import RunContext
+from runtime.execute.judges.sent_data import SHORT_TEXT_CHARS, normal
 
 # The acts that put the model's own text into an element, and the argument that carries it.
 TYPING_TOOLS = {"browser_type": "text", "browser_select_option": "values"}
-SHORT_TEXT_CHARS = 3
-
-
-def _normal(text: str) -> str:
-    return " ".join(text.split()).casefold()
 
 
 class TypedValues:
@@ -42,7 +38,7 @@ class TypedValues:
             pressed = str(arguments.get("key") or "")
             self.pressed = self.pressed + pressed if len(pressed) == 1 else ""
             if self.pressed.strip():
-                self.texts.add(_normal(self.pressed))
+                self.texts.add(normal(self.pressed))
                 self.ctx.browser.sent_data.put(self.pressed)  # what key by key typed, for EXEC-101
             return
         key = TYPING_TOOLS.get(tool)
@@ -50,13 +46,13 @@ class TypedValues:
             return
         given = arguments.get(key)
         for text in given if isinstance(given, list) else [given]:
-            normal = _normal(self.ctx.secrets.reveal(str(text or "")))
-            if normal:
-                self.texts.add(normal)
+            typed = normal(self.ctx.secrets.reveal(str(text or "")))
+            if typed:
+                self.texts.add(typed)
 
     async def own(self, requested: dict[str, dict[str, Any]], fields: dict[str, Any]) -> list[str]:
         """The fields that hold typed text and were read from an editable element."""
-        holding = [name for name, value in fields.items() if isinstance(value, str) and self._holds_typed(_normal(value))]
+        holding = [name for name, value in fields.items() if isinstance(value, str) and self._holds_typed(normal(value))]
         if not holding:
             return []
         # Asked of the same targets: a control's current value (None for any other element), its

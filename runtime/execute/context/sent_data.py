@@ -95,6 +95,8 @@ class RunSentData:
 
     def heard(self, send: SentRequest) -> None:
         """The session's listener: keep a refused request that carried the run's data."""
+        if not self._texts and not self._secrets:
+            return  # the run has put nothing into a page yet: every request of a read-only run
         # Every secret counts, typed by the run or not: only the run can have put it there.
         texts = {**{normal(value): self._secrets.redact_text(value) for value in self._secrets.values()}, **self._texts}
         carried = carried_values(send, texts)

@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
-from urllib.parse import parse_qsl, quote, quote_plus, unquote_plus, urlsplit
+from urllib.parse import parse_qsl, unquote_plus, urlsplit
 
 from runtime.browser.tab.sent_requests import SentRequest
-from runtime.secrets import Secrets, marker
+from runtime.secrets import Secrets
 
 SHORT_TEXT_CHARS = 3
 URL_CHARS = 300
@@ -56,12 +56,9 @@ def _within(text: str, whole: str) -> bool:
 
 
 def shown_url(url: str, secrets: Secrets) -> str:
-    """The URL as evidence may show it: a secret in it, however encoded, as its marker."""
-    for name in secrets.names:
-        value = secrets.reveal(marker(name))
-        for form in {value, quote(value, safe=""), quote_plus(value)}:
-            url = url.replace(form, marker(name))
-    return url[:URL_CHARS]
+    """The URL as evidence may show it: a secret in it, however encoded, as its marker (the
+    registry redacts a value's percent-encoded forms too, SECRET-007)."""
+    return secrets.redact_text(url)[:URL_CHARS]
 
 
 def _fields(text: str) -> set[str]:

@@ -6,32 +6,14 @@ benign ones mention the blocker words on purpose: in an article, a footer, a sid
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from runtime.execute.judges.page_blockers import PageSignals
 from runtime.outcomes import BlockerKind
+from tests.verdict.labelled_page import LONG_ARTICLE, LONG_ARTICLE_ZH, NAV_AND_FOOTER, BlockerCase
+from tests.verdict.stand_in_cases import STAND_IN_CASES
 
-LONG_ARTICLE = " ".join(
-    [
-        "Researchers have studied the history of web security challenges for two decades, and the story is longer",
-        "than most readers expect. Early systems asked visitors to read distorted letters; later ones asked them to",
-        "pick pictures of buses and traffic lights, and today most checks run invisibly in the background.",
-    ]
-    * 6
-)
-LONG_ARTICLE_ZH = "本报记者从多家网站了解到，近年来网络安全措施不断升级，用户在访问时遇到的各种检查越来越常见。" * 12
-NAV_AND_FOOTER = " ".join(["Home Shop Men Women Kids Sale Stores Help Contact Careers Press Privacy Terms Cookies Accessibility"] * 12)
-
-
-@dataclass(frozen=True)
-class BlockerCase:
-    id: str
-    page: PageSignals
-    kind: BlockerKind | None
-    soft: bool = False
-    evidence: dict[str, Any] = field(default_factory=dict)  # entries the finding's evidence must hold
-    expected_status: int = 200
+__all__ = ["CASES", "BlockerCase"]
 
 
 def _page(
@@ -309,3 +291,5 @@ CASES: tuple[BlockerCase, ...] = (
         None,
     ),
 )
+# Pages that stand in for the site's content (a default page, a parked domain, a gate ...).
+CASES = (*CASES, *STAND_IN_CASES)

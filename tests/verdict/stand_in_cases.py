@@ -160,4 +160,15 @@ STAND_IN_CASES: tuple[BlockerCase, ...] = (
         "Last 612.35 CNY/g. We value your privacy. We use cookies to improve your experience. Accept all Reject all",
         "AU2606 gold futures", "We value your privacy",
     ),
+    # Labelled after the first run, before the detector saw them.
+    _case("benign-before-you-continue-notice", None, "Before you continue", "The desk's terms changed on Monday. Continue to the desk", "Before you continue"),
+    _case("benign-coming-soon-tiny-shop", None, "Coming soon | Shop", "Coming soon Gold bar 1 kg $75,000.00 Pre-order", "Coming soon"),
+    _case("benign-it-works-order", None, "Order desk", "It works! Order placed. Total 612.35", "It works!"),
+    _case("benign-zh-launching-product", None, "积存金_示例银行", "积存金 即将上线 预约价 456.78 元/克", "积存金"),
+    _case("benign-js-help", None, "Enable JavaScript in Chrome | Help", "Open Settings, Site settings, JavaScript, and choose Sites can use JavaScript.", "Enable JavaScript in Chrome"),
+    _case("benign-office-moved", None, "Gold Desk", "Our office has moved to 5 Main Street. AU2606 612.35", "AU2606 gold futures"),
+    _case("benign-trading-suspended", None, "AU2606 | Exchange", "Trading suspended at 10:00. Last 612.35", "AU2606 gold futures"),
+    _case("benign-welcome", None, "Welcome to Gold Desk", "AU2606 612.35 CNY/g", "Welcome to Gold Desk"),
+    _case("benign-shipping-country", None, "Gold bar 1 oz | Shop", "$2,345.00 Free shipping available in your country.", "Gold bar 1 oz"),
+    _case("benign-age-law-article", None, "Why age verification laws are spreading | News", LONG_ARTICLE, "Age verification, explained"),
 )

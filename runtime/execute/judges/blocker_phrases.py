@@ -1,34 +1,31 @@
 """The words blocker pages use, per blocker kind, in English, Chinese, Japanese, German, French and
 Spanish. Data only; `page_blockers` decides where on a page a phrase counts.
 
-Each kind has two tiers:
+Each kind has three tiers:
 
 - `strong` phrases say what the page is ("verify you are human", "请求过于频繁"): they count when
   the title or main heading is about them, or anywhere on a short page;
 - `weak` words also appear on ordinary pages ("captcha", "log in", "404", "登录"): they count only
-  when a title segment or the main heading is about them and nothing else.
+  when a title segment or the main heading is about them and nothing else;
+- `bare` words name a whole page only when it has almost nothing else ("Coming soon", "It works!",
+  "敬请期待"): they count as a title segment or the main heading about them, on a bare page.
 
-Patterns are matched case-insensitively against NFKC-normalised text with curly apostrophes made
-straight.
+`stand_in_phrases` adds the words of pages that stand in for a site's content.
+
+Patterns are written in lower case and matched against NFKC-normalised, lower-cased text with
+curly apostrophes made straight (`phrase_set.compile_phrases`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from runtime.execute.judges.phrase_set import PhraseSet
+from runtime.execute.judges.phrase_set import compile_phrases as _compile
+from runtime.execute.judges.stand_in_phrases import STAND_INS
 from runtime.outcomes import BlockerKind
 
-
-@dataclass(frozen=True)
-class PhraseSet:
-    kind: BlockerKind
-    strong: tuple[re.Pattern[str], ...]
-    weak: tuple[re.Pattern[str], ...]
-
-
-def _compile(*patterns: str) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+__all__ = ["FILLERS", "LOGIN_PATH", "PHRASES", "PhraseSet"]
 
 
 # A search's query as a results page echoes it: "for “AU2606”", "与“AU2606”".
@@ -37,7 +34,7 @@ _QUERY_ZH = r"(?:与|和|关于)?(?:[“\"「].{0,40}?[”\"」]|[^\s，。,]{0,
 
 # The order is the order of precedence when a page shows several (a captcha on a rate-limit page
 # is reported as rate_limited).
-PHRASES: tuple[PhraseSet, ...] = (
+_OWN: tuple[PhraseSet, ...] = (
     PhraseSet(
         BlockerKind.RATE_LIMITED,
         _compile(
@@ -303,6 +300,11 @@ PHRASES: tuple[PhraseSet, ...] = (
         _compile(r"\b50[0-4]\b", r"(?:[\w'-]+\s+){0,3}?(?:down for|under(?: scheduled)?) maintenance"),
     ),
 )
+
+# The pages that stand in for a site's content (a default page, a parked domain, a gate ...) add
+# their words to the kinds they are.
+_MORE = {more.kind: more for more in STAND_INS}
+PHRASES: tuple[PhraseSet, ...] = tuple(own.joined(_MORE[own.kind]) if own.kind in _MORE else own for own in _OWN)
 
 # Words that may stand around a blocker phrase in a title or heading without making it about
 # something else: "Oops! 404 - Page not found", "抱歉，您访问的页面不存在".

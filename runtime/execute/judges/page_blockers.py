@@ -8,7 +8,7 @@ Pure: target validation passes what the browser saw as `PageSignals` and gets a 
 2. Any other status than the expected one is classified by status, refined by what the page
    says: 404/410 `page_not_found`; 401 `login_required` when it carries a `WWW-Authenticate`
    challenge or login signals, else `access_denied`; 403 `access_denied` unless the page is a
-   captcha, bot wall or login wall; 5xx `server_error` unless it is a captcha or bot wall or says
+   captcha, bot wall or login wall; 451 (unavailable for legal reasons) `access_denied`; 5xx `server_error` unless it is a captcha or bot wall or says
    it is rate limiting; anything else `status_mismatch`. On an error status a phrase counts
    wherever it stands in the title or a heading, and a strong phrase anywhere in the text.
 3. A page with the expected status is a blocker only when it says so prominently (the finding is
@@ -20,6 +20,8 @@ Pure: target validation passes what the browser saw as `PageSignals` and gets a 
    Requests errors") is about the subject, not a block. So an article about captchas, a footer
    "Log in" link and a product called "404 Error Coffee" are not blockers, while
    "Page not found | Shop" with a long menu and footer is.
+   A bare page (at most BARE_PAGE_CHARS, no price or decimal on it) is also one whose title
+   segment or main heading is about a placeholder word ("Coming soon", "It works!") alone.
    Precedence: rate_limited, captcha, access_blocked, login_required, page_not_found,
    access_denied, server_error.
 4. Login walls have extra signals: a redirect from the requested URL to a sign-in path
@@ -31,6 +33,7 @@ Pure: target validation passes what the browser saw as `PageSignals` and gets a 
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -44,6 +47,10 @@ from runtime.execute.judges.blocker_phrases import FILLERS, LOGIN_PATH, PHRASES,
 from runtime.outcomes import BlockerKind
 
 SHORT_PAGE_CHARS = 1000
+# A page with almost nothing but its title and heading, and no value on it (a price, a decimal):
+# a placeholder ("Coming soon", "It works!"), not a small shop shelf headed "Coming soon".
+BARE_PAGE_CHARS = 300
+_VALUE = re.compile(r"\d[.,]\d|[$€£¥₹]\s?\d|\d\s?(?:元|円|usd|eur|cny|gbp|jpy)\b", re.IGNORECASE)
 _WIDE_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _TITLE_SEPARATORS = re.compile(r"\s+[|\-–—·:»]+\s+|\s*[_｜|]\s*|::")
 _RETRY_IN_TEXT = re.compile(
@@ -80,7 +87,8 @@ class BlockerFinding:
 
 
 def _clean(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).replace("’", "'").split())
+    """The text as the phrases are written: NFKC, straight apostrophes, single spaces, lower case."""
+    return " ".join(unicodedata.normalize("NFKC", text).replace("’", "'").split()).lower()
 
 
 @dataclass(frozen=True)
@@ -99,9 +107,13 @@ class _Reading:
         headings = tuple(h for h in (_clean(h) for h in page.headings) if h)
         return cls((title, *segments) if title else (), headings[0] if headings else "", headings, _clean(page.text))
 
-    @property
+    @functools.cached_property
     def short(self) -> bool:
         return _weighted_length(self.text) <= SHORT_PAGE_CHARS
+
+    @functools.cached_property
+    def bare(self) -> bool:
+        return _weighted_length(self.text) <= BARE_PAGE_CHARS and not _VALUE.search(self.text)
 
     @property
     def body(self) -> str:
@@ -117,33 +129,39 @@ class _Reading:
 
 def _weighted_length(text: str) -> int:
     """Characters, a CJK one counting as three: one carries about as much as a short English word."""
+    if len(text) > SHORT_PAGE_CHARS:  # long enough whatever its script; counting would cost more
+        return len(text)
     return len(text) + 2 * len(_WIDE_SCRIPT.findall(text))
 
 
-def _about(line: str, pattern: re.Pattern[str]) -> str | None:
-    """The phrase when `line` is about it and nothing else (fillers aside)."""
-    match = pattern.search(line)
-    if match is None:
-        return None
-    rest = FILLERS.sub(" ", line[: match.start()] + " " + line[match.end() :])
-    return None if re.search(r"[^\W_]", rest) else match.group(0)
+def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> re.Match[str] | None:
+    """The match of the first of `patterns` (in their order) found in `text`."""
+    return next((m for m in (p.search(text) for p in patterns) if m is not None), None)
+
+
+def _about(line: str, patterns: tuple[re.Pattern[str], ...]) -> str | None:
+    """The first phrase `line` is about and nothing else (fillers aside)."""
+    for pattern in patterns:
+        match = pattern.search(line)
+        if match is None:
+            continue
+        rest = FILLERS.sub(" ", line[: match.start()] + " " + line[match.end() :])
+        if not re.search(r"[^\W_]", rest):
+            return match.group(0)
+    return None
 
 
 def _prominent(phrases: PhraseSet, reading: _Reading) -> tuple[str, str] | None:
     """(phrase, where) when the page says it is this kind of blocker (rule 3)."""
     for where, line in reading.lines():
-        for pattern in phrases.strong + phrases.weak:
-            phrase = _about(line, pattern)
-            if phrase is not None:
-                return phrase, where
+        if (phrase := _about(line, phrases.strong + phrases.weak + (phrases.bare if reading.bare else ()))) is not None:
+            return phrase, where
     if reading.short:
         for heading in reading.headings[1:]:
-            for pattern in phrases.strong + phrases.weak:
-                if (phrase := _about(heading, pattern)) is not None:
-                    return phrase, "heading"
-        for pattern in phrases.strong:
-            if match := pattern.search(reading.body):
-                return match.group(0), "text"
+            if (phrase := _about(heading, phrases.strong + phrases.weak)) is not None:
+                return phrase, "heading"
+        if match := _first(phrases.strong, reading.body):
+            return match.group(0), "text"
     return None
 
 
@@ -151,12 +169,10 @@ def _mentioned(phrases: PhraseSet, reading: _Reading) -> tuple[str, str] | None:
     """(phrase, where) for an error page: any phrase in the title or a heading, a strong one anywhere."""
     places = (*(("title", s) for s in reading.title_segments[:1]), *(("heading", h) for h in reading.headings))
     for where, line in places:
-        for pattern in phrases.strong + phrases.weak:
-            if match := pattern.search(line):
-                return match.group(0), where
-    for pattern in phrases.strong:
-        if match := pattern.search(reading.text):
-            return match.group(0), "text"
+        if match := _first(phrases.strong + phrases.weak, line):
+            return match.group(0), where
+    if match := _first(phrases.strong, reading.text):
+        return match.group(0), "text"
     return None
 
 
@@ -178,9 +194,8 @@ def _login_signal(page: PageSignals, reading: _Reading, *, error_page: bool) -> 
         if reading.short:
             lines.append(reading.text)
         for line in lines:
-            for pattern in login.strong + login.weak:
-                if match := pattern.search(line):
-                    return "form", f"a password field and {match.group(0)!r}"
+            if match := _first(login.strong + login.weak, line):
+                return "form", f"a password field and {match.group(0)!r}"
     return None
 
 
@@ -271,6 +286,8 @@ def _by_status(page: PageSignals, reading: _Reading, status: int, expected: int,
             return _finding(page, reading, kind, reason, "text", phrase=hit[0], where=hit[1], **extra)
     if status in (404, 410):
         return _finding(page, reading, BlockerKind.PAGE_NOT_FOUND, f"{page.url} answered HTTP {status}", "status")
+    if status == 451:
+        return _finding(page, reading, BlockerKind.ACCESS_DENIED, f"{page.url} answered HTTP 451 Unavailable For Legal Reasons", "status")
     if status in (401, 403):
         challenge = _header(page, "www-authenticate")
         if status == 401 and challenge:

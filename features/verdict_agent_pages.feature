@@ -121,3 +121,63 @@ Feature: An agent step's pages are held to the plan's standard
     When the agent corpus case "error-in-main-after-a-sidebar" runs
     Then the run ends as the case expects, with no value it did not validate
     And every page the model reached was judged, and the model was told each verdict
+
+  @VERDICT-035
+  Scenario Outline: A page that stands in for the site's content is a blocker: <page>
+    When the labelled blocker page "<page>" is judged
+    Then the page is judged "<kind>"
+
+    Examples:
+      | page                          | kind             |
+      | default-nginx                 | page_not_found   |
+      | default-apache-ubuntu         | page_not_found   |
+      | default-bt-panel-zh           | page_not_found   |
+      | parked-en                     | page_not_found   |
+      | parked-zh                     | page_not_found   |
+      | parked-de                     | page_not_found   |
+      | coming-soon-bare              | page_not_found   |
+      | coming-soon-zh                | page_not_found   |
+      | coming-soon-ja                | page_not_found   |
+      | listing-root                  | page_not_found   |
+      | moved-en                      | page_not_found   |
+      | moved-zh                      | page_not_found   |
+      | suspended-en                  | server_error     |
+      | suspended-zh                  | server_error     |
+      | bandwidth-en                  | server_error     |
+      | region-isnt                   | access_denied    |
+      | region-451                    | access_denied    |
+      | region-ja                     | access_denied    |
+      | age-gate-en                   | access_denied    |
+      | age-gate-zh                   | access_denied    |
+      | consent-gate                  | access_denied    |
+      | js-app-shell                  | access_blocked   |
+      | js-zh                         | access_blocked   |
+      | bot-check-verifying           | access_blocked   |
+      | bot-check-fr                  | access_blocked   |
+      | benign-nginx-tutorial         | none             |
+      | benign-nginx-short-howto      | none             |
+      | benign-shop-coming-soon-shelf | none             |
+      | benign-coming-soon-tiny-shop  | none             |
+      | benign-parked-article         | none             |
+      | benign-docs-listing           | none             |
+      | benign-js-footer              | none             |
+      | benign-wine-shop              | none             |
+      | benign-consent-banner         | none             |
+      | benign-zh-stay-tuned          | none             |
+
+  @VERDICT-035
+  Scenario Outline: A parked domain's price reaches no output, a "Coming soon" shelf beside the quote does: <case>
+    Given the agent corpus site
+    When the agent corpus case "<case>" runs
+    Then the run ends as the case expects, with no value it did not validate
+
+    Examples:
+      | case                               |
+      | parked-domain-with-a-price         |
+      | coming-soon-shelf-beside-the-quote |
+
+  @VERDICT-035
+  Scenario: A plan step reads no price from a parked domain's page
+    Given the agent corpus site
+    When the plan "extract last" runs on "/probe/parked-au2606.html"
+    Then the run ends "replans_exhausted" with blocker kind "page_not_found" and no output

@@ -105,6 +105,7 @@ PLAN_STEPS: dict[str, tuple[list[str], list[dict[str, Any]]]] = {
         {"id": "send", "act": {"click": {"role": "button", "name": "Send"}}},
         {"id": "sent", "verify": [{"url_matches": "collect"}]},
     ]),
+    "extract last": ([], [{"id": "read", "extract": {"fields": {"last": {"css": "[data-field=last]"}}}}]),
     # The partner frame is on localhost, another allowed origin: allowed, and still a login wall.
     "extract last inside the partner frame": (["localhost"], [
         {"id": "read", "extract": {"fields": {"last": {"css": "[data-field=last]", "frame": "#partner"}}}},

@@ -206,4 +206,5 @@ STAND_IN_CASES: tuple[BlockerCase, ...] = (
     _case("benign-signup-step", None, "One more step | Gold Desk", "Choose a password to finish signing up. Email Continue", "One more step"),
     _case("benign-js-help-title", None, "Enable JavaScript", "Open Settings, Site settings, JavaScript, and choose Sites can use JavaScript.", "Enable JavaScript"),
     _case("benign-zh-regional-delivery", None, "金条_示例商城", "金条 100 克 45,678.00 元 仅限北京地区配送", "金条 100 克"),
+    _case("coming-soon-dated", NF, "Coming soon", "Coming soon Launching 01.12.2026. Stay tuned!", "Coming soon"),
 )

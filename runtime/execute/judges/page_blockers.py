@@ -50,7 +50,8 @@ SHORT_PAGE_CHARS = 1000
 # A page with almost nothing but its title and heading, and no value on it (a price, a decimal):
 # a placeholder ("Coming soon", "It works!"), not a small shop shelf headed "Coming soon".
 BARE_PAGE_CHARS = 300
-_VALUE = re.compile(r"\d[.,]\d|[$€£¥₹]\s?\d|\d\s?(?:元|円|usd|eur|cny|gbp|jpy)\b", re.IGNORECASE)
+# A decimal (not a dotted date such as 01.12.2026) or an amount of money.
+_VALUE = re.compile(r"(?<![\d.])\d+[.,]\d+(?![\d.])|[$€£¥₹]\s?\d|\d\s?(?:元|円|usd|eur|cny|gbp|jpy)\b", re.IGNORECASE)
 _WIDE_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _TITLE_SEPARATORS = re.compile(r"\s+[|\-–—·:»]+\s+|\s*[_｜|]\s*|::")
 _RETRY_IN_TEXT = re.compile(

@@ -223,4 +223,11 @@ STAND_IN_CASES: tuple[BlockerCase, ...] = (
     _case("consent-gate-fr", DENIED, "Avant d'accéder à Gold Desk", LONG_ARTICLE),
     _case("benign-fr-js-article", None, "Pourquoi activer JavaScript ? | Blog", LONG_ARTICLE, "Pourquoi activer JavaScript ?"),
     _case("benign-es-coming-soon-shelf", None, "Próximamente | Tienda", "Próximamente Lingote 1 kg 75.000,00 € Reservar", "Próximamente"),
+    _case("benign-js-charts-note", None, "AU2606 quote", "AU2606 612.35 CNY/g. This site requires JavaScript for interactive charts.", "AU2606 gold futures"),
+    _case("js-site-requires", BLOCKED, "Gold Desk", "This site requires JavaScript."),
+    _case("benign-js-chart-needs", None, "AU2606 quote", "AU2606 612.35 CNY/g. The chart needs JavaScript to display.", "AU2606 gold futures"),
+    _case("benign-js-chart-must", None, "AU2606 quote", "AU2606 612.35 CNY/g. JavaScript must be enabled to view the chart.", "AU2606 gold futures"),
+    _case("benign-js-chart-required", None, "AU2606 quote", "AU2606 612.35 CNY/g. JavaScript is required to view the chart.", "AU2606 gold futures"),
+    _case("js-required-to-view-page", BLOCKED, "Gold Desk", "JavaScript is required to view this page."),
+    _case("benign-js-chart-please", None, "AU2606 quote", "AU2606 612.35 CNY/g. Please enable JavaScript to view the chart.", "AU2606 gold futures"),
 )

@@ -22,6 +22,11 @@ from runtime.outcomes import BlockerKind
 
 _AGE = r"(?:1[6-9]|2[01])"
 _NAME = r"[\w .'&-]{1,40}"  # a site's name, as a consent gate says it
+# The end of a "JavaScript is required" sentence when it is about the page, not a part of it.
+_FOR_THE_PAGE = (
+    r"(?: (?:in|on) your browser| for this (?:site|page|app|website)"
+    r"| to (?:view|use|run|access|continue|load)(?: (?:this|the) (?:site|page|website|app|application|content))?)?(?=\s*(?:$|[.!]))"
+)
 
 STAND_INS: tuple[PhraseSet, ...] = (
     PhraseSet(
@@ -195,15 +200,16 @@ STAND_INS: tuple[PhraseSet, ...] = (
         BlockerKind.ACCESS_BLOCKED,
         _compile(
             # A page whose script must run first.
-            r"(?:you need to|you must|please|kindly) (?:enable|turn on|activate) javascript(?: and cookies)? "
-            r"(?:to|in order to|and (?:reload|refresh))",
+            rf"(?:you need to|you must|please|kindly) (?:enable|turn on|activate) javascript(?: and cookies)?"
+            rf"(?: and (?:reload|refresh)| to continue|{_FOR_THE_PAGE})",
             r"enable javascript and cookies to continue",
             r"turn javascript on and (?:reload|refresh)",
-            r"javascript (?:must|needs to) be (?:enabled|turned on)",
-            r"javascript is (?:required|disabled) (?:to (?:view|use|run|access|continue|load)|in your browser|on your browser"
-            r"|for this (?:site|page|app|website))",
-            r"(?:this|the) (?:app|site|website|page|application) (?:requires|needs) javascript",
-            r"(?:requires|needs) javascript to (?:run|work|function|load|display|be enabled)",
+            # Required for the page itself, not for a chart on it: what for, if said, is the site or page.
+            rf"javascript (?:must|needs to) be (?:enabled|turned on){_FOR_THE_PAGE}",
+            rf"javascript is (?:required|disabled){_FOR_THE_PAGE}",
+            # The sentence ends there, or says what for: not "requires JavaScript for interactive charts".
+            r"(?:this|the) (?:app|site|website|page|application) (?:requires|needs) javascript"
+            r"(?: to (?:run|work|function|load|display|be viewed))?(?=\s*(?:$|[.!]))",
             r"(?:does ?n't|does not|won't|will not|can ?n't|cannot) work (?:properly )?without javascript",
             r"please enable js and disable any ad ?blocker",
             r"(?:请|需要|必须)(?:先)?(?:启用|开启|打开|允许)\s?javascript",

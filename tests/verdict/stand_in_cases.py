@@ -230,4 +230,6 @@ STAND_IN_CASES: tuple[BlockerCase, ...] = (
     _case("benign-js-chart-required", None, "AU2606 quote", "AU2606 612.35 CNY/g. JavaScript is required to view the chart.", "AU2606 gold futures"),
     _case("js-required-to-view-page", BLOCKED, "Gold Desk", "JavaScript is required to view this page."),
     _case("benign-js-chart-please", None, "AU2606 quote", "AU2606 612.35 CNY/g. Please enable JavaScript to view the chart.", "AU2606 gold futures"),
+    # Found by the agent probe (tools/probe_agent_verdicts.py, stand-in-coming-soon-ja): a teaser price under the heading.
+    _case("coming-soon-ja-teaser", NF, "AU2606 金先物 | 準備中", "ただいま準備中です 公開までしばらくお待ちください。AU2606 999.99", "ただいま準備中です"),
 )

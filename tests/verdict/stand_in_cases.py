@@ -232,4 +232,8 @@ STAND_IN_CASES: tuple[BlockerCase, ...] = (
     _case("benign-js-chart-please", None, "AU2606 quote", "AU2606 612.35 CNY/g. Please enable JavaScript to view the chart.", "AU2606 gold futures"),
     # Found by the agent probe (tools/probe_agent_verdicts.py, stand-in-coming-soon-ja): a teaser price under the heading.
     _case("coming-soon-ja-teaser", NF, "AU2606 金先物 | 準備中", "ただいま準備中です 公開までしばらくお待ちください。AU2606 999.99", "ただいま準備中です"),
+    _case("benign-registrar-buy-button", None, "gold-desk.shop | Registrar", "gold-desk.shop is available! $12.99/yr Buy this domain", "gold-desk.shop"),
+    _case("benign-video-not-in-hd", None, "AU2606 weekly | Gold TV", "This video is not available in HD. AU2606 closed at 612.35.", "AU2606 weekly"),
+    _case("benign-ddos-footer", None, "AU2606 quote", "AU2606 612.35 CNY/g. DDoS protection by Example CDN.", "AU2606 gold futures"),
+    _case("benign-before-checkout", None, "Before you continue to checkout | Shop", "Add a gift card? Gold bar 1 oz $2,345.00", "Before you continue to checkout"),
 )

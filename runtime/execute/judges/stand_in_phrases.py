@@ -51,7 +51,6 @@ STAND_INS: tuple[PhraseSet, ...] = (
             # A parked, for-sale or expired domain.
             r"(?:this |the )?domain(?: name)?(?: [\w.-]+)? (?:is|may be) for sale",
             r"[\w-]+(?:\.[\w-]+)+ (?:is|may be) for sale",
-            r"buy this domain",
             r"(?:make an offer|inquire) (?:on|about|for) this domain",
             r"this domain (?:name )?(?:has expired|is parked)",
             r"(?:此|该|本)?域名(?:正在|已)?(?:出售|转让|待售)",
@@ -81,7 +80,7 @@ STAND_INS: tuple[PhraseSet, ...] = (
             r"(?:this|the) (?:page|site|website|content|article|document|blog) (?:has |was )?(?:been )?(?:moved|relocated)"
             r"(?: permanently)?(?=\s*(?:$|[.!,;:]|to\b|here\b))(?: (?:to|here)\b[^.!]{0,40})?",
             # What a page was about is gone, in the words of a social site.
-            r"(?:this|the) (?:content|page|video|post|link) (?:is ?n't|is not) available(?! in (?:your|this) )(?: right now| anymore| any more)?",
+            r"(?:this|the) (?:content|page|video|post|link) (?:is ?n't|is not) available(?: right now| anymore| any more)?(?=\s*(?:$|[.!,;]))",
             r"the link you followed may (?:be broken|have expired)",
             r"we(?:'ve| have) moved to a new (?:address|site|website|home|domain|location)",
             r"please update your bookmarks?",
@@ -97,6 +96,7 @@ STAND_INS: tuple[PhraseSet, ...] = (
         ),
         _compile(
             r"welcome to (?:nginx|openresty|tengine)(?: on [\w .]{1,30})?!?",
+            r"buy this domain",  # a registrar's button too: only as the title or main heading
             r"iis windows server",
             r"internet information services",
             r"iis ?[78](?:\.5)?",
@@ -189,7 +189,7 @@ STAND_INS: tuple[PhraseSet, ...] = (
             r"vérification (?:de l'|d')âge",
             r"verificación de (?:la )?edad",
             # A consent gate in the place of the site ("Before you continue to ...").
-            rf"before you continue to {_NAME}",
+            rf"before you continue to (?!checkout|payment|the next){_NAME}",
             rf"bevor sie zu {_NAME} weitergehen",
             rf"avant d'accéder à {_NAME}",
             rf"antes de (?:continuar|ir) a {_NAME}",
@@ -231,7 +231,6 @@ STAND_INS: tuple[PhraseSet, ...] = (
             r"needs to review the security of your connection",
             r"performing security verification",
             r"uses a security service to protect (?:itself )?(?:against|from) (?:malicious )?bots",
-            r"ddos protection by",
             r"stand by,? while we are checking",
             r"正在(?:验证|检查|检测)(?:您的|你的)?浏览器",
             r"正在进行安全(?:验证|检查|检测)",

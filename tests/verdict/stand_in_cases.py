@@ -236,4 +236,8 @@ STAND_IN_CASES: tuple[BlockerCase, ...] = (
     _case("benign-video-not-in-hd", None, "AU2606 weekly | Gold TV", "This video is not available in HD. AU2606 closed at 612.35.", "AU2606 weekly"),
     _case("benign-ddos-footer", None, "AU2606 quote", "AU2606 612.35 CNY/g. DDoS protection by Example CDN.", "AU2606 gold futures"),
     _case("benign-before-checkout", None, "Before you continue to checkout | Shop", "Add a gift card? Gold bar 1 oz $2,345.00", "Before you continue to checkout"),
+    # A banner announcing a redesign above the content is no placeholder (labelled first).
+    _case("benign-redesign-banner", None, "AU2606 quote | Gold Desk", "Our new website is coming soon! Meanwhile, today's quote: AU2606 612.35", "AU2606 gold futures"),
+    _case("benign-redesign-banner-zh", None, "金价_示例网", "新版网站即将上线。今日金价 456.78 元/克", "今日金价"),
+    _case("benign-redesign-banner-de", None, "Goldpreis | Gold Desk", "Unsere neue Website ist im Aufbau. Goldpreis heute 2.345,10 €", "Goldpreis heute"),
 )

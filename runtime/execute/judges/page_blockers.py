@@ -21,7 +21,9 @@ Pure: target validation passes what the browser saw as `PageSignals` and gets a 
    "Log in" link and a product called "404 Error Coffee" are not blockers, while
    "Page not found | Shop" with a long menu and footer is.
    A bare page (at most BARE_PAGE_CHARS, no price or decimal on it) is also one whose title
-   segment or main heading is about a placeholder word ("Coming soon", "It works!") alone.
+   segment or main heading is about a placeholder word ("Coming soon", "It works!") alone, or
+   whose text says it is a placeholder ("This site is under construction"); on a page with
+   content, such a sentence counts only as its title or main heading (a banner is no placeholder).
    Precedence: rate_limited, captcha, access_blocked, login_required, page_not_found,
    access_denied, server_error.
 4. Login walls have extra signals: a redirect from the requested URL to a sign-in path
@@ -155,13 +157,14 @@ def _about(line: str, patterns: tuple[re.Pattern[str], ...]) -> str | None:
 def _prominent(phrases: PhraseSet, reading: _Reading) -> tuple[str, str] | None:
     """(phrase, where) when the page says it is this kind of blocker (rule 3)."""
     for where, line in reading.lines():
-        if (phrase := _about(line, phrases.strong + phrases.weak + (phrases.bare if reading.bare else ()))) is not None:
+        lines = phrases.strong + phrases.weak + phrases.placeholder + (phrases.bare if reading.bare else ())
+        if (phrase := _about(line, lines)) is not None:
             return phrase, where
     if reading.short:
         for heading in reading.headings[1:]:
             if (phrase := _about(heading, phrases.strong + phrases.weak)) is not None:
                 return phrase, "heading"
-        if match := _first(phrases.strong, reading.body):
+        if match := _first(phrases.strong + (phrases.placeholder if reading.bare else ()), reading.body):
             return match.group(0), "text"
     return None
 

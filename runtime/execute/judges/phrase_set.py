@@ -11,16 +11,25 @@ from runtime.outcomes import BlockerKind
 @dataclass(frozen=True)
 class PhraseSet:
     """A kind's phrases by how prominently they must stand (`page_blockers` rule 3): `strong`
-    ones say what the page is, `weak` ones also appear on ordinary pages, and `bare` ones ("Coming
-    soon", "It works!") count only as the title or main heading of a page with almost nothing else."""
+    ones say what the page is, `weak` ones also appear on ordinary pages, `bare` ones ("Coming
+    soon", "It works!") count only as the title or main heading of a page with almost nothing else,
+    and `placeholder` ones ("This site is under construction") as a title or main heading, or in
+    the text of such a page."""
 
     kind: BlockerKind
     strong: tuple[re.Pattern[str], ...]
     weak: tuple[re.Pattern[str], ...]
     bare: tuple[re.Pattern[str], ...] = ()
+    placeholder: tuple[re.Pattern[str], ...] = ()
 
     def joined(self, more: PhraseSet) -> PhraseSet:
-        return PhraseSet(self.kind, self.strong + more.strong, self.weak + more.weak, self.bare + more.bare)
+        return PhraseSet(
+            self.kind,
+            self.strong + more.strong,
+            self.weak + more.weak,
+            self.bare + more.bare,
+            self.placeholder + more.placeholder,
+        )
 
 
 def compile_phrases(*patterns: str) -> tuple[re.Pattern[str], ...]:

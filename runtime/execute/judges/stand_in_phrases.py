@@ -61,18 +61,6 @@ STAND_INS: tuple[PhraseSet, ...] = (
             r"diese domain kaufen",
             r"(?:ce )?(?:nom de )?domaine (?:est )?à vendre",
             r"(?:este )?dominio (?:está )?(?:a la venta|en venta)",
-            # A site or page that is not there yet.
-            r"(?:our |the |this )?(?:new )?(?:web ?site|site|store|shop|page|blog) (?:is|will be) "
-            r"(?:coming soon|under construction|launching soon|live soon)",
-            r"(?:web ?site|site|page) (?:is )?(?:currently )?under construction",
-            r"we(?:'re| are)(?: launching soon| working hard on (?:something|our|the|a) new)",
-            r"(?:网站|网页|页面|站点|本站)(?:正在)?(?:建设|施工|装修)中",
-            r"(?:网站|网页|页面|站点|本站)即将(?:上线|开放)",
-            r"(?:ただいま|現在)(?:準備中|工事中|構築中)(?:です|となっております)?",
-            r"(?:サイト|ページ|ホームページ)(?:は)?(?:ただいま|現在)?(?:準備中|工事中|構築中)(?:です|となっております)?",
-            r"(?:diese |unsere )?(?:website|webseite|seite|homepage) (?:befindet sich |ist )?(?:noch |gerade )?im aufbau",
-            r"(?:site|page) (?:web )?(?:est )?en (?:cours de )?construction",
-            r"(?:sitio|página|web) (?:web )?(?:está )?en construcción",
             # A server's index of files.
             r"\[to parent directory\]",
             # A "this page has moved" notice.
@@ -126,6 +114,21 @@ STAND_INS: tuple[PhraseSet, ...] = (
             r"en construction",
             r"próximamente",
             r"en construcción",
+        ),
+        # A site or page that is not there yet, in a sentence: a placeholder's title, heading or
+        # text, but only a banner on a page that shows something ("Our new website is coming soon!").
+        placeholder=_compile(
+            r"(?:our |the |this )?(?:new )?(?:web ?site|site|store|shop|page|blog) (?:is|will be) "
+            r"(?:coming soon|under construction|launching soon|live soon)",
+            r"(?:web ?site|site|page) (?:is )?(?:currently )?under construction",
+            r"we(?:'re| are)(?: launching soon| working hard on (?:something|our|the|a) new)",
+            r"(?:网站|网页|页面|站点|本站)(?:正在)?(?:建设|施工|装修)中",
+            r"(?:网站|网页|页面|站点|本站)即将(?:上线|开放)",
+            r"(?:ただいま|現在)(?:準備中|工事中|構築中)(?:です|となっております)?",
+            r"(?:サイト|ページ|ホームページ)(?:は)?(?:ただいま|現在)?(?:準備中|工事中|構築中)(?:です|となっております)?",
+            r"(?:diese |unsere )?(?:website|webseite|seite|homepage) (?:befindet sich |ist )?(?:noch |gerade )?im aufbau",
+            r"(?:site|page) (?:web )?(?:est )?en (?:cours de )?construction",
+            r"(?:sitio|página|web) (?:web )?(?:está )?en construcción",
         ),
     ),
     PhraseSet(

@@ -240,4 +240,11 @@ STAND_IN_CASES: tuple[BlockerCase, ...] = (
     _case("benign-redesign-banner", None, "AU2606 quote | Gold Desk", "Our new website is coming soon! Meanwhile, today's quote: AU2606 612.35", "AU2606 gold futures"),
     _case("benign-redesign-banner-zh", None, "金价_示例网", "新版网站即将上线。今日金价 456.78 元/克", "今日金价"),
     _case("benign-redesign-banner-de", None, "Goldpreis | Gold Desk", "Unsere neue Website ist im Aufbau. Goldpreis heute 2.345,10 €", "Goldpreis heute"),
+    # A client-side app before it renders: the page shows nothing, and its readable text is the
+    # <noscript> notice no browser running scripts shows (found by a plan probe, labelled first).
+    BlockerCase(
+        "benign-noscript-in-readable-text",
+        _page("AU2606 gold futures quote | Gold Desk", "You need to enable JavaScript to run this app.", text_is_shown=False),
+        None,
+    ),
 )

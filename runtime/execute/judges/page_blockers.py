@@ -76,6 +76,9 @@ class PageSignals:
     requested_url: str = ""
     has_password_field: bool = False
     has_captcha_widget: bool = False
+    # False when `text` is the readable text from the HTML (the page showed none): it holds what
+    # no browser running scripts shows, such as a <noscript> notice.
+    text_is_shown: bool = True
 
 
 @dataclass(frozen=True)
@@ -102,13 +105,15 @@ class _Reading:
     main_heading: str
     headings: tuple[str, ...]
     text: str
+    text_is_shown: bool = True
 
     @classmethod
     def of(cls, page: PageSignals) -> _Reading:
         title = _clean(page.title)
         segments = tuple(s for s in _TITLE_SEPARATORS.split(title) if s.strip())
         headings = tuple(h for h in (_clean(h) for h in page.headings) if h)
-        return cls((title, *segments) if title else (), headings[0] if headings else "", headings, _clean(page.text))
+        main = headings[0] if headings else ""
+        return cls((title, *segments) if title else (), main, headings, _clean(page.text), page.text_is_shown)
 
     @functools.cached_property
     def short(self) -> bool:
@@ -157,14 +162,15 @@ def _about(line: str, patterns: tuple[re.Pattern[str], ...]) -> str | None:
 def _prominent(phrases: PhraseSet, reading: _Reading) -> tuple[str, str] | None:
     """(phrase, where) when the page says it is this kind of blocker (rule 3)."""
     for where, line in reading.lines():
-        lines = phrases.strong + phrases.weak + phrases.placeholder + (phrases.bare if reading.bare else ())
+        lines = phrases.strong + phrases.weak + phrases.placeholder + phrases.shown + (phrases.bare if reading.bare else ())
         if (phrase := _about(line, lines)) is not None:
             return phrase, where
     if reading.short:
         for heading in reading.headings[1:]:
             if (phrase := _about(heading, phrases.strong + phrases.weak)) is not None:
                 return phrase, "heading"
-        if match := _first(phrases.strong + (phrases.placeholder if reading.bare else ()), reading.body):
+        in_text = phrases.strong + (phrases.shown if reading.text_is_shown else ()) + (phrases.placeholder if reading.bare else ())
+        if match := _first(in_text, reading.body):
             return match.group(0), "text"
     return None
 
@@ -173,9 +179,9 @@ def _mentioned(phrases: PhraseSet, reading: _Reading) -> tuple[str, str] | None:
     """(phrase, where) for an error page: any phrase in the title or a heading, a strong one anywhere."""
     places = (*(("title", s) for s in reading.title_segments[:1]), *(("heading", h) for h in reading.headings))
     for where, line in places:
-        if match := _first(phrases.strong + phrases.weak, line):
+        if match := _first(phrases.strong + phrases.weak + phrases.shown, line):
             return match.group(0), where
-    if match := _first(phrases.strong, reading.text):
+    if match := _first(phrases.strong + (phrases.shown if reading.text_is_shown else ()), reading.text):
         return match.group(0), "text"
     return None
 

@@ -13,14 +13,18 @@ class PhraseSet:
     """A kind's phrases by how prominently they must stand (`page_blockers` rule 3): `strong`
     ones say what the page is, `weak` ones also appear on ordinary pages, `bare` ones ("Coming
     soon", "It works!") count only as the title or main heading of a page with almost nothing else,
-    and `placeholder` ones ("This site is under construction") as a title or main heading, or in
-    the text of such a page."""
+    `placeholder` ones ("This site is under construction") as a title or main heading, or in the
+    text of such a page, and `shown` ones are strong phrases that count in the text only when it is
+    what the page shows: a `<noscript>` notice ("You need to enable JavaScript to run this app") is
+    in the HTML, and so in the readable text, of every client-side app, shown to no browser that
+    runs scripts."""
 
     kind: BlockerKind
     strong: tuple[re.Pattern[str], ...]
     weak: tuple[re.Pattern[str], ...]
     bare: tuple[re.Pattern[str], ...] = ()
     placeholder: tuple[re.Pattern[str], ...] = ()
+    shown: tuple[re.Pattern[str], ...] = ()
 
     def joined(self, more: PhraseSet) -> PhraseSet:
         return PhraseSet(
@@ -29,6 +33,7 @@ class PhraseSet:
             self.weak + more.weak,
             self.bare + more.bare,
             self.placeholder + more.placeholder,
+            self.shown + more.shown,
         )
 
 

@@ -202,7 +202,26 @@ STAND_INS: tuple[PhraseSet, ...] = (
     PhraseSet(
         BlockerKind.ACCESS_BLOCKED,
         _compile(
-            # A page whose script must run first.
+            # A browser check before the site lets the browser in.
+            r"(?:please wait while we|we are|we're) (?:verify(?:ing)?|check(?:ing)?) (?:your browser|(?:that )?you are (?:a )?human)",
+            r"verifying (?:that )?you are (?:a )?human",
+            r"verifying your browser",
+            r"needs to review the security of your connection",
+            r"performing security verification",
+            r"uses a security service to protect (?:itself )?(?:against|from) (?:malicious )?bots",
+            r"stand by,? while we are checking",
+            r"正在(?:验证|检查|检测)(?:您的|你的)?浏览器",
+            r"正在进行安全(?:验证|检查|检测)",
+            r"ブラウザ(?:を|の)(?:確認|チェック)(?:しています|中)",
+            r"(?:überprüfung|prüfung) (?:ihres|deines) browsers",
+            r"(?:wir )?(?:überprüfen|prüfen) (?:ihren|deinen) browser",
+            r"vérification (?:de votre|du) navigateur",
+            r"nous vérifions votre navigateur",
+            r"(?:comprobando|verificando) (?:tu|su) navegador",
+        ),
+        _compile(r"just a moment\.*", r"javascript (?:is )?(?:required|disabled)"),
+        # A page whose script must run first: in what the page shows, not in a <noscript> notice.
+        shown=_compile(
             rf"(?:you need to|you must|please|kindly) (?:enable|turn on|activate) javascript(?: and cookies)?"
             rf"(?: and (?:reload|refresh)| to continue|{_FOR_THE_PAGE})",
             r"enable javascript and cookies to continue",
@@ -227,23 +246,6 @@ STAND_INS: tuple[PhraseSet, ...] = (
             r"(?:veuillez )?(?:activer|activez) (?:le )?javascript",
             r"(?:habilita|habilite|activa|active) (?:el )?javascript",
             r"javascript (?:está )?desactivado",
-            # A browser check before the site lets the browser in.
-            r"(?:please wait while we|we are|we're) (?:verify(?:ing)?|check(?:ing)?) (?:your browser|(?:that )?you are (?:a )?human)",
-            r"verifying (?:that )?you are (?:a )?human",
-            r"verifying your browser",
-            r"needs to review the security of your connection",
-            r"performing security verification",
-            r"uses a security service to protect (?:itself )?(?:against|from) (?:malicious )?bots",
-            r"stand by,? while we are checking",
-            r"正在(?:验证|检查|检测)(?:您的|你的)?浏览器",
-            r"正在进行安全(?:验证|检查|检测)",
-            r"ブラウザ(?:を|の)(?:確認|チェック)(?:しています|中)",
-            r"(?:überprüfung|prüfung) (?:ihres|deines) browsers",
-            r"(?:wir )?(?:überprüfen|prüfen) (?:ihren|deinen) browser",
-            r"vérification (?:de votre|du) navigateur",
-            r"nous vérifions votre navigateur",
-            r"(?:comprobando|verificando) (?:tu|su) navegador",
         ),
-        _compile(r"just a moment\.*", r"javascript (?:is )?(?:required|disabled)"),
     ),
 )

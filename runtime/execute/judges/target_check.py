@@ -82,6 +82,7 @@ class PageObservation:
             requested_url=self.requested_url,
             has_password_field=self.has_password_field,
             has_captcha_widget=self.has_captcha_widget,
+            text_is_shown=bool(self.visible_text),
         )
 
 

@@ -3,7 +3,8 @@ scripted model on the loopback Gemini server driving a real run in Chromium agai
 corpus site, with the verdict written before the probe first ran. They live here rather than in
 the suite (its CPU budget); each class a probe found broken has a labelled page
 (tests/verdict/blocker_cases.py) or an agent corpus row (cases.yaml) in the suite. A probe with
-`left` is a defect found and left as it is: it is reported as an expected failure.
+`left` is a defect found and left as it is: it is reported as an expected failure; `allow` names
+tools the probe's recipe offers besides the corpus's own (browser_evaluate).
 
     /work/bin/chromium-slot uv run --frozen --no-sync python tools/probe_agent_verdicts.py [-k ID]
 
@@ -52,7 +53,12 @@ def test_probe(probe_id: str, corpus_site: AgentCorpusSite, gemini: GeminiServer
     # The corpus recipe, offering the tools the probes' models call besides the corpus's own.
     recipe = YAML(typ="safe").load((CORPUS / probe.get("recipe", RECIPE.name)).read_text(encoding="utf-8"))
     if any("agent" in step for step in recipe["plan"]):
-        recipe["tools"]["allow"] += [tool for tool in EXTRA_TOOLS if tool not in recipe["tools"]["allow"]]
+        extra = [*EXTRA_TOOLS, *probe.get("allow", [])]
+        recipe["tools"]["allow"] += [tool for tool in extra if tool not in recipe["tools"]["allow"]]
+        if probe.get("allow"):
+            # A client tool (browser_evaluate) is offered only when the step's tool list names it.
+            [agent] = [step for step in recipe["plan"] if "agent" in step]
+            agent["agent"]["tools"] = [tool for tool in recipe["tools"]["allow"] if tool != "close"]
     if probe.get("done_when"):
         # A probe of what the step's done_when holds on: the plan ends after the agent step.
         [agent] = [step for step in recipe["plan"] if "agent" in step]

@@ -81,6 +81,19 @@ def _pages_told(run: dict[str, Any]) -> None:
         assert kind in told, told[:3000]
 
 
+@then(parsers.parse("the done_when conditions that failed are {checks}"))
+def _failed_checks(run: dict[str, Any], checks: str) -> None:
+    [read] = [r for r in run["record"].file("executions.json") if r.get("state_id") == "read" and r.get("kind") == "agent"]
+    failed = [condition["check"] for condition in read["evidence"]["failed"]]
+    assert failed == checks.replace(" and ", ", ").split(", "), read["evidence"]["failed"]
+
+
+@then(parsers.parse('the model was told "{code}"'))
+def _told(run: dict[str, Any], code: str) -> None:
+    told = [r["response"] for request in run["requests"] for r in request.function_responses()]
+    assert any((response.get("error") or {}).get("code") == code for response in told), told
+
+
 @then(parsers.parse('the verdict\'s provenance of "{field}" names the validated AU2606 quote page'))
 def _provenance(run: dict[str, Any], field: str) -> None:
     record = _verdict(run["record"]).evidence["provenance"][field]

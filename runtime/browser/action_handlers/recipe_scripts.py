@@ -2,7 +2,9 @@
 
 The script is the body of an async function of `args`. It runs in a fresh isolated world of the
 top frame by default (it sees the DOM, not the page's own scripts, and leaves nothing behind for
-the next script); `world: main` runs it in the page's own world, globals included. The action's
+the next script); `world: main` runs it in the page's own world, globals included. With
+`model_script`, the script is an agent's model's function: what it writes into the document is kept
+as the model's words, which no check of the page takes for the page's (scripts/script_writes.js). The action's
 timeout bounds it (a synchronous loop is terminated by Chromium), and a result whose JSON is
 larger than `max_bytes` fails as `result_too_large`.
 """
@@ -36,6 +38,9 @@ async def browser_evaluate(scope: ActionScope, action: Action) -> Result:
     except (TypeError, ValueError) as error:
         raise invalid(f"params.args must be JSON: {error}") from None
     max_bytes = int_param(params, "max_bytes", DEFAULT_MAX_BYTES, minimum=1)
+    model_script = params.get("model_script", False)
+    if not isinstance(model_script, bool):
+        raise invalid("params.model_script must be true or false")
     request: dict[str, Any] = {
         "expression": f"(async (args) => {{\n{script}\n}})({args_json})",
         "returnByValue": True,
@@ -49,7 +54,7 @@ async def browser_evaluate(scope: ActionScope, action: Action) -> Result:
         request["contextId"] = created["executionContextId"]
     # What the script changes is the run's own doing, not the page changing by itself: the churn
     # ledger (scripts/ledger.js) keeps none of it, nor what lands while the page settles after it.
-    await _own_change(tab, True)
+    await _own_change(tab, True, model_script)
     try:
         reply = await tab.cdp.send("Runtime.evaluate", request)
     finally:
@@ -70,8 +75,8 @@ async def browser_evaluate(scope: ActionScope, action: Action) -> Result:
     return {"result": value, "world": world, "size": size, "url": await tab.current_url()}, None
 
 
-async def _own_change(tab: Tab, begins: bool) -> None:
+async def _own_change(tab: Tab, begins: bool, model_script: bool = False) -> None:
     try:
-        await tab.call_script("ownChange", begins)
+        await tab.call_script("ownChange", begins, model_script)
     except Exception:  # noqa: BLE001 - the script took the document away: no ledger to tell
         pass

@@ -60,7 +60,7 @@ verity.shownJudge = () => {
 
 // The text nodes under <body> that a person can see, each block's text on a line of its own and
 // cased as `text-transform` draws it (enough for a "the page shows this text" check, whitespace
-// being collapsed). With `skipEditable`, text inside contenteditable content is left out: anyone
+// being collapsed). Text an agent's model's own script wrote is never the page's (script_writes.js). With `skipEditable`, text inside contenteditable content is left out: anyone
 // typing there writes it, so it is not the page stating it.
 verity.shownText = (skipEditable = false) => {
   const {shownElement, shownRects, opaque} = verity.shownJudge();
@@ -102,7 +102,7 @@ verity.shownText = (skipEditable = false) => {
         continue;
       }
       const info = node.parentElement && drawn(node.parentElement);
-      if (!info) continue;
+      if (!info || verity.scriptWrites.wroteText(node)) continue;
       range.selectNodeContents(node);
       if (!shownRects(range.getClientRects())) continue;
       if (info.block !== lastBlock) parts.push('\n');

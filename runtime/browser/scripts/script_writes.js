@@ -9,7 +9,9 @@
 //   too), with the text it left there;
 // - each attribute it set, with the value it left, and every element it inserted;
 // - each form control whose value it changed, with that value;
-// - the title, when it changed it, and the title the page had before.
+// - the title, when it changed it, and the title the page had before;
+// - the lines of shown text it erased (removed, overwrote or hid), which a check that the page
+//   does *not* say something still counts (`erasedShown`).
 //
 // Something written counts as the model's while it still holds what the model left: a page that
 // later writes over it, or copies the text elsewhere (its own echo of a draft, as a search page
@@ -21,12 +23,16 @@ let watching = null;
 
 const current = () => {
   if (!record || record.doc !== document) {
-    record = {doc: document, texts: new WeakMap(), attrs: new WeakMap(), inserted: new WeakSet(), values: new WeakMap(), title: null};
+    record = {doc: document, texts: new WeakMap(), attrs: new WeakMap(), inserted: new WeakSet(), values: new WeakMap(), title: null, erased: []};
   }
   return record;
 };
 
 const CONTROLS = 'input,textarea,select';
+// Bounds on the erased lines kept per document.
+const ERASED_LINES = 200;
+const ERASED_LINE_CHARS = 500;
+const squash = (text) => (text || '').replace(/\s+/g, ' ').trim();
 const OPTIONS = {subtree: true, childList: true, characterData: true, attributes: true};
 
 // Every control of the document and its open (or adopted) shadow roots, with its value.
@@ -53,7 +59,8 @@ const begin = () => {
   const records = [];
   const observer = new MutationObserver((found) => { records.push(...found); });
   for (const root of [document, ...roots]) observer.observe(root, OPTIONS);
-  watching = {doc: document, observer, records, roots: new Set(roots), values: controlValues(roots), title: document.title};
+  const shown = verity.shownText().split('\n').map(squash).filter(Boolean);
+  watching = {doc: document, observer, records, roots: new Set(roots), values: controlValues(roots), title: document.title, shown};
 };
 
 // After it ran: what it changed is kept as its own (nothing when the document went meanwhile).
@@ -75,7 +82,18 @@ const end = () => {
   for (const root of roots) if (!watch.roots.has(root)) markInserted(rec, root);
   for (const [el, value] of controlValues(roots)) if (watch.values.get(el) !== value) rec.values.set(el, value);
   if (document.title !== watch.title) rec.title = {now: document.title, before: watch.title};
+  const after = squash(verity.shownText());
+  for (const line of watch.shown) {
+    if (rec.erased.length >= ERASED_LINES) break;
+    if (!after.includes(line)) rec.erased.push(line.slice(0, ERASED_LINE_CHARS));
+  }
 };
+
+// Whether the text `wanted` (whitespace collapsed) was shown before the model's script erased it.
+const erasedShown = (wanted) => !!record && record.doc === document && record.erased.some((line) => line.includes(wanted));
+
+// Whether the model's script inserted `el` (or an element it sits in).
+const inserted = (el) => !!record && record.doc === document && record.inserted.has(el);
 
 // Whether a text node holds what the model's script left there.
 const wroteText = (node) => !!record && record.doc === document && record.texts.get(node) === node.data;
@@ -110,4 +128,4 @@ const pageTitle = () => {
   return title && document.title === title.now ? title.before : document.title;
 };
 
-verity.scriptWrites = {begin, end, wroteText, wroteRead, pageTitle};
+verity.scriptWrites = {begin, end, wroteText, wroteRead, pageTitle, erasedShown, inserted};

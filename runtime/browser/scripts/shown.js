@@ -118,11 +118,13 @@ verity.shownText = (skipEditable = false) => {
 // visible text for evidence. The page's text (its innerText and its open shadow roots') is looked
 // at first: a text it lacks is not shown, and that answer costs a fraction of walking every text
 // node (0.03 s against 0.6 s on a page of 88,000 nodes), which a wait that polls asks many times.
-// `editable: false`: text in contenteditable content does not count (see shownText).
-verity.textShown = (value, editable = true) => {
+// `editable: false`: text in contenteditable content does not count (see shownText). `erased`:
+// text an agent's model's own script erased counts as shown, as a check that the page does not
+// say it reads it (script_writes.js).
+verity.textShown = (value, editable = true, erased = false) => {
   const squash = (text) => (text || '').replace(/\s+/g, ' ').trim();
   const wanted = squash(value);
   const all = squash(verity.allText());
-  const shown = all.includes(wanted) && squash(verity.shownText(!editable)).includes(wanted);
+  const shown = (all.includes(wanted) && squash(verity.shownText(!editable)).includes(wanted)) || (erased && verity.scriptWrites.erasedShown(wanted));
   return {shown, text: all.slice(0, 300)};
 };

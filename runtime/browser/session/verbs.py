@@ -259,9 +259,10 @@ class SessionVerbs(ABC):
     async def verify(self, check: str, *, tab_id: str | None = None, action_id: str | None = None,
                      timeout_ms: int | None = None, **params: Any) -> ActionResult:
         """`verify`: check url_matches {value, regex?} | text_present {value, editable?: false
-        leaves out contenteditable text} |
-        title_includes {value} (case-insensitive, observed = the document title) |
-        element_state {target, state: exists|visible|enabled|checked|value, expected?}.
+        leaves out contenteditable text, erased?: true counts text an agent's model's own script
+        erased} | title_includes {value} (case-insensitive, observed = the page's own title) |
+        element_state {target, state: exists|visible|enabled|checked|value, expected?, editable?:
+        false: an element or value an agent's model's own script made is not the page's}.
         ok=True with data.passed telling the verdict; `result.value` is a `VerifyOutcome`."""
         target = params.get("target")
         if isinstance(target, Target):

@@ -73,9 +73,12 @@ class ConditionProbe:
     # What the act's own result already shows it caused (the tabs it opened).
     act_effects: tuple[str, ...] = ()
     # False for an agent's done_when and verify: text in contenteditable content is what the model
-    # may have typed there itself, so it does not show that the page says it (inside a `not` it
-    # counts again, the stricter reading).
+    # may have typed there itself, and an element or a value its own page script made is its own,
+    # so neither shows that the page says it (inside a `not` they count again, the stricter reading).
     editable_text: bool = True
+    # True inside an agent's `not`: text the model's own page script erased from the page still
+    # counts as there (a model cannot delete or hide the words its step must not find).
+    erased_text: bool = False
 
 
 async def check_condition(probe: ConditionProbe, condition: dict[str, Any], action_id: str) -> ConditionCheck:
@@ -95,7 +98,7 @@ def condition_as_written(condition: dict[str, Any]) -> str:
 async def _judge(probe: ConditionProbe, condition: dict[str, Any], action_id: str) -> ConditionCheck:
     values = probe.values
     if "not" in condition:
-        inner = await _judge(replace(probe, editable_text=True), condition["not"], action_id)
+        inner = await _judge(replace(probe, editable_text=True, erased_text=not probe.editable_text), condition["not"], action_id)
         if not inner.judged:
             # What could not be read is not known to be false: its `not` does not hold either.
             return ConditionCheck("not", False, {"not": inner.expected}, inner.observed, f"could not judge: {inner.message}", judged=False)
@@ -107,7 +110,7 @@ async def _judge(probe: ConditionProbe, condition: dict[str, Any], action_id: st
             return ConditionCheck(check, passed, expected, observed, message)
     if "text_includes" in condition:
         expected = values.text(condition["text_includes"])
-        own_text = {} if probe.editable_text else {"editable": False}
+        own_text = ({} if probe.editable_text else {"editable": False}) | ({"erased": True} if probe.erased_text else {})
         return await _ask_page(probe, "text_includes", expected, action_id, "text_present", value=expected, **own_text)
     if "title_includes" in condition:
         expected = values.text(condition["title_includes"]) or ""
@@ -122,10 +125,11 @@ async def _judge(probe: ConditionProbe, condition: dict[str, Any], action_id: st
     if "element" in condition:
         element = condition["element"]
         target = values.locator(locator_of(element))
+        own = {} if probe.editable_text else {"editable": False}
         if element.get("value") is not None:
-            return await _ask_page(probe, "element", target, action_id, "element_state", target=target, state="value", expected=values.text(element["value"]))
+            return await _ask_page(probe, "element", target, action_id, "element_state", target=target, state="value", expected=values.text(element["value"]), **own)
         state, wanted = ELEMENT_STATES[element.get("state", "visible")]
-        return await _ask_page(probe, "element", target, action_id, "element_state", target=target, state=state, expected=wanted)
+        return await _ask_page(probe, "element", target, action_id, "element_state", target=target, state=state, expected=wanted, **own)
     if "own_effect" in condition:
         if probe.act_effects:
             return ConditionCheck("own_effect", True, "a change the act caused", list(probe.act_effects), "; ".join(probe.act_effects))

@@ -129,11 +129,11 @@ Feature: An agent step's pages are held to the plan's standard
     Then the run ends as the case expects, with no value it did not validate
 
   @VERDICT-039
-  Scenario: A model whose own page script erases the words that must be absent and adds the element checked for is not done
+  Scenario: A model whose own page script erases the words that must be absent, adds the element and moves the URL checked for is not done
     Given the agent corpus site
     When the agent corpus case "script-erases-what-must-be-absent" runs
     Then the run ends as the case expects, with no value it did not validate
-    And the done_when conditions that failed are not and element
+    And the done_when conditions that failed are not, element and url_matches
 
   @VERDICT-038
   Scenario: A model that reads a price the page hides, beside the price it shows, keeps nothing

@@ -52,6 +52,10 @@ async def verify(scope: ActionScope, action: Action) -> Result:
     if check == "url_matches":
         value = required_str(params, "value")
         url = await tab.current_url()
+        if params.get("editable", True) is False:
+            # An agent step's reading: where the page is by its own doing, not where the model's own
+            # script moved its URL (history.pushState).
+            url = str(await tab.call_script("pageUrl") or url)
         passed = bool(re.search(value, url)) if params.get("regex") else value in url
         outcome = VerifyOutcome(check, passed, value, url, f"url {url} {'matches' if passed else 'does not match'} {value!r}")
     elif check == "text_present":

@@ -9,7 +9,8 @@
 //   too), with the text it left there;
 // - each attribute it set, with the value it left, and every element it inserted;
 // - each form control whose value it changed, with that value;
-// - the title, when it changed it, and the title the page had before;
+// - the title, when it changed it, and the title the page had before; the same for the URL, which
+//   history.pushState or a fragment moves without the page going anywhere;
 // - the lines of shown text it erased (removed, overwrote or hid), which a check that the page
 //   does *not* say something still counts (`erasedShown`).
 //
@@ -23,7 +24,7 @@ let watching = null;
 
 const current = () => {
   if (!record || record.doc !== document) {
-    record = {doc: document, texts: new WeakMap(), attrs: new WeakMap(), inserted: new WeakSet(), values: new WeakMap(), title: null, erased: []};
+    record = {doc: document, texts: new WeakMap(), attrs: new WeakMap(), inserted: new WeakSet(), values: new WeakMap(), title: null, url: null, erased: []};
   }
   return record;
 };
@@ -60,7 +61,7 @@ const begin = () => {
   const observer = new MutationObserver((found) => { records.push(...found); });
   for (const root of [document, ...roots]) observer.observe(root, OPTIONS);
   const shown = verity.shownText().split('\n').map(squash).filter(Boolean);
-  watching = {doc: document, observer, records, roots: new Set(roots), values: controlValues(roots), title: document.title, shown};
+  watching = {doc: document, observer, records, roots: new Set(roots), values: controlValues(roots), title: document.title, url: location.href, shown};
 };
 
 // After it ran: what it changed is kept as its own (nothing when the document went meanwhile).
@@ -82,11 +83,19 @@ const end = () => {
   for (const root of roots) if (!watch.roots.has(root)) markInserted(rec, root);
   for (const [el, value] of controlValues(roots)) if (watch.values.get(el) !== value) rec.values.set(el, value);
   if (document.title !== watch.title) rec.title = {now: document.title, before: watch.title};
+  if (location.href !== watch.url) rec.url = {now: location.href, before: watch.url};
   const after = squash(verity.shownText());
   for (const line of watch.shown) {
     if (rec.erased.length >= ERASED_LINES) break;
     if (!after.includes(line)) rec.erased.push(line.slice(0, ERASED_LINE_CHARS));
   }
+};
+
+// The URL the page is at by its own doing: the one it had before the model's script moved it
+// (without a new document), while it is still where the script left it.
+const pageUrl = () => {
+  const url = record && record.doc === document ? record.url : null;
+  return url && location.href === url.now ? url.before : location.href;
 };
 
 // Whether the text `wanted` (whitespace collapsed) was shown before the model's script erased it.
@@ -128,4 +137,5 @@ const pageTitle = () => {
   return title && document.title === title.now ? title.before : document.title;
 };
 
-verity.scriptWrites = {begin, end, wroteText, wroteRead, pageTitle, erasedShown, inserted};
+verity.scriptWrites = {begin, end, wroteText, wroteRead, pageTitle, pageUrl, erasedShown, inserted};
+verity.pageUrl = pageUrl;

@@ -258,7 +258,8 @@ class SessionVerbs(ABC):
 
     async def verify(self, check: str, *, tab_id: str | None = None, action_id: str | None = None,
                      timeout_ms: int | None = None, **params: Any) -> ActionResult:
-        """`verify`: check url_matches {value, regex?} | text_present {value, editable?: false
+        """`verify`: check url_matches {value, regex?, editable?: false: the URL the page is at by its
+        own doing, not where an agent's model's own script moved it} | text_present {value, editable?: false
         leaves out contenteditable text, erased?: true counts text an agent's model's own script
         erased} | title_includes {value} (case-insensitive, observed = the page's own title) |
         element_state {target, state: exists|visible|enabled|checked|value, expected?, editable?:

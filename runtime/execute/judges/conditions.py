@@ -108,24 +108,25 @@ async def _judge(probe: ConditionProbe, condition: dict[str, Any], action_id: st
         if check in condition:
             passed, expected, observed, message = judge_value(values, check, condition[check])
             return ConditionCheck(check, passed, expected, observed, message)
+    # An agent step's reading (editable_text false): what its model's own script made is not the page's.
+    own = {} if probe.editable_text else {"editable": False}
     if "text_includes" in condition:
         expected = values.text(condition["text_includes"])
-        own_text = ({} if probe.editable_text else {"editable": False}) | ({"erased": True} if probe.erased_text else {})
-        return await _ask_page(probe, "text_includes", expected, action_id, "text_present", value=expected, **own_text)
+        erased = {"erased": True} if probe.erased_text else {}
+        return await _ask_page(probe, "text_includes", expected, action_id, "text_present", value=expected, **own, **erased)
     if "title_includes" in condition:
         expected = values.text(condition["title_includes"]) or ""
         return await _ask_page(probe, "title_includes", expected, action_id, "title_includes", value=expected)
     if "url_includes" in condition:
         expected = values.text(condition["url_includes"])
-        return await _ask_page(probe, "url_includes", expected, action_id, "url_matches", value=expected)
+        return await _ask_page(probe, "url_includes", expected, action_id, "url_matches", value=expected, **own)
     if "url_matches" in condition:
         # A regular expression: never filled, its braces are quantifiers.
         pattern = values.pattern(condition["url_matches"])
-        return await _ask_page(probe, "url_matches", pattern, action_id, "url_matches", value=pattern, regex=True)
+        return await _ask_page(probe, "url_matches", pattern, action_id, "url_matches", value=pattern, regex=True, **own)
     if "element" in condition:
         element = condition["element"]
         target = values.locator(locator_of(element))
-        own = {} if probe.editable_text else {"editable": False}
         if element.get("value") is not None:
             return await _ask_page(probe, "element", target, action_id, "element_state", target=target, state="value", expected=values.text(element["value"]), **own)
         state, wanted = ELEMENT_STATES[element.get("state", "visible")]

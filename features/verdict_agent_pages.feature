@@ -116,7 +116,7 @@ Feature: An agent step's pages are held to the plan's standard
     Then the run ends as the case expects, with no value it did not validate
 
   @VERDICT-037
-  Scenario: A model whose own page script writes the words, the title and the price its step checks is not done
+  Scenario: A model whose own page script writes the title and the price its step checks, and the words on a later click, is not done
     Given the agent corpus site
     When the agent corpus case "script-writes-the-checked-words" runs
     Then the run ends as the case expects, with no value it did not validate

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
+from runtime.events import ToolUsed
 from tests.execute.conftest import ExecRunner, corpus_site, runner  # noqa: F401 - fixtures for this module
 from tests.fixtures.agent_corpus.cases import CORPUS, RECIPE, model_turn
 from tests.fixtures.agent_corpus.site import AgentCorpusSite
@@ -72,7 +73,8 @@ def test_probe(probe_id: str, corpus_site: AgentCorpusSite, gemini: GeminiServer
     kind = verdict.blocker_kind.value if verdict.blocker_kind else None
     output = record.file("output.json") if (record.run_dir / "output.json").exists() else {}
     seen = f"{verdict.stop_reason.value} / {kind} / output {json.dumps(output.get('data'))}"
-    print(f"\nPROBE {probe_id}: {seen}\n  {verdict.summary[:400]}")
+    failed_calls = [f"{used.tool}: {used.summary[:160]}" for used in record.payloads(ToolUsed) if used.phase == "error"]
+    print(f"\nPROBE {probe_id}: {seen}\n  {verdict.summary[:400]}" + "".join(f"\n  failed call {call}" for call in failed_calls))
     expect = probe["expect"]
     if probe.get("left") and not (_allows(expect["stop_reason"], verdict.stop_reason.value) and _allows(expect["blocker_kind"], kind)):
         pytest.xfail(f"left as found: {probe['left']}")

@@ -27,8 +27,11 @@ async def refused_reads(ctx: RunContext, requested: dict[str, dict[str, Any]], f
     verbs = await ctx.browser.verbs()
     found = await verbs.extract(fields=asked, action_id=ctx.browser.new_action_id("read_origin"), timeout_ms=timeout_ms)
     seen = (found.data.get("fields") or {}) if found.ok else {}
-    # A field whose origin could not be read is not known to be the page's: it is not kept.
-    origins = {name: seen.get(name) if isinstance(seen.get(name), dict) else {} for name in read}
+    origins = {name: seen[name] for name in read if isinstance(seen.get(name), dict)}
+    unknown = [name for name in read if name not in origins]
+    if unknown:
+        # Not known to be the page's word (the element went meanwhile): not kept.
+        return ToolOutcome.failed("page_changed", f"could not tell where {', '.join(unknown)} was read (the page changed); nothing was kept: read it again")
     written = [name for name in read if origins[name].get("written") is not False]
     if written:
         return ToolOutcome.failed(

@@ -6,7 +6,7 @@ the suite (its CPU budget); each class a probe found broken has a labelled page
 `left` is a defect found and left as it is: it is reported as an expected failure; `allow` names
 tools the probe's recipe offers besides the corpus's own (browser_evaluate).
 
-    /work/bin/chromium-slot uv run --frozen --no-sync python tools/probe_agent_verdicts.py [-k ID]
+    uv run --frozen --no-sync python tools/probe_agent_verdicts.py [-k ID]
 
 It is a pytest module run as a script: one test per probe, and a table of what each ended with.
 """

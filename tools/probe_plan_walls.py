@@ -6,7 +6,7 @@ localhost:PORT (another allowed origin); a logging xdg-open (and the other opene
 the PATH of the Chromium the probe launches, as in the hidden round, so a program started by a
 page shows up in its log. Run:
 
-    /work/bin/chromium-slot uv run --frozen --no-sync python tools/probe_plan_walls.py [ID_PREFIX...]
+    uv run --frozen --no-sync python tools/probe_plan_walls.py [ID_PREFIX...]
 
 Prints one line per probe: expected, observed, and what was blocked; exits 1 when one differs.
 One differs on purpose, a gap left open (the wave-8 report): a popup that hands a mailto: URL

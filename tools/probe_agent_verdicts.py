@@ -1,4 +1,4 @@
-"""Probes of the agent step's verdicts (wave 8): tests/fixtures/agent_corpus/probes.yaml, each a
+"""Probes of the agent step's verdicts (waves 8 and 9): tests/fixtures/agent_corpus/probes.yaml, each a
 scripted model on the loopback Gemini server driving a real run in Chromium against the agent
 corpus site, with the verdict written before the probe first ran. They live here rather than in
 the suite (its CPU budget); each class a probe found broken has a labelled page

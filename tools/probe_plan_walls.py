@@ -120,6 +120,12 @@ PROBES = (
     Probe("ext-form-mailto", "ext-form-mailto.html", ("replans_exhausted", "scheme_not_allowed"), None, "  - act: {click: {role: button, name: Send}}\n", external=True),
     Probe("ext-meta-refresh", "ext-meta-refresh.html", ("replans_exhausted", "scheme_not_allowed"), None, external=True),
     Probe("ext-popup-hands-off", "ext-popup-hands-off.html", ("completed", None), "Q-2000", "  - act: {click: {css: '#go'}}\n", external=True),
+    # Wave 9, popups that navigate themselves (or are navigated by their opener) to a desktop
+    # scheme: expected before running, as a window opened on one: no program starts, the page's
+    # value, and the attempt recorded as external_protocol.
+    Probe("ext-popup-self-ssh", "ext-popup-self-ssh.html", ("completed", None), "Q-2000", "  - act: {click: {css: '#go'}}\n", external=True),
+    Probe("ext-popup-blank-ircs", "ext-popup-blank-ircs.html", ("completed", None), "Q-2000", "  - act: {click: {css: '#go'}}\n", external=True),
+    Probe("ext-popup-blank-mailto", "ext-popup-blank-mailto.html", ("completed", None), "Q-2000", "  - act: {click: {css: '#go'}}\n", external=True),
     Probe("ext-a-ssh", "ext-a-ssh.html", ("replans_exhausted", "scheme_not_allowed"), None, "  - act: {click: {css: '#go'}}\n", external=True),
     Probe("ext-frame-scripts", "ext-frame-scripts.html", ("completed", None), "Q-2000", external=True),
     Probe("ext-frame-click", "ext-frame-click.html", ("replans_exhausted", "scheme_not_allowed"), None, "  - act: {click: {text: 'Mail us', frame: '#box'}}\n", external=True),

@@ -93,6 +93,7 @@ class TabTracker:
         self._tab_by_target: dict[str, str] = {}  # CDP target id -> tab id
         self._adoptions: dict[str, asyncio.Task[None]] = {}  # CDP target id -> its adoption
         self._created_since_mark: list[str] = []
+        self._opened_external: set[str] = set()  # shared by the tabs' ExternalProtocolWatch
         self._tab_counter = itertools.count(1)
         self._snapshot_counter = itertools.count(1)
         self._primary_tab_id: str | None = None
@@ -111,6 +112,10 @@ class TabTracker:
         self._context_id = context._id
         self._browser.on_cdp_event("Target.targetCreated", self._on_target_created)
         self._browser.on_cdp_event("Target.targetDestroyed", self._on_target_destroyed)
+        if self._network is not None:
+            # A popup's first script runs only once its watches are on: one that hands a URL to the
+            # desktop at once (location = 'mailto:...') is heard like any other attempt.
+            await self._browser.target_gate.claim(self._gate_key, self._claim_new_target)
         return primary
 
     def listen(self, listener: Callable[[TabEvent], None]) -> None:
@@ -130,6 +135,19 @@ class TabTracker:
         self._watching = False
         self._browser.off_cdp_event("Target.targetCreated", self._on_target_created)
         self._browser.off_cdp_event("Target.targetDestroyed", self._on_target_destroyed)
+        self._browser.target_gate.drop(self._gate_key)
+
+    @property
+    def _gate_key(self) -> str:
+        return f"tabs:{self._session_id}:{id(self)}"
+
+    def _claim_new_target(self, info: dict[str, Any]) -> asyncio.Task[None] | None:
+        """The adoption a new target of this context waits for before it runs (None: not ours).
+        Chromium announces a target (Target.targetCreated, which starts its adoption) before it
+        attaches it paused."""
+        if info.get("browserContextId") != self._context_id:
+            return None
+        return self._adoptions.get(str(info.get("targetId", "")))
 
     @property
     def primary_tab_id(self) -> str:
@@ -282,7 +300,7 @@ class TabTracker:
             watch = TopFrameWatch(tab.tab_id, self._network.judge, self._network.refusal_for)
             await watch.start(tab.cdp)
             self._top_frames[tab.tab_id] = watch
-            await ExternalProtocolWatch(self._network.record_external).start(tab.cdp)
+            await ExternalProtocolWatch(self._network.record_external, self._opened_external).start(tab.cdp)
             await SentRequestWatch(tab.tab_id, self._network.judge, self._network.refusal_for, self._sent_request).start(tab.cdp)
         return tab
 

@@ -6,13 +6,12 @@ localhost:PORT (another allowed origin); a logging xdg-open (and the other opene
 the PATH of the Chromium the probe launches, as in the hidden round, so a program started by a
 page shows up in its log. Run:
 
-    /work/bin/chromium-slot uv run --frozen --no-sync python tools/probe_plan_walls.py [ID_PREFIX...]
+    uv run --frozen --no-sync python tools/probe_plan_walls.py [ID_PREFIX...]
 
 Prints one line per probe: expected, observed, and what was blocked; exits 1 when one differs.
-One differs on purpose, a gap left open (the wave-8 report): a popup that hands a mailto: URL
-over from its own head script before the run attaches to it (ext-popup-hands-off: no program
-starts, but no attempt is recorded). Closed shadow roots' walls (closed-*, late-closed-*) are
-judged since BROWSER-078.
+Popups that hand a URL to the desktop after they open (ext-popup-*) are recorded since POLICY-039
+(the wave-8 gap: ext-popup-hands-off differed on purpose). Closed shadow roots' walls (closed-*,
+late-closed-*) are judged since BROWSER-078.
 """
 
 from __future__ import annotations

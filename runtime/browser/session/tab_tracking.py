@@ -37,6 +37,7 @@ from runtime.browser.tab.tab import Tab, TabHooks
 from runtime.browser.tab.external_protocols import ExternalProtocolWatch
 from runtime.browser.tab.sent_requests import SentRequest, SentRequestWatch
 from runtime.browser.tab.top_frame import Judge, RefusalLookup, TopFrameBlock, TopFrameWatch
+from runtime.browser.tab.worker_requests import DedicatedWorkerWatch
 from runtime.policy import BlockedRequest
 
 # Popups come from user gestures (and a recipe's page scripts), so only these actions report the
@@ -50,6 +51,8 @@ ACTIONS_THAT_MAY_OPEN_TABS = frozenset({
 })
 # A ceiling for attaching to a popup the browser has already announced, not a wait for it to appear.
 ADOPTION_CEILING_SECONDS = 10.0
+# Workers of the browser (not of one tab) whose requests a run's context may make.
+WORKER_TARGETS = frozenset({"shared_worker", "service_worker"})
 
 
 @dataclass
@@ -141,13 +144,24 @@ class TabTracker:
     def _gate_key(self) -> str:
         return f"tabs:{self._session_id}:{id(self)}"
 
-    def _claim_new_target(self, info: dict[str, Any]) -> asyncio.Task[None] | None:
-        """The adoption a new target of this context waits for before it runs (None: not ours).
-        Chromium announces a target (Target.targetCreated, which starts its adoption) before it
-        attaches it paused."""
-        if info.get("browserContextId") != self._context_id:
+    def _claim_new_target(self, info: dict[str, Any]) -> asyncio.Future[None] | None:
+        """What a new target of this context waits for before it runs (None: not ours): a tab's
+        adoption (Chromium announces a target, Target.targetCreated, which starts it, before it
+        attaches it paused), or a shared or service worker's request watch."""
+        if info.get("browserContextId") != self._context_id or self._network is None:
             return None
+        if info.get("type") in WORKER_TARGETS:
+            return asyncio.ensure_future(self._watch_worker(info))
         return self._adoptions.get(str(info.get("targetId", "")))
+
+    async def _watch_worker(self, info: dict[str, Any]) -> None:
+        """A shared or service worker sends as the pages that gave it data do: its requests are
+        judged by a SentRequestWatch of its own, on a session the browser keeps while it lives."""
+        assert self._network is not None
+        session = await self._browser.raw._connection.createSession(info)
+        # Not a tab: its requests are named after the primary tab and the worker's kind.
+        tab_id = f"{self._primary_tab_id}/{info.get('type')}"
+        await SentRequestWatch(tab_id, self._network.judge, self._network.refusal_for, self._sent_request).start(session)
 
     @property
     def primary_tab_id(self) -> str:
@@ -302,6 +316,7 @@ class TabTracker:
             self._top_frames[tab.tab_id] = watch
             await ExternalProtocolWatch(self._network.record_external, self._opened_external).start(tab.cdp)
             await SentRequestWatch(tab.tab_id, self._network.judge, self._network.refusal_for, self._sent_request).start(tab.cdp)
+            await DedicatedWorkerWatch(tab.tab_id, self._network.judge, self._network.refusal_for, self._sent_request).start(tab.cdp)
         return tab
 
     def _register(self, tab: Tab, *, announce: bool, url: str = "") -> None:

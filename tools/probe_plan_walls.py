@@ -105,6 +105,11 @@ PROBES = (
     Probe("srcdoc-wall", "srcdoc-wall.html", WALL, field='{css: "#quote", frame: "#box", required: true}'),
     Probe("srcdoc-benign", "srcdoc-benign.html", ("completed", None), "Q-1007", field='{css: "#quote", frame: "#box", required: true}', checked=False),
     Probe("srcdoc-sandboxed", "srcdoc-sandboxed.html", ("completed", None), "Q-1012", field='{css: "#quote", frame: "#box", required: true}', checked=False),
+    # Wave 9, data: frames: the frame's content is the embedding page's own markup (Chromium gives
+    # it an opaque origin, as a sandboxed srcdoc frame); expected before running, as srcdoc frames.
+    Probe("data-benign", "data-benign.html", ("completed", None), "Q-1021", field='{css: "#quote", frame: "#box", required: true}', checked=False),
+    Probe("data-base64-benign", "data-base64-benign.html", ("completed", None), "Q-1022", field='{css: "#quote", frame: "#box", required: true}', checked=False),
+    Probe("data-wall", "data-wall.html", WALL, field='{css: "#quote", frame: "#box", required: true}'),
     Probe("blank-written-wall", "blank-written-wall.html", WALL, field='{css: "#quote", frame: "#box", required: true}'),
     Probe("frame-turns", "frame-turns.html", WALL, middle='  - wait: {text: "Partner updated"}\n', field='{css: "#quote", frame: "#box", required: true}'),
     Probe("frame-navigates", "frame-navigates.html", WALL, middle='  - wait: {text: "Partner updated"}\n', field='{css: "#quote", frame: "#box", required: true}'),

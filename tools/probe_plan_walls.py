@@ -110,6 +110,13 @@ PROBES = (
     Probe("data-benign", "data-benign.html", ("completed", None), "Q-1021", field='{css: "#quote", frame: "#box", required: true}', checked=False),
     Probe("data-base64-benign", "data-base64-benign.html", ("completed", None), "Q-1022", field='{css: "#quote", frame: "#box", required: true}', checked=False),
     Probe("data-wall", "data-wall.html", WALL, field='{css: "#quote", frame: "#box", required: true}'),
+    # Wave 9, closed roots inside frames (the frame's document drawn in a closed root) and a wait
+    # for text only a closed root shows; expected before running.
+    Probe("frame-closed-wall", "frame-closed-wall.html", WALL, field='{css: "#quote", frame: "#box", required: true}'),
+    Probe("frame-closed-other", "frame-closed-other.html", WALL, field='{css: "#quote", frame: "#box", required: true}'),
+    Probe("frame-closed-benign", "frame-closed-benign.html", ("completed", None), "Q-1032", field='{css: "#quote", frame: "#box", required: true}', checked=False),
+    Probe("wait-closed-text", "wait-closed-text.html", ("completed", None), "Q-1033", middle='  - wait: {text: "Quote ready"}\n'),
+    Probe("wait-closed-late", "wait-closed-late.html", ("completed", None), "Q-1034", middle='  - wait: {text: "Quote ready"}\n'),
     Probe("blank-written-wall", "blank-written-wall.html", WALL, field='{css: "#quote", frame: "#box", required: true}'),
     Probe("frame-turns", "frame-turns.html", WALL, middle='  - wait: {text: "Partner updated"}\n', field='{css: "#quote", frame: "#box", required: true}'),
     Probe("frame-navigates", "frame-navigates.html", WALL, middle='  - wait: {text: "Partner updated"}\n', field='{css: "#quote", frame: "#box", required: true}'),

@@ -5,7 +5,7 @@ went: the verdict, what it followed and the ranked links it chose from.
     uv run --frozen python -m tools.check_debian_python_docs [RECIPE]
 
 RECIPE defaults to tests/fixtures/recipes/search/docs-dead-link-default.yaml (no result_selector).
-Wrap it in chromium-slot on a shared machine. Nothing leaves loopback: the docs are local files.
+It starts Chromium, like the suite. Nothing leaves loopback: the docs are local files.
 """
 
 from __future__ import annotations

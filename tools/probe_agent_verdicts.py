@@ -5,7 +5,7 @@ the suite (its CPU budget); each class a probe found broken has a labelled page
 (tests/verdict/blocker_cases.py) or an agent corpus row (cases.yaml) in the suite. A probe with
 `left` is a defect found and left as it is: it is reported as an expected failure.
 
-    /work/bin/chromium-slot uv run --frozen --no-sync python tools/probe_agent_verdicts.py [-k ID]
+    uv run --frozen --no-sync python tools/probe_agent_verdicts.py [-k ID]
 
 It is a pytest module run as a script: one test per probe, and a table of what each ended with.
 """

@@ -50,6 +50,8 @@ PROBES = (
     Probe("worker-dedicated", "/probe/worker-sent.html", "tok-7731", REFUSED),
     Probe("worker-shared", "/probe/shared-worker-sent.html", "tok-7731", REFUSED),
     Probe("worker-service", "/probe/service-worker-sent.html", "tok-7731", REFUSED),
+    # A worker that sends the token to the site itself and a ping without it off the domains.
+    Probe("worker-benign", "/probe/worker-benign.html", "tok-7731", ("completed", None)),
     # The value escaped inside a longer field.
     Probe("json-escaped", "/probe/json-escaped-sent.html", 'Zoe "tok-7731" \\ gold', REFUSED),
     Probe("json-unicode", "/probe/json-unicode-sent.html", "Zoë-tok-7731 café", REFUSED),

@@ -115,6 +115,33 @@ Feature: An agent step's pages are held to the plan's standard
     When the agent corpus case "writes-the-done-text-itself" runs
     Then the run ends as the case expects, with no value it did not validate
 
+  @VERDICT-037
+  Scenario: A model whose own page script writes the title and the price its step checks, and the words on a later click, is not done
+    Given the agent corpus site
+    When the agent corpus case "script-writes-the-checked-words" runs
+    Then the run ends as the case expects, with no value it did not validate
+    And the done_when conditions that failed are text_includes, title_includes and field_matches
+
+  @VERDICT-037
+  Scenario: A model that runs a read-only function reads what the page's own script wrote after loading
+    Given the agent corpus site
+    When the agent corpus case "script-reads-the-page-that-wrote-itself" runs
+    Then the run ends as the case expects, with no value it did not validate
+
+  @VERDICT-039
+  Scenario: A model whose own page script erases the words that must be absent, adds the element and moves the URL checked for is not done
+    Given the agent corpus site
+    When the agent corpus case "script-erases-what-must-be-absent" runs
+    Then the run ends as the case expects, with no value it did not validate
+    And the done_when conditions that failed are not, element and url_matches
+
+  @VERDICT-038
+  Scenario: A model that reads a price the page hides, beside the price it shows, keeps nothing
+    Given the agent corpus site
+    When the agent corpus case "reads-a-price-the-page-hides" runs
+    Then the run ends as the case expects, with no value it did not validate
+    And the model was told "not_shown"
+
   @VERDICT-027 @VERDICT-030
   Scenario: An error in the main content after a header and a sidebar with a price is still an error
     Given the agent corpus site

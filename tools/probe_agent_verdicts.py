@@ -1,9 +1,10 @@
-"""Probes of the agent step's verdicts (wave 8): tests/fixtures/agent_corpus/probes.yaml, each a
+"""Probes of the agent step's verdicts (waves 8 and 9): tests/fixtures/agent_corpus/probes.yaml, each a
 scripted model on the loopback Gemini server driving a real run in Chromium against the agent
 corpus site, with the verdict written before the probe first ran. They live here rather than in
 the suite (its CPU budget); each class a probe found broken has a labelled page
 (tests/verdict/blocker_cases.py) or an agent corpus row (cases.yaml) in the suite. A probe with
-`left` is a defect found and left as it is: it is reported as an expected failure.
+`left` is a defect found and left as it is: it is reported as an expected failure; `allow` names
+tools the probe's recipe offers besides the corpus's own (browser_evaluate).
 
     uv run --frozen --no-sync python tools/probe_agent_verdicts.py [-k ID]
 
@@ -20,6 +21,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
+from runtime.events import ToolUsed
 from tests.execute.conftest import ExecRunner, corpus_site, runner  # noqa: F401 - fixtures for this module
 from tests.fixtures.agent_corpus.cases import CORPUS, RECIPE, model_turn
 from tests.fixtures.agent_corpus.site import AgentCorpusSite
@@ -52,7 +54,12 @@ def test_probe(probe_id: str, corpus_site: AgentCorpusSite, gemini: GeminiServer
     # The corpus recipe, offering the tools the probes' models call besides the corpus's own.
     recipe = YAML(typ="safe").load((CORPUS / probe.get("recipe", RECIPE.name)).read_text(encoding="utf-8"))
     if any("agent" in step for step in recipe["plan"]):
-        recipe["tools"]["allow"] += [tool for tool in EXTRA_TOOLS if tool not in recipe["tools"]["allow"]]
+        extra = [*EXTRA_TOOLS, *probe.get("allow", [])]
+        recipe["tools"]["allow"] += [tool for tool in extra if tool not in recipe["tools"]["allow"]]
+        if probe.get("allow"):
+            # A client tool (browser_evaluate) is offered only when the step's tool list names it.
+            [agent] = [step for step in recipe["plan"] if "agent" in step]
+            agent["agent"]["tools"] = [tool for tool in recipe["tools"]["allow"] if tool != "close"]
     if probe.get("done_when"):
         # A probe of what the step's done_when holds on: the plan ends after the agent step.
         [agent] = [step for step in recipe["plan"] if "agent" in step]
@@ -66,7 +73,8 @@ def test_probe(probe_id: str, corpus_site: AgentCorpusSite, gemini: GeminiServer
     kind = verdict.blocker_kind.value if verdict.blocker_kind else None
     output = record.file("output.json") if (record.run_dir / "output.json").exists() else {}
     seen = f"{verdict.stop_reason.value} / {kind} / output {json.dumps(output.get('data'))}"
-    print(f"\nPROBE {probe_id}: {seen}\n  {verdict.summary[:400]}")
+    failed_calls = [f"{used.tool}: {used.summary[:160]}" for used in record.payloads(ToolUsed) if used.phase == "error"]
+    print(f"\nPROBE {probe_id}: {seen}\n  {verdict.summary[:400]}" + "".join(f"\n  failed call {call}" for call in failed_calls))
     expect = probe["expect"]
     if probe.get("left") and not (_allows(expect["stop_reason"], verdict.stop_reason.value) and _allows(expect["blocker_kind"], kind)):
         pytest.xfail(f"left as found: {probe['left']}")

@@ -29,11 +29,20 @@ def _site(corpus_site: AgentCorpusSite, gemini_env: dict[str, str]) -> AgentCorp
 
 
 @when(parsers.parse('the agent corpus case "{case_id}" runs'), target_fixture="run")
-def _run_case(case_id: str, site: AgentCorpusSite, gemini: GeminiServer, runner: ExecRunner) -> dict[str, Any]:
+def _run_case(case_id: str, site: AgentCorpusSite, gemini: GeminiServer, runner: ExecRunner, tmp_path: Path) -> dict[str, Any]:
     case = CASES[case_id]
     gemini.enqueue(*(model_turn(step, site) for step in case["model"]))
     inputs = {**site.inputs, **({"start": case["start"]} if case.get("start") else {})}
-    record = runner.wait(runner.start(CORPUS / case.get("recipe", RECIPE.name), inputs), timeout=90)
+    recipe = CORPUS / case.get("recipe", RECIPE.name)
+    if case.get("done_when"):
+        # The case's own done_when for the recipe's agent step; the plan ends after that step.
+        written = YAML(typ="safe").load(recipe.read_text(encoding="utf-8"))
+        [agent] = [step for step in written["plan"] if "agent" in step]
+        agent["agent"]["done_when"] = case["done_when"]
+        written.pop("output", None)
+        recipe = tmp_path / recipe.name
+        recipe.write_text(json.dumps(written, ensure_ascii=False), encoding="utf-8")  # JSON is YAML
+    record = runner.wait(runner.start(recipe, inputs), timeout=90)
     return {"case": case, "record": record, "requests": list(gemini.requests)}
 
 
@@ -79,6 +88,19 @@ def _pages_told(run: dict[str, Any]) -> None:
     if kind is not None and len(requests) > 1:
         told = " ".join(json.dumps(r["response"]) for r in responses) + " ".join(requests[-1].user_texts())
         assert kind in told, told[:3000]
+
+
+@then(parsers.parse("the done_when conditions that failed are {checks}"))
+def _failed_checks(run: dict[str, Any], checks: str) -> None:
+    [read] = [r for r in run["record"].file("executions.json") if r.get("state_id") == "read" and r.get("kind") == "agent"]
+    failed = [condition["check"] for condition in read["evidence"]["failed"]]
+    assert failed == checks.replace(" and ", ", ").split(", "), read["evidence"]["failed"]
+
+
+@then(parsers.parse('the model was told "{code}"'))
+def _told(run: dict[str, Any], code: str) -> None:
+    told = [r["response"] for request in run["requests"] for r in request.function_responses()]
+    assert any((response.get("error") or {}).get("code") == code for response in told), told
 
 
 @then(parsers.parse('the verdict\'s provenance of "{field}" names the validated AU2606 quote page'))

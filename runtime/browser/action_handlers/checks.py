@@ -13,6 +13,10 @@ from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionErro
 from runtime.browser.vocabulary.observation import PageFingerprint, VerifyOutcome
 from runtime.browser.tab.tab import Tab
 
+# An element check's states of an element that is not there.
+_ABSENT = {"exists": False, "visible": False, "enabled": False, "checked": False, "selected": False, "value": None}
+
+
 async def fingerprint_of(tab: Tab, closed_roots: bool = False) -> PageFingerprint:
     """URL, DOM structure, form values and visible text of the tab's document, hashed. With
     `closed_roots`, a closed shadow root attached since the last read is adopted first, so a wall
@@ -48,14 +52,18 @@ async def verify(scope: ActionScope, action: Action) -> Result:
     if check == "url_matches":
         value = required_str(params, "value")
         url = await tab.current_url()
+        if params.get("editable", True) is False:
+            # An agent step's reading: where the page is by its own doing, not where the model's own
+            # script moved its URL (history.pushState).
+            url = str(await tab.call_script("pageUrl") or url)
         passed = bool(re.search(value, url)) if params.get("regex") else value in url
         outcome = VerifyOutcome(check, passed, value, url, f"url {url} {'matches' if passed else 'does not match'} {value!r}")
     elif check == "text_present":
         value = required_str(params, "value")
-        editable = params.get("editable", True)
-        if not isinstance(editable, bool):
-            raise invalid("params.editable must be true or false")
-        read = await tab.call_script("textShown", value, editable)
+        editable, erased = params.get("editable", True), params.get("erased", False)
+        if not isinstance(editable, bool) or not isinstance(erased, bool):
+            raise invalid("params.editable and params.erased must be true or false")
+        read = await tab.call_script("textShown", value, editable, erased)
         passed = bool(read["shown"])
         outcome = VerifyOutcome(check, passed, value, read["text"],
                                 f"text {value!r} {'is' if passed else 'is not'} on the page")
@@ -73,11 +81,17 @@ async def verify(scope: ActionScope, action: Action) -> Result:
         except BrowserActionError as exc:
             if exc.error.code is not ActionErrorCode.NOT_FOUND:
                 raise
-            observed_states = {"exists": False, "visible": False, "enabled": False, "checked": False, "selected": False, "value": None}
+            observed_states = dict(_ABSENT)
+        # `editable: false` (an agent step's reading): what the model's own script made is not the page's.
+        own = ""
+        if params.get("editable", True) is False and observed_states.get("inserted"):
+            observed_states, own = dict(_ABSENT), " (the agent's model's own script inserted it)"
+        elif params.get("editable", True) is False and state == "value" and observed_states.get("valueWritten"):
+            observed_states, own = {**observed_states, "value": None}, " (the agent's model's own script wrote its value)"
         observed = observed_states[state]
         passed = observed == expected
         outcome = VerifyOutcome(check, passed, expected, observed,
-                                f"{target.to_dict()} {state}={observed!r} (expected {expected!r})")
+                                f"{target.to_dict()} {state}={observed!r} (expected {expected!r}){own}")
     elif check == "title_includes":
         value = required_str(params, "value")
         title = await tab.title()

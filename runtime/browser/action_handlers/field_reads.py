@@ -16,7 +16,7 @@ from runtime.browser.vocabulary.observation import PageFingerprint
 from runtime.browser.tab.tab import Tab
 
 
-_FIELD_KEYS = {"selector", "target", "attr", "all", "value", "trim"}
+_FIELD_KEYS = {"selector", "target", "attr", "all", "value", "trim", "whence"}
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,11 @@ def _field_request(name: str, spec: Any) -> _FieldRequest:
     trim = spec.get("trim", True)
     if not isinstance(trim, bool):
         raise invalid(f"{where}.trim must be true or false")
-    how = {"attr": attr, "value": value, "trim": trim}
+    whence = spec.get("whence", False)
+    if not isinstance(whence, bool):
+        raise invalid(f"{where}.whence must be true or false")
+    # whence: not the value, but where it comes from ({shown, written}: field_reads.js).
+    how = {"attr": attr, "value": value, "trim": trim, "whence": whence}
     if "selector" in spec:
         if not isinstance(spec["selector"], str):
             raise invalid(f"{where}.selector must be a string")

@@ -2,7 +2,11 @@
 
 The script is the body of an async function of `args`. It runs in a fresh isolated world of the
 top frame by default (it sees the DOM, not the page's own scripts, and leaves nothing behind for
-the next script); `world: main` runs it in the page's own world, globals included. The action's
+the next script); `world: main` runs it in the page's own world, globals included. With
+`model_script`, the script is an agent's model's function: what it writes into the document is kept
+as the model's words, which no check of the page takes for the page's (scripts/script_writes.js),
+and it runs in an isolated world of its own, sealed once it returns so that nothing it left running
+writes afterwards (scripts/model_world/seal.js). The action's
 timeout bounds it (a synchronous loop is terminated by Chromium), and a result whose JSON is
 larger than `max_bytes` fails as `result_too_large`.
 """
@@ -17,6 +21,7 @@ from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.vocabulary.actions import Action
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.tab.tab import Tab
+from runtime.browser.scripts.loader import model_world_script
 
 EVALUATE_WORLD = "verity-evaluate"
 DEFAULT_MAX_BYTES = 64 * 1024
@@ -36,6 +41,9 @@ async def browser_evaluate(scope: ActionScope, action: Action) -> Result:
     except (TypeError, ValueError) as error:
         raise invalid(f"params.args must be JSON: {error}") from None
     max_bytes = int_param(params, "max_bytes", DEFAULT_MAX_BYTES, minimum=1)
+    model_script = params.get("model_script", False)
+    if not isinstance(model_script, bool):
+        raise invalid("params.model_script must be true or false")
     request: dict[str, Any] = {
         "expression": f"(async (args) => {{\n{script}\n}})({args_json})",
         "returnByValue": True,
@@ -45,14 +53,18 @@ async def browser_evaluate(scope: ActionScope, action: Action) -> Result:
     }
     if world == "isolated":
         frame = (await tab.worlds.frames())[0]
-        created = await tab.cdp.send("Page.createIsolatedWorld", {"frameId": frame["id"], "worldName": EVALUATE_WORLD})
+        # A model's function gets a world of its own: sealed once it returns, it must not be the next one's.
+        name = f"{EVALUATE_WORLD}-{action.action_id}" if model_script else EVALUATE_WORLD
+        created = await tab.cdp.send("Page.createIsolatedWorld", {"frameId": frame["id"], "worldName": name})
         request["contextId"] = created["executionContextId"]
     # What the script changes is the run's own doing, not the page changing by itself: the churn
     # ledger (scripts/ledger.js) keeps none of it, nor what lands while the page settles after it.
-    await _own_change(tab, True)
+    await _own_change(tab, True, model_script)
     try:
         reply = await tab.cdp.send("Runtime.evaluate", request)
     finally:
+        if model_script and "contextId" in request:
+            await _seal(tab, request["contextId"])
         await _own_change(tab, False)
     if "exceptionDetails" in reply:
         details = reply["exceptionDetails"]
@@ -70,8 +82,17 @@ async def browser_evaluate(scope: ActionScope, action: Action) -> Result:
     return {"result": value, "world": world, "size": size, "url": await tab.current_url()}, None
 
 
-async def _own_change(tab: Tab, begins: bool) -> None:
+async def _seal(tab: Tab, context_id: int) -> None:
+    """What a model's function left running in its world writes nothing into the document from now
+    on (scripts/model_world/seal.js), before the watch of what it wrote ends."""
     try:
-        await tab.call_script("ownChange", begins)
+        await tab.cdp.send("Runtime.evaluate", {"expression": f"({model_world_script('seal')})()", "contextId": context_id})
+    except Exception:  # noqa: BLE001 - the document (and the world with it) went: nothing is left to seal
+        pass
+
+
+async def _own_change(tab: Tab, begins: bool, model_script: bool = False) -> None:
+    try:
+        await tab.call_script("ownChange", begins, model_script)
     except Exception:  # noqa: BLE001 - the script took the document away: no ledger to tell
         pass

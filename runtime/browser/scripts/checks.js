@@ -13,6 +13,9 @@ verity.elementState = function () {
     checked: this.tagName === 'OPTION' ? this.selected : !!this.checked,
     selected: this.tagName === 'OPTION' ? this.selected : this.getAttribute('aria-selected') === 'true',
     value: 'value' in this ? String(this.value) : (this.innerText || '').trim(),
+    // What an agent's model's own script made (script_writes.js): the element, or its value.
+    inserted: verity.scriptWrites.inserted(this),
+    valueWritten: verity.scriptWrites.wroteRead(this, {}, ['INPUT', 'TEXTAREA', 'SELECT'].includes(this.tagName)),
   };
 };
 

@@ -3,9 +3,11 @@
 // How one element reads, by `how` = {attr, value, trim}: a form control (input, textarea, select)
 // reads what it holds now unless `value` is false; `attr: value` on one means the same (its
 // attribute is only the markup's initial value); a multiple select reads its chosen values joined
-// by ', '; anything else reads its text, trimmed unless `trim` is false.
+// by ', '; anything else reads its text, trimmed unless `trim` is false. With `whence`, not the
+// value but where it comes from (`whence` below).
 const read = (el, how) => {
   const control = ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName);
+  if (how.whence) return whence(el, how, control);
   const holds = () => el.tagName === 'SELECT' && el.multiple
     ? Array.from(el.selectedOptions).map(o => o.value).join(', ') : el.value;
   if (how.attr && !(how.attr === 'value' && control)) return el.getAttribute(how.attr);
@@ -13,6 +15,19 @@ const read = (el, how) => {
   if (how.value === true) return null;
   const text = el.innerText !== undefined ? el.innerText : (el.textContent || '');
   return how.trim === false ? text : text.trim();
+};
+
+// Where a read of `el` by `how` comes from, as an agent step judges its model's extracts:
+// `shown`, whether a person sees the element (shown.js: rendered, not transparent, with a box
+// inside the page that nothing clips away; its text painted, for a text read), and `written`,
+// whether what it reads is what an agent's model's own script wrote (script_writes.js).
+const whence = (el, how, control) => {
+  const {shownElement, shownRects, opaque} = verity.shownJudge();
+  const contents = document.createRange();
+  contents.selectNodeContents(el);
+  const boxed = shownRects(el.getClientRects()) || shownRects(contents.getClientRects());
+  const painted = control || how.attr ? true : opaque(getComputedStyle(el).webkitTextFillColor);
+  return {shown: shownElement(el) && boxed && painted, written: verity.scriptWrites.wroteRead(el, how, control)};
 };
 
 // Every field the top document's isolated world can answer, in one call: a CSS `all` field's

@@ -140,12 +140,19 @@ const start = () => {
 };
 
 // A step of the run's own that changes the page without a gesture (a recipe's page script): its
-// changes are not churn. `ownChange(true)` before it, `ownChange(false)` after.
+// changes are not churn. `ownChange(true)` before it, `ownChange(false)` after. With
+// `modelScript`, the script is an agent's model's: what it writes is kept as the model's words
+// (script_writes.js).
 const OWN_CHANGE_LONGEST_MS = 60000;
-const ownChange = (begins) => {
+const ownChange = (begins, modelScript = false) => {
   const ledger = start();
-  if (begins) ledger.beginAct(OWN_CHANGE_LONGEST_MS);
-  else ledger.endAct();
+  if (begins) {
+    if (modelScript) verity.scriptWrites.begin();
+    ledger.beginAct(OWN_CHANGE_LONGEST_MS);
+  } else {
+    verity.scriptWrites.end();
+    ledger.endAct();
+  }
 };
 
 verity.ledger = {start, current: () => current, unchanged, OBSERVE_OPTIONS};

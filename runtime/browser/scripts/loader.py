@@ -75,3 +75,13 @@ def main_world_script(name: str) -> str:
     while lines and lines[0].startswith("//"):
         lines.pop(0)
     return "\n".join(lines).strip()
+
+
+@functools.cache
+def model_world_script(name: str) -> str:
+    """The function of `model_world/<name>.js`, for the world an agent's model's page function
+    runs in: the file's text without its heading comment."""
+    lines = (HERE / "model_world" / f"{name}.js").read_text(encoding="utf-8").splitlines()
+    while lines and lines[0].startswith("//"):
+        lines.pop(0)
+    return "\n".join(lines).strip()

@@ -3,7 +3,8 @@
 
 verity.url = () => location.href;
 verity.origin = () => location.origin;
-verity.title = () => document.title;
+// The title the page gave itself (not one an agent's model's own script set: script_writes.js).
+verity.title = () => verity.scriptWrites.pageTitle();
 verity.innerText = () => document.body ? document.body.innerText : '';
 verity.pageHtml = () => document.documentElement ? document.documentElement.outerHTML : '';
 verity.documentHtml = () => document.documentElement.outerHTML;

@@ -60,7 +60,7 @@ verity.shownJudge = () => {
 
 // The text nodes under <body> that a person can see, each block's text on a line of its own and
 // cased as `text-transform` draws it (enough for a "the page shows this text" check, whitespace
-// being collapsed). With `skipEditable`, text inside contenteditable content is left out: anyone
+// being collapsed). Text an agent's model's own script wrote is never the page's (script_writes.js). With `skipEditable`, text inside contenteditable content is left out: anyone
 // typing there writes it, so it is not the page stating it.
 verity.shownText = (skipEditable = false) => {
   const {shownElement, shownRects, opaque} = verity.shownJudge();
@@ -102,7 +102,7 @@ verity.shownText = (skipEditable = false) => {
         continue;
       }
       const info = node.parentElement && drawn(node.parentElement);
-      if (!info) continue;
+      if (!info || verity.scriptWrites.wroteText(node)) continue;
       range.selectNodeContents(node);
       if (!shownRects(range.getClientRects())) continue;
       if (info.block !== lastBlock) parts.push('\n');
@@ -118,11 +118,13 @@ verity.shownText = (skipEditable = false) => {
 // visible text for evidence. The page's text (its innerText and its open shadow roots') is looked
 // at first: a text it lacks is not shown, and that answer costs a fraction of walking every text
 // node (0.03 s against 0.6 s on a page of 88,000 nodes), which a wait that polls asks many times.
-// `editable: false`: text in contenteditable content does not count (see shownText).
-verity.textShown = (value, editable = true) => {
+// `editable: false`: text in contenteditable content does not count (see shownText). `erased`:
+// text an agent's model's own script erased counts as shown, as a check that the page does not
+// say it reads it (script_writes.js).
+verity.textShown = (value, editable = true, erased = false) => {
   const squash = (text) => (text || '').replace(/\s+/g, ' ').trim();
   const wanted = squash(value);
   const all = squash(verity.allText());
-  const shown = all.includes(wanted) && squash(verity.shownText(!editable)).includes(wanted);
+  const shown = (all.includes(wanted) && squash(verity.shownText(!editable)).includes(wanted)) || (erased && verity.scriptWrites.erasedShown(wanted));
   return {shown, text: all.slice(0, 300)};
 };

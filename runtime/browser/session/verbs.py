@@ -258,10 +258,12 @@ class SessionVerbs(ABC):
 
     async def verify(self, check: str, *, tab_id: str | None = None, action_id: str | None = None,
                      timeout_ms: int | None = None, **params: Any) -> ActionResult:
-        """`verify`: check url_matches {value, regex?} | text_present {value, editable?: false
-        leaves out contenteditable text} |
-        title_includes {value} (case-insensitive, observed = the document title) |
-        element_state {target, state: exists|visible|enabled|checked|value, expected?}.
+        """`verify`: check url_matches {value, regex?, editable?: false: the URL the page is at by its
+        own doing, not where an agent's model's own script moved it} | text_present {value, editable?: false
+        leaves out contenteditable text, erased?: true counts text an agent's model's own script
+        erased} | title_includes {value} (case-insensitive, observed = the page's own title) |
+        element_state {target, state: exists|visible|enabled|checked|value, expected?, editable?:
+        false: an element or value an agent's model's own script made is not the page's}.
         ok=True with data.passed telling the verdict; `result.value` is a `VerifyOutcome`."""
         target = params.get("target")
         if isinstance(target, Target):
@@ -285,11 +287,12 @@ class SessionVerbs(ABC):
                               action_id=action_id, timeout_ms=timeout_ms)
 
     async def evaluate(self, script: str, *, args: dict[str, Any] | None = None, world: str = "isolated",
-                       max_bytes: int | None = None, tab_id: str | None = None, action_id: str | None = None,
-                       timeout_ms: int | None = None) -> ActionResult:
+                       max_bytes: int | None = None, model_script: bool = False, tab_id: str | None = None,
+                       action_id: str | None = None, timeout_ms: int | None = None) -> ActionResult:
         """`browser_evaluate`: run `script` (an async function body of `args`) in an isolated world
-        or the page's `main` world. data: {result, world, size, url}."""
-        params = {"script": script, "args": args or {}, "world": world, "max_bytes": max_bytes}
+        or the page's `main` world; `model_script`: an agent's model wrote it, so what it writes
+        into the document is the model's, not the page's. data: {result, world, size, url}."""
+        params = {"script": script, "args": args or {}, "world": world, "max_bytes": max_bytes, "model_script": model_script}
         return await self._do(ActionName.BROWSER_EVALUATE, params, tab_id=tab_id,
                               action_id=action_id, timeout_ms=timeout_ms)
 

@@ -41,7 +41,7 @@ class ActionName(str, Enum):
                                                            -> {kind, target: {...}, opened_tabs, ...}
       - wait                {kind *required*: load|text_includes|url|timeout, value?, regex?}
                                                            -> {kind, satisfied: true, waited_ms}
-      - extract             {fields?: {name: {selector | target, attr?, all?}}, readable?: bool,
+      - extract             {fields?: {name: {selector | target, attr?, all?, whence?}}, readable?: bool,
                              fingerprint?: bool}
                                                            -> {fields: {...}, missing} or {text, ...}
                             (target: any Target form; `all` needs a CSS selector; with
@@ -63,7 +63,7 @@ class ActionName(str, Enum):
       - find_nodes          {text *required* (text, or /regex/flags), limit?}
                                                            -> FoundNodes.to_dict() + rendered
     Page scripts:
-      - browser_evaluate    {script *required*, args?, world?: isolated|main, max_bytes?}
+      - browser_evaluate    {script *required*, args?, world?: isolated|main, max_bytes?, model_script?}
                                                            -> {result, world, size, url}
     Tabs (the action's tab_id is the tab acted on):
       - switch_tab          {}                             -> {tab_id, url, opener_tab_id, closed, primary_tab_id}

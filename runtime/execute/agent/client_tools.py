@@ -9,7 +9,9 @@ request, and a model has no use for a picture file or a page script of its own).
   (the same driver action: an isolated world, the run's timeout, the same result limit). Offered
   only when the recipe names it in tools.allow, the rule for every page script. Whatever it
   fetches passes the run's fence like any request of the page; its result is redacted like every
-  result; and the page is judged again after it, since it may have changed it.
+  result; and the page is judged again after it, since it may have changed it. What it writes into
+  the document (text, attributes, a control's value, the title) is the model's word, not the
+  page's: no check and no extract of the step takes it for what the page states.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ async def run_function(ctx: RunContext, arguments: dict[str, Any], timeout: int)
     script = f"return await ({function})();"
     ran = await ctx.browser.run_action(
         "evaluate", "a function of the client in the page",
-        lambda s, a: s.evaluate(script, max_bytes=EVALUATE_RESULT_MAX_BYTES, action_id=a, timeout_ms=timeout),
+        lambda s, a: s.evaluate(script, max_bytes=EVALUATE_RESULT_MAX_BYTES, model_script=True, action_id=a, timeout_ms=timeout),
     )  # fmt: skip
     if not ran.ok:
         return ToolOutcome.from_error(ran)

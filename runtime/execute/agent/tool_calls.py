@@ -21,6 +21,7 @@ from runtime.execute.agent.client_tools import EVALUATE_TOOL, SCREENSHOT_TOOL, r
 from runtime.execute.agent.offered_tools import PAGE_CHANGING_TOOLS
 from runtime.execute.agent.page_view import KEEP_SAME_PARAM, PageTree
 from runtime.execute.agent.pages import AgentPages, PageVerdict
+from runtime.execute.agent.read_origin import refused_reads
 from runtime.execute.agent.tab_tool import use_tabs
 from runtime.execute.agent.tool_outcome import ToolOutcome
 from runtime.execute.agent.typed_values import TypedValues
@@ -324,6 +325,9 @@ class AgentToolCalls:
             return ToolOutcome.failed(
                 "own_value", f"{', '.join(own)} holds text you typed or chose in this step, read back from where you put it; nothing was kept: read the value where the page states it"
             )
+        refused = await refused_reads(self.ctx, requested, extracted, timeout)
+        if refused is not None:
+            return refused
         # What the model extracts is the run's data, as an extract step's fields are: it reaches
         # output.json (and the output schema check) in full, and later steps as
         # {steps.<agent step id>.<field>}; the model sees it shortened. Each field keeps the

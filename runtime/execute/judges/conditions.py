@@ -73,9 +73,12 @@ class ConditionProbe:
     # What the act's own result already shows it caused (the tabs it opened).
     act_effects: tuple[str, ...] = ()
     # False for an agent's done_when and verify: text in contenteditable content is what the model
-    # may have typed there itself, so it does not show that the page says it (inside a `not` it
-    # counts again, the stricter reading).
+    # may have typed there itself, and an element or a value its own page script made is its own,
+    # so neither shows that the page says it (inside a `not` they count again, the stricter reading).
     editable_text: bool = True
+    # True inside an agent's `not`: text the model's own page script erased from the page still
+    # counts as there (a model cannot delete or hide the words its step must not find).
+    erased_text: bool = False
 
 
 async def check_condition(probe: ConditionProbe, condition: dict[str, Any], action_id: str) -> ConditionCheck:
@@ -95,7 +98,7 @@ def condition_as_written(condition: dict[str, Any]) -> str:
 async def _judge(probe: ConditionProbe, condition: dict[str, Any], action_id: str) -> ConditionCheck:
     values = probe.values
     if "not" in condition:
-        inner = await _judge(replace(probe, editable_text=True), condition["not"], action_id)
+        inner = await _judge(replace(probe, editable_text=True, erased_text=not probe.editable_text), condition["not"], action_id)
         if not inner.judged:
             # What could not be read is not known to be false: its `not` does not hold either.
             return ConditionCheck("not", False, {"not": inner.expected}, inner.observed, f"could not judge: {inner.message}", judged=False)
@@ -105,27 +108,29 @@ async def _judge(probe: ConditionProbe, condition: dict[str, Any], action_id: st
         if check in condition:
             passed, expected, observed, message = judge_value(values, check, condition[check])
             return ConditionCheck(check, passed, expected, observed, message)
+    # An agent step's reading (editable_text false): what its model's own script made is not the page's.
+    own = {} if probe.editable_text else {"editable": False}
     if "text_includes" in condition:
         expected = values.text(condition["text_includes"])
-        own_text = {} if probe.editable_text else {"editable": False}
-        return await _ask_page(probe, "text_includes", expected, action_id, "text_present", value=expected, **own_text)
+        erased = {"erased": True} if probe.erased_text else {}
+        return await _ask_page(probe, "text_includes", expected, action_id, "text_present", value=expected, **own, **erased)
     if "title_includes" in condition:
         expected = values.text(condition["title_includes"]) or ""
         return await _ask_page(probe, "title_includes", expected, action_id, "title_includes", value=expected)
     if "url_includes" in condition:
         expected = values.text(condition["url_includes"])
-        return await _ask_page(probe, "url_includes", expected, action_id, "url_matches", value=expected)
+        return await _ask_page(probe, "url_includes", expected, action_id, "url_matches", value=expected, **own)
     if "url_matches" in condition:
         # A regular expression: never filled, its braces are quantifiers.
         pattern = values.pattern(condition["url_matches"])
-        return await _ask_page(probe, "url_matches", pattern, action_id, "url_matches", value=pattern, regex=True)
+        return await _ask_page(probe, "url_matches", pattern, action_id, "url_matches", value=pattern, regex=True, **own)
     if "element" in condition:
         element = condition["element"]
         target = values.locator(locator_of(element))
         if element.get("value") is not None:
-            return await _ask_page(probe, "element", target, action_id, "element_state", target=target, state="value", expected=values.text(element["value"]))
+            return await _ask_page(probe, "element", target, action_id, "element_state", target=target, state="value", expected=values.text(element["value"]), **own)
         state, wanted = ELEMENT_STATES[element.get("state", "visible")]
-        return await _ask_page(probe, "element", target, action_id, "element_state", target=target, state=state, expected=wanted)
+        return await _ask_page(probe, "element", target, action_id, "element_state", target=target, state=state, expected=wanted, **own)
     if "own_effect" in condition:
         if probe.act_effects:
             return ConditionCheck("own_effect", True, "a change the act caused", list(probe.act_effects), "; ".join(probe.act_effects))

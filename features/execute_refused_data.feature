@@ -33,3 +33,24 @@ Feature: An act whose own data the fence refused did not succeed
     Then the run ends "replans_exhausted" with blocker kind "domain_not_allowed"
     And the step's evidence names the refused GET request and the token it carried
     And no file of the run holds the secret's value
+
+  @EXEC-104
+  Scenario: The fence refused what a plan step typed, sent by the page's dedicated, shared and service workers
+    Given the agent corpus site
+    When the plan step types a token on "/probe/workers-sent.html" and sends it
+    Then the run ends "replans_exhausted" with blocker kind "domain_not_allowed"
+    And the step's evidence names the refused requests of the dedicated, shared and service workers, each with the token
+
+  @EXEC-105
+  Scenario Outline: A typed value sent escaped inside a longer field is the act's data
+    Given a plan step typed "<typed>"
+    When the fence refuses a POST whose body is <body>
+    Then the refused request carried the typed value <carried>
+
+    Examples:
+      | typed                  | body                                                        | carried     |
+      | Zoe "tok-7731" \ gold  | {"note": "Token: Zoe \"tok-7731\" \\\\ gold (web form)"}    | in its body |
+      | Zoë-tok-7731 café      | {"note": "Token: Zo\u00eb-tok-7731 caf\u00e9 (web)"}        | in its body |
+      | tok 7731 gold          | note=Token%3A+tok+7731+gold+please                          | in its body |
+      | Zoë "tok 7731"         | payload=%7B%22n%22%3A%22Token%3A+Zo%C3%AB+%5C%22tok+7731%5C%22+ok%22%7D | in its body |
+      | Zoe "tok-7731"         | {"note": "Zoe \"tok-77310\" and more"}                       | nowhere     |

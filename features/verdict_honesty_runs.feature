@@ -71,3 +71,19 @@ Feature: Every honesty corpus case ends as its label says when it really runs
     When every case runs in Chromium against the corpus site
     Then no case ends completed against its label
     And every case ends with its labelled stop reason, blocker kind, evidence and values
+
+  @BROWSER-079
+  Scenario: A value read inside a data: frame is judged by the frame's content, as a srcdoc frame's is
+    Given the honesty corpus's "data-frame-" cases
+    When every case runs in Chromium against the corpus site
+    Then no case ends completed against its label
+    And no benign case fails
+    And every case ends with its labelled stop reason, blocker kind, evidence and values
+
+  @BROWSER-080
+  Scenario: A frame's closed shadow roots are judged as the top document's, and a wait sees text a late closed root shows
+    Given the honesty corpus's "closed-root-" cases
+    When every case runs in Chromium against the corpus site
+    Then no case ends completed against its label
+    And no benign case fails
+    And every case ends with its labelled stop reason, blocker kind, evidence and values

@@ -9,10 +9,9 @@ page shows up in its log. Run:
     uv run --frozen --no-sync python tools/probe_plan_walls.py [ID_PREFIX...]
 
 Prints one line per probe: expected, observed, and what was blocked; exits 1 when one differs.
-One differs on purpose, a gap left open (the wave-8 report): a popup that hands a mailto: URL
-over from its own head script before the run attaches to it (ext-popup-hands-off: no program
-starts, but no attempt is recorded). Closed shadow roots' walls (closed-*, late-closed-*) are
-judged since BROWSER-078.
+Popups that hand a URL to the desktop after they open (ext-popup-*) are recorded since POLICY-039
+(the wave-8 gap: ext-popup-hands-off differed on purpose). Closed shadow roots' walls (closed-*,
+late-closed-*) are judged since BROWSER-078.
 """
 
 from __future__ import annotations
@@ -106,6 +105,18 @@ PROBES = (
     Probe("srcdoc-wall", "srcdoc-wall.html", WALL, field='{css: "#quote", frame: "#box", required: true}'),
     Probe("srcdoc-benign", "srcdoc-benign.html", ("completed", None), "Q-1007", field='{css: "#quote", frame: "#box", required: true}', checked=False),
     Probe("srcdoc-sandboxed", "srcdoc-sandboxed.html", ("completed", None), "Q-1012", field='{css: "#quote", frame: "#box", required: true}', checked=False),
+    # Wave 9, data: frames: the frame's content is the embedding page's own markup (Chromium gives
+    # it an opaque origin, as a sandboxed srcdoc frame); expected before running, as srcdoc frames.
+    Probe("data-benign", "data-benign.html", ("completed", None), "Q-1021", field='{css: "#quote", frame: "#box", required: true}', checked=False),
+    Probe("data-base64-benign", "data-base64-benign.html", ("completed", None), "Q-1022", field='{css: "#quote", frame: "#box", required: true}', checked=False),
+    Probe("data-wall", "data-wall.html", WALL, field='{css: "#quote", frame: "#box", required: true}'),
+    # Wave 9, closed roots inside frames (the frame's document drawn in a closed root) and a wait
+    # for text only a closed root shows; expected before running.
+    Probe("frame-closed-wall", "frame-closed-wall.html", WALL, field='{css: "#quote", frame: "#box", required: true}'),
+    Probe("frame-closed-other", "frame-closed-other.html", WALL, field='{css: "#quote", frame: "#box", required: true}'),
+    Probe("frame-closed-benign", "frame-closed-benign.html", ("completed", None), "Q-1032", field='{css: "#quote", frame: "#box", required: true}', checked=False),
+    Probe("wait-closed-text", "wait-closed-text.html", ("completed", None), "Q-1033", middle='  - wait: {text: "Quote ready"}\n'),
+    Probe("wait-closed-late", "wait-closed-late.html", ("completed", None), "Q-1034", middle='  - wait: {text: "Quote ready"}\n'),
     Probe("blank-written-wall", "blank-written-wall.html", WALL, field='{css: "#quote", frame: "#box", required: true}'),
     Probe("frame-turns", "frame-turns.html", WALL, middle='  - wait: {text: "Partner updated"}\n', field='{css: "#quote", frame: "#box", required: true}'),
     Probe("frame-navigates", "frame-navigates.html", WALL, middle='  - wait: {text: "Partner updated"}\n', field='{css: "#quote", frame: "#box", required: true}'),
@@ -120,6 +131,12 @@ PROBES = (
     Probe("ext-form-mailto", "ext-form-mailto.html", ("replans_exhausted", "scheme_not_allowed"), None, "  - act: {click: {role: button, name: Send}}\n", external=True),
     Probe("ext-meta-refresh", "ext-meta-refresh.html", ("replans_exhausted", "scheme_not_allowed"), None, external=True),
     Probe("ext-popup-hands-off", "ext-popup-hands-off.html", ("completed", None), "Q-2000", "  - act: {click: {css: '#go'}}\n", external=True),
+    # Wave 9, popups that navigate themselves (or are navigated by their opener) to a desktop
+    # scheme: expected before running, as a window opened on one: no program starts, the page's
+    # value, and the attempt recorded as external_protocol.
+    Probe("ext-popup-self-ssh", "ext-popup-self-ssh.html", ("completed", None), "Q-2000", "  - act: {click: {css: '#go'}}\n", external=True),
+    Probe("ext-popup-blank-ircs", "ext-popup-blank-ircs.html", ("completed", None), "Q-2000", "  - act: {click: {css: '#go'}}\n", external=True),
+    Probe("ext-popup-blank-mailto", "ext-popup-blank-mailto.html", ("completed", None), "Q-2000", "  - act: {click: {css: '#go'}}\n", external=True),
     Probe("ext-a-ssh", "ext-a-ssh.html", ("replans_exhausted", "scheme_not_allowed"), None, "  - act: {click: {css: '#go'}}\n", external=True),
     Probe("ext-frame-scripts", "ext-frame-scripts.html", ("completed", None), "Q-2000", external=True),
     Probe("ext-frame-click", "ext-frame-click.html", ("replans_exhausted", "scheme_not_allowed"), None, "  - act: {click: {text: 'Mail us', frame: '#box'}}\n", external=True),

@@ -1,16 +1,21 @@
 """Binds features/execute_refused_data.feature: an agent step's scripted model (on the loopback
 Gemini server) or a plan's `type` and `click` acts send a token from the agent corpus's probe
-pages, in a real run in Chromium behind the session's policy proxy."""
+pages, in a real run in Chromium behind the session's policy proxy; the escaped values are the
+judge's own cases, on request bodies as the tab's watch reports them."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import urlsplit
 from typing import Any
 
 from pytest_bdd import given, parsers, scenarios, then, when
 from ruamel.yaml import YAML
 
+from runtime.browser.tab.sent_requests import SentRequest
+from runtime.execute.judges.sent_data import carried_values, normal
+from runtime.outcomes import BlockerKind
 from runtime.secrets import marker
 from tests.execute.conftest import ExecRunner, RunRecord
 from tests.fixtures.agent_corpus.cases import CORPUS
@@ -87,3 +92,28 @@ def _no_secret(run: dict[str, Any]) -> None:
     for path in run["record"].run_dir.rglob("*"):
         if path.is_file():
             assert TOKEN.encode() not in path.read_bytes(), path
+
+
+@then("the step's evidence names the refused requests of the dedicated, shared and service workers, each with the token")
+def _workers_evidence(run: dict[str, Any]) -> None:
+    [send] = [r for r in run["record"].file("executions.json") if r.get("state_id") == "send" and r.get("outcome") == "blocked"]
+    refused = {urlsplit(r["url"]).path: r for r in send["evidence"]["refused_data"]}
+    assert set(refused) == {"/collect/dedicated", "/collect/shared", "/collect/service"}, refused
+    assert all(r["carried"] == [{"value": TOKEN, "in": "url" if path.endswith("shared") else "body"}] for path, r in refused.items()), refused
+
+
+@given(parsers.parse('a plan step typed "{typed}"'), target_fixture="typed")
+def _typed(typed: str) -> str:
+    return typed
+
+
+@when(parsers.parse("the fence refuses a POST whose body is {body}"), target_fixture="carried")
+def _refused_body(typed: str, body: str) -> dict[str, dict[str, str]]:
+    send = SentRequest("t1", "f1", "r1", "http://localhost:9/collect", "POST", "Fetch", body, BlockerKind.DOMAIN_NOT_ALLOWED, "not allowed", "judge", 0.0)
+    return carried_values(send, {normal(typed): typed})
+
+
+@then(parsers.parse("the refused request carried the typed value {where}"))
+def _carried(typed: str, carried: dict[str, dict[str, str]], where: str) -> None:
+    expected = {} if where == "nowhere" else {normal(typed): {"value": typed, "in": "body"}}
+    assert carried == expected, carried

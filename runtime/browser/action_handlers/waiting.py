@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 
 from runtime.browser.action_handlers.params import enum_param, int_param, invalid, required_str
@@ -14,6 +15,8 @@ from runtime.browser.tab.tab import Tab
 POLL_SECONDS = 0.05
 # network_idle: this long without a new resource entry (after load) counts as idle.
 NETWORK_QUIET_MS = 500
+# A text wait looks for closed shadow roots attached since the last read on this many polls' first.
+CLOSED_ROOT_POLLS = 4
 
 async def wait_until_loaded(tab: Tab) -> None:
     while True:
@@ -78,9 +81,13 @@ async def wait(scope: ActionScope, action: Action) -> Result:
     else:
         value = required_str(params, "value")
         pattern = re.compile(value) if (kind is WaitKind.URL and params.get("regex")) else None
-        while True:
+        for poll in itertools.count():
             if kind is WaitKind.TEXT_INCLUDES:
                 satisfied = bool((await tab.call_script("textShown", value))["shown"])
+                # Text a closed shadow root attached since the last read shows is shown text too
+                # (BROWSER-080); its search is asked every few polls, not on each.
+                if not satisfied and poll % CLOSED_ROOT_POLLS == 0 and await tab.adopt_closed_roots():
+                    satisfied = bool((await tab.call_script("textShown", value))["shown"])
             else:
                 url = await tab.current_url()
                 satisfied = bool(pattern.search(url)) if pattern else value in url

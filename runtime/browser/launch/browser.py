@@ -19,6 +19,7 @@ import pyppeteer.browser
 
 from runtime.browser.launch.chromium_process import ChromiumProfile
 from runtime.browser.launch.endpoints import redact_endpoint
+from runtime.browser.launch.target_gate import TargetGate
 
 # How long a browser that is asked whether it is still there may take to answer one command.
 GONE_CHECK_CEILING_S = 10.0
@@ -54,6 +55,8 @@ class Browser:
         # not turn the crash back into "closed on purpose" for a run still looking at it.
         self._lost = False
         self.disconnected = asyncio.Event()
+        # New targets wait for the run that claims them (a popup for its tab's watches).
+        self.target_gate = TargetGate(raw._connection)
         self._stop_on_close: dict[str, Callable[[], Awaitable[object]]] = {}
         raw.on("disconnected", self._on_disconnected)
 

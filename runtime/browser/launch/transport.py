@@ -7,6 +7,7 @@ Imported before anything else of pyppeteer's is used (`browser.py` imports it fi
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from typing import Any
 
@@ -89,3 +90,21 @@ def _uncompressed_devtools_socket() -> None:
 
 
 _uncompressed_devtools_socket()
+
+
+def send_in_flat_session(connection: Any, session_id: str, method: str, params: dict[str, Any] | None = None) -> asyncio.Future[Any]:
+    """One command to a target through a flat session (the message names its `sessionId`), as
+    Chromium requires for a target the browser attached on its own (`Target.setAutoAttach` at the
+    browser's level). pyppeteer speaks only nested sessions; the reply comes back by id like any
+    of the connection's, so its own bookkeeping settles it."""
+    if connection._lastId and not connection._connected:
+        raise ConnectionError("Connection is closed")
+    connection._lastId += 1
+    message_id = connection._lastId
+    message = json.dumps({"id": message_id, "method": method, "params": params or {}, "sessionId": session_id})
+    connection._loop.create_task(connection._async_send(message, message_id))
+    reply = connection._loop.create_future()
+    reply.error = pyppeteer.connection.NetworkError()
+    reply.method = method
+    connection._callbacks[message_id] = reply
+    return reply

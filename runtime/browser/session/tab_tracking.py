@@ -37,6 +37,7 @@ from runtime.browser.tab.tab import Tab, TabHooks
 from runtime.browser.tab.external_protocols import ExternalProtocolWatch
 from runtime.browser.tab.sent_requests import SentRequest, SentRequestWatch
 from runtime.browser.tab.top_frame import Judge, RefusalLookup, TopFrameBlock, TopFrameWatch
+from runtime.browser.tab.worker_requests import DedicatedWorkerWatch
 from runtime.policy import BlockedRequest
 
 # Popups come from user gestures (and a recipe's page scripts), so only these actions report the
@@ -50,6 +51,8 @@ ACTIONS_THAT_MAY_OPEN_TABS = frozenset({
 })
 # A ceiling for attaching to a popup the browser has already announced, not a wait for it to appear.
 ADOPTION_CEILING_SECONDS = 10.0
+# Workers of the browser (not of one tab) whose requests a run's context may make.
+WORKER_TARGETS = frozenset({"shared_worker", "service_worker"})
 
 
 @dataclass
@@ -93,6 +96,7 @@ class TabTracker:
         self._tab_by_target: dict[str, str] = {}  # CDP target id -> tab id
         self._adoptions: dict[str, asyncio.Task[None]] = {}  # CDP target id -> its adoption
         self._created_since_mark: list[str] = []
+        self._opened_external: set[str] = set()  # shared by the tabs' ExternalProtocolWatch
         self._tab_counter = itertools.count(1)
         self._snapshot_counter = itertools.count(1)
         self._primary_tab_id: str | None = None
@@ -111,6 +115,10 @@ class TabTracker:
         self._context_id = context._id
         self._browser.on_cdp_event("Target.targetCreated", self._on_target_created)
         self._browser.on_cdp_event("Target.targetDestroyed", self._on_target_destroyed)
+        if self._network is not None:
+            # A popup's first script runs only once its watches are on: one that hands a URL to the
+            # desktop at once (location = 'mailto:...') is heard like any other attempt.
+            await self._browser.target_gate.claim(self._gate_key, self._claim_new_target)
         return primary
 
     def listen(self, listener: Callable[[TabEvent], None]) -> None:
@@ -130,6 +138,30 @@ class TabTracker:
         self._watching = False
         self._browser.off_cdp_event("Target.targetCreated", self._on_target_created)
         self._browser.off_cdp_event("Target.targetDestroyed", self._on_target_destroyed)
+        self._browser.target_gate.drop(self._gate_key)
+
+    @property
+    def _gate_key(self) -> str:
+        return f"tabs:{self._session_id}:{id(self)}"
+
+    def _claim_new_target(self, info: dict[str, Any]) -> asyncio.Future[None] | None:
+        """What a new target of this context waits for before it runs (None: not ours): a tab's
+        adoption (Chromium announces a target, Target.targetCreated, which starts it, before it
+        attaches it paused), or a shared or service worker's request watch."""
+        if info.get("browserContextId") != self._context_id or self._network is None:
+            return None
+        if info.get("type") in WORKER_TARGETS:
+            return asyncio.ensure_future(self._watch_worker(info))
+        return self._adoptions.get(str(info.get("targetId", "")))
+
+    async def _watch_worker(self, info: dict[str, Any]) -> None:
+        """A shared or service worker sends as the pages that gave it data do: its requests are
+        judged by a SentRequestWatch of its own, on a session the browser keeps while it lives."""
+        assert self._network is not None
+        session = await self._browser.raw._connection.createSession(info)
+        # Not a tab: its requests are named after the primary tab and the worker's kind.
+        tab_id = f"{self._primary_tab_id}/{info.get('type')}"
+        await SentRequestWatch(tab_id, self._network.judge, self._network.refusal_for, self._sent_request).start(session)
 
     @property
     def primary_tab_id(self) -> str:
@@ -282,8 +314,9 @@ class TabTracker:
             watch = TopFrameWatch(tab.tab_id, self._network.judge, self._network.refusal_for)
             await watch.start(tab.cdp)
             self._top_frames[tab.tab_id] = watch
-            await ExternalProtocolWatch(self._network.record_external).start(tab.cdp)
+            await ExternalProtocolWatch(self._network.record_external, self._opened_external).start(tab.cdp)
             await SentRequestWatch(tab.tab_id, self._network.judge, self._network.refusal_for, self._sent_request).start(tab.cdp)
+            await DedicatedWorkerWatch(tab.tab_id, self._network.judge, self._network.refusal_for, self._sent_request).start(tab.cdp)
         return tab
 
     def _register(self, tab: Tab, *, announce: bool, url: str = "") -> None:

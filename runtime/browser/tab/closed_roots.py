@@ -7,9 +7,10 @@ is asked only when a cheap count says there is something to find: `DOM.performSe
 counts every element (and every text or comment holding "<") of the composed tree, closed roots
 included, in 0.03 s on that page; the isolated world counts what it reaches the same way
 (page_reads.js's `reachableNodes`). Equal counts: no closed root is unread, and nothing more is
-asked. Fewer reached: the pierced DOM is read once, each closed root of the top document is
-resolved into the isolated world and adopted there (`verity.closedRoots`), and every later read
-of that document sees it. Locators and snapshots do not: they keep to open roots, as Playwright's
+asked. Fewer reached: the pierced DOM is read once, each closed root of the top document and of
+its frames' documents is resolved into the isolated world and adopted there (`verity.closedRoots`;
+a frame's root in the frame's own world too, where the frame is judged), and every later read of
+that document sees it. Locators and snapshots do not: they keep to open roots, as Playwright's
 do.
 """
 
@@ -70,7 +71,7 @@ class ClosedRoots:
             if counts.searched <= counts.reached or counts == last:
                 return 0
             try:
-                adopted = await _adopt_from_whole_dom(cdp, context_id)
+                adopted = await _adopt_from_whole_dom(cdp, worlds, context_id)
             finally:
                 await cdp.send("DOM.disable", {})
                 self._enabled = False
@@ -91,18 +92,29 @@ class ClosedRoots:
         return await self._cdp.send("DOM.performSearch", params)  # type: ignore[no-any-return]
 
 
-async def _adopt_from_whole_dom(cdp: Any, context_id: int) -> int:
-    """Read the whole DOM, closed roots included, and adopt each closed root of the top document
-    in the isolated world `context_id`; returns how many."""
+async def _adopt_from_whole_dom(cdp: Any, worlds: FrameWorlds, context_id: int) -> int:
+    """Read the whole DOM, closed roots included, and adopt each closed root in the isolated world
+    `context_id` of the top document; one inside a frame's document is adopted in that frame's
+    world too, which judges the frame (a sign-in wall drawn in a closed root of a frame over a
+    teaser price). Returns how many roots were adopted."""
     document = (await cdp.send("DOM.getDocument", {"depth": -1, "pierce": True}))["root"]
     adopted = 0
+    frames: dict[str, dict[str, Any]] | None = None
     try:
-        for backend_id in _closed_roots(document):
-            try:
-                node = await cdp.send("DOM.resolveNode", {"backendNodeId": backend_id, "executionContextId": context_id, "objectGroup": OBJECT_GROUP})
-            except Exception:  # noqa: BLE001 - a root the page removed since the DOM was read
-                continue
-            await call_page_script(cdp, {"objectId": node["object"]["objectId"]}, "adoptClosedRoot", ())
+        for frame_id, backend_id in _closed_roots(document):
+            contexts = [context_id]
+            if frame_id is not None:
+                frames = frames if frames is not None else {frame["id"]: frame for frame in await worlds.frames()}
+                if frame_id in frames:
+                    contexts.insert(0, await worlds.context_for(frames[frame_id]))
+            for context in contexts:
+                try:
+                    node = await cdp.send("DOM.resolveNode", {"backendNodeId": backend_id, "executionContextId": context, "objectGroup": OBJECT_GROUP})
+                except Exception:  # noqa: BLE001 - a root the page removed since the DOM was read
+                    continue
+                object_id = (node.get("object") or {}).get("objectId")
+                if object_id is not None:  # none in the top's world for a frame of another origin
+                    await call_page_script(cdp, {"objectId": object_id}, "adoptClosedRoot", ())
             adopted += 1
     finally:
         await cdp.send("Runtime.releaseObjectGroup", {"objectGroup": OBJECT_GROUP})
@@ -116,15 +128,17 @@ async def _reached(cdp: Any, context_id: int) -> int:
     return int((reply.get("result") or {}).get("value") or 0)
 
 
-def _closed_roots(document: dict[str, Any]) -> Iterator[int]:
-    """The backend ids of the closed shadow roots in `document` (a frame's document is read in its
-    own world, so its content is left out); iterative, as a page's DOM may be deeper than Python's
-    recursion."""
-    pending = [document]
+def _closed_roots(document: dict[str, Any]) -> Iterator[tuple[str | None, int]]:
+    """The closed shadow roots in `document` and in its frames' documents: the frame id of the
+    document each is in (None: the top document) and its backend id; iterative, as a page's DOM
+    may be deeper than Python's recursion."""
+    pending: list[tuple[dict[str, Any], str | None]] = [(document, None)]
     while pending:
-        node = pending.pop()
+        node, frame_id = pending.pop()
         for root in node.get("shadowRoots") or ():
             if root.get("shadowRootType") == "closed":
-                yield int(root["backendNodeId"])
-            pending.append(root)
-        pending.extend(node.get("children") or ())
+                yield frame_id, int(root["backendNodeId"])
+            pending.append((root, frame_id))
+        pending.extend((child, frame_id) for child in node.get("children") or ())
+        if node.get("contentDocument"):
+            pending.append((node["contentDocument"], str(node.get("frameId") or "")))

@@ -8,7 +8,9 @@ what a page attempted is still evidence. Every such navigation is announced over
 frame, with or without a gesture (measured on 156: `Page.frameRequestedNavigation` for an iframe's
 `mailto:` and `ssh:` sources, reason `initialFrameNavigation`), and a window opened on one is
 announced to its opener (`Page.windowOpen`: measured for a clicked `window.open('mailto:...')`,
-which Chromium handed to xdg-open from the new window), so each one becomes a
+which Chromium handed to xdg-open from the new window). A window that navigates itself there (or
+is navigated by its opener) is heard in its own tab, whose watch is on before its first script
+runs (launch/target_gate.py). Each attempt becomes a
 `BlockedRequest` of method `EXTERNAL_PROTOCOL` (kind `external_protocol` in verdict.json).
 """
 
@@ -33,9 +35,13 @@ _REMEMBERED = 256
 class ExternalProtocolWatch:
     """Follows one tab's frames; `record` gets one `BlockedRequest` per external URL per frame."""
 
-    def __init__(self, record: Callable[[BlockedRequest], None]) -> None:
+    def __init__(self, record: Callable[[BlockedRequest], None], opened: set[str] | None = None) -> None:
         self._record = record
         self._seen: dict[tuple[str, str], None] = {}
+        # URLs a page of the session opened a window on, recorded from the opener: shared by the
+        # session's watches, so the new window's own navigation there (heard since its watch is
+        # on before it runs, launch/target_gate.py) is not a second attempt.
+        self._opened = opened if opened is not None else set()
 
     async def start(self, cdp: Any) -> None:
         cdp.on("Page.frameRequestedNavigation", self._on_navigation)
@@ -46,12 +52,15 @@ class ExternalProtocolWatch:
         await cdp.send("Page.enable")
 
     def _on_window_open(self, params: dict[str, Any]) -> None:
-        self._on_navigation({"url": params.get("url", ""), "frameId": "window-open", "reason": "window.open"})
+        url = str(params.get("url", ""))
+        if _external_scheme(url):
+            self._opened.add(url)
+        self._on_navigation({"url": url, "frameId": "window-open", "reason": "window.open"})
 
     def _on_navigation(self, params: dict[str, Any]) -> None:
         url = str(params.get("url", ""))
-        scheme = url.partition(":")[0].lower() if ":" in url else ""
-        if not scheme or scheme in BROWSER_SCHEMES:
+        scheme = _external_scheme(url)
+        if not scheme:
             return
         key = (str(params.get("frameId", "")), url)
         if key in self._seen:  # the same attempt, announced as requested and then as started
@@ -59,5 +68,14 @@ class ExternalProtocolWatch:
         self._seen[key] = None
         if len(self._seen) > _REMEMBERED:
             self._seen.pop(next(iter(self._seen)))
+        if params.get("frameId") != "window-open" and url in self._opened:
+            self._opened.discard(url)  # the opened window's own first navigation, recorded already
+            return
         reason = f"a page asked Chromium to hand {scheme}: to a program outside the browser ({params.get('reason') or 'navigation'}); none was started"
         self._record(BlockedRequest(time.time(), EXTERNAL_PROTOCOL, url, BlockerKind.SCHEME_NOT_ALLOWED, reason))
+
+
+def _external_scheme(url: str) -> str:
+    """The URL's scheme when Chromium would hand it to the desktop, else ""."""
+    scheme = url.partition(":")[0].lower() if ":" in url else ""
+    return "" if scheme in BROWSER_SCHEMES else scheme

@@ -1,4 +1,4 @@
-"""Did a request the fence refused carry the run's own data?
+r"""Did a request the fence refused carry the run's own data?
 
 The run puts data into its pages: the text its acts type or choose (a recipe step's `type` or
 `select`, an agent's model typing or choosing) and its secrets. A request that carries any of it
@@ -9,8 +9,9 @@ data an allowed address also received (a search term in the site's own results U
 an off-domain analytics beacon with the page's address): the act's data got where it was going.
 
 A value is looked for in the URL (decoded: `a+b`, `a%20b`) and in the body (raw, and decoded as
-a form's body is), case and runs of spaces aside, and not as a part of a longer ASCII word or
-number. A value shorter than SHORT_TEXT_CHARS ("2" in a quantity box) counts only as a whole field
+a form's body is), and in both inside JSON strings as JSON escapes it (`\"`, `\\`, `\u00eb`, a
+form field holding JSON included), case and runs of spaces aside, and not as a part of a longer
+ASCII word or number. A value shorter than SHORT_TEXT_CHARS ("2" in a quantity box) counts only as a whole field
 of the request: a query or form parameter, a line of a multipart body, a JSON string or number.
 """
 
@@ -37,9 +38,10 @@ def carried_values(send: SentRequest, texts: dict[str, str]) -> dict[str, dict[s
     how it is shown, and where (`url` or `body`; each value once, in the URL first)."""
     if not texts:
         return {}
+    url, body = unquote_plus(send.url), unquote_plus(send.body)
     places = {
-        "url": (normal(unquote_plus(send.url)), _fields(urlsplit(send.url).query)),
-        "body": (normal(send.body) + "\n" + normal(unquote_plus(send.body)), _fields(send.body)),
+        "url": ("\n".join(normal(text) for text in (url, _json_strings(url))), _fields(urlsplit(send.url).query)),
+        "body": ("\n".join(normal(text) for text in (send.body, body, _json_strings(send.body), _json_strings(body))), _fields(send.body)),
     }
     found: dict[str, dict[str, str]] = {}
     for text, shown in texts.items():
@@ -48,6 +50,24 @@ def carried_values(send: SentRequest, texts: dict[str, str]) -> dict[str, dict[s
                 found[text] = {"value": shown, "in": where}
                 break
     return found
+
+
+# A JSON string literal: what a page sends as JSON carries a value with quotes, backslashes or
+# (escaped by the sender) non-ASCII letters as \", \\ and \uXXXX, inside a longer string too.
+_JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+def _json_strings(text: str) -> str:
+    """The JSON string literals of `text` that escape anything, unescaped, one a line."""
+    found: list[str] = []
+    for literal in _JSON_STRING.finditer(text):
+        if "\\" not in literal.group(0):
+            continue  # nothing escaped: the text holds it as it is
+        try:
+            found.append(json.loads(literal.group(0)))
+        except ValueError:
+            continue
+    return "\n".join(found)
 
 
 def _within(text: str, whole: str) -> bool:

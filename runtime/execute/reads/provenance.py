@@ -21,8 +21,8 @@ now (`page_fingerprint`: its identity and a hash of its content):
   read from it; its keywords are not asked again, as a page updating itself may drop them.
 
 A field read inside a frame is kept only when the frame's document passes the same judges
-(`judged_frames`; its keywords are the top document's to carry; a srcdoc or about:blank frame's
-domain is its embedder's origin).
+(`judged_frames`; its keywords are the top document's to carry; a srcdoc, about:blank or data:
+frame's domain is its embedder's origin).
 
 Each read's evidence carries a `provenance` record; extracted values keep theirs, and the final
 verdict of a completed run lists them.
@@ -183,8 +183,11 @@ def judged_frames(ctx: RunContext, state_id: str, read: dict[str, Any]) -> Docum
 def _frame_source(ctx: RunContext, url: str, origin: str) -> str:
     """The URL a frame's domain is judged by. A srcdoc or about:blank frame holds what its embedder
     wrote into it and shares the embedder's origin: that origin (or, for an opaque one, a sandboxed
-    frame's, the validated page) is where its content is from; its content is judged as any frame's."""
-    if url.partition("#")[0].partition("?")[0] not in ("about:srcdoc", "about:blank"):
+    frame's, the validated page) is where its content is from; its content is judged as any frame's.
+    So is a data: frame's: its content is written in the page that names it (no request fetches
+    it), and Chromium gives it an opaque origin, as a sandboxed srcdoc frame's."""
+    written_by_embedder = url[:5].lower() == "data:" or url.partition("#")[0].partition("?")[0] in ("about:srcdoc", "about:blank")
+    if not written_by_embedder:
         return url
     if origin.startswith(("http://", "https://")):
         return f"{origin}/"

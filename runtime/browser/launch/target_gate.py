@@ -1,0 +1,72 @@
+"""`TargetGate`: every new target of a browser waits until whoever claims it has attached (issue 33).
+
+A popup runs its first script before anyone can attach to it: a window a page opens on
+`/ok.html`, whose head script then sets `location = 'mailto:...'`, hands the URL to the desktop
+before the run's watch of the new tab exists, so the attempt went unrecorded (measured on 156
+for a popup that navigates itself, at once or on load, and for one opened on about:blank whose
+opener then navigates it). Chromium can hold every new target before it runs anything: with
+`Target.setAutoAttach` at the browser's level and `waitForDebuggerOnStart`, a new target is
+attached to the connection in a flat session, paused, and runs once told
+`Runtime.runIfWaitingForDebugger`. The gate asks each claimer (a session's tab tracker) whether
+the target is its own and for the work to finish first (attaching its watches); any other target
+(another run's context, a worker, an operator's own tab on an attached browser) runs at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from runtime.browser.launch.transport import send_in_flat_session
+
+# What a claimer answers for a new target: the work to finish before it runs, or None (not its own).
+Claim = Callable[[dict[str, Any]], Awaitable[object] | None]
+# A ceiling for a claimer's attach, after which the target runs anyway: never a target left paused.
+CLAIM_CEILING_SECONDS = 10.0
+
+
+class TargetGate:
+    """Holds a browser connection's new targets until their claimer is ready; opened lazily."""
+
+    def __init__(self, connection: Any) -> None:
+        self._connection = connection
+        self._claims: dict[str, Claim] = {}
+        self._armed: asyncio.Future[None] | None = None
+        self._released: set[str] = set()  # targets being let run (an attach may be announced twice)
+
+    async def claim(self, key: str, claim: Claim) -> None:
+        """Have `claim` asked about every target created from now on, until `drop(key)`."""
+        self._claims[key] = claim
+        if self._armed is None:
+            self._armed = asyncio.ensure_future(self._arm())
+        await asyncio.shield(self._armed)
+
+    def drop(self, key: str) -> None:
+        self._claims.pop(key, None)
+
+    async def _arm(self) -> None:
+        self._connection.on("Target.attachedToTarget", self._on_attached)
+        # Flat sessions are the only kind Chromium offers at the browser's level; the targets that
+        # exist already are attached too, not paused, and left alone.
+        await self._connection.send("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True})
+
+    def _on_attached(self, event: dict[str, Any]) -> None:
+        info = event.get("targetInfo") or {}
+        target_id = str(info.get("targetId", ""))
+        if not event.get("waitingForDebugger") or target_id in self._released:
+            return
+        self._released.add(target_id)
+        asyncio.ensure_future(self._release(str(event.get("sessionId", "")), info))
+
+    async def _release(self, session_id: str, info: dict[str, Any]) -> None:
+        try:
+            pending = {asyncio.ensure_future(work) for work in (claim(info) for claim in list(self._claims.values())) if work is not None}
+            if pending:  # waited for, not cancelled: an attach that outlasts the ceiling goes on
+                await asyncio.wait(pending, timeout=CLAIM_CEILING_SECONDS)
+        finally:
+            with contextlib.suppress(Exception):  # the target may be gone already: nothing to run
+                await send_in_flat_session(self._connection, session_id, "Runtime.runIfWaitingForDebugger")
+                await self._connection.send("Target.detachFromTarget", {"sessionId": session_id})
+            self._released.discard(str(info.get("targetId", "")))

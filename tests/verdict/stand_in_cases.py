@@ -32,7 +32,7 @@ NGINX = (
     "required. For online documentation and support please refer to nginx.org. Thank you for using nginx."
 )
 
-# Why these kinds: a default page, a parked or unfinished site, a listing and a "moved" notice all
+# Why these kinds: a default page, a parked or unfinished site and a "moved" notice all
 # say the content asked for is not at this address (page_not_found, as a soft 404 does); a
 # suspended or over-quota site is out of service like one down for maintenance (server_error); a
 # region, age or consent gate withholds the content until the visitor is someone or declares
@@ -82,13 +82,14 @@ STAND_IN_CASES: tuple[BlockerCase, ...] = (
     _case("coming-soon-de", NF, "Gold Desk", "Diese Website befindet sich im Aufbau. Bald geht es los."),
     _case("coming-soon-fr", NF, "Site en construction", "Bientôt disponible."),
     _case("coming-soon-es", NF, "Gold Desk", "Sitio en construcción. Próximamente.", "Sitio en construcción"),
-    # --- a directory listing ----------------------------------------------------------------------------
+    # --- a directory listing: a page like any other (a file mirror's listing is what a recipe may read,
+    # the quick start's first recipe among them), judged by the recipe's keywords ----------------------
     _case(
-        "listing-root", NF, "Index of /",
+        "listing-root", None, "Index of /",
         "Index of / Name Last modified Size Description backup/ 2026-11-01 10:00 - quote.json 2026-11-28 09:00 1.2K", "Index of /",
     ),
-    _case("listing-folder", NF, "Index of /quotes/au2606", "Index of /quotes/au2606 Parent Directory 612.35.csv 2026-11-28 4.0K", "Index of /quotes/au2606"),
-    _case("listing-python", NF, "Directory listing for /", "Directory listing for / quote.json data/", "Directory listing for /"),
+    _case("listing-folder", None, "Index of /quotes/au2606", "Index of /quotes/au2606 Parent Directory 612.35.csv 2026-11-28 4.0K", "Index of /quotes/au2606"),
+    _case("listing-python", None, "Directory listing for /", "Directory listing for / quote.json data/", "Directory listing for /"),
     # --- this page has moved ----------------------------------------------------------------------------
     _case("moved-en", NF, "Page moved", "This page has moved to a new address. Please update your bookmarks.", "This page has moved"),
     _case("moved-apache-on-200", NF, "301 Moved Permanently", "Moved Permanently The document has moved here.", "Moved Permanently"),

@@ -4,8 +4,9 @@ only, in the tiers `phrase_set.PhraseSet` describes; `blocker_phrases` adds them
 
 - page_not_found: the content asked for is not at this address. A web server's default page (no
   site is configured there), a parked, for-sale or expired domain, "coming soon" and "under
-  construction", a directory listing (the server's index of files, not a page), a "this page has
-  moved" notice.
+  construction", a "this page has moved" notice. A directory listing ("Index of /") is not one:
+  a file mirror's listing is what a recipe may mean to read (the quick start's first recipe reads
+  Python's own), so it is judged by the recipe's keywords like any page.
 - server_error: the site is out of service, like one down for maintenance: a hosting account
   suspended, a bandwidth quota exceeded.
 - access_denied: the content is withheld until the visitor is someone or declares something the
@@ -61,8 +62,6 @@ STAND_INS: tuple[PhraseSet, ...] = (
             r"diese domain kaufen",
             r"(?:ce )?(?:nom de )?domaine (?:est )?à vendre",
             r"(?:este )?dominio (?:está )?(?:a la venta|en venta)",
-            # A server's index of files.
-            r"\[to parent directory\]",
             # A "this page has moved" notice.
             # "has moved" then the end of the sentence, "to" or "here": not "This article has moved me".
             r"(?:this|the) (?:page|site|website|content|article|document|blog) (?:has |was )?(?:been )?(?:moved|relocated)"
@@ -89,8 +88,6 @@ STAND_INS: tuple[PhraseSet, ...] = (
             r"internet information services",
             r"iis ?[78](?:\.5)?",
             r"caddy works!?",
-            r"index of /\S*",
-            r"directory listing (?:for|of) /\S*",
             r"moved permanently",
             r"we(?:'ve| have) moved!?",
             r"移転しました",

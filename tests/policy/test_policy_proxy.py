@@ -15,15 +15,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 from runtime.policy import BlockedRequest, NetworkPolicy, PolicyProxy
 from tests.fixtures.browser_loop import LoopThread
 from tests.fixtures.hostile.site import HostileSite
-from tests.policy.raw_client import (
-    WEBSOCKET_HEADERS,
-    RawResponse,
-    connect,
-    exchange,
-    read_head,
-    read_response,
-    request_bytes,
-)
+from tests.policy.raw_client import WEBSOCKET_HEADERS, RawResponse, connect, exchange, read_head, read_response, request_bytes
 
 scenarios("policy_proxy.feature")
 

@@ -165,7 +165,6 @@ Feature: An agent step's pages are held to the plan's standard
       | coming-soon-bare              | page_not_found   |
       | coming-soon-zh                | page_not_found   |
       | coming-soon-ja                | page_not_found   |
-      | listing-root                  | page_not_found   |
       | moved-en                      | page_not_found   |
       | moved-zh                      | page_not_found   |
       | suspended-en                  | server_error     |
@@ -187,6 +186,7 @@ Feature: An agent step's pages are held to the plan's standard
       | benign-coming-soon-tiny-shop  | none             |
       | benign-parked-article         | none             |
       | benign-docs-listing           | none             |
+      | listing-python                | none             |
       | benign-js-footer              | none             |
       | benign-wine-shop              | none             |
       | benign-consent-banner         | none             |

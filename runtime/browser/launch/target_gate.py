@@ -1,15 +1,15 @@
 """`TargetGate`: every new target of a browser waits until whoever claims it has attached (issue 33).
 
-A popup runs its first script before anyone can attach to it: a window a page opens on
-`/ok.html`, whose head script then sets `location = 'mailto:...'`, hands the URL to the desktop
-before the run's watch of the new tab exists, so the attempt went unrecorded (measured on 156
-for a popup that navigates itself, at once or on load, and for one opened on about:blank whose
-opener then navigates it). Chromium can hold every new target before it runs anything: with
+A shared or service worker runs its first script before anyone can attach to it, and may send at
+once what a page handed it: its requests must be watched before then. Chromium can hold every new
+target before it runs anything: with
 `Target.setAutoAttach` at the browser's level and `waitForDebuggerOnStart`, a new target is
 attached to the connection in a flat session, paused, and runs once told
 `Runtime.runIfWaitingForDebugger`. The gate asks each claimer (a session's tab tracker) whether
 the target is its own and for the work to finish first (attaching its watches); any other target
-(another run's context, a worker, an operator's own tab on an attached browser) runs at once.
+(another run's context, a tab, an operator's own tab on an attached browser) runs at once. Tabs
+are not claimed: pyppeteer's set-up of a page waits for its target to run, so a held popup's
+adoption waited out the claim's ceiling (session/tab_tracking.py).
 """
 
 from __future__ import annotations

@@ -116,8 +116,7 @@ class TabTracker:
         self._browser.on_cdp_event("Target.targetCreated", self._on_target_created)
         self._browser.on_cdp_event("Target.targetDestroyed", self._on_target_destroyed)
         if self._network is not None:
-            # A popup's first script runs only once its watches are on: one that hands a URL to the
-            # desktop at once (location = 'mailto:...') is heard like any other attempt.
+            # A shared or service worker of the context runs only once its requests are watched.
             await self._browser.target_gate.claim(self._gate_key, self._claim_new_target)
         return primary
 
@@ -145,14 +144,15 @@ class TabTracker:
         return f"tabs:{self._session_id}:{id(self)}"
 
     def _claim_new_target(self, info: dict[str, Any]) -> asyncio.Future[None] | None:
-        """What a new target of this context waits for before it runs (None: not ours): a tab's
-        adoption (Chromium announces a target, Target.targetCreated, which starts it, before it
-        attaches it paused), or a shared or service worker's request watch."""
+        """What a new target of this context waits for before it runs (None: nothing): a shared or
+        service worker's request watch. A tab is not held: pyppeteer's set-up of its page waits for
+        the paused target to run, so a popup's adoption waited out its ceiling, 10 s a popup (a
+        popup that sends itself to a desktop scheme at once can go unrecorded; no program starts)."""
         if info.get("browserContextId") != self._context_id or self._network is None:
             return None
         if info.get("type") in WORKER_TARGETS:
             return asyncio.ensure_future(self._watch_worker(info))
-        return self._adoptions.get(str(info.get("targetId", "")))
+        return None
 
     async def _watch_worker(self, info: dict[str, Any]) -> None:
         """A shared or service worker sends as the pages that gave it data do: its requests are

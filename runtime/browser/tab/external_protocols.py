@@ -9,8 +9,8 @@ frame, with or without a gesture (measured on 156: `Page.frameRequestedNavigatio
 `mailto:` and `ssh:` sources, reason `initialFrameNavigation`), and a window opened on one is
 announced to its opener (`Page.windowOpen`: measured for a clicked `window.open('mailto:...')`,
 which Chromium handed to xdg-open from the new window). A window that navigates itself there (or
-is navigated by its opener) is heard in its own tab, whose watch is on before its first script
-runs (launch/target_gate.py). Each attempt becomes a
+is navigated by its opener) is heard in its own tab once its watch is on; one that does so before
+then goes unrecorded, though no program starts (the stubs). Each attempt becomes a
 `BlockedRequest` of method `EXTERNAL_PROTOCOL` (kind `external_protocol` in verdict.json).
 """
 
@@ -39,8 +39,8 @@ class ExternalProtocolWatch:
         self._record = record
         self._seen: dict[tuple[str, str], None] = {}
         # URLs a page of the session opened a window on, recorded from the opener: shared by the
-        # session's watches, so the new window's own navigation there (heard since its watch is
-        # on before it runs, launch/target_gate.py) is not a second attempt.
+        # session's watches, so the new window's own navigation there, when its watch hears it,
+        # is not a second attempt.
         self._opened = opened if opened is not None else set()
 
     async def start(self, cdp: Any) -> None:

@@ -9,11 +9,8 @@ page shows up in its log. Run:
     uv run --frozen --no-sync python tools/probe_plan_walls.py [ID_PREFIX...]
 
 Prints one line per probe: expected, observed, and what was blocked; exits 1 when one differs.
-Four differ on purpose, a gap left open: a popup that hands a desktop URL over from its own
-script, or is sent there by its opener, before the run attaches to it (ext-popup-hands-off,
--self-ssh, -blank-ircs, -blank-mailto: no program starts, but no attempt is recorded). Holding
-every new tab paused until the run's watches were on (wave 9) made each popup's adoption wait out
-its 10 s ceiling (pyppeteer's page set-up waits for the paused target), so it was taken out. Closed shadow roots' walls (closed-*, late-closed-*) are
+Popups that hand a URL to the desktop from their first script (ext-popup-*) are recorded since
+POLICY-039: a new tab waits, paused, until a watch of its hand-offs is on its flat session. Closed shadow roots' walls (closed-*, late-closed-*) are
 judged since BROWSER-078.
 """
 

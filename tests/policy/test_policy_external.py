@@ -85,7 +85,7 @@ def _completed(world: dict[str, Any]) -> None:
     assert (run.verdict.stop_reason.value, run.value) == ("completed", QUOTE), run.written
 
 
-@then("verdict.json counts the frames' mailto, ssh and ircs attempts and the clicked window's mailto as external_protocol blocked requests")
+@then("verdict.json counts the frames' mailto, ssh and ircs attempts and the clicked windows' mailto, ssh and ircs as external_protocol blocked requests")
 def _verdict_counts(world: dict[str, Any]) -> None:
     blocked = world["run"].written["blocked_requests"]
     external = {s["target"] for s in blocked["samples"] if s["method"] == EXTERNAL_PROTOCOL}

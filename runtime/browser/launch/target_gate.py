@@ -7,9 +7,10 @@ target before it runs anything: with
 attached to the connection in a flat session, paused, and runs once told
 `Runtime.runIfWaitingForDebugger`. The gate asks each claimer (a session's tab tracker) whether
 the target is its own and for the work to finish first (attaching its watches); any other target
-(another run's context, a tab, an operator's own tab on an attached browser) runs at once. Tabs
-are not claimed: pyppeteer's set-up of a page waits for its target to run, so a held popup's
-adoption waited out the claim's ceiling (session/tab_tracking.py).
+(another run's context, an operator's own tab on an attached browser) runs at once. A claimer
+may keep the paused target's flat session (`FlatSession`) to watch it from its first moment: a
+run's tab tracker hears a popup's hand-offs to the desktop there until its own tab is adopted.
+pyppeteer's set-up of a page cannot be the claim itself: it waits for the target to run.
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from runtime.browser.launch.transport import send_in_flat_session
+from runtime.browser.launch.transport import FlatSession
 
-# What a claimer answers for a new target: the work to finish before it runs, or None (not its own).
-Claim = Callable[[dict[str, Any]], Awaitable[object] | None]
+# What a claimer answers for a new target, given the target's paused flat session: the work to
+# finish before it runs, or None (not its own). Work that returns True keeps the flat session
+# attached after the target runs (its claimer detaches it); otherwise the gate detaches it.
+Claim = Callable[[dict[str, Any], FlatSession], Awaitable[object] | None]
 # A ceiling for a claimer's attach, after which the target runs anyway: never a target left paused.
 CLAIM_CEILING_SECONDS = 10.0
 
@@ -61,12 +64,18 @@ class TargetGate:
         asyncio.ensure_future(self._release(str(event.get("sessionId", "")), info))
 
     async def _release(self, session_id: str, info: dict[str, Any]) -> None:
+        session = FlatSession(self._connection, session_id)
+        kept = False
         try:
-            pending = {asyncio.ensure_future(work) for work in (claim(info) for claim in list(self._claims.values())) if work is not None}
+            claims = (claim(info, session) for claim in list(self._claims.values()))
+            pending = {asyncio.ensure_future(work) for work in claims if work is not None}
             if pending:  # waited for, not cancelled: an attach that outlasts the ceiling goes on
                 await asyncio.wait(pending, timeout=CLAIM_CEILING_SECONDS)
+                kept = any(task.done() and not task.cancelled() and task.exception() is None and task.result() is True for task in pending)
         finally:
             with contextlib.suppress(Exception):  # the target may be gone already: nothing to run
-                await send_in_flat_session(self._connection, session_id, "Runtime.runIfWaitingForDebugger")
-                await self._connection.send("Target.detachFromTarget", {"sessionId": session_id})
+                await session.send("Runtime.runIfWaitingForDebugger")
+                if not kept:
+                    session.forget()
+                    await self._connection.send("Target.detachFromTarget", {"sessionId": session_id})
             self._released.discard(str(info.get("targetId", "")))

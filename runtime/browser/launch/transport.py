@@ -108,3 +108,44 @@ def send_in_flat_session(connection: Any, session_id: str, method: str, params: 
     reply.method = method
     connection._callbacks[message_id] = reply
     return reply
+
+
+class FlatSession(pyppeteer.connection.EventEmitter):  # type: ignore[misc]
+    """A target's flat session on the browser connection, as a CDP session: `send` a command,
+    `on` an event. pyppeteer would emit a flat session's events as the browser's own, unattributed;
+    `_flat_session_events` hands them to the FlatSession of their `sessionId` instead."""
+
+    def __init__(self, connection: Any, session_id: str) -> None:
+        super().__init__()
+        self._connection = connection
+        self.session_id = session_id
+        connection.__dict__.setdefault("_verity_flat", {})[session_id] = self
+
+    def send(self, method: str, params: dict[str, Any] | None = None) -> asyncio.Future[Any]:
+        return send_in_flat_session(self._connection, self.session_id, method, params)
+
+    def forget(self) -> None:
+        self._connection.__dict__.get("_verity_flat", {}).pop(self.session_id, None)
+
+
+def _flat_session_events() -> None:
+    connection_class = pyppeteer.connection.Connection
+    if getattr(connection_class, "_verity_flat_events", False):
+        return
+    on_query = connection_class._on_query
+
+    def connection_on_query(self: Any, msg: dict[str, Any]) -> None:
+        flat = self.__dict__.get("_verity_flat")
+        session = flat.get(msg.get("sessionId")) if flat and msg.get("sessionId") else None
+        if session is not None:
+            session.emit(msg.get("method", ""), msg.get("params", {}))
+            return
+        if flat and msg.get("method") == "Target.detachedFromTarget":
+            flat.pop((msg.get("params") or {}).get("sessionId"), None)
+        on_query(self, msg)
+
+    connection_class._on_query = connection_on_query
+    connection_class._verity_flat_events = True
+
+
+_flat_session_events()

@@ -24,6 +24,7 @@ frames the policy refused, with what it carried, told to each `listen_to_sent_re
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -32,6 +33,7 @@ from typing import Any
 from runtime.browser.vocabulary.actions import ActionName
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.launch.browser import Browser
+from runtime.browser.launch.transport import FlatSession
 from runtime.browser.vocabulary.observation import TabEvent
 from runtime.browser.tab.tab import Tab, TabHooks
 from runtime.browser.tab.external_protocols import ExternalProtocolWatch
@@ -97,6 +99,8 @@ class TabTracker:
         self._adoptions: dict[str, asyncio.Task[None]] = {}  # CDP target id -> its adoption
         self._created_since_mark: list[str] = []
         self._opened_external: set[str] = set()  # shared by the tabs' ExternalProtocolWatch
+        self._external_seen: dict[tuple[str, str], None] = {}  # likewise
+        self._first_watches: dict[str, FlatSession] = {}  # CDP target id -> a new tab's flat session
         self._tab_counter = itertools.count(1)
         self._snapshot_counter = itertools.count(1)
         self._primary_tab_id: str | None = None
@@ -116,7 +120,8 @@ class TabTracker:
         self._browser.on_cdp_event("Target.targetCreated", self._on_target_created)
         self._browser.on_cdp_event("Target.targetDestroyed", self._on_target_destroyed)
         if self._network is not None:
-            # A shared or service worker of the context runs only once its requests are watched.
+            # A new tab of the context (a popup) runs only once a watch of its hand-offs to the
+            # desktop is on, and a shared or service worker only once its requests are watched.
             await self._browser.target_gate.claim(self._gate_key, self._claim_new_target)
         return primary
 
@@ -138,21 +143,47 @@ class TabTracker:
         self._browser.off_cdp_event("Target.targetCreated", self._on_target_created)
         self._browser.off_cdp_event("Target.targetDestroyed", self._on_target_destroyed)
         self._browser.target_gate.drop(self._gate_key)
+        for target_id in list(self._first_watches):
+            asyncio.ensure_future(self._end_first_watch(target_id))
 
     @property
     def _gate_key(self) -> str:
         return f"tabs:{self._session_id}:{id(self)}"
 
-    def _claim_new_target(self, info: dict[str, Any]) -> asyncio.Future[None] | None:
+    def _claim_new_target(self, info: dict[str, Any], session: FlatSession) -> asyncio.Future[Any] | None:
         """What a new target of this context waits for before it runs (None: nothing): a shared or
-        service worker's request watch. A tab is not held: pyppeteer's set-up of its page waits for
-        the paused target to run, so a popup's adoption waited out its ceiling, 10 s a popup (a
-        popup that sends itself to a desktop scheme at once can go unrecorded; no program starts)."""
+        service worker's request watch, or a new tab's watch of hand-offs to the desktop on its
+        flat session, kept until the tab is adopted (its adoption cannot be the wait: pyppeteer's
+        set-up of a page waits for the target to run, 10 s a popup when it was)."""
         if info.get("browserContextId") != self._context_id or self._network is None:
             return None
         if info.get("type") in WORKER_TARGETS:
             return asyncio.ensure_future(self._watch_worker(info))
+        if info.get("type") == "page":
+            return asyncio.ensure_future(self._watch_first(str(info.get("targetId", "")), session))
         return None
+
+    async def _watch_first(self, target_id: str, session: FlatSession) -> bool:
+        """A popup's hand-offs to the desktop heard from its first script (a window whose head
+        script sets location to an ssh: URL), until its own tab's watch takes over. The watch's
+        Page.enable is answered only once the target runs, so it is sent, not awaited: a session's
+        commands are handled in the order sent, so it takes effect before the gate's
+        Runtime.runIfWaitingForDebugger lets the target run (as Puppeteer's attach relies on)."""
+        assert self._network is not None
+        self._first_watches[target_id] = session
+        watch = ExternalProtocolWatch(self._network.record_external, self._opened_external, self._external_seen)
+        started = asyncio.ensure_future(watch.start(session))
+        started.add_done_callback(lambda done: done.cancelled() or done.exception())  # a tab gone meanwhile
+        await asyncio.sleep(0)  # its listeners on and its Page.enable on the wire, ahead of the release
+        return True
+
+    async def _end_first_watch(self, target_id: str) -> None:
+        session = self._first_watches.pop(target_id, None)
+        if session is None:
+            return
+        session.forget()
+        with contextlib.suppress(Exception):  # the tab may have closed: its session went with it
+            await self._browser.raw._connection.send("Target.detachFromTarget", {"sessionId": session.session_id})
 
     async def _watch_worker(self, info: dict[str, Any]) -> None:
         """A shared or service worker sends as the pages that gave it data do: its requests are
@@ -236,6 +267,8 @@ class TabTracker:
             tab = await self._attach(page, opener_tab_id=self._tab_by_target.get(opener_id or ""))
         except Exception:  # noqa: BLE001 - the popup may close before we attach; nothing to adopt
             return
+        # Its own watches are on: the one that heard it from its first moment ends.
+        await self._end_first_watch(target_id)
         if not self._watching:
             return
         self._register(tab, announce=True, url=url)
@@ -314,7 +347,7 @@ class TabTracker:
             watch = TopFrameWatch(tab.tab_id, self._network.judge, self._network.refusal_for)
             await watch.start(tab.cdp)
             self._top_frames[tab.tab_id] = watch
-            await ExternalProtocolWatch(self._network.record_external, self._opened_external).start(tab.cdp)
+            await ExternalProtocolWatch(self._network.record_external, self._opened_external, self._external_seen).start(tab.cdp)
             await SentRequestWatch(tab.tab_id, self._network.judge, self._network.refusal_for, self._sent_request).start(tab.cdp)
             await DedicatedWorkerWatch(tab.tab_id, self._network.judge, self._network.refusal_for, self._sent_request).start(tab.cdp)
         return tab

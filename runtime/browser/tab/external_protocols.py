@@ -9,8 +9,9 @@ frame, with or without a gesture (measured on 156: `Page.frameRequestedNavigatio
 `mailto:` and `ssh:` sources, reason `initialFrameNavigation`), and a window opened on one is
 announced to its opener (`Page.windowOpen`: measured for a clicked `window.open('mailto:...')`,
 which Chromium handed to xdg-open from the new window). A window that navigates itself there (or
-is navigated by its opener) is heard in its own tab once its watch is on; one that does so before
-then goes unrecorded, though no program starts (the stubs). Each attempt becomes a
+is navigated by its opener) is heard from its first moment: the browser holds a new tab of a
+watched run paused until a watch is on its flat session (launch/target_gate.py), and the tab's
+own watch takes over once it is adopted. Each attempt becomes a
 `BlockedRequest` of method `EXTERNAL_PROTOCOL` (kind `external_protocol` in verdict.json).
 """
 
@@ -35,9 +36,12 @@ _REMEMBERED = 256
 class ExternalProtocolWatch:
     """Follows one tab's frames; `record` gets one `BlockedRequest` per external URL per frame."""
 
-    def __init__(self, record: Callable[[BlockedRequest], None], opened: set[str] | None = None) -> None:
+    def __init__(self, record: Callable[[BlockedRequest], None], opened: set[str] | None = None,
+                 seen: dict[tuple[str, str], None] | None = None) -> None:
         self._record = record
-        self._seen: dict[tuple[str, str], None] = {}
+        # Attempts heard already, by frame and URL: shared with the watch that heard a popup from
+        # its first moment (session/tab_tracking.py), so the tab's own watch does not count them again.
+        self._seen: dict[tuple[str, str], None] = seen if seen is not None else {}
         # URLs a page of the session opened a window on, recorded from the opener: shared by the
         # session's watches, so the new window's own navigation there, when its watch hears it,
         # is not a second attempt.

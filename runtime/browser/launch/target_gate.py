@@ -76,6 +76,5 @@ class TargetGate:
             with contextlib.suppress(Exception):  # the target may be gone already: nothing to run
                 await session.send("Runtime.runIfWaitingForDebugger")
                 if not kept:
-                    session.forget()
-                    await self._connection.send("Target.detachFromTarget", {"sessionId": session_id})
+                    await session.detach()
             self._released.discard(str(info.get("targetId", "")))

@@ -127,6 +127,11 @@ class FlatSession(pyppeteer.connection.EventEmitter):  # type: ignore[misc]
     def forget(self) -> None:
         self._connection.__dict__.get("_verity_flat", {}).pop(self.session_id, None)
 
+    async def detach(self) -> None:
+        """Let go of the target (it runs on); nothing is heard from it here any more."""
+        self.forget()
+        await self._connection.send("Target.detachFromTarget", {"sessionId": self.session_id})
+
 
 def _flat_session_events() -> None:
     connection_class = pyppeteer.connection.Connection

@@ -29,6 +29,9 @@ const current = () => {
   return record;
 };
 
+// The record of this document, or null (none yet, or one of a document since replaced).
+const mine = () => (record && record.doc === document ? record : null);
+
 const CONTROLS = 'input,textarea,select';
 // Bounds on the erased lines kept per document.
 const ERASED_LINES = 200;
@@ -94,24 +97,24 @@ const end = () => {
 // The URL the page is at by its own doing: the one it had before the model's script moved it
 // (without a new document), while it is still where the script left it.
 const pageUrl = () => {
-  const url = record && record.doc === document ? record.url : null;
+  const url = mine() && record.url;
   return url && location.href === url.now ? url.before : location.href;
 };
 
 // Whether the text `wanted` (whitespace collapsed) was shown before the model's script erased it.
-const erasedShown = (wanted) => !!record && record.doc === document && record.erased.some((line) => line.includes(wanted));
+const erasedShown = (wanted) => !!mine() && record.erased.some((line) => line.includes(wanted));
 
 // Whether the model's script inserted `el` (or an element it sits in).
-const inserted = (el) => !!record && record.doc === document && record.inserted.has(el);
+const inserted = (el) => !!mine() && record.inserted.has(el);
 
 // Whether a text node holds what the model's script left there.
-const wroteText = (node) => !!record && record.doc === document && record.texts.get(node) === node.data;
+const wroteText = (node) => !!mine() && record.texts.get(node) === node.data;
 
 // Whether what `read` (field_reads.js) takes from `el` by `how` is the model's: its value when it
 // set it, an attribute it set (any attribute of an element it inserted), or a text holding a text
 // node it wrote.
 const wroteRead = (el, how, control) => {
-  if (!record || record.doc !== document) return false;
+  if (!mine()) return false;
   if (record.inserted.has(el)) return true;
   if (how.attr && !(how.attr === 'value' && control)) {
     const attrs = record.attrs.get(el);
@@ -133,7 +136,7 @@ const wroteRead = (el, how, control) => {
 // The title the page gave itself: the one it had before the model's script changed it, while the
 // title is still what the model left.
 const pageTitle = () => {
-  const title = record && record.doc === document ? record.title : null;
+  const title = mine() && record.title;
   return title && document.title === title.now ? title.before : document.title;
 };
 

@@ -158,7 +158,7 @@ class TabTracker:
         if info.get("browserContextId") != self._context_id or self._network is None:
             return None
         if info.get("type") in WORKER_TARGETS:
-            return asyncio.ensure_future(self._watch_worker(info))
+            return asyncio.ensure_future(self._watch_worker(info, session))
         if info.get("type") == "page":
             return asyncio.ensure_future(self._watch_first(str(info.get("targetId", "")), session))
         return None
@@ -181,18 +181,18 @@ class TabTracker:
         session = self._first_watches.pop(target_id, None)
         if session is None:
             return
-        session.forget()
         with contextlib.suppress(Exception):  # the tab may have closed: its session went with it
-            await self._browser.raw._connection.send("Target.detachFromTarget", {"sessionId": session.session_id})
+            await session.detach()
 
-    async def _watch_worker(self, info: dict[str, Any]) -> None:
+    async def _watch_worker(self, info: dict[str, Any], session: FlatSession) -> bool:
         """A shared or service worker sends as the pages that gave it data do: its requests are
-        judged by a SentRequestWatch of its own, on a session the browser keeps while it lives."""
+        judged by a SentRequestWatch of its own, on the gate's flat session of it, kept while the
+        worker lives (True: the gate does not detach it)."""
         assert self._network is not None
-        session = await self._browser.raw._connection.createSession(info)
         # Not a tab: its requests are named after the primary tab and the worker's kind.
         tab_id = f"{self._primary_tab_id}/{info.get('type')}"
         await SentRequestWatch(tab_id, self._network.judge, self._network.refusal_for, self._sent_request).start(session)
+        return True
 
     @property
     def primary_tab_id(self) -> str:

@@ -24,6 +24,12 @@ Feature: Verity finds Chromium, attaches to a running one, and notices when it d
     When I look for Chromium
     Then the launch error is "chromium_not_found" and mentions "apt-get install chromium" and "VERITY_CHROME"
 
+  @BROWSER-081
+  Scenario: pyppeteer asked for a browser of its own refuses, and driving one loads no downloader
+    When a fresh Python process loads Verity's browser driver and asks pyppeteer to launch without a binary
+    Then the launch is refused with "Verity never downloads Chromium" and "VERITY_CHROME"
+    And that process loaded none of urllib3, tqdm and pyppeteer's own chromium_downloader
+
   @BROWSER-072
   Scenario: A headless launch finds the headless shell through its launcher script, a headful one chromium, and without a shell chromium
     Given a PATH holding chromium and a chromium-headless-shell script that starts its binary without exec

@@ -11,7 +11,8 @@ Each layer is a folder and imports only the ones below it (tests/architecture pr
 - `launch/`: `launch_browser()` / `connect_browser(ws)` -> `Browser` (one Chromium, many runs;
   knows nothing of sessions): `chromium_start` (finding Chromium, its command line, the spawn:
   importable without pyppeteer), `chromium_process` (the process and its profile), `transport`
-  (pyppeteer, patched), `browser`, `starting`, `attach`, `endpoints`; beside them `reservation` (a
+  (pyppeteer, patched), `no_download` (in place of pyppeteer's Chromium downloader: it refuses),
+  `browser`, `starting`, `attach`, `endpoints`; beside them `reservation` (a
   session's context made ahead of the session) and `readable_text` (trafilatura's reading of a
   page, in a worker process).
 - `tab/`: one page: `tab` (refs, snapshots, calls to the page scripts), `worlds` (its isolated
@@ -57,7 +58,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from runtime.browser.launch import no_download
 from runtime.lazy_exports import lazy_exports
+
+# Before any of pyppeteer is imported: its downloader is never used (launch/no_download.py).
+no_download.install()
 
 if TYPE_CHECKING:
     from runtime.browser.vocabulary.actions import (

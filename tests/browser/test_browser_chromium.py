@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -161,6 +162,43 @@ def _found_both(found: dict[str, str], binaries: dict[str, Path]) -> None:
 def _without_shell(binaries: dict[str, Path]) -> None:
     binaries["script"].unlink()
     assert find_chromium(headless=True) == str(binaries["chromium"])
+
+
+# Run where nothing was imported before: the test process itself may hold pyppeteer's real module.
+_LAUNCH_WITHOUT_BINARY = """
+import asyncio, json, sys
+import runtime.browser.launch.starting, runtime.browser.tab.tab, runtime.browser.action_handlers.gestures
+import pyppeteer
+try:
+    asyncio.run(pyppeteer.launch(headless=True))
+    refusal = None
+except Exception as error:
+    refusal = f"{type(error).__name__}: {error}"
+print(json.dumps({"refusal": refusal, "loaded": sorted(m for m in sys.modules if m.split(".")[0] in ("urllib3", "tqdm", "certifi"))
+                  + [m for m in sys.modules if m == "pyppeteer.chromium_downloader" and "runtime" not in str(sys.modules[m])]}))
+"""
+
+
+@when("a fresh Python process loads Verity's browser driver and asks pyppeteer to launch without a binary", target_fixture="no_download")
+def _launch_without_binary(tmp_path: Path) -> dict[str, object]:
+    # Should pyppeteer's real downloader run after all (the failure this guards against), its
+    # download goes to a closed loopback port and its files to the test's directory.
+    env = {**os.environ, "PYPPETEER_DOWNLOAD_HOST": "http://127.0.0.1:9", "PYPPETEER_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", _LAUNCH_WITHOUT_BINARY], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[2], env=env)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@then(parsers.parse('the launch is refused with "{said}" and "{hint}"'))
+def _refused(no_download: dict[str, object], said: str, hint: str) -> None:
+    refusal = str(no_download["refusal"])
+    assert refusal.startswith("DownloadRefused") and said in refusal and hint in refusal, refusal
+
+
+@then("that process loaded none of urllib3, tqdm and pyppeteer's own chromium_downloader")
+def _no_downloader(no_download: dict[str, object]) -> None:
+    assert no_download["loaded"] == [], no_download["loaded"]
 
 
 @then(parsers.parse('the launch error is "{code}" and mentions "{hint}" and "{variable}"'))

@@ -277,7 +277,7 @@ class ServeProcess:
 
         self._queue: queue.Queue[str | None] = queue.Queue()
         self.output: list[str] = []
-        full_env = {**os.environ, "PYPPETEER_SKIP_CHROMIUM_DOWNLOAD": "1", **(env or {})}
+        full_env = {**os.environ, **(env or {})}
         self.process = subprocess.Popen(
             [sys.executable, "-m", *command, "--port", "0", *args],
             stdout=subprocess.PIPE,

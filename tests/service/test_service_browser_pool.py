@@ -208,7 +208,7 @@ def _verity_serve(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str
     return subprocess.run(
         [sys.executable, "-m", "runtime.cli.main", "serve", "--port", "0", "--store", str(tmp_path / "refused" / "verity.db"),
          "--runs-dir", str(tmp_path / "refused" / "runs"), "--recipes-dir", str(recipes), *args],
-        capture_output=True, text=True, timeout=180, env={**os.environ, "PYPPETEER_SKIP_CHROMIUM_DOWNLOAD": "1"},
+        capture_output=True, text=True, timeout=180, env=dict(os.environ),
     )
 
 

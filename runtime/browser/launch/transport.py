@@ -8,13 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from typing import Any
 
-# pyppeteer must never try to download its own Chromium; we always pass executablePath.
-os.environ.setdefault("PYPPETEER_SKIP_CHROMIUM_DOWNLOAD", "1")
-
-import pyppeteer.connection  # noqa: E402
+import pyppeteer.connection
 
 
 def _drop_settled_callbacks(callbacks: dict[int, asyncio.Future[Any]]) -> None:

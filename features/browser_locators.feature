@@ -102,6 +102,54 @@ Feature: Locators find exactly one element, in Playwright's vocabulary
       | {"text": "More details"}                     | summary |
 
   @BROWSER-060
+  Scenario Outline: A label locator reads each label's text, hidden parts and hidden labels too, as Playwright does
+    Given a browser session showing "/names/label_kinds.html"
+    When I resolve the locator <locator>
+    Then it finds one <tag> among 1 match
+
+    Examples:
+      | locator                                                | tag   |
+      | {"label": "Card number", "exact": true}                | input |
+      | {"label": "Phone", "exact": true}                      | input |
+      | {"label": "Nickname (optional)", "exact": true}        | input |
+      | {"label": "Fax line", "exact": true}                   | input |
+      | {"role": "textbox", "name": "Fax line", "exact": true} | input |
+      | {"label": "Pay with a card", "exact": true}            | input |
+      | {"label": "Code", "exact": true}                       | input |
+      | {"label": "Promo code", "exact": true}                 | label |
+
+  @BROWSER-060
+  Scenario Outline: A text locator reads an element's text as Playwright does
+    Given a browser session showing "/names/text_kinds.html"
+    When I resolve the locator <locator>
+    Then it finds one <tag> among 1 match
+
+    Examples:
+      | locator                                  | tag |
+      | {"text": "Counted words", "exact": true} | div |
+      | {"text": "Styled words", "exact": true}  | div |
+      | {"text": "Total: 42 EUR", "exact": true} | p   |
+
+  @BROWSER-060
+  Scenario Outline: A label locator does not read a label as its accessible name
+    Given a browser session showing "/names/label_kinds.html"
+    When I resolve the locator <locator>
+    Then it finds nothing
+
+    Examples:
+      | locator                                   |
+      | {"label": "Card", "exact": true}          |
+      | {"label": "Phone *", "exact": true}       |
+      | {"label": "Nickname", "exact": true}      |
+      | {"label": "Pay with card", "exact": true} |
+
+  @BROWSER-060
+  Scenario: Text a shadow root says at its top level is found on no element, as in Playwright
+    Given a browser session showing "/names/text_kinds.html"
+    When I resolve the locator {"text": "Shadow note text", "exact": true}
+    Then it finds nothing
+
+  @BROWSER-060
   Scenario Outline: What Playwright does not find, a locator does not find either
     Given a browser session showing "/locator-differences.html"
     When I resolve the locator <locator>

@@ -13,6 +13,10 @@ function locatorFor(page, spec) {
   if (spec.css) return page.locator(spec.css);
   if (spec.text) return page.getByText(spec.text, { exact });
   if (spec.label) return page.getByLabel(spec.label, { exact });
+  if (spec.placeholder) return page.getByPlaceholder(spec.placeholder, { exact });
+  if (spec.alt) return page.getByAltText(spec.alt, { exact });
+  if (spec.title) return page.getByTitle(spec.title, { exact });
+  if (spec.test_id) return page.getByTestId(spec.test_id);
   throw new Error('unsupported locator ' + JSON.stringify(spec));
 }
 

@@ -38,10 +38,10 @@ from tools.bench_observe import serve_folder  # noqa: E402
 LISTED_NAME = 120
 FIXTURES = REPO / "tests/fixtures"
 # Pages of the fixture site (served by FixtureSite), and static folders served as they are. Pages
-# that navigate away by themselves (honesty's late/) or try to leave loopback (hostile/) are left out.
+# that navigate away by themselves (honesty's late/, moves_on.html) or try to leave loopback (hostile/) are left out.
 SITE_PAGES = sorted(
     "/" + str(p.relative_to(FIXTURES / "site")) for p in (FIXTURES / "site").rglob("*.html")
-    if p.name not in ("never_load.html", "popups.html") and "execute" not in p.parts
+    if p.name not in ("never_load.html", "popups.html", "moves_on.html") and "execute" not in p.parts
 )
 STATIC_FOLDERS = {
     "sphinx_docs": FIXTURES / "sphinx_docs",
@@ -70,10 +70,98 @@ HAND_WRITTEN: list[tuple[str, dict[str, Any]]] = [
         "returns and the optional yearly inspection service"), "exact": True}),
     ("/names/display_none.html", {"role": "button", "name": "Save draft copy", "exact": True}),
     ("/names/labelledby.html", {"role": "button", "name": "Close", "exact": True}),
+    # Names from every source, labels of every kind, texts across elements (2026-11-29).
+    ("/names/name_sources.html", {"role": "button", "name": "Search the shop", "exact": True}),
+    ("/names/name_sources.html", {"role": "button", "name": "Submit", "exact": True}),
+    ("/names/name_sources.html", {"role": "button", "name": "Reset", "exact": True}),
+    ("/names/name_sources.html", {"role": "button", "name": "Add a line", "exact": True}),
+    ("/names/name_sources.html", {"role": "button", "name": "Dismiss", "exact": True}),
+    ("/names/name_sources.html", {"role": "button", "name": "Close the panel", "exact": True}),
+    ("/names/name_sources.html", {"role": "button", "name": "Save the draft", "exact": True}),
+    ("/names/name_sources.html", {"role": "button", "name": "Send the form", "exact": True}),
+    ("/names/name_sources.html", {"role": "button", "name": "Print the page", "exact": True}),
+    ("/names/name_sources.html", {"role": "button", "name": "Star this item", "exact": True}),
+    ("/names/name_sources.html", {"role": "button", "name": "quiet words", "exact": True}),
+    ("/names/name_sources.html", {"role": "button", "name": "QUIET WORDS", "exact": True}),
+    ("/names/name_sources.html", {"role": "button", "name": "Named by a hidden span", "exact": True}),
+    ("/names/name_sources.html", {"role": "textbox", "name": "Write a note", "exact": True}),
+    ("/names/name_sources.html", {"placeholder": "Write a note"}),
+    ("/names/name_sources.html", {"role": "textbox", "name": "Your street", "exact": True}),
+    ("/names/name_sources.html", {"title": "Your street"}),
+    ("/names/name_sources.html", {"role": "img", "name": "Shop logo", "exact": True}),
+    ("/names/name_sources.html", {"role": "table", "name": "Opening hours", "exact": True}),
+    ("/names/name_sources.html", {"role": "figure", "name": "Our first shop", "exact": True}),
+    ("/names/name_sources.html", {"role": "img", "name": "A shop front", "exact": True}),
+    ("/names/name_sources.html", {"alt": "A shop front"}),
+    ("/names/name_sources.html", {"role": "link", "name": "Back to the top", "exact": True}),
+    ("/names/name_sources.html", {"title": "Back to the top"}),
+    ("/names/name_sources.html", {"title": "Close the panel"}),
+    ("/names/name_sources.html", {"role": "link", "name": "A span that is a link", "exact": True}),
+    ("/names/name_sources.html", {"role": "heading", "name": "Delivery times", "exact": True}),
+    ("/names/name_sources.html", {"role": "columnheader", "name": "Day", "exact": True}),
+    ("/names/name_sources.html", {"role": "cell", "name": "Monday", "exact": True}),
+    ("/names/name_sources.html", {"text": "Add a line"}),
+    ("/names/name_sources.html", {"text": "Dismiss"}),
+    ("/names/label_kinds.html", {"label": "Email address"}),
+    ("/names/label_kinds.html", {"label": "First label"}),
+    ("/names/label_kinds.html", {"label": "Second label"}),
+    ("/names/label_kinds.html", {"label": "First label Second label"}),
+    ("/names/label_kinds.html", {"role": "spinbutton", "name": "First label Second label", "exact": True}),
+    ("/names/label_kinds.html", {"label": "Number of items in the box"}),
+    ("/names/label_kinds.html", {"role": "spinbutton", "name": "Number of items in the box", "exact": True}),
+    ("/names/label_kinds.html", {"role": "spinbutton", "name": "Number of items 7 in the box", "exact": True}),
+    ("/names/label_kinds.html", {"label": "Postal code"}),
+    ("/names/label_kinds.html", {"role": "textbox", "name": "Postal code", "exact": True}),
+    ("/names/label_kinds.html", {"label": "Comment box"}),
+    ("/names/label_kinds.html", {"role": "group", "name": "Delivery choice", "exact": True}),
+    ("/names/label_kinds.html", {"label": "Home delivery"}),
+    ("/names/label_kinds.html", {"role": "radio", "name": "Pick up in the shop", "exact": True}),
+    ("/names/label_kinds.html", {"label": "Country"}),
+    ("/names/label_kinds.html", {"role": "combobox", "name": "Country", "exact": True}),
+    ("/names/label_kinds.html", {"label": "Agree to the terms"}),
+    ("/names/label_kinds.html", {"role": "checkbox", "name": "Agree to the terms", "exact": True}),
+    ("/names/label_kinds.html", {"label": "Promo code"}),
+    ("/names/label_kinds.html", {"label": "Code"}),
+    ("/names/label_kinds.html", {"role": "textbox", "name": "Promo code", "exact": True}),
+    ("/names/label_kinds.html", {"role": "textbox", "name": "Code", "exact": True}),
+    ("/names/label_kinds.html", {"label": "Card number"}),
+    ("/names/label_kinds.html", {"label": "Card"}),
+    ("/names/label_kinds.html", {"label": "Phone"}),
+    ("/names/label_kinds.html", {"label": "Phone *"}),
+    ("/names/label_kinds.html", {"label": "Nickname (optional)"}),
+    ("/names/label_kinds.html", {"label": "Nickname"}),
+    ("/names/label_kinds.html", {"label": "Fax line"}),
+    ("/names/label_kinds.html", {"label": "Pay with a card"}),
+    ("/names/label_kinds.html", {"label": "Pay with card"}),
+    ("/names/text_kinds.html", {"text": "Total: 42 EUR"}),
+    ("/names/text_kinds.html", {"text": "42"}),
+    ("/names/text_kinds.html", {"text": "Price per unit"}),
+    ("/names/text_kinds.html", {"text": "Line oneLine two"}),
+    ("/names/text_kinds.html", {"text": "Line one Line two"}),
+    ("/names/text_kinds.html", {"text": "Line one"}),
+    ("/names/text_kinds.html", {"text": "Inside a contents box"}),
+    ("/names/text_kinds.html", {"text": "Buy now"}),
+    ("/names/text_kinds.html", {"text": "Buy"}),
+    ("/names/text_kinds.html", {"text": "Order the book"}),
+    ("/names/text_kinds.html", {"text": "Shipping is free"}),
+    ("/names/text_kinds.html", {"text": "Second item"}),
+    ("/names/text_kinds.html", {"text": "Padded words"}),
+    ("/names/text_kinds.html", {"text": "shipping is", "exact": False}),
+    ("/names/text_kinds.html", {"role": "button", "name": "Buy now", "exact": True}),
+    ("/names/text_kinds.html", {"role": "button", "name": "Order the book", "exact": True}),
+    ("/names/text_kinds.html", {"role": "listitem", "name": "First item", "exact": True}),
+    ("/names/text_kinds.html", {"text": "Counted words"}),
+    ("/names/text_kinds.html", {"text": "Styled words"}),
+    ("/names/text_kinds.html", {"text": "Shadow note text"}),
+    ("/names/text_kinds.html", {"text": "note"}),
 ]
 
 
 def _match(role: str, name: str) -> str:
+    # A role of Verity's snapshots that ARIA lacks is an element with no role (and so no name) in an
+    # aria snapshot.
+    if role in NOT_ARIA:
+        role, name = "", ""
     return f'{role} "{name[:LISTED_NAME]}"'
 
 
@@ -104,7 +192,8 @@ async def verity_side(site: FixtureSite, bases: dict[str, str], run_dir: str) ->
                         locators.append(locator)
             for locator in locators:
                 try:
-                    found = await tab.resolve(Target.from_params(locator))
+                    # Exact unless the case says otherwise, as in recipes and on the Playwright side.
+                    found = await tab.resolve(Target.from_params({"exact": True, **locator}))
                     chosen = found.how["chosen"]
                     answer: dict[str, Any] = {"count": found.how["matches"], "matches": [_match(chosen["role"], chosen["name"])]}
                 except BrowserActionError as error:
@@ -134,7 +223,8 @@ def playwright_side(site: FixtureSite, bases: dict[str, str], cases: list[tuple[
     answers: list[dict[str, Any]] = json.loads(done.stdout)
     for answer in answers:
         if "matches" in answer:
-            answer["matches"] = [_match(m["role"], m["name"]) for m in answer["matches"]]
+            # An element with no role is `- text: ...` in an aria snapshot ("text" is no ARIA role).
+            answer["matches"] = [_match("" if m["role"] == "text" else m["role"], m["name"]) for m in answer["matches"]]
     return answers
 
 

@@ -11,7 +11,7 @@ let located = [];
 // outermost first, which match to take, how many to list): the count of its matches, the first
 // few described, and the chosen one; or the container that was not one element.
 verity.locate = (spec) => {
-  const {SKIP, squash, cap, ariaHiddenAbove, hiddenForAria, roleOf, textAlternative, nameOf, isInteractive} =
+  const {SKIP, cap, ariaHiddenAbove, roleOf, nameOf, isInteractive} =
     verity.elementVocabulary();
   const {shownElement, shownRects} = verity.shownJudge();
   // Zero-width spaces and soft hyphens are no text to match, as for Playwright.
@@ -41,27 +41,46 @@ verity.locate = (spec) => {
     const al = a.toLowerCase(), wl = w.toLowerCase();
     return al === wl ? 2 : (wl && al.includes(wl) ? 1 : 0);
   };
-  const fullText = (el) => {
-    const tag = el.localName, type = (el.getAttribute('type') || '').toLowerCase();
-    if (tag === 'input' && ['button', 'submit', 'reset'].includes(type)) return el.value;
-    return el.textContent;
+  // An element's text as Playwright's text and label locators read it: its text nodes and those of
+  // its open shadow root, hidden ones too (no layout is asked), without scripts, styles or the
+  // document's head; a button-like input's value.
+  const textCache = new Map();
+  const elementText = (el) => {
+    if (textCache.has(el)) return textCache.get(el);
+    let text = '';
+    const tag = el.localName, type = (el.getAttribute && (el.getAttribute('type') || '').toLowerCase()) || '';
+    if (tag === 'script' || tag === 'noscript' || tag === 'style' || (document.head && document.head.contains(el))) text = '';
+    else if (tag === 'input' && ['button', 'submit', 'reset'].includes(type)) text = el.value;
+    else {
+      for (let child = el.firstChild; child; child = child.nextSibling) {
+        if (child.nodeType === Node.TEXT_NODE) text += child.nodeValue || '';
+        else if (child.nodeType === Node.ELEMENT_NODE) text += elementText(child);
+      }
+      if (el.shadowRoot) for (let child = el.shadowRoot.firstChild; child; child = child.nextSibling) {
+        if (child.nodeType === Node.TEXT_NODE) text += child.nodeValue || '';
+        else if (child.nodeType === Node.ELEMENT_NODE) text += elementText(child);
+      }
+    }
+    textCache.set(el, text);
+    return text;
   };
   // The labels a field has, as Playwright's label locator takes them: the elements aria-labelledby
-  // names (hidden ones too, as accname has it) when it names any; else aria-label when it says
-  // something; else its <label>s. Each read as its accessible name reads it (accname 1.2's text
-  // alternative, the snapshot's own): without what is hidden, with CSS content and an embedded
-  // control's value.
+  // names when it names any, else aria-label when it says something, else the <label>s of a
+  // labelable control (a hidden <label> too). A label is read as its text (elementText): what it
+  // hides and what aria-hidden leaves out count, CSS content and an aria-label on the label
+  // itself do not (its accessible name, which a role locator's name is, can differ).
+  const LABELABLE = new Set(['button', 'meter', 'output', 'progress', 'select', 'textarea']);
   const labelsOf = (el) => {
-    const alternative = (node, labelled) => squash(textAlternative(node, {visited: new Set([el]), includeHidden: labelled && hiddenForAria(node), labelled, root: false}));
     const by = el.getAttribute('aria-labelledby');
     if (by) {
       const root = el.getRootNode();
       const named = by.split(/\s+/).map(id => root.getElementById ? root.getElementById(id) : null).filter(Boolean);
-      if (named.length) return named.map(n => alternative(n, true));
+      if (named.length) return named.map(elementText);
     }
     const aria = el.getAttribute('aria-label');
     if (aria && aria.trim()) return [aria];
-    return el.labels ? Array.from(el.labels).filter(l => !hiddenForAria(l)).map(l => alternative(l, false)) : [];
+    const labelable = LABELABLE.has(el.localName) || (el.localName === 'input' && (el.getAttribute('type') || '').toLowerCase() !== 'hidden');
+    return labelable && el.labels ? Array.from(el.labels).map(elementText) : [];
   };
   const best = (values, wanted, exact) => Math.max(0, ...values.filter(v => v !== null && v !== undefined).map(v => score(v, wanted, exact)));
   const scorer = (s) => {
@@ -81,7 +100,9 @@ verity.locate = (spec) => {
         const matched = score(nameOf(el, tag, role), v, exact);
         return matched && !ariaHiddenAbove(el) ? matched : 0;
       };
-      case 'text': return (el) => score(fullText(el), v, exact);
+      // A host whose shadow root says it all is no match of its own, nor is the root (Playwright's
+      // innermost rule takes the shadow root for a child, and a root is not an element).
+      case 'text': return (el) => (el.shadowRoot && score(elementText(el.shadowRoot), v, exact) ? 0 : score(elementText(el), v, exact));
       case 'label': return (el) => best(labelsOf(el), v, exact);
       case 'placeholder': return (el) => best([el.getAttribute('placeholder')], v, exact);
       case 'alt': return (el) => best([el.getAttribute('alt')], v, exact);

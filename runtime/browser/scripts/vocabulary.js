@@ -223,8 +223,9 @@ verity.elementVocabulary = () => {
         if (type !== 'button') return type === 'submit' ? 'Submit' : 'Reset';
       }
       if (LABELABLE.has(tag) && el.labels && el.labels.length && !(tag === 'input' && type === 'hidden')) {
-        const labels = Array.from(el.labels).filter((label) => !hiddenForAria(label));
-        const text = squash(labels.map((label) => textAlternative(label, inner)).join(' '));
+        // A hidden <label> still names its control, with what it holds (as Chromium and
+        // Playwright have it): it is read as a hidden element aria-labelledby names is.
+        const text = squash(Array.from(el.labels).map((label) => textAlternative(label, {...inner, includeHidden: ctx.includeHidden || hiddenForAria(label)})).join(' '));
         if (text) return text;
       }
       if (tag === 'input' && type === 'image') {

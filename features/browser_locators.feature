@@ -144,6 +144,18 @@ Feature: Locators find exactly one element, in Playwright's vocabulary
       | {"label": "Pay with card", "exact": true} |
 
   @BROWSER-060
+  Scenario Outline: A role locator reads roles and names as Playwright does
+    Given a browser session showing "/names/roles_more.html"
+    When I resolve the locator <locator>
+    Then it finds one <tag> among 1 match
+
+    Examples:
+      | locator                                                            | tag    |
+      | {"role": "button", "name": "Delete report.pdf", "exact": true}     | button |
+      | {"role": "complementary", "has_text": "Side notes"}                | aside  |
+      | {"role": "complementary", "has_text": "Menu aside"}                | aside  |
+
+  @BROWSER-060
   Scenario: Text a shadow root says at its top level is found on no element, as in Playwright
     Given a browser session showing "/names/text_kinds.html"
     When I resolve the locator {"text": "Shadow note text", "exact": true}

@@ -83,9 +83,11 @@ verity.elementVocabulary = () => {
       // A section or form is a landmark only when it is named.
       case 'section': return namedByAuthor(el) ? 'region' : '';
       case 'form': return namedByAuthor(el) ? 'form' : '';
-      case 'aside': case 'header': case 'footer': {
+      // An aside is complementary wherever it is (Playwright's reading); a header or footer
+      // inside sectioning content or main is no landmark.
+      case 'aside': return 'complementary';
+      case 'header': case 'footer': {
         const scoped = closestFlat(flatParent(el) || el, (n) => n !== el && LANDMARK_SCOPES.has(n.localName));
-        if (tag === 'aside') return scoped && !namedByAuthor(el) ? '' : 'complementary';
         return scoped ? '' : (tag === 'header' ? 'banner' : 'contentinfo');
       }
       case 'td': { const t = el.closest('table'); return t && /^(grid|treegrid)$/.test(roleOf(t, 'table')) ? 'gridcell' : 'cell'; }
@@ -204,8 +206,11 @@ verity.elementVocabulary = () => {
     const labelledBy = ctx.labelled ? null : el.getAttribute('aria-labelledby');
     if (labelledBy) {
       const root = el.getRootNode();
+      // An element that names itself among them gives its own content ("Delete" of
+      // aria-labelledby="self file" reads "Delete report.pdf"), as accname and Playwright have it.
+      const unvisited = () => new Set([...ctx.visited].filter((node) => node !== el));
       const parts = labelledBy.split(/\s+/).filter(Boolean).map((id) => root.getElementById ? root.getElementById(id) : null)
-        .filter(Boolean).map((ref) => textAlternative(ref, {visited: ctx.visited, includeHidden: hiddenForAria(ref), labelled: true, root: false}));
+        .filter(Boolean).map((ref) => textAlternative(ref, {visited: ref === el ? unvisited() : ctx.visited, includeHidden: hiddenForAria(ref), labelled: true, root: false}));
       const text = squash(parts.join(' '));
       if (text) return text;
     }

@@ -14,23 +14,39 @@
 // - the lines of shown text it erased (removed, overwrote or hid), which a check that the page
 //   does *not* say something still counts (`erasedShown`).
 //
+// The same holds inside every same-origin frame the function can reach from the top document (an
+// iframe, a nested one, a srcdoc one, one it made itself, and their shadow roots): the top
+// document's world watches their documents too, and keeps each one's record. A frame's own world
+// (the same world, in the frame) asks the top's for the record of its document when a check or an
+// extract reads there. A frame document that was not there when the function began (one it made,
+// or one loaded meanwhile) is the model's throughout. Cross-origin frames are out of its reach.
+//
 // Something written counts as the model's while it still holds what the model left: a page that
 // later writes over it, or copies the text elsewhere (its own echo of a draft, as a search page
 // echoes a typed query), states it itself. What the page's own scripts change while the function
 // runs (an async function lets them) is counted as the model's too: the stricter reading.
 
-let record = null;
+// The records of this world's documents, by document (kept in the top document's world).
+const records = new WeakMap();
 let watching = null;
 
-const current = () => {
-  if (!record || record.doc !== document) {
-    record = {doc: document, texts: new WeakMap(), attrs: new WeakMap(), inserted: new WeakSet(), values: new WeakMap(), title: null, url: null, erased: []};
-  }
-  return record;
+const recordOf = (doc) => {
+  if (!records.has(doc)) records.set(doc, {texts: new WeakMap(), attrs: new WeakMap(), inserted: new WeakSet(), values: new WeakMap(), title: null, url: null, erased: []});
+  return records.get(doc);
 };
 
-// The record of this document, or null (none yet, or one of a document since replaced).
-const mine = () => (record && record.doc === document ? record : null);
+// The record of this document, or null: the top document's world keeps the records (the model's
+// function runs there), so a frame's world asks it; a frame it cannot reach (cross-origin) has none.
+// (Asked once per text node of a read: the top's namespace is kept once found.)
+let owner = null;
+const mine = () => {
+  if (!owner) {
+    try { owner = verity.of(top) || null; } catch (e) { owner = null; }
+    if (!owner) return null;
+  }
+  return owner.scriptWrites.recorded(document) || null;
+};
+const recorded = (doc) => records.get(doc);
 
 const CONTROLS = 'input,textarea,select';
 // Bounds on the erased lines kept per document.
@@ -39,11 +55,28 @@ const ERASED_LINE_CHARS = 500;
 const squash = (text) => (text || '').replace(/\s+/g, ' ').trim();
 const OPTIONS = {subtree: true, childList: true, characterData: true, attributes: true};
 
-// Every control of the document and its open (or adopted) shadow roots, with its value.
-const controlValues = (roots) => {
+// Every control of `doc` and of its open (or adopted) shadow roots, with its value.
+const controlValues = (doc, roots) => {
   const values = new Map();
-  for (const root of [document, ...roots]) for (const el of root.querySelectorAll(CONTROLS)) values.set(el, el.value);
+  for (const root of [doc, ...roots]) for (const el of root.querySelectorAll(CONTROLS)) values.set(el, el.value);
   return values;
+};
+
+// This document and every same-origin frame document inside it, nested ones too, each with its
+// shadow roots.
+const documents = () => {
+  const found = [];
+  const visit = (doc) => {
+    const roots = verity.shadowRoots(doc);
+    found.push({doc, roots});
+    for (const frame of verity.deepAll('iframe,frame', roots, doc)) {
+      let inner = null;
+      try { inner = frame.contentDocument; } catch (e) { inner = null; }
+      if (inner && inner.documentElement) visit(inner);
+    }
+  };
+  visit(document);
+  return found;
 };
 
 // Marks `node` and everything inside it (the shadow roots of its elements too) as inserted.
@@ -56,15 +89,17 @@ const markInserted = (rec, node) => {
   for (const child of node.childNodes) markInserted(rec, child);
 };
 
-// Before the model's function runs: what the document holds now, and an observer of its changes.
+// Before the model's function runs: what the documents hold now, and an observer of their changes.
 const begin = () => {
-  current();
-  const roots = verity.shadowRoots();
-  const records = [];
-  const observer = new MutationObserver((found) => { records.push(...found); });
-  for (const root of [document, ...roots]) observer.observe(root, OPTIONS);
+  const found = [];
+  const observer = new MutationObserver((changes) => { found.push(...changes); });
+  const watched = new Map();
+  for (const {doc, roots} of documents()) {
+    for (const root of [doc, ...roots]) observer.observe(root, OPTIONS);
+    watched.set(doc, {roots: new Set(roots), values: controlValues(doc, roots)});
+  }
   const shown = verity.shownText().split('\n').map(squash).filter(Boolean);
-  watching = {doc: document, observer, records, roots: new Set(roots), values: controlValues(roots), title: document.title, url: location.href, shown};
+  watching = {doc: document, observer, found, watched, title: document.title, url: location.href, shown};
 };
 
 // After it ran: what it changed is kept as its own (nothing when the document went meanwhile).
@@ -72,19 +107,25 @@ const end = () => {
   const watch = watching;
   watching = null;
   if (!watch || watch.doc !== document) return;
-  const rec = current();
-  const records = [...watch.records, ...watch.observer.takeRecords()];
+  const changes = [...watch.found, ...watch.observer.takeRecords()];
   watch.observer.disconnect();
-  for (const r of records) {
+  for (const r of changes) {
+    const rec = recordOf(r.target.ownerDocument || r.target);
     if (r.type === 'characterData') rec.texts.set(r.target, r.target.data);
     else if (r.type === 'attributes') {
       if (!rec.attrs.has(r.target)) rec.attrs.set(r.target, new Map());
       rec.attrs.get(r.target).set(r.attributeName, r.target.getAttribute(r.attributeName));
     } else for (const node of r.addedNodes) if (node.isConnected) markInserted(rec, node);
   }
-  const roots = verity.shadowRoots();
-  for (const root of roots) if (!watch.roots.has(root)) markInserted(rec, root);
-  for (const [el, value] of controlValues(roots)) if (watch.values.get(el) !== value) rec.values.set(el, value);
+  for (const {doc, roots} of documents()) {
+    const rec = recordOf(doc);
+    const before = watch.watched.get(doc);
+    // A frame document that began while the function ran (one it made or loaded) is all its own.
+    if (!before) markInserted(rec, doc.documentElement);
+    for (const root of roots) if (!before || !before.roots.has(root)) markInserted(rec, root);
+    for (const [el, value] of controlValues(doc, roots)) if (!before || before.values.get(el) !== value) rec.values.set(el, value);
+  }
+  const rec = recordOf(document);
   if (document.title !== watch.title) rec.title = {now: document.title, before: watch.title};
   if (location.href !== watch.url) rec.url = {now: location.href, before: watch.url};
   const after = squash(verity.shownText());
@@ -97,24 +138,34 @@ const end = () => {
 // The URL the page is at by its own doing: the one it had before the model's script moved it
 // (without a new document), while it is still where the script left it.
 const pageUrl = () => {
-  const url = mine() && record.url;
+  const url = mine() && mine().url;
   return url && location.href === url.now ? url.before : location.href;
 };
 
 // Whether the text `wanted` (whitespace collapsed) was shown before the model's script erased it.
-const erasedShown = (wanted) => !!mine() && record.erased.some((line) => line.includes(wanted));
+const erasedShown = (wanted) => {
+  const record = mine();
+  return !!record && record.erased.some((line) => line.includes(wanted));
+};
 
 // Whether the model's script inserted `el` (or an element it sits in).
-const inserted = (el) => !!mine() && record.inserted.has(el);
+const inserted = (el) => {
+  const record = mine();
+  return !!record && record.inserted.has(el);
+};
 
 // Whether a text node holds what the model's script left there.
-const wroteText = (node) => !!mine() && record.texts.get(node) === node.data;
+const wroteText = (node) => {
+  const record = mine();
+  return !!record && record.texts.get(node) === node.data;
+};
 
 // Whether what `read` (field_reads.js) takes from `el` by `how` is the model's: its value when it
 // set it, an attribute it set (any attribute of an element it inserted), or a text holding a text
 // node it wrote.
 const wroteRead = (el, how, control) => {
-  if (!mine()) return false;
+  const record = mine();
+  if (!record) return false;
   if (record.inserted.has(el)) return true;
   if (how.attr && !(how.attr === 'value' && control)) {
     const attrs = record.attrs.get(el);
@@ -125,7 +176,7 @@ const wroteRead = (el, how, control) => {
     const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
     for (let node = walk.nextNode(); node; node = walk.nextNode()) {
       if (node.nodeType === Node.ELEMENT_NODE) { if (verity.rootOf(node) && within(verity.rootOf(node))) return true; continue; }
-      if (node.data.trim() && wroteText(node)) return true;
+      if (node.data.trim() && record.texts.get(node) === node.data) return true;
     }
     return false;
   };
@@ -136,9 +187,9 @@ const wroteRead = (el, how, control) => {
 // The title the page gave itself: the one it had before the model's script changed it, while the
 // title is still what the model left.
 const pageTitle = () => {
-  const title = mine() && record.title;
+  const title = mine() && mine().title;
   return title && document.title === title.now ? title.before : document.title;
 };
 
-verity.scriptWrites = {begin, end, wroteText, wroteRead, pageTitle, pageUrl, erasedShown, inserted};
+verity.scriptWrites = {begin, end, recorded, wroteText, wroteRead, pageTitle, pageUrl, erasedShown, inserted};
 verity.pageUrl = pageUrl;

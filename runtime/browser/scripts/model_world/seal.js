@@ -4,6 +4,9 @@
 // the document, so nothing lands after the run stopped watching it (scripts/script_writes.js).
 // Every setter of the DOM's interfaces, and their methods that change a document, throw from now
 // on in this world; each model function runs in a world of its own, so the next is not sealed.
+// The world spans the top document's same-origin frames (the function can reach their documents),
+// so each frame's interfaces in it are sealed too, and no element opens a frame's document or
+// window to it any more (a frame that loads a new document later is out of its reach).
 () => {
   const refuse = () => { throw new Error('this page function has returned: it no longer writes into the page'); };
   const CHANGES = new Set([
@@ -18,17 +21,30 @@
   ]);
   // The DOM's interfaces: what derives from EventTarget, and the few that do not.
   const OTHERS = new Set(['DOMTokenList', 'CSSStyleDeclaration', 'NamedNodeMap', 'Range', 'Selection', 'History', 'CSSStyleSheet', 'StyleSheet']);
-  for (const name of Object.getOwnPropertyNames(globalThis)) {
-    let type;
-    try { type = globalThis[name]; } catch (e) { continue; }
-    if (typeof type !== 'function' || !type.prototype) continue;
-    const proto = type.prototype;
-    if (proto !== EventTarget.prototype && !EventTarget.prototype.isPrototypeOf(proto) && !OTHERS.has(name)) continue;
-    for (const key of Object.getOwnPropertyNames(proto)) {
-      const held = Object.getOwnPropertyDescriptor(proto, key);
-      if (!held || !held.configurable) continue;
-      if (held.set) Object.defineProperty(proto, key, {...held, set: refuse});
-      else if (typeof held.value === 'function' && CHANGES.has(key)) Object.defineProperty(proto, key, {...held, value: refuse});
+  // What hands a frame's document or window to a script, by the elements that hold frames.
+  const OPENERS = new Set(['contentDocument', 'contentWindow', 'getSVGDocument']);
+  const FRAMES = new Set(['HTMLIFrameElement', 'HTMLFrameElement', 'HTMLObjectElement', 'HTMLEmbedElement']);
+  const seal = (win) => {
+    // The frames first: once sealed, this window's elements no longer open them.
+    for (let i = 0; i < win.length; i++) {
+      let child;
+      try { child = win[i]; if (!child.document) continue; } catch (e) { continue; }  // cross-origin
+      seal(child);
     }
-  }
+    for (const name of Object.getOwnPropertyNames(win)) {
+      let type;
+      try { type = win[name]; } catch (e) { continue; }
+      if (typeof type !== 'function' || !type.prototype) continue;
+      const proto = type.prototype;
+      if (proto !== win.EventTarget.prototype && !win.EventTarget.prototype.isPrototypeOf(proto) && !OTHERS.has(name)) continue;
+      for (const key of Object.getOwnPropertyNames(proto)) {
+        const held = Object.getOwnPropertyDescriptor(proto, key);
+        if (!held || !held.configurable) continue;
+        if (FRAMES.has(name) && OPENERS.has(key)) Object.defineProperty(proto, key, held.get ? {...held, get: refuse} : {...held, value: refuse});
+        else if (held.set) Object.defineProperty(proto, key, {...held, set: refuse});
+        else if (typeof held.value === 'function' && CHANGES.has(key)) Object.defineProperty(proto, key, {...held, value: refuse});
+      }
+    }
+  };
+  seal(globalThis);
 }

@@ -191,5 +191,17 @@ const pageTitle = () => {
   return title && document.title === title.now ? title.before : document.title;
 };
 
+// Whether the frame element `this` holds a document of the model's making: its script inserted the
+// element, or set its src or srcdoc (a data: URL's document is all its own, though cross-origin),
+// while that attribute still holds what it set (runtime/browser/tab/model_frames.py).
+const FRAME_SOURCES = ['src', 'srcdoc'];
+verity.framedByModel = function () {
+  const record = mine();
+  if (!record) return false;
+  if (record.inserted.has(this)) return true;
+  const attrs = record.attrs.get(this);
+  return !!attrs && FRAME_SOURCES.some((name) => attrs.has(name) && attrs.get(name) === this.getAttribute(name));
+};
+
 verity.scriptWrites = {begin, end, recorded, wroteText, wroteRead, pageTitle, pageUrl, erasedShown, inserted};
 verity.pageUrl = pageUrl;

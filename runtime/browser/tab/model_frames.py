@@ -1,0 +1,38 @@
+"""Whether a frame's document is an agent's model's own making, asked from the frames around it.
+
+A model's page script (browser_evaluate) can make a frame, or point one at a source of its own (a
+`srcdoc`, a `data:` URL), and then read or check what that frame shows: every word of it is the
+model's, whatever its origin. Its own document cannot tell (a `data:` document is cross-origin to
+the page and to the record of what the script wrote, scripts/script_writes.js), but the element
+that holds the frame can: the record of its parent's document says whether the script inserted
+it or set its `src` or `srcdoc`. Each frame between the read and the top is asked, nearest first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runtime.browser.tab.worlds import FrameWorlds, call_page_script
+
+
+async def framed_by_model(worlds: FrameWorlds, cdp: Any, context_id: int | None) -> bool:
+    """Whether the document of world `context_id`, or a frame it sits in, is held by a frame
+    element the model's own script made or re-sourced (False for the top document)."""
+    frame_id = worlds.frame_of(context_id) if context_id is not None else None
+    if frame_id is None:
+        return False
+    parents = {frame["id"]: frame for frame in await worlds.frames()}
+    while frame_id in parents and parents[frame_id].get("parentId"):
+        parent = parents.get(parents[frame_id]["parentId"])
+        if parent is None:
+            return False  # its parent is out of this tab's reach (another process)
+        try:
+            owner = await cdp.send("DOM.getFrameOwner", {"frameId": frame_id})
+            handle = await cdp.send("DOM.resolveNode", {"backendNodeId": owner["backendNodeId"], "executionContextId": await worlds.context_for(parent)})
+            reply = await call_page_script(cdp, {"objectId": handle["object"]["objectId"]}, "framedByModel", [])
+        except Exception:  # noqa: BLE001 - the frame went meanwhile: the read that follows finds it gone
+            return False
+        if (reply.get("result") or {}).get("value") is True:
+            return True
+        frame_id = parent["id"]
+    return False

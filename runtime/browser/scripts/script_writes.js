@@ -18,8 +18,10 @@
 // iframe, a nested one, a srcdoc one, one it made itself, and their shadow roots): the top
 // document's world watches their documents too, and keeps each one's record. A frame's own world
 // (the same world, in the frame) asks the top's for the record of its document when a check or an
-// extract reads there. A frame document that was not there when the function began (one it made,
-// or one loaded meanwhile) is the model's throughout. Cross-origin frames are out of its reach.
+// extract reads there. A frame document that loads while the function runs is watched from its
+// load on; one from a source the function wrote (a srcdoc, a blank frame, a data: URL) is the
+// model's throughout, as is any frame it made or sent to such a source, whatever its origin
+// (`framedByModel`). Other cross-origin frames are out of its reach.
 //
 // Something written counts as the model's while it still holds what the model left: a page that
 // later writes over it, or copies the text elsewhere (its own echo of a draft, as a search page
@@ -31,7 +33,7 @@ const records = new WeakMap();
 let watching = null;
 
 const recordOf = (doc) => {
-  if (!records.has(doc)) records.set(doc, {texts: new WeakMap(), attrs: new WeakMap(), inserted: new WeakSet(), values: new WeakMap(), title: null, url: null, erased: []});
+  if (!records.has(doc)) records.set(doc, {texts: new WeakMap(), attrs: new WeakMap(), inserted: new WeakSet(), values: new WeakMap(), sent: new WeakSet(), title: null, url: null, erased: []});
   return records.get(doc);
 };
 
@@ -62,20 +64,15 @@ const controlValues = (doc, roots) => {
   return values;
 };
 
-// This document and every same-origin frame document inside it, nested ones too, each with its
-// shadow roots.
-const documents = () => {
-  const found = [];
-  const visit = (doc) => {
-    const roots = verity.shadowRoots(doc);
-    found.push({doc, roots});
-    for (const frame of verity.deepAll('iframe,frame', roots, doc)) {
-      let inner = null;
-      try { inner = frame.contentDocument; } catch (e) { inner = null; }
-      if (inner && inner.documentElement) visit(inner);
-    }
-  };
-  visit(document);
+// `doc` and every same-origin frame document inside it, nested ones too, each with its shadow roots.
+const documents = (doc = document, found = []) => {
+  const roots = verity.shadowRoots(doc);
+  found.push({doc, roots});
+  for (const frame of verity.deepAll('iframe,frame', roots, doc)) {
+    let inner = null;
+    try { inner = frame.contentDocument; } catch (e) { inner = null; }
+    if (inner && inner.documentElement) documents(inner, found);
+  }
   return found;
 };
 
@@ -89,18 +86,42 @@ const markInserted = (rec, node) => {
   for (const child of node.childNodes) markInserted(rec, child);
 };
 
-// Before the model's function runs: what the documents hold now, and an observer of their changes.
+// Before the model's function runs: what the documents hold now, and an observer of their changes
+// (a frame document that loads meanwhile is watched from its load on).
 const begin = () => {
   const found = [];
   const observer = new MutationObserver((changes) => { found.push(...changes); });
   const watched = new Map();
-  for (const {doc, roots} of documents()) {
-    for (const root of [doc, ...roots]) observer.observe(root, OPTIONS);
-    watched.set(doc, {roots: new Set(roots), values: controlValues(doc, roots)});
-  }
+  // A frame the function sends elsewhere through its window (location, a link or form aimed at it).
+  const sent = [];
+  const stops = [];
+  const watch = (start) => {
+    for (const {doc, roots} of documents(start)) {
+      if (watched.has(doc)) continue;
+      for (const root of [doc, ...roots]) observer.observe(root, OPTIONS);
+      watched.set(doc, {roots: new Set(roots), values: controlValues(doc, roots)});
+      const loaded = (e) => {
+        const frame = e.target;
+        if (frame.tagName !== 'IFRAME' && frame.tagName !== 'FRAME') return;
+        try { if (frame.contentDocument) watch(frame.contentDocument); } catch (error) { /* cross-origin */ }
+      };
+      doc.addEventListener('load', loaded, true);
+      stops.push(() => doc.removeEventListener('load', loaded, true));
+      const win = doc.defaultView;
+      if (doc === document || !win || !win.navigation || !win.frameElement) continue;
+      const frame = win.frameElement;
+      const heard = (e) => { sent.push({frame, url: e.destination.url}); };
+      win.navigation.addEventListener('navigate', heard);
+      stops.push(() => win.navigation.removeEventListener('navigate', heard));
+    }
+  };
+  watch(document);
   const shown = verity.shownText().split('\n').map(squash).filter(Boolean);
-  watching = {doc: document, observer, found, watched, title: document.title, url: location.href, shown};
+  watching = {doc: document, observer, found, watched, sent, stops, title: document.title, url: location.href, shown};
 };
+
+// A source whose document is written by whoever writes the URL (data:, blob:, about:, javascript:).
+const madeSource = (url) => !/^https?:/i.test(url || '');
 
 // After it ran: what it changed is kept as its own (nothing when the document went meanwhile).
 const end = () => {
@@ -109,6 +130,8 @@ const end = () => {
   if (!watch || watch.doc !== document) return;
   const changes = [...watch.found, ...watch.observer.takeRecords()];
   watch.observer.disconnect();
+  for (const stop of watch.stops) { try { stop(); } catch (e) { /* the frame went */ } }
+  for (const {frame, url} of watch.sent) if (madeSource(url)) recordOf(frame.ownerDocument).sent.add(frame);
   for (const r of changes) {
     const rec = recordOf(r.target.ownerDocument || r.target);
     if (r.type === 'characterData') rec.texts.set(r.target, r.target.data);
@@ -120,7 +143,9 @@ const end = () => {
   for (const {doc, roots} of documents()) {
     const rec = recordOf(doc);
     const before = watch.watched.get(doc);
-    // A frame document that began while the function ran (one it made or loaded) is all its own.
+    // A frame document that began while the function ran, from a source it wrote (a srcdoc, a
+    // blank frame, a data: URL), is all its own; one a server sent is that server's.
+    if (!before && !madeSource(doc.URL)) continue;
     if (!before) markInserted(rec, doc.documentElement);
     for (const root of roots) if (!before || !before.roots.has(root)) markInserted(rec, root);
     for (const [el, value] of controlValues(doc, roots)) if (!before || before.values.get(el) !== value) rec.values.set(el, value);
@@ -191,16 +216,19 @@ const pageTitle = () => {
   return title && document.title === title.now ? title.before : document.title;
 };
 
-// Whether the frame element `this` holds a document of the model's making: its script inserted the
-// element, or set its src or srcdoc (a data: URL's document is all its own, though cross-origin),
-// while that attribute still holds what it set (runtime/browser/tab/model_frames.py).
-const FRAME_SOURCES = ['src', 'srcdoc'];
-verity.framedByModel = function () {
+// Whether the frame element `this`, showing `url`, holds a document of the model's making
+// (runtime/browser/tab/model_frames.py): its script inserted the element, set its srcdoc, or sent
+// it to a source it wrote itself (a data: or blob: URL, by src or through the frame's window)
+// while the frame still shows such a source. A frame it pointed at a site's http(s) page shows
+// what that server says.
+verity.framedByModel = function (url) {
   const record = mine();
   if (!record) return false;
   if (record.inserted.has(this)) return true;
   const attrs = record.attrs.get(this);
-  return !!attrs && FRAME_SOURCES.some((name) => attrs.has(name) && attrs.get(name) === this.getAttribute(name));
+  const holds = (name) => !!attrs && attrs.has(name) && attrs.get(name) === this.getAttribute(name);
+  if (holds('srcdoc')) return true;
+  return madeSource(url) && ((holds('src') && madeSource(this.src)) || record.sent.has(this));
 };
 
 verity.scriptWrites = {begin, end, recorded, wroteText, wroteRead, pageTitle, pageUrl, erasedShown, inserted};

@@ -5,7 +5,7 @@ A model's page script (browser_evaluate) can make a frame, or point one at a sou
 model's, whatever its origin. Its own document cannot tell (a `data:` document is cross-origin to
 the page and to the record of what the script wrote, scripts/script_writes.js), but the element
 that holds the frame can: the record of its parent's document says whether the script inserted
-it or set its `src` or `srcdoc`. Each frame between the read and the top is asked, nearest first.
+it, set its `srcdoc`, or sent it to a source it wrote itself (a `data:` or `blob:` URL). Each frame between the read and the top is asked, nearest first.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ async def framed_by_model(worlds: FrameWorlds, cdp: Any, context_id: int | None)
         try:
             owner = await cdp.send("DOM.getFrameOwner", {"frameId": frame_id})
             handle = await cdp.send("DOM.resolveNode", {"backendNodeId": owner["backendNodeId"], "executionContextId": await worlds.context_for(parent)})
-            reply = await call_page_script(cdp, {"objectId": handle["object"]["objectId"]}, "framedByModel", [])
+            reply = await call_page_script(cdp, {"objectId": handle["object"]["objectId"]}, "framedByModel", [parents[frame_id].get("url", "")])
         except Exception:  # noqa: BLE001 - the frame went meanwhile: the read that follows finds it gone
             return False
         if (reply.get("result") or {}).get("value") is True:

@@ -156,6 +156,13 @@ Feature: An agent step's pages are held to the plan's standard
     When the agent corpus case "frame-writes-over-the-script" runs
     Then the run ends as the case expects, with no value it did not validate
 
+  @VERDICT-037 @VERDICT-040
+  Scenario: A dataset write a model's page script leaves for later in a frame lands nowhere
+    Given the agent corpus site
+    When the agent corpus case "script-leaves-a-dataset-write-in-a-frame" runs
+    Then the run ends as the case expects, with no value it did not validate
+    And the done_when conditions that failed are field_matches
+
   @VERDICT-038
   Scenario: A model that reads a price the page hides, beside the price it shows, keeps nothing
     Given the agent corpus site

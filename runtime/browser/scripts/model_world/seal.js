@@ -6,7 +6,8 @@
 // on in this world; each model function runs in a world of its own, so the next is not sealed.
 // The world spans the top document's same-origin frames (the function can reach their documents),
 // so each frame's interfaces in it are sealed too, and no element opens a frame's document or
-// window to it any more (a frame that loads a new document later is out of its reach).
+// window to it any more (a frame that loads a new document later is out of its reach), nor its
+// dataset.
 () => {
   const refuse = () => { throw new Error('this page function has returned: it no longer writes into the page'); };
   const CHANGES = new Set([
@@ -21,9 +22,14 @@
   ]);
   // The DOM's interfaces: what derives from EventTarget, and the few that do not.
   const OTHERS = new Set(['DOMTokenList', 'CSSStyleDeclaration', 'NamedNodeMap', 'Range', 'Selection', 'History', 'CSSStyleSheet', 'StyleSheet']);
-  // What hands a frame's document or window to a script, by the elements that hold frames.
-  const OPENERS = new Set(['contentDocument', 'contentWindow', 'getSVGDocument']);
-  const FRAMES = new Set(['HTMLIFrameElement', 'HTMLFrameElement', 'HTMLObjectElement', 'HTMLEmbedElement']);
+  // Getters that hand out something to write through which no setter of an interface stands
+  // for: a frame's document or window, and an element's dataset (a DOMStringMap's named
+  // properties; one the function took before it returned stays writable).
+  const OPENERS = ['contentDocument', 'contentWindow', 'getSVGDocument'];
+  const GETTERS = new Map([
+    ['HTMLIFrameElement', OPENERS], ['HTMLFrameElement', OPENERS], ['HTMLObjectElement', OPENERS], ['HTMLEmbedElement', OPENERS],
+    ['HTMLElement', ['dataset']], ['SVGElement', ['dataset']], ['MathMLElement', ['dataset']],
+  ]);
   const seal = (win) => {
     // The frames first: once sealed, this window's elements no longer open them.
     for (let i = 0; i < win.length; i++) {
@@ -40,7 +46,7 @@
       for (const key of Object.getOwnPropertyNames(proto)) {
         const held = Object.getOwnPropertyDescriptor(proto, key);
         if (!held || !held.configurable) continue;
-        if (FRAMES.has(name) && OPENERS.has(key)) Object.defineProperty(proto, key, held.get ? {...held, get: refuse} : {...held, value: refuse});
+        if ((GETTERS.get(name) || []).includes(key)) Object.defineProperty(proto, key, held.get ? {...held, get: refuse} : {...held, value: refuse});
         else if (held.set) Object.defineProperty(proto, key, {...held, set: refuse});
         else if (typeof held.value === 'function' && CHANGES.has(key)) Object.defineProperty(proto, key, {...held, value: refuse});
       }

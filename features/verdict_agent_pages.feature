@@ -163,6 +163,13 @@ Feature: An agent step's pages are held to the plan's standard
     Then the run ends as the case expects, with no value it did not validate
     And the done_when conditions that failed are field_matches
 
+  @VERDICT-040
+  Scenario: A model whose own page script writes a price into a frame behind a cross-origin frame keeps nothing
+    Given the agent corpus site
+    When the agent corpus case "script-writes-behind-a-cross-origin-frame" runs
+    Then the run ends as the case expects, with no value it did not validate
+    And the model was told "own_value"
+
   @VERDICT-038
   Scenario: A model that reads a price the page hides, beside the price it shows, keeps nothing
     Given the agent corpus site

@@ -64,15 +64,28 @@ const controlValues = (doc, roots) => {
   return values;
 };
 
-// `doc` and every same-origin frame document inside it, nested ones too, each with its shadow roots.
-const documents = (doc = document, found = []) => {
+// `doc` and every same-origin frame document inside it, nested ones too (behind a cross-origin
+// frame as well: a window's frames are reached by index whatever their parent's origin), each
+// with its shadow roots.
+const documents = (doc = document, found = [], seen = new Set()) => {
+  if (seen.has(doc)) return found;
+  seen.add(doc);
   const roots = verity.shadowRoots(doc);
   found.push({doc, roots});
+  const enter = (inner) => { if (inner && inner.documentElement) documents(inner, found, seen); };
   for (const frame of verity.deepAll('iframe,frame', roots, doc)) {
-    let inner = null;
-    try { inner = frame.contentDocument; } catch (e) { inner = null; }
-    if (inner && inner.documentElement) documents(inner, found);
+    try { enter(frame.contentDocument); } catch (e) { /* cross-origin */ }
   }
+  const behind = (win) => {
+    for (let i = 0; i < win.length; i++) {
+      let child = null;
+      let inner = null;
+      try { child = win[i]; inner = child.document; } catch (e) { inner = null; }
+      if (inner) enter(inner);
+      else if (child) behind(child);
+    }
+  };
+  if (doc.defaultView) behind(doc.defaultView);
   return found;
 };
 

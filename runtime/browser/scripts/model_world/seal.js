@@ -30,13 +30,16 @@
     ['HTMLIFrameElement', OPENERS], ['HTMLFrameElement', OPENERS], ['HTMLObjectElement', OPENERS], ['HTMLEmbedElement', OPENERS],
     ['HTMLElement', ['dataset']], ['SVGElement', ['dataset']], ['MathMLElement', ['dataset']],
   ]);
-  const seal = (win) => {
-    // The frames first: once sealed, this window's elements no longer open them.
+  const seal = (win, reachable = true) => {
+    // The frames first: once sealed, this window's elements no longer open them. A cross-origin
+    // frame is not sealed (this world has no part in it), but a same-origin one inside it is.
     for (let i = 0; i < win.length; i++) {
-      let child;
-      try { child = win[i]; if (!child.document) continue; } catch (e) { continue; }  // cross-origin
-      seal(child);
+      let child = null;
+      let open = false;
+      try { child = win[i]; open = !!child.document; } catch (e) { open = false; }
+      if (child) seal(child, open);
     }
+    if (!reachable) return;
     for (const name of Object.getOwnPropertyNames(win)) {
       let type;
       try { type = win[name]; } catch (e) { continue; }

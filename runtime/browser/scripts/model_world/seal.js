@@ -30,16 +30,27 @@
     ['HTMLIFrameElement', OPENERS], ['HTMLFrameElement', OPENERS], ['HTMLObjectElement', OPENERS], ['HTMLEmbedElement', OPENERS],
     ['HTMLElement', ['dataset']], ['SVGElement', ['dataset']], ['MathMLElement', ['dataset']],
   ]);
-  const seal = (win, reachable = true) => {
+  // A window's frames: by index, and by the frame elements of its document and its open shadow
+  // roots (a frame inside a shadow root has no index).
+  const framesOf = (win, doc) => {
+    const found = new Set();
+    for (let i = 0; i < win.length; i++) { try { found.add(win[i]); } catch (e) { /* gone */ } }
+    const scan = (root) => {
+      for (const el of root.querySelectorAll('*')) {
+        if (el.shadowRoot) scan(el.shadowRoot);
+        if ('contentWindow' in el && el.contentWindow) found.add(el.contentWindow);
+      }
+    };
+    if (doc) scan(doc);
+    return found;
+  };
+  const seal = (win) => {
+    let doc = null;
+    try { doc = win.document; } catch (e) { doc = null; }
     // The frames first: once sealed, this window's elements no longer open them. A cross-origin
     // frame is not sealed (this world has no part in it), but a same-origin one inside it is.
-    for (let i = 0; i < win.length; i++) {
-      let child = null;
-      let open = false;
-      try { child = win[i]; open = !!child.document; } catch (e) { open = false; }
-      if (child) seal(child, open);
-    }
-    if (!reachable) return;
+    for (const child of framesOf(win, doc)) seal(child);
+    if (!doc) return;
     for (const name of Object.getOwnPropertyNames(win)) {
       let type;
       try { type = win[name]; } catch (e) { continue; }

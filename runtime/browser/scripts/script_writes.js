@@ -41,13 +41,13 @@ const recordOf = (doc) => {
 // function runs there), so a frame's world asks it; a frame it cannot reach (cross-origin) has none.
 // (Asked once per text node of a read: the top's namespace is kept once found.)
 let owner = null;
-const mine = () => {
+const keeper = () => {
   if (!owner) {
     try { owner = verity.of(top) || null; } catch (e) { owner = null; }
-    if (!owner) return null;
   }
-  return owner.scriptWrites.recorded(document) || null;
+  return owner;
 };
+const mine = () => (keeper() && keeper().scriptWrites.recorded(document)) || null;
 const recorded = (doc) => records.get(doc);
 
 const CONTROLS = 'input,textarea,select';
@@ -244,5 +244,12 @@ verity.framedByModel = function (url) {
   return madeSource(url) && ((holds('src') && madeSource(this.src)) || record.sent.has(this));
 };
 
-verity.scriptWrites = {begin, end, recorded, wroteText, wroteRead, pageTitle, pageUrl, erasedShown, inserted};
+// The frame element `this` was sent by the model's function to a source it wrote itself, as the
+// driver heard (runtime/browser/tab/model_frames.py): a frame of another origin, whose navigation
+// its parent's document does not hear.
+verity.frameSentByModel = function () {
+  if (keeper()) keeper().scriptWrites.recordOf(this.ownerDocument).sent.add(this);
+};
+
+verity.scriptWrites = {begin, end, recorded, recordOf, wroteText, wroteRead, pageTitle, pageUrl, erasedShown, inserted};
 verity.pageUrl = pageUrl;

@@ -10,9 +10,13 @@ it, set its `srcdoc`, or sent it to a source it wrote itself (a `data:` or `blob
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from runtime.browser.tab.worlds import FrameWorlds, call_page_script
+
+# A frame source whose document is written by whoever writes the URL (data:, blob:, about:).
+_SERVED = re.compile(r"^https?:", re.IGNORECASE)
 
 
 async def framed_by_model(worlds: FrameWorlds, cdp: Any, context_id: int | None) -> bool:
@@ -36,3 +40,23 @@ async def framed_by_model(worlds: FrameWorlds, cdp: Any, context_id: int | None)
             return True
         frame_id = parent["id"]
     return False
+
+
+async def mark_frames_sent(worlds: FrameWorlds, cdp: Any, requested: list[dict[str, Any]]) -> None:
+    """Tell the records which frames the model's function sent to a source it wrote itself, from
+    the navigations it requested while it ran (`Page.frameRequestedNavigation`: its window's
+    location, a link or a form aimed at a frame), which a cross-origin frame's parent cannot hear."""
+    sent = {params["frameId"] for params in requested if params.get("frameId") and not _SERVED.match(str(params.get("url", "")))}
+    if not sent:
+        return
+    parents = {frame["id"]: frame for frame in await worlds.frames()}
+    for frame_id in sent:
+        parent = parents.get(str((parents.get(frame_id) or {}).get("parentId") or ""))
+        if parent is None:
+            continue  # the top frame, or one gone meanwhile
+        try:
+            owner = await cdp.send("DOM.getFrameOwner", {"frameId": frame_id})
+            handle = await cdp.send("DOM.resolveNode", {"backendNodeId": owner["backendNodeId"], "executionContextId": await worlds.context_for(parent)})
+            await call_page_script(cdp, {"objectId": handle["object"]["objectId"]}, "frameSentByModel", [])
+        except Exception:  # noqa: BLE001 - the frame went meanwhile: nothing of it is left to read
+            continue

@@ -176,7 +176,8 @@ const end = () => {
 // The URL the page is at by its own doing: the one it had before the model's script moved it
 // (without a new document), while it is still where the script left it.
 const pageUrl = () => {
-  const url = mine() && mine().url;
+  const record = mine();
+  const url = record && record.url;
   return url && location.href === url.now ? url.before : location.href;
 };
 
@@ -225,7 +226,8 @@ const wroteRead = (el, how, control) => {
 // The title the page gave itself: the one it had before the model's script changed it, while the
 // title is still what the model left.
 const pageTitle = () => {
-  const title = mine() && mine().title;
+  const record = mine();
+  const title = record && record.title;
   return title && document.title === title.now ? title.before : document.title;
 };
 

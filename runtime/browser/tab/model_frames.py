@@ -5,7 +5,8 @@ A model's page script (browser_evaluate) can make a frame, or point one at a sou
 model's, whatever its origin. Its own document cannot tell (a `data:` document is cross-origin to
 the page and to the record of what the script wrote, scripts/script_writes.js), but the element
 that holds the frame can: the record of its parent's document says whether the script inserted
-it, set its `srcdoc`, or sent it to a source it wrote itself (a `data:` or `blob:` URL). Each frame between the read and the top is asked, nearest first.
+it, set its `srcdoc`, or sent it to a source it wrote itself (a `data:` or `blob:` URL). Each
+frame between the read and the top is asked, nearest first.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ async def framed_by_model(worlds: FrameWorlds, cdp: Any, context_id: int | None)
     """Whether the document of world `context_id`, or a frame it sits in, is held by a frame
     element the model's own script made or re-sourced (False for the top document)."""
     frame_id = worlds.frame_of(context_id) if context_id is not None else None
-    if frame_id is None:
+    if frame_id is None or frame_id == worlds.top_frame_id():
         return False
     parents = {frame["id"]: frame for frame in await worlds.frames()}
     while frame_id in parents and parents[frame_id].get("parentId"):

@@ -1,6 +1,7 @@
-"""Probes of the agent step's verdicts (waves 8 and 9): tests/fixtures/agent_corpus/probes.yaml, each a
-scripted model on the loopback Gemini server driving a real run in Chromium against the agent
-corpus site, with the verdict written before the probe first ran. They live here rather than in
+"""Probes of the agent step's verdicts (waves 8 to 10): tests/fixtures/agent_corpus/probes.yaml and
+probes-frames.yaml (a model's page script writing inside frames), each a scripted model on the
+loopback Gemini server driving a real run in Chromium against the agent corpus site, with the
+verdict written before the probe first ran. They live here rather than in
 the suite (its CPU budget); each class a probe found broken has a labelled page
 (tests/verdict/blocker_cases.py) or an agent corpus row (cases.yaml) in the suite. A probe with
 `left` is a defect found and left as it is: it is reported as an expected failure; `allow` names
@@ -27,7 +28,11 @@ from tests.fixtures.agent_corpus.cases import CORPUS, RECIPE, model_turn
 from tests.fixtures.agent_corpus.site import AgentCorpusSite
 from tests.fixtures.gemini_server import GeminiServer
 
-PROBES: dict[str, dict[str, Any]] = {case["id"]: case for case in YAML(typ="safe").load((CORPUS / "probes.yaml").read_text(encoding="utf-8"))["cases"]}
+PROBES: dict[str, dict[str, Any]] = {
+    case["id"]: case
+    for name in ("probes.yaml", "probes-frames.yaml")
+    for case in YAML(typ="safe").load((CORPUS / name).read_text(encoding="utf-8"))["cases"]
+}
 WRONG_VALUES = ("999.99", "618.10", "7.812")
 EXTRA_TOOLS = ("browser_tabs", "browser_wait_for", "browser_type", "browser_press_key")
 

@@ -135,6 +135,41 @@ Feature: An agent step's pages are held to the plan's standard
     Then the run ends as the case expects, with no value it did not validate
     And the done_when conditions that failed are not, element and url_matches
 
+  @VERDICT-040
+  Scenario: A model whose own page script writes the checked element and the price inside the page's frames is not done
+    Given the agent corpus site
+    When the agent corpus case "script-writes-inside-the-frames" runs
+    Then the run ends as the case expects, with no value it did not validate
+    And the done_when conditions that failed are element and field_matches
+
+  @VERDICT-040
+  Scenario: A model that reads a price from a frame of its own making keeps nothing
+    Given the agent corpus site
+    When the agent corpus case "script-makes-a-frame-of-its-own" runs
+    Then the run ends as the case expects, with no value it did not validate
+    And the done_when conditions that failed are field_matches
+    And the model was told "own_value"
+
+  @VERDICT-040
+  Scenario: A frame that writes its price over the model's script's reads as the frame states it
+    Given the agent corpus site
+    When the agent corpus case "frame-writes-over-the-script" runs
+    Then the run ends as the case expects, with no value it did not validate
+
+  @VERDICT-037 @VERDICT-040
+  Scenario: A dataset write a model's page script leaves for later in a frame lands nowhere
+    Given the agent corpus site
+    When the agent corpus case "script-leaves-a-dataset-write-in-a-frame" runs
+    Then the run ends as the case expects, with no value it did not validate
+    And the done_when conditions that failed are field_matches
+
+  @VERDICT-040
+  Scenario: A model whose own page script writes a price into a frame behind a cross-origin frame keeps nothing
+    Given the agent corpus site
+    When the agent corpus case "script-writes-behind-a-cross-origin-frame" runs
+    Then the run ends as the case expects, with no value it did not validate
+    And the model was told "own_value"
+
   @VERDICT-038
   Scenario: A model that reads a price the page hides, beside the price it shows, keeps nothing
     Given the agent corpus site

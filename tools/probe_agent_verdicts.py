@@ -1,6 +1,7 @@
-"""Probes of the agent step's verdicts (waves 8 and 9): tests/fixtures/agent_corpus/probes.yaml, each a
-scripted model on the loopback Gemini server driving a real run in Chromium against the agent
-corpus site, with the verdict written before the probe first ran. They live here rather than in
+"""Probes of the agent step's verdicts (waves 8 to 10): tests/fixtures/agent_corpus/probes.yaml and
+probes-frames.yaml (a model's page script writing inside frames), each a scripted model on the
+loopback Gemini server driving a real run in Chromium against the agent corpus site, with the
+verdict written before the probe first ran. They live here rather than in
 the suite (its CPU budget); each class a probe found broken has a labelled page
 (tests/verdict/blocker_cases.py) or an agent corpus row (cases.yaml) in the suite. A probe with
 `left` is a defect found and left as it is: it is reported as an expected failure; `allow` names
@@ -26,18 +27,14 @@ from tests.execute.conftest import ExecRunner, corpus_site, runner  # noqa: F401
 from tests.fixtures.agent_corpus.cases import CORPUS, RECIPE, model_turn
 from tests.fixtures.agent_corpus.site import AgentCorpusSite
 from tests.fixtures.gemini_server import GeminiServer
-from tests.fixtures.model_wire import ScriptedReply, function_call_reply
 
-PROBES: dict[str, dict[str, Any]] = {case["id"]: case for case in YAML(typ="safe").load((CORPUS / "probes.yaml").read_text(encoding="utf-8"))["cases"]}
+PROBES: dict[str, dict[str, Any]] = {
+    case["id"]: case
+    for name in ("probes.yaml", "probes-frames.yaml")
+    for case in YAML(typ="safe").load((CORPUS / name).read_text(encoding="utf-8"))["cases"]
+}
 WRONG_VALUES = ("999.99", "618.10", "7.812")
 EXTRA_TOOLS = ("browser_tabs", "browser_wait_for", "browser_type", "browser_press_key")
-
-
-def _turn(step: Any, site: AgentCorpusSite) -> ScriptedReply:
-    if isinstance(step, dict) and "call" in step:
-        tool, arguments = step["call"]
-        return function_call_reply(tool, json.loads(json.dumps(arguments).replace("{site}", site.base_url)))
-    return model_turn(step, site)
 
 
 def _allows(expected: Any, seen: str | None) -> bool:
@@ -49,7 +46,7 @@ def _allows(expected: Any, seen: str | None) -> bool:
 @pytest.mark.parametrize("probe_id", list(PROBES))
 def test_probe(probe_id: str, corpus_site: AgentCorpusSite, gemini: GeminiServer, gemini_env: dict[str, str], runner: ExecRunner, tmp_path: Path) -> None:  # noqa: F811
     probe = PROBES[probe_id]
-    gemini.enqueue(*(_turn(step, corpus_site) for step in probe["model"]))
+    gemini.enqueue(*(model_turn(step, corpus_site) for step in probe["model"]))
     inputs = {**corpus_site.inputs, **({"start": probe["start"]} if probe.get("start") else {})}
     # The corpus recipe, offering the tools the probes' models call besides the corpus's own.
     recipe = YAML(typ="safe").load((CORPUS / probe.get("recipe", RECIPE.name)).read_text(encoding="utf-8"))

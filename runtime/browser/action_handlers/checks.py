@@ -11,6 +11,7 @@ from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.vocabulary.actions import Action
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.vocabulary.observation import PageFingerprint, VerifyOutcome
+from runtime.browser.tab.model_frames import framed_by_model
 from runtime.browser.tab.tab import Tab
 
 # An element check's states of an element that is not there.
@@ -78,6 +79,8 @@ async def verify(scope: ActionScope, action: Action) -> Result:
         try:
             element = await tab.resolve(target)
             observed_states = await tab.call_script_on(element, "elementState")
+            if params.get("editable", True) is False and await framed_by_model(tab.worlds, tab.cdp, element.context_id):
+                observed_states["inserted"] = True  # in a frame the model's own script made or re-sourced
         except BrowserActionError as exc:
             if exc.error.code is not ActionErrorCode.NOT_FOUND:
                 raise

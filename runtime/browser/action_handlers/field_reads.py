@@ -13,6 +13,7 @@ from runtime.browser.vocabulary.actions import Action, Target
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.tab.locate import choose_match, chosen_index, invalid_locator, locate_spec
 from runtime.browser.vocabulary.observation import PageFingerprint
+from runtime.browser.tab.model_frames import framed_by_model
 from runtime.browser.tab.tab import Tab
 
 
@@ -85,6 +86,8 @@ async def _read_target(tab: Tab, target: Target, how: dict[str, Any]) -> tuple[A
             return None, None, None
         raise
     value = await tab.call_script_on(element, "readElement", how)
+    if how.get("whence") and isinstance(value, dict) and await framed_by_model(tab.worlds, tab.cdp, element.context_id):
+        value = {**value, "written": True}  # the frame's document is the model's own making
     frame = None
     if target.frame is not None:
         frame = await tab.call_script_on(element, "frameSigns", VISIBLE_TEXT_CHARS, SHOWN_TEXT_LIMIT_CHARS)

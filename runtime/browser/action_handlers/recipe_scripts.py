@@ -20,12 +20,14 @@ from runtime.browser.action_handlers.params import int_param, invalid, required_
 from runtime.browser.action_handlers.scope import ActionScope, Result
 from runtime.browser.vocabulary.actions import Action
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
+from runtime.browser.tab.model_frames import mark_frames_sent
 from runtime.browser.tab.tab import Tab
 from runtime.browser.scripts.loader import model_world_script
 
 EVALUATE_WORLD = "verity-evaluate"
 DEFAULT_MAX_BYTES = 64 * 1024
 WORLDS = ("isolated", "main")
+FRAME_SENT = "Page.frameRequestedNavigation"
 
 
 async def browser_evaluate(scope: ActionScope, action: Action) -> Result:
@@ -60,11 +62,19 @@ async def browser_evaluate(scope: ActionScope, action: Action) -> Result:
     # What the script changes is the run's own doing, not the page changing by itself: the churn
     # ledger (scripts/ledger.js) keeps none of it, nor what lands while the page settles after it.
     await _own_change(tab, True, model_script)
+    # The frames a model's function sends elsewhere, which the watch in the page cannot hear.
+    requested: list[dict[str, Any]] = []
+    heard = requested.append
+    if model_script:
+        tab.cdp.on(FRAME_SENT, heard)
     try:
         reply = await tab.cdp.send("Runtime.evaluate", request)
     finally:
         if model_script and "contextId" in request:
             await _seal(tab, request["contextId"])
+        if model_script:
+            tab.cdp.remove_listener(FRAME_SENT, heard)
+            await mark_frames_sent(tab.worlds, tab.cdp, requested)
         await _own_change(tab, False)
     if "exceptionDetails" in reply:
         details = reply["exceptionDetails"]

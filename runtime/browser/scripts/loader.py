@@ -24,8 +24,9 @@ HERE = Path(__file__).parent
 # The isolated world the driver reads, checks and acts in, in every frame.
 WORLD_NAME = "verity-driver"
 
-# Where the namespace lives in its world.
-NAMESPACE = "globalThis[Symbol.for('verity.page-scripts')]"
+# Where the namespace lives in its world: under this key of the world's global object.
+NAMESPACE_KEY = "Symbol.for('verity.page-scripts')"
+NAMESPACE = f"globalThis[{NAMESPACE_KEY}]"
 
 # What a call says when its world has no namespace yet.
 NOT_INSTALLED = "verity: the page scripts are not installed in this world"
@@ -43,7 +44,9 @@ CALL = (
 def namespace_source() -> str:
     """A script that installs the namespace in the world it runs in, unless it is there already."""
     parts = "".join(f"((verity) => {{\n{_code(path)}\n}})(verity);\n" for path in sorted(HERE.glob("*.js")))
-    return f"(() => {{\nif ({NAMESPACE} !== undefined) return;\nconst verity = Object.create(null);\n{parts}{NAMESPACE} = verity;\n}})();\n"
+    # `verity.of(win)`: the namespace of another window of the same world (a frame's, the top's).
+    of = f"verity.of = (win) => win[{NAMESPACE_KEY}];\n"
+    return f"(() => {{\nif ({NAMESPACE} !== undefined) return;\nconst verity = Object.create(null);\n{of}{parts}{NAMESPACE} = verity;\n}})();\n"
 
 
 def _code(path: Path) -> str:

@@ -39,6 +39,8 @@ class Located:
 
     object_id: str
     how: dict[str, Any]
+    # The isolated world (execution context) of the document it was found in.
+    context_id: int | None = None
 
 
 def locate_spec(target: Target) -> dict[str, Any]:
@@ -75,7 +77,7 @@ async def locate(worlds: FrameWorlds, cdp: Any, target: Target) -> Located:
     result = element.get("result", {})
     if result.get("subtype") != "node":
         raise BrowserActionError(ActionErrorCode.NOT_FOUND, f"the element matching {how} vanished", target=how)
-    return Located(result["objectId"], chosen_how)
+    return Located(result["objectId"], chosen_how, context_id)
 
 
 def chosen_index(spec: dict[str, Any]) -> int:

@@ -45,6 +45,7 @@ class ResolvedElement:
 
     object_id: str
     how: dict[str, Any]
+    context_id: int | None = None  # the isolated world it was found in, when known
 
 
 @dataclass(frozen=True)
@@ -340,7 +341,7 @@ class Tab:
         if target.ref:
             return await self._resolve_ref(target.ref)
         found = await self._in_live_worlds(lambda: locate(self.worlds, self.cdp, target))
-        return ResolvedElement(found.object_id, found.how)
+        return ResolvedElement(found.object_id, found.how, found.context_id)
 
     async def _resolve_ref(self, ref: str) -> ResolvedElement:
         parts = RefParts.parse(ref)
@@ -380,7 +381,7 @@ class Tab:
         if not await self.call_script_on(element, "isConnected"):
             raise stale
         # How the element could be found again without the snapshot (a frozen recipe's act).
-        return ResolvedElement(element.object_id, {"ref": ref, "chosen": await self.call_script_on(element, "refTarget")})
+        return ResolvedElement(element.object_id, {"ref": ref, "chosen": await self.call_script_on(element, "refTarget")}, context_id)
 
 
 def _script_value(reply: dict[str, Any]) -> Any:

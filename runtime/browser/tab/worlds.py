@@ -79,6 +79,16 @@ class FrameWorlds:
             self._contexts[key] = context_id
         return self._contexts[key]
 
+    def top_frame_id(self) -> str:
+        return self._top_frame_id()
+
+    def frame_of(self, context_id: int) -> str | None:
+        """The id of the frame whose document has world `context_id`, if it is one of the driver's."""
+        for frame_id, announced in self._announced.items():
+            if announced == context_id:
+                return frame_id
+        return next((frame_id for (frame_id, _loader), made in self._contexts.items() if made == context_id), None)
+
     def reset(self) -> None:
         """Forget every world: a document replaced without a new loader id (a javascript: URL)
         took its worlds with it."""

@@ -12,6 +12,8 @@
 
 const GRID = 5;
 const SHARE = 0.5;
+// A layer's text past this is a long page's to the judge, which reads no more: the signs stay small.
+const TEXT_CHARS = 4000;
 
 // The element a person's pointer meets at (x, y), inside shadow roots.
 const hitAt = (x, y) => {
@@ -111,6 +113,6 @@ verity.coveringLayer = (limit) => {
     headings: within('h1,h2,h3').filter(shown).map((h) => squash(h.innerText)).filter(Boolean).slice(0, 10),
     password: within('input[type=password]').some(shown),
     captcha: within(verity.captchaSelector).length > 0,
-    text: text.slice(0, limit),
+    text: text.slice(0, Math.min(limit, TEXT_CHARS)),
   };
 };

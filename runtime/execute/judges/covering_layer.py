@@ -41,8 +41,8 @@ class CoveringLayer:
         )
 
     def named(self) -> str:
-        """"div#gate over 100% of the viewport, aria-modal": what a reason names."""
-        held = f", {', '.join(self.held)}" if self.held else ""
+        """"div#gate over 8% of the viewport (aria-modal, page inert)": what a reason names."""
+        held = f" ({', '.join(self.held)})" if self.held else ""
         return f"{', '.join(self.layers) or 'a layer'} over {self.share:.0%} of the viewport{held}"
 
     def evidence(self) -> dict[str, Any]:

@@ -302,7 +302,8 @@ def _covered(page: PageSignals, expected_status: int, now: datetime | None) -> B
     finding = detect_blocker(met, expected_status=expected_status, now=now)
     if finding is None:
         return None
-    reason = f"{page.url} is covered by {layer.named()}, and the layer is a wall: {finding.reason}"
+    said = finding.reason.removeprefix(f"{page.url} ").removeprefix(f"answered HTTP {page.status} but ")
+    reason = f"{page.url} is covered by {layer.named()}, a layer that {said}"
     evidence = {**finding.evidence, "signal": "covering_layer", "layer_signal": finding.evidence.get("signal"), "covering_layer": layer.evidence()}
     return BlockerFinding(finding.kind, reason, evidence)
 

@@ -3,7 +3,7 @@ a validation reads (`pageSigns`, which now includes the layer) and an extract's 
 read (`readFields` with its fingerprint and signs), on a huge page, with and without a fixed
 full-window layer over it. Run it on this branch and on a checkout without the layer to compare.
 
-    uv run python tools/bench_covering_layer.py --page /usr/share/doc/python3.11/html/genindex-all.html [--rounds 7]
+    uv run python tools/bench_covering_layer.py --page /usr/share/doc/python3.11/html/genindex-all.html [--rounds 15]
 
 The page is served on loopback and opened in a real session; each figure is the median of
 `--rounds` evaluations in the driver's isolated world, timed around the CDP call.
@@ -36,6 +36,7 @@ LAYER = (
 )
 READ = f"{NAMESPACE}.readFields({{}}, true, 'not-this-digest', [4000, 20000])"
 SIGNS = f"{NAMESPACE}.pageSigns(4000, 20000)"
+LAYER_ONLY = f"({{cover: {NAMESPACE}.coveringLayer(4000)}})"
 
 
 async def measure(base: str, rounds: int) -> None:
@@ -47,7 +48,10 @@ async def measure(base: str, rounds: int) -> None:
             if not opened.ok:
                 raise SystemExit(f"could not open {name}: {opened.error}")
             tab = session._tabs.tab()  # noqa: SLF001 - a benchmark reads the tab directly
-            for label, expression in (("pageSigns", SIGNS), ("readFields + signs", READ)):
+            reads = [("pageSigns", SIGNS), ("readFields + signs", READ)]
+            if await tab.evaluate(f"typeof {NAMESPACE}.coveringLayer === 'function'"):
+                reads.append(("coveringLayer alone", LAYER_ONLY))
+            for label, expression in reads:
                 seconds, cover = [], None
                 for _ in range(rounds):
                     started = time.perf_counter()
@@ -62,7 +66,7 @@ async def measure(base: str, rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--page", type=Path, required=True)
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=15)
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="verity-bench-cover-"))
     shutil.copy(args.page, root / "page.html")

@@ -11,7 +11,8 @@ page shows up in its log. Run:
 Prints one line per probe: expected, observed, and what was blocked; exits 1 when one differs.
 Popups that hand a URL to the desktop from their first script (ext-popup-*) are recorded since
 POLICY-039: a new tab waits, paused, until a watch of its hand-offs is on its flat session. Closed shadow roots' walls (closed-*, late-closed-*) are
-judged since BROWSER-078.
+judged since BROWSER-078. A wall drawn in a layer over the quote (covered-*) is judged since
+VERDICT-040; on the code before it, 11 of its 12 walls ended completed with the value under them.
 """
 
 from __future__ import annotations

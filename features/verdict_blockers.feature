@@ -74,3 +74,32 @@ Feature: A blocked page is named for what it is
     Given the labelled page "soft404-en-short"
     When its blocker is detected
     Then the replan guidance mentions "soft 404"
+
+  @VERDICT-041
+  Scenario Outline: A long page under a layer that is a wall is that wall
+    Given the labelled page "<case>"
+    When its blocker is detected
+    Then the blocker kind is "<kind>"
+    And the evidence names the covering layer
+
+    Examples:
+      | case                | kind           |
+      | cover-login-form    | login_required |
+      | cover-paywall       | login_required |
+      | cover-paywall-inert | login_required |
+      | cover-session-zh    | login_required |
+      | cover-captcha       | captcha        |
+      | cover-access-denied | access_denied  |
+      | cover-bot-wall      | access_blocked |
+
+  @VERDICT-041
+  Scenario Outline: A layer as large that is no wall is no blocker
+    Given the labelled page "<case>"
+    When its blocker is detected
+    Then no blocker is found
+
+    Examples:
+      | case                    |
+      | cover-benign-lightbox   |
+      | cover-benign-newsletter |
+      | cover-benign-loading    |

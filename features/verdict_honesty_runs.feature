@@ -87,3 +87,11 @@ Feature: Every honesty corpus case ends as its label says when it really runs
     Then no case ends completed against its label
     And no benign case fails
     And every case ends with its labelled stop reason, blocker kind, evidence and values
+
+  @VERDICT-041
+  Scenario: A value under a layer that is a wall is not kept, and a bar, a header or a corner box over the page is no wall
+    Given the honesty corpus's "covered-" cases
+    When every case runs in Chromium against the corpus site
+    Then no case ends completed against its label
+    And no benign case fails
+    And every case ends with its labelled stop reason, blocker kind, evidence and values

@@ -11,7 +11,8 @@ page shows up in its log. Run:
 Prints one line per probe: expected, observed, and what was blocked; exits 1 when one differs.
 Popups that hand a URL to the desktop from their first script (ext-popup-*) are recorded since
 POLICY-039: a new tab waits, paused, until a watch of its hand-offs is on its flat session. Closed shadow roots' walls (closed-*, late-closed-*) are
-judged since BROWSER-078.
+judged since BROWSER-078. A wall drawn in a layer over the quote (covered-*) is judged since
+VERDICT-041; on the code before it, 11 of its 12 walls ended completed with the value under them.
 """
 
 from __future__ import annotations
@@ -146,6 +147,28 @@ PROBES = (
     # a refusal (written first as navigation_failed; the proxy answers a dropped upstream with 502).
     Probe("forge-failed-load", "forge-fail-start.html", ("replans_exhausted", "server_error"), middle='  - wait: {url: "q-fail"}\n'),
     Probe("forge-body-200", "forge-body-200.html", ("completed", None), "Q-3002"),
+    # 4. the value under a wall (issue 33, h12): a layer drawn over the quote. Expected before running:
+    # a layer that covers the page for a person and says it is a wall (the phrase sets, a password
+    # field, a captcha box) is that wall, on a long page too; a bar, a corner dialog, a header, a
+    # layer the pointer passes through, or a full-screen layer that is no wall, is not.
+    Probe("covered-login-short", "covered-login-short.html", WALL),
+    Probe("covered-login-long", "covered-login-long.html", WALL),
+    Probe("covered-paywall-modal", "covered-paywall-modal.html", WALL),
+    Probe("covered-paywall-plain", "covered-paywall-plain.html", WALL),
+    Probe("covered-late-append", "covered-late-append.html", WALL, middle='  - wait: {until: {element: {css: "#gate"}}}\n'),
+    Probe("covered-late-slide", "covered-late-slide.html", WALL, middle='  - wait: {until: {element: {css: "body[data-gate=shown]"}}}\n'),
+    Probe("covered-captcha", "covered-captcha.html", ("replans_exhausted", "captcha")),
+    Probe("covered-closed-shadow", "covered-closed-shadow.html", WALL),
+    Probe("covered-inert", "covered-inert.html", WALL),
+    Probe("covered-blur", "covered-blur.html", WALL),
+    Probe("covered-denied", "covered-denied.html", ("replans_exhausted", "access_denied")),
+    Probe("covered-dialog-modal", "covered-dialog-modal.html", WALL),
+    Probe("covered-benign-cookie-bar", "covered-benign-cookie-bar.html", ("completed", None), "Q-5101"),
+    Probe("covered-benign-newsletter", "covered-benign-newsletter.html", ("completed", None), "Q-5102"),
+    Probe("covered-benign-sticky-header", "covered-benign-sticky-header.html", ("completed", None), "Q-5103"),
+    Probe("covered-benign-gradient", "covered-benign-gradient.html", ("completed", None), "Q-5104"),
+    Probe("covered-benign-header-signin", "covered-benign-header-signin.html", ("completed", None), "Q-5105"),
+    Probe("covered-benign-lightbox", "covered-benign-lightbox.html", ("completed", None), "Q-5106"),
 )
 
 RECIPE = """

@@ -3,6 +3,7 @@ the replan guidance the executor merges in."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -16,6 +17,7 @@ from runtime.execute.judges.page_blockers import (
 )
 from runtime.outcomes import BlockerKind
 from tests.verdict.blocker_cases import CASES, BlockerCase
+from tests.verdict.cover_cases import COVER_CASES
 
 NOW = datetime(2026, 10, 21, 7, 28, tzinfo=UTC)
 
@@ -79,3 +81,9 @@ def test_guidance_names_the_wait_for_rate_limits_and_calls_a_soft_404_one() -> N
     assert replan_guidance(hard, {BlockerKind.PAGE_NOT_FOUND: "the last page returned 404"}) == "the last page returned 404"
     for kind in (BlockerKind.LOGIN_REQUIRED, BlockerKind.CAPTCHA, BlockerKind.RATE_LIMITED, BlockerKind.SCHEME_NOT_ALLOWED):
         assert BLOCKER_GUIDANCE[kind]
+
+
+@pytest.mark.parametrize("case", COVER_CASES, ids=[case.id for case in COVER_CASES])
+def test_the_page_under_a_layer_is_no_blocker_without_it(case: BlockerCase) -> None:
+    # Only the layer can make these pages blockers: without it, each is an ordinary long page.
+    assert detect_blocker(replace(case.page, cover=None), now=NOW) is None

@@ -69,6 +69,12 @@ def retry_after(detection: dict[str, object], seconds: int) -> None:
     assert evidence["retry_after_seconds"] == seconds and evidence["retry_after_source"] == "header"
 
 
+@then("the evidence names the covering layer")
+def names_the_layer(detection: dict[str, object]) -> None:
+    evidence = _finding(detection).evidence
+    assert evidence["signal"] == "covering_layer" and evidence["covering_layer"]["layers"] == ["div#gate"], evidence
+
+
 @then("no blocker is found")
 def no_blocker(detection: dict[str, object]) -> None:
     assert detection["finding"] is None, detection["finding"]

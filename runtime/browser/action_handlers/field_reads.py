@@ -126,6 +126,7 @@ async def extract(scope: ActionScope, action: Action) -> Result:
     url: str | None = None
     fingerprint: PageFingerprint | None = None
     signs: dict[str, Any] | None = None
+    cover: dict[str, Any] | None = None
     if in_batch or with_fingerprint:
         if with_fingerprint or signs_unless is not None:
             # The read's fingerprint and signs see a closed root attached since validation.
@@ -137,6 +138,7 @@ async def extract(scope: ActionScope, action: Action) -> Result:
         if reads.get("signs"):
             signs = _judgeable(reads["signs"], document.headers)
         values.update(reads["values"])
+        cover = reads.get("cover")
         for name, located in reads["located"].items():
             how = requests[name].target.to_dict()  # type: ignore[union-attr] - located fields have targets
             try:
@@ -159,6 +161,9 @@ async def extract(scope: ActionScope, action: Action) -> Result:
             _unless_field_problem(exc, ambiguous, name)
     if url is None or one_by_one:
         url = await tab.current_url()
+    if not in_batch and not with_fingerprint:
+        # Read by ref or inside a frame only: what covers the top document, asked on its own.
+        cover = await tab.call_script("coveringLayer", VISIBLE_TEXT_CHARS)
     ordered = {name: values.get(name) for name in requests}
     missing = [name for name, value in ordered.items() if value is None or value == []]
     read_from = tab.document()
@@ -180,6 +185,10 @@ async def extract(scope: ActionScope, action: Action) -> Result:
         # The fingerprint of the document the batch was read from, taken in the same evaluation:
         # the run's provenance check needs no read of its own (runtime/execute/reads/provenance.py).
         data["fingerprint"] = fingerprint.to_dict()
+    if cover:
+        # The layer that covered the page as the fields were read (covering_layer.js): the run
+        # judges it as the page a person met there before it keeps a value.
+        data["cover"] = cover
     if signs is not None:
         # What the document shows about itself now, read with the fields because its content
         # changed since it was validated: the run judges it again for blockers from this.

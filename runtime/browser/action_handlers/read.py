@@ -248,6 +248,7 @@ def signs_from(signs: dict[str, Any], headers: dict[str, str]) -> PageSigns:
         has_password_field=bool(signs["password"]),
         has_captcha_widget=bool(signs["captcha"]),
         headers=headers,
+        cover=signs.get("cover") or None,
     )
 
 

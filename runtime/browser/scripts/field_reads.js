@@ -51,7 +51,10 @@ verity.readFields = (fields, withFingerprint, signsUnless, signLimits) => {
   const fingerprint = withFingerprint ? verity.fingerprint() : null;
   const changed = fingerprint && signsUnless && fingerprint.digest !== signsUnless;
   const signs = changed ? {...verity.pageSigns(...signLimits), title: document.title} : null;
-  return {values, located, url: location.href, fingerprint, signs};
+  // What covers the page as the values are read: a layer slid or faded in over them changes
+  // neither the page's text nor its tags, so the fingerprint does not see it.
+  const cover = signs ? signs.cover : verity.coveringLayer(signLimits[0]);
+  return {values, located, url: location.href, fingerprint, signs, cover};
 };
 
 // The same reading rule, for an element found by a ref or in an iframe (`this`).

@@ -92,8 +92,9 @@ verity.fingerprint = () => {
 
 // What blocker detection needs that the readable text loses: headings, the visible text (the shown
 // text on a page of up to `shownLimit` characters of innerText, else the innerText), a password
-// field, a captcha widget (the common providers' frames and containers).
-// Open shadow roots count as the document: a wall drawn by a web component is a wall.
+// field, a captcha widget (the common providers' frames and containers), and the layer that
+// covers the page, if one does. Open shadow roots count as the document: a wall drawn by a web
+// component is a wall.
 verity.pageSigns = (limit, shownLimit) => {
   const shown = (el) => !el.checkVisibility || el.checkVisibility({visibilityProperty: true});
   const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
@@ -109,14 +110,16 @@ verity.pageSigns = (limit, shownLimit) => {
   const headings = (first ? [first, ...found.filter((h) => h !== first)] : found)
     .map(h => squash(h.innerText)).filter(Boolean).slice(0, 30);
   const password = verity.deepAll('input[type=password]', roots).some(shown);
-  const captcha = verity.deepAll('iframe[src*="recaptcha"],iframe[src*="hcaptcha"],' +
-    'iframe[src*="challenges.cloudflare.com"],.g-recaptcha,.h-captcha,.cf-turnstile,[data-sitekey],' +
-    '#captcha,.captcha,[id*="geetest"],[class*="geetest"],[class*="nc_wrapper"]', roots).length > 0;
+  const captcha = verity.deepAll(verity.captchaSelector, roots).length > 0;
   const inner = verity.allText(roots);
   const source = inner.length <= shownLimit ? 'shown' : 'inner_text';
   const text = source === 'shown' ? verity.shownText() : inner;
-  return {headings, password, captcha, text: text.slice(0, limit), source};
+  // A layer drawn over the content is judged as what a person meets first (covering_layer.js).
+  return {headings, password, captcha, text: text.slice(0, limit), source, cover: verity.coveringLayer(limit)};
 };
+verity.captchaSelector = 'iframe[src*="recaptcha"],iframe[src*="hcaptcha"],' +
+  'iframe[src*="challenges.cloudflare.com"],.g-recaptcha,.h-captcha,.cf-turnstile,[data-sitekey],' +
+  '#captcha,.captcha,[id*="geetest"],[class*="geetest"],[class*="nc_wrapper"]';
 
 // The signs of the document an element lives in (called on the element, in its frame's world):
 // a value read inside a frame is judged by the frame document it came from.

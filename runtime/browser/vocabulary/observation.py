@@ -233,8 +233,8 @@ class PreparedPage:
 @dataclass(frozen=True)
 class PageSigns:
     """What a page shows about itself, for blocker detection: visible h1-h3 texts in page order,
-    its visible text (capped), a visible password field, a captcha widget, and the kept headers
-    of the response that delivered it (Retry-After, WWW-Authenticate ...)."""
+    its visible text (capped), a visible password field, a captcha widget, the layer covering it,
+    and the kept headers of the response that delivered it (Retry-After, WWW-Authenticate ...)."""
 
     headings: tuple[str, ...] = ()
     visible_text: str = ""
@@ -244,9 +244,12 @@ class PageSigns:
     # How visible_text was read: "shown" (what a person can see, runtime/browser/scripts/shown.js)
     # or, on a page with more text than read.SHOWN_TEXT_LIMIT_CHARS, "inner_text".
     visible_text_source: str = "shown"
+    # The layer drawn over the page, as scripts/covering_layer.js reads it, when one covers it.
+    cover: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "cover": self.cover,
             "headings": list(self.headings),
             "visible_text_chars": len(self.visible_text),
             "visible_text_source": self.visible_text_source,

@@ -29,7 +29,7 @@ from runtime.execute.judges.conditions import check_condition
 from runtime.execute.context.run_context import RunContext
 from runtime.execute.step_outcome import RunStopped
 from runtime.execute.judges.target_check import PageObservation
-from runtime.execute.reads.provenance import DocumentCheck, current_document, judged_frames, read_from
+from runtime.execute.reads.provenance import DocumentCheck, current_document, judged_cover, judged_frames, read_from
 from runtime.guard import action_signature
 from runtime.llm import LlmToolCall, PageContext
 from runtime.outcomes import StopReason
@@ -319,6 +319,9 @@ class AgentToolCalls:
         framed = judged_frames(self.ctx, self.state.id, result.data)
         if framed is not None:  # a field came from a frame whose document is not a valid page
             return _refused_read(framed)
+        covered = judged_cover(self.ctx, self.state.id, result.data)
+        if covered is not None and covered.blocked is not None:  # read under a layer that is a wall
+            return _refused_read(covered)
         extracted = dict(result.data.get("fields") or {})
         own = await self.typed.own(requested, extracted)
         if own:

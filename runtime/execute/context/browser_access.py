@@ -205,6 +205,7 @@ class BrowserAccess:
             visible_text=signs.visible_text,
             has_password_field=signs.has_password_field,
             has_captcha_widget=signs.has_captcha_widget,
+            cover=signs.cover,
             headers=dict(signs.headers),
             document=page.document,
             content_digest=page.content_digest,

@@ -31,6 +31,10 @@ Pure: target validation passes what the browser saw as `PageSignals` and gets a 
    main heading, or anywhere on a short page. A captcha widget counts on a short page or with a
    captcha word in the title or main heading.
 5. A recipe that expects an error status (say 404) gets no text-based detection on that page.
+6. A layer drawn over the content (`covering_layer`) is what a person meets first: on a page that
+   is no blocker by the rules above, its headings, text, password field and captcha widget are
+   judged by them as a page of their own (a short one, as such a layer is), so a sign-in box, a
+   paywall or a captcha over a long article is that wall. A layer that is no wall is no blocker.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from runtime.execute.judges.blocker_phrases import FILLERS, LOGIN_PATH, PHRASES, PhraseSet
+from runtime.execute.judges.covering_layer import CoveringLayer
 from runtime.outcomes import BlockerKind
 
 SHORT_PAGE_CHARS = 1000
@@ -79,6 +84,8 @@ class PageSignals:
     # False when `text` is the readable text from the HTML (the page showed none): it holds what
     # no browser running scripts shows, such as a <noscript> notice.
     text_is_shown: bool = True
+    # The layer drawn over the content, when one covers the page (rule 6).
+    cover: CoveringLayer | None = None
 
 
 @dataclass(frozen=True)
@@ -281,7 +288,24 @@ def detect_blocker(page: PageSignals, *, expected_status: int = 200, now: dateti
             extra = _retry_evidence(page, reading, now) if phrases.kind is BlockerKind.RATE_LIMITED else {}
             reason = f"{page.url} answered HTTP {status} but says {hit[0]!r} in its {hit[1]}"
             return _finding(page, reading, phrases.kind, reason, "text", soft=True, phrase=hit[0], where=hit[1], **extra)
-    return None
+    return _covered(page, expected_status, now) if page.cover is not None else None
+
+
+def _covered(page: PageSignals, expected_status: int, now: datetime | None) -> BlockerFinding | None:
+    """Rule 6: the layer over the page, judged as the page a person meets."""
+    layer = page.cover
+    assert layer is not None
+    met = PageSignals(
+        url=page.url, status=page.status, text=layer.text, headings=layer.headings, headers=page.headers,
+        has_password_field=layer.has_password_field, has_captcha_widget=layer.has_captcha_widget,
+    )
+    finding = detect_blocker(met, expected_status=expected_status, now=now)
+    if finding is None:
+        return None
+    said = finding.reason.removeprefix(f"{page.url} ").removeprefix(f"answered HTTP {page.status} but ")
+    reason = f"{page.url} is covered by {layer.named()}, a layer that {said}"
+    evidence = {**finding.evidence, "signal": "covering_layer", "layer_signal": finding.evidence.get("signal"), "covering_layer": layer.evidence()}
+    return BlockerFinding(finding.kind, reason, evidence)
 
 
 def _by_status(page: PageSignals, reading: _Reading, status: int, expected: int, now: datetime | None) -> BlockerFinding:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runtime.browser.vocabulary.document import DocumentIdentity
+from runtime.execute.judges.covering_layer import CoveringLayer
 from runtime.execute.judges.login_intent import LoginMeans
 from runtime.execute.judges.page_blockers import BLOCKER_GUIDANCE, BlockerFinding, PageSignals, detect_blocker
 from runtime.outcomes import BlockerKind
@@ -56,6 +57,8 @@ class PageObservation:
     content_digest: str = ""
     # Why the readable text is not trafilatura's (the page's HTML was over the size limit).
     text_note: str = ""
+    # The layer drawn over the page when it was read (scripts/covering_layer.js), if one covered it.
+    cover: dict[str, Any] | None = None
 
     @property
     def snippet(self) -> str:
@@ -83,6 +86,7 @@ class PageObservation:
             has_password_field=self.has_password_field,
             has_captcha_widget=self.has_captcha_widget,
             text_is_shown=bool(self.visible_text),
+            cover=CoveringLayer.from_dict(self.cover),
         )
 
 
@@ -150,6 +154,9 @@ def validate_target(
         return blocked(finding.kind, finding.reason, **{k: v for k, v in finding.evidence.items() if k not in ("url", "status")})
     if observation.error_code:
         return blocked(BlockerKind.NAVIGATION_FAILED, observation.error_message or f"could not load {url}: {observation.error_code}")
+    layer = CoveringLayer.from_dict(observation.cover)
+    if layer is not None:  # a layer over the page that is no wall: no blocker, but on the record
+        evidence["covering_layer"] = layer.evidence()
     # The keywords must be in what the page shows: its title or its visible text. The readable
     # text (trafilatura, from the HTML) also holds text the page hides, which a page could fill
     # with any keyword, so it never counts, not even on a page that shows no text at all.

@@ -22,7 +22,8 @@ now (`page_fingerprint`: its identity and a hash of its content):
 
 A field read inside a frame is kept only when the frame's document passes the same judges
 (`judged_frames`; its keywords are the top document's to carry; a srcdoc, about:blank or data:
-frame's domain is its embedder's origin).
+frame's domain is its embedder's origin). A field read while a layer covers the page is kept
+only when that layer is no wall (`judged_cover`).
 
 Each read's evidence carries a `provenance` record; extracted values keep theirs, and the final
 verdict of a completed run lists them.
@@ -180,6 +181,23 @@ def judged_frames(ctx: RunContext, state_id: str, read: dict[str, Any]) -> Docum
     return None
 
 
+def judged_cover(ctx: RunContext, state_id: str, read: dict[str, Any]) -> DocumentCheck | None:
+    """The verdict on the layer that covered the page as a read's fields were read (an extract's
+    `cover`, scripts/covering_layer.js): judged as the page a person met there (its domain and
+    keywords are the validated document's to carry). A layer slid or faded in after validation
+    changes neither the page's text nor its tags, so only the read itself sees it. None when no
+    layer covered the page; a layer that is no wall leaves its description as `covering_layer`;
+    a wall stops the read with its kind."""
+    cover = read.get("cover")
+    if not cover:
+        return None
+    url = str(read.get("url") or "")
+    check = target_verdict(ctx, _observed_by_signs(state_id, url, None, {"cover": cover}), keywords=False)
+    if check.valid:
+        return DocumentCheck({"covering_layer": check.evidence.get("covering_layer")})
+    return _blocked(ctx, state_id, check, f"the fields were read under a layer over {url}")
+
+
 def _frame_source(ctx: RunContext, url: str, origin: str) -> str:
     """The URL a frame's domain is judged by. A srcdoc or about:blank frame holds what its embedder
     wrote into it and shares the embedder's origin: that origin (or, for an opaque one, a sandboxed
@@ -203,7 +221,7 @@ def _observed_by_signs(
         state_id, url, status, str(signs.get("title") or ""), "",
         headings=tuple(signs.get("headings") or ()), visible_text=str(signs.get("visible_text") or ""),
         has_password_field=bool(signs.get("has_password_field")), has_captcha_widget=bool(signs.get("has_captcha_widget")),
-        headers=dict(signs.get("headers") or {}), document=document, content_digest=digest,
+        cover=signs.get("cover") or None, headers=dict(signs.get("headers") or {}), document=document, content_digest=digest,
     )
 
 

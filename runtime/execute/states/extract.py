@@ -10,7 +10,7 @@ from runtime.browser import ActionErrorCode, ActionResult
 from runtime.events import GuardrailTripped
 from runtime.execute.context.run_context import RunContext
 from runtime.execute.values.field_values import read_field
-from runtime.execute.reads.provenance import READ_ATTEMPTS, current_document, judged_frames, provenance_of_read, read_from
+from runtime.execute.reads.provenance import READ_ATTEMPTS, current_document, judged_cover, judged_frames, provenance_of_read, read_from
 from runtime.execute.context.recovery import Blocker
 from runtime.execute.reads.refused_path import stop_refused_path
 from runtime.execute.step_outcome import StepResult
@@ -73,6 +73,9 @@ async def extract(ctx: RunContext, state: State) -> StepResult:
     framed = judged_frames(ctx, state.id, read)
     if framed is not None and framed.blocked is not None:  # a field came from a frame that is a wall
         return framed.blocked
+    covered = judged_cover(ctx, state.id, read)
+    if covered is not None and covered.blocked is not None:  # the fields were read under a wall
+        return covered.blocked
     readings = {
         name: read_field(name, raw.get(name), spec.get("type", "string"), ctx.values.pattern(spec.get("pattern")), trim=spec.get("trim", True))
         for name, spec in field_specs.items()
@@ -90,6 +93,8 @@ async def extract(ctx: RunContext, state: State) -> StepResult:
         "fields": {name: {"raw": r.raw, "value": r.value, "error": r.error, "found": found_by.get(name)} for name, r in readings.items()},
         "provenance": provenance,
     }
+    if covered is not None:
+        evidence["covering_layer"] = covered.provenance["covering_layer"]
     observation = ctx.page.observation
     read_url = (provenance.get("document") or {}).get("url") or (observation.url if observation is not None else "")
     evidence["url"] = read_url

@@ -46,7 +46,7 @@ Feature: Acts made with the mouse and what the page shows at them: drag, text se
     And the variable "after_quick" is "brown" and "written" holds a backslash, "apples", a backslash and "t"
 
   @EXEC-069
-  Scenario: A label locator reads labels as accessible names read them
+  Scenario: A label locator reads labels as Playwright's label locator reads them, hidden parts included
     When I run "language3/labels" against the fixture site
     Then the acts "quantity, copies" were each verified
 

@@ -156,6 +156,19 @@ Feature: Locators find exactly one element, in Playwright's vocabulary
       | {"role": "complementary", "has_text": "Menu aside"}                | aside  |
 
   @BROWSER-060
+  Scenario Outline: Attributes are compared as written, and a role ARIA gives no name is found by none
+    Given a browser session showing "/names/attr_kinds.html"
+    When I resolve the locator <locator>
+    Then <found>
+
+    Examples:
+      | locator                                                             | found                         |
+      | {"placeholder": "  Spaced   hint  ", "exact": true}                 | it finds one input among 1 match |
+      | {"placeholder": "Spaced hint", "exact": true}                       | it finds nothing              |
+      | {"role": "paragraph", "name": "Paragraph title", "exact": true}     | it finds nothing              |
+      | {"title": "Paragraph title", "exact": true}                         | it finds one p among 1 match  |
+
+  @BROWSER-060
   Scenario: Text a shadow root says at its top level is found on no element, as in Playwright
     Given a browser session showing "/names/text_kinds.html"
     When I resolve the locator {"text": "Shadow note text", "exact": true}

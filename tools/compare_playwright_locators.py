@@ -154,6 +154,50 @@ HAND_WRITTEN: list[tuple[str, dict[str, Any]]] = [
     ("/names/text_kinds.html", {"text": "Styled words"}),
     ("/names/text_kinds.html", {"text": "Shadow note text"}),
     ("/names/text_kinds.html", {"text": "note"}),
+    ("/names/attr_kinds.html", {"placeholder": "Tell us more"}),
+    ("/names/attr_kinds.html", {"placeholder": "Rich note"}),
+    ("/names/attr_kinds.html", {"placeholder": "Spaced hint"}),
+    ("/names/attr_kinds.html", {"placeholder": "Search products"}),
+    ("/names/attr_kinds.html", {"placeholder": "search products", "exact": False}),
+    ("/names/attr_kinds.html", {"alt": "Red shoe"}),
+    ("/names/attr_kinds.html", {"alt": "Left half"}),
+    ("/names/attr_kinds.html", {"alt": "Map picture"}),
+    ("/names/attr_kinds.html", {"alt": "Go search"}),
+    ("/names/attr_kinds.html", {"alt": "shoe", "exact": False}),
+    ("/names/attr_kinds.html", {"title": "Tooltip words"}),
+    ("/names/attr_kinds.html", {"title": "World Health Organization"}),
+    ("/names/attr_kinds.html", {"title": "Paragraph title"}),
+    ("/names/attr_kinds.html", {"title": "health", "exact": False}),
+    ("/names/attr_kinds.html", {"test_id": "card-1"}),
+    ("/names/attr_kinds.html", {"test_id": "card-1-price"}),
+    ("/names/attr_kinds.html", {"test_id": "Card-2"}),
+    ("/names/attr_kinds.html", {"test_id": "card-2"}),
+    ("/names/attr_kinds.html", {"test_id": "spaced-id"}),
+    ("/names/attr_kinds.html", {"test_id": "  spaced-id  "}),
+    ("/names/attr_kinds.html", {"text": "hover me"}),
+    ("/names/attr_kinds.html", {"text": "WHO"}),
+    ("/names/text_more.html", {"text": "Draft in a textarea"}),
+    ("/names/text_more.html", {"text": "Choice one"}),
+    ("/names/text_more.html", {"text": "Choice oneChoice two"}),
+    ("/names/text_more.html", {"text": "Tabbed and newlined words"}),
+    ("/names/text_more.html", {"text": "Wrapped label text"}),
+    ("/names/text_more.html", {"text": "Words kept from readers"}),
+    ("/names/text_more.html", {"text": "Template words"}),
+    ("/names/text_more.html", {"text": "Noscript words"}),
+    ("/names/text_more.html", {"text": "Svg words"}),
+    ("/names/text_more.html", {"text": "Button words"}),
+    ("/names/text_more.html", {"text": "Mixed CASE Words"}),
+    ("/names/text_more.html", {"text": "mixed case words"}),
+    ("/names/text_more.html", {"text": "mixed case", "exact": False}),
+    ("/names/text_more.html", {"text": "Outer Inner words"}),
+    ("/names/text_more.html", {"text": "Inner words"}),
+    ("/names/text_more.html", {"text": "OuterInner words"}),
+    ("/names/text_more.html", {"text": "SplitJoined"}),
+    ("/names/text_more.html", {"text": "Split"}),
+    ("/names/text_more.html", {"text": "Quote “curly” marks"}),
+    ("/names/text_more.html", {"text": "curly", "exact": False}),
+    ("/names/text_more.html", {"text": "words", "exact": False}),
+    ("/names/text_more.html", {"label": "Wrapped label text"}),
     ("/names/roles_more.html", {"role": "banner", "name": "Site header", "exact": True}),
     ("/names/roles_more.html", {"role": "banner"}),
     ("/names/roles_more.html", {"role": "navigation", "name": "Main menu", "exact": True}),
@@ -206,11 +250,18 @@ HAND_WRITTEN: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+# Roles ARIA gives no name: an aria snapshot shows them without one.
+NAMELESS = frozenset({"caption", "code", "definition", "deletion", "emphasis", "generic", "insertion", "mark", "paragraph",
+                      "presentation", "strong", "subscript", "suggestion", "superscript", "term", "time"})
+
+
 def _match(role: str, name: str) -> str:
     # A role of Verity's snapshots that ARIA lacks is an element with no role (and so no name) in an
     # aria snapshot.
-    if role in NOT_ARIA:
+    if role in NOT_ARIA or not role:
         role, name = "", ""
+    if role in NAMELESS:
+        name = ""
     return f'{role} "{name[:LISTED_NAME]}"'
 
 

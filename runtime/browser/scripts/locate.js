@@ -41,6 +41,18 @@ verity.locate = (spec) => {
     const al = a.toLowerCase(), wl = w.toLowerCase();
     return al === wl ? 2 : (wl && al.includes(wl) ? 1 : 0);
   };
+  // An attribute (placeholder, alt, title) is compared as written, as Playwright's attribute
+  // locators compare it: no spaces squashed or trimmed.
+  const attributeScore = (actual, wanted, exact) => {
+    if (actual === null || actual === undefined) return 0;
+    if (exact) return actual === wanted ? 2 : 0;
+    const al = actual.toLowerCase(), wl = wanted.toLowerCase();
+    return al === wl ? 2 : (al.includes(wl) ? 1 : 0);
+  };
+  // Roles ARIA gives no name (a paragraph, a caption, a term, ...): a name locator finds none of
+  // them by a name, as in Playwright, whatever title they carry.
+  const NAMELESS_ROLES = new Set(['caption', 'code', 'definition', 'deletion', 'emphasis', 'generic', 'insertion', 'mark',
+    'paragraph', 'presentation', 'strong', 'subscript', 'suggestion', 'superscript', 'term', 'time']);
   // An element's text as Playwright's text and label locators read it: its text nodes and those of
   // its open shadow root, hidden ones too (no layout is asked), without scripts, styles or the
   // document's head; a button-like input's value.
@@ -91,7 +103,8 @@ verity.locate = (spec) => {
       case 'role': return (el) => {
         const tag = el.localName, role = roleOf(el, tag);
         if (role !== v.toLowerCase()) return 0;
-        const matched = s.name === null || s.name === undefined ? 2 : score(nameOf(el, tag, role), s.name, exact);
+        const name = NAMELESS_ROLES.has(role) ? '' : nameOf(el, tag, role);
+        const matched = s.name === null || s.name === undefined ? 2 : score(name, s.name, exact);
         return matched && !ariaHiddenAbove(el) ? matched : 0;
       };
       case 'name': return (el) => {
@@ -104,9 +117,9 @@ verity.locate = (spec) => {
       // innermost rule takes the shadow root for a child, and a root is not an element).
       case 'text': return (el) => (el.shadowRoot && score(elementText(el.shadowRoot), v, exact) ? 0 : score(elementText(el), v, exact));
       case 'label': return (el) => best(labelsOf(el), v, exact);
-      case 'placeholder': return (el) => best([el.getAttribute('placeholder')], v, exact);
-      case 'alt': return (el) => best([el.getAttribute('alt')], v, exact);
-      case 'title': return (el) => best([el.getAttribute('title')], v, exact);
+      case 'placeholder': return (el) => attributeScore(el.getAttribute('placeholder'), v, exact);
+      case 'alt': return (el) => attributeScore(el.getAttribute('alt'), v, exact);
+      case 'title': return (el) => attributeScore(el.getAttribute('title'), v, exact);
       case 'test_id': return (el) => el.getAttribute('data-testid') === v ? 2 : 0;
     }
     return null;

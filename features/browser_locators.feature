@@ -169,6 +169,17 @@ Feature: Locators find exactly one element, in Playwright's vocabulary
       | {"title": "Paragraph title", "exact": true}                         | it finds one p among 1 match  |
 
   @BROWSER-060
+  Scenario Outline: has_text reads an element's text as Playwright's hasText does
+    Given a browser session showing "/names/text_more.html"
+    When I resolve the locator <locator>
+    Then <found>
+
+    Examples:
+      | locator                                           | found                              |
+      | {"css": "x-plan", "has_text": "Plan C"}           | it finds one x-plan among 1 match  |
+      | {"css": "section.card", "has_text": "Plan Z"}     | it finds nothing                   |
+
+  @BROWSER-060
   Scenario: Text a shadow root says at its top level is found on no element, as in Playwright
     Given a browser session showing "/names/text_kinds.html"
     When I resolve the locator {"text": "Shadow note text", "exact": true}

@@ -8,6 +8,11 @@
 const { chromium } = require('playwright-core');
 
 function locatorFor(page, spec) {
+  const found = baseLocator(page, spec);
+  return spec.has_text !== undefined ? found.filter({ hasText: spec.has_text }) : found;
+}
+
+function baseLocator(page, spec) {
   const exact = spec.exact !== undefined ? spec.exact : true;
   if (spec.role) return page.getByRole(spec.role, spec.name !== undefined ? { name: spec.name, exact } : {});
   if (spec.css) return page.locator(spec.css);

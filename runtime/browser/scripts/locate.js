@@ -192,7 +192,8 @@ verity.locate = (spec) => {
       const kept = new Set(scored.map(p => p[0]));
       scored = scored.filter(([el]) => !Array.from(kept).some(o => o !== el && el.contains(o)));
     }
-    if (s.has_text) scored = scored.filter(([el]) => score(el.textContent, s.has_text, false) > 0);
+    // Its text as Playwright's hasText filter reads it (elementText: no scripts, its shadow root's).
+    if (s.has_text) scored = scored.filter(([el]) => score(elementText(el), s.has_text, false) > 0);
     const visible = scored.filter(([el]) => shown(el));
     // Among those, the ones a person can see (not at opacity 0, not off the page, not clipped
     // away: shown.js) count first, so a decoy drawn invisibly before the element

@@ -156,6 +156,19 @@ Feature: Locators find exactly one element, in Playwright's vocabulary
       | {"role": "complementary", "has_text": "Menu aside"}                | aside  |
 
   @BROWSER-060
+  Scenario Outline: A name from content spaces what is not an inline box, as Playwright does
+    Given a browser session showing "/names/content_names.html"
+    When I resolve the locator <locator>
+    Then it finds one button among 1 match
+
+    Examples:
+      | locator                                                    |
+      | {"role": "button", "name": "Line break", "exact": true}    |
+      | {"role": "button", "name": "Cart Checkout", "exact": true} |
+      | {"role": "button", "name": "Contents box", "exact": true}  |
+      | {"role": "button", "name": "Quietwords", "exact": true}    |
+
+  @BROWSER-060
   Scenario Outline: Attributes are compared as written, and a role ARIA gives no name is found by none
     Given a browser session showing "/names/attr_kinds.html"
     When I resolve the locator <locator>

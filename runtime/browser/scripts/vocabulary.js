@@ -187,11 +187,16 @@ verity.elementVocabulary = () => {
       if (child.nodeType === 3) { out += child.data; continue; }
       if (child.nodeType !== 1 || SKIP.has(child.tagName)) continue;
       const style = getComputedStyle(child);
-      if (!ctx.includeHidden && (styleHides(style) || child.getAttribute('aria-hidden') === 'true')) continue;
+      // Whatever is not an inline box is a word of its own (a block, a flex item, a display:
+      // contents wrapper, a <br>), spaced from its neighbours even when it says nothing, a
+      // display:none one included: Playwright's reading.
+      const spaced = style.display !== 'inline' || child.localName === 'br';
+      if (!ctx.includeHidden && (styleHides(style) || child.getAttribute('aria-hidden') === 'true')) {
+        if (spaced) out += ' ';
+        continue;
+      }
       const text = textAlternative(child, ctx);
-      // Block boxes are words of their own (Chromium separates them with spaces).
-      const display = style.display;
-      out += display === 'inline' || display === 'contents' ? text : ' ' + text + ' ';
+      out += spaced ? ' ' + text + ' ' : text;
     }
     return out + pseudoText(el, '::after');
   };

@@ -193,6 +193,17 @@ Feature: Locators find exactly one element, in Playwright's vocabulary
       | {"css": "section.card", "has_text": "Plan Z"}     | it finds nothing                   |
 
   @BROWSER-060
+  Scenario Outline: A layout table's rows and cells are presentational with it
+    Given a browser session showing "/names/roles_inputs.html"
+    When I resolve the locator <locator>
+    Then it finds nothing
+
+    Examples:
+      | locator                                                      |
+      | {"role": "cell", "name": "Layout cell", "exact": true}       |
+      | {"role": "row"}                                              |
+
+  @BROWSER-060
   Scenario: Text a shadow root says at its top level is found on no element, as in Playwright
     Given a browser session showing "/names/text_kinds.html"
     When I resolve the locator {"text": "Shadow note text", "exact": true}

@@ -121,9 +121,18 @@ verity.elementVocabulary = () => {
       role = token === 'image' ? 'img' : token === 'none' ? 'presentation' : token;
       break;
     }
-    if (role === null) role = implicitRole(el, tag || el.localName);
+    if (role === null) role = inheritsPresentation(el, tag || el.localName) ? 'presentation' : implicitRole(el, tag || el.localName);
     roleCache.set(el, role);
     return role;
+  };
+  // The parts a table or a list owns are presentational with it (a layout table's rows and cells,
+  // a presentational list's items): ARIA's inheritance of presentation, as Playwright reads it.
+  const PRESENTATION_PARENTS = {td: ['tr'], th: ['tr'], tr: ['thead', 'tbody', 'tfoot', 'table'], thead: ['table'],
+    tbody: ['table'], tfoot: ['table'], li: ['ol', 'ul', 'menu'], dd: ['dl', 'div'], dt: ['dl', 'div']};
+  const inheritsPresentation = (el, tag) => {
+    const parents = PRESENTATION_PARENTS[tag];
+    const parent = el.parentElement;
+    return !!(parents && parent && parents.includes(parent.localName) && roleOf(parent, parent.localName) === 'presentation');
   };
 
   // CSS generated content (::before / ::after) as text: the quoted strings of `content`. Asking

@@ -11,7 +11,7 @@ let located = [];
 // outermost first, which match to take, how many to list): the count of its matches, the first
 // few described, and the chosen one; or the container that was not one element.
 verity.locate = (spec) => {
-  const {SKIP, cap, ariaHiddenAbove, roleOf, nameOf, isInteractive} =
+  const {SKIP, NAMELESS_ROLES, cap, ariaHiddenAbove, roleOf, nameOf, isInteractive} =
     verity.elementVocabulary();
   const {shownElement, shownRects} = verity.shownJudge();
   // Zero-width spaces and soft hyphens are no text to match, as for Playwright.
@@ -35,24 +35,19 @@ verity.locate = (spec) => {
     return out;
   };
   // 2: the whole text matches; 1: part of it (not exact only); 0: no match.
-  const score = (actual, wanted, exact) => {
-    const a = norm(actual), w = norm(wanted);
+  const compare = (a, w, exact) => {
     if (exact) return a === w ? 2 : 0;
     const al = a.toLowerCase(), wl = w.toLowerCase();
-    return al === wl ? 2 : (wl && al.includes(wl) ? 1 : 0);
-  };
-  // An attribute (placeholder, alt, title) is compared as written, as Playwright's attribute
-  // locators compare it: no spaces squashed or trimmed.
-  const attributeScore = (actual, wanted, exact) => {
-    if (actual === null || actual === undefined) return 0;
-    if (exact) return actual === wanted ? 2 : 0;
-    const al = actual.toLowerCase(), wl = wanted.toLowerCase();
     return al === wl ? 2 : (al.includes(wl) ? 1 : 0);
   };
-  // Roles ARIA gives no name (a paragraph, a caption, a term, ...): a name locator finds none of
-  // them by a name, as in Playwright, whatever title they carry.
-  const NAMELESS_ROLES = new Set(['caption', 'code', 'definition', 'deletion', 'emphasis', 'generic', 'insertion', 'mark',
-    'paragraph', 'presentation', 'strong', 'subscript', 'suggestion', 'superscript', 'term', 'time']);
+  // Names and texts are compared with their spaces squashed (an empty wanted text is part of
+  // nothing); an attribute (placeholder, alt, title) as written, as Playwright's attribute
+  // locators compare it.
+  const score = (actual, wanted, exact) => {
+    const a = norm(actual), w = norm(wanted);
+    return !exact && !w && a ? 0 : compare(a, w, exact);
+  };
+  const attributeScore = (actual, wanted, exact) => (actual === null || actual === undefined ? 0 : compare(actual, wanted, exact));
   // An element's text as Playwright's text and label locators read it: its text nodes and those of
   // its open shadow root, hidden ones too (no layout is asked), without scripts, styles or the
   // document's head; a button-like input's value.
@@ -64,13 +59,11 @@ verity.locate = (spec) => {
     if (tag === 'script' || tag === 'noscript' || tag === 'style' || (document.head && document.head.contains(el))) text = '';
     else if (tag === 'input' && ['button', 'submit', 'reset'].includes(type)) text = el.value;
     else {
-      for (let child = el.firstChild; child; child = child.nextSibling) {
-        if (child.nodeType === Node.TEXT_NODE) text += child.nodeValue || '';
-        else if (child.nodeType === Node.ELEMENT_NODE) text += elementText(child);
-      }
-      if (el.shadowRoot) for (let child = el.shadowRoot.firstChild; child; child = child.nextSibling) {
-        if (child.nodeType === Node.TEXT_NODE) text += child.nodeValue || '';
-        else if (child.nodeType === Node.ELEMENT_NODE) text += elementText(child);
+      for (const parent of el.shadowRoot ? [el, el.shadowRoot] : [el]) {
+        for (let child = parent.firstChild; child; child = child.nextSibling) {
+          if (child.nodeType === Node.TEXT_NODE) text += child.nodeValue || '';
+          else if (child.nodeType === Node.ELEMENT_NODE) text += elementText(child);
+        }
       }
     }
     textCache.set(el, text);

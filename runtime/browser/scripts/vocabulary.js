@@ -22,6 +22,10 @@ const ARIA_ROLES = new Set(['alert','alertdialog','application','article','banne
   'rowheader','scrollbar','search','searchbox','separator','slider','spinbutton','status','strong',
   'subscript','superscript','switch','tab','table','tablist','tabpanel','term','textbox','time','timer',
   'toolbar','tooltip','tree','treegrid','treeitem']);
+// Roles ARIA gives no name (a paragraph, a caption, a term, ...): a role locator finds none of
+// them by a name, as in Playwright, whatever title they carry.
+const NAMELESS_ROLES = new Set(['caption', 'code', 'definition', 'deletion', 'emphasis', 'generic', 'insertion', 'mark',
+  'paragraph', 'presentation', 'strong', 'subscript', 'suggestion', 'superscript', 'term', 'time']);
 // Roles whose accessible name comes from their content (WAI-ARIA 1.2 "name from: contents").
 const NAME_FROM_CONTENT = new Set(['button','cell','checkbox','columnheader','gridcell','heading','link',
   'menuitem','menuitemcheckbox','menuitemradio','option','radio','row','rowheader','switch','tab','tooltip',
@@ -301,7 +305,7 @@ verity.elementVocabulary = () => {
     (el.hasAttribute('tabindex') && el.tabIndex >= 0);
 
   return {
-    SKIP, HEADINGS, LANDMARK_ROLES, LANDMARK_NAME_CHARS, squash, cap, flatParent, ariaHiddenAbove, hiddenForAria, roleOf,
+    SKIP, HEADINGS, LANDMARK_ROLES, LANDMARK_NAME_CHARS, NAMELESS_ROLES, squash, cap, flatParent, ariaHiddenAbove, hiddenForAria, roleOf,
     textAlternative, nameOf, textOf, isInteractive,
   };
 };

@@ -170,6 +170,24 @@ Feature: An agent step's pages are held to the plan's standard
     Then the run ends as the case expects, with no value it did not validate
     And the model was told "own_value"
 
+  @VERDICT-043
+  Scenario: A model whose own page script strips a sign-in wall the page turned into reads nothing there
+    Given the agent corpus site
+    When the agent corpus case "script-erases-a-wall-in-the-page" runs
+    Then the run ends as the case expects, with no value it did not validate
+
+  @VERDICT-043
+  Scenario: A model whose own page script strips a sign-in wall inside a frame reads nothing there
+    Given the agent corpus site
+    When the agent corpus case "script-erases-a-wall-in-a-frame" runs
+    Then the run ends as the case expects, with no value it did not validate
+
+  @VERDICT-043
+  Scenario: A model whose own page script erases what is no wall reads the price the page shows
+    Given the agent corpus site
+    When the agent corpus case "script-erases-what-is-no-wall" runs
+    Then the run ends as the case expects, with no value it did not validate
+
   @VERDICT-038
   Scenario: A model that reads a price the page hides, beside the price it shows, keeps nothing
     Given the agent corpus site

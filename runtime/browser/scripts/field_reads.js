@@ -50,7 +50,7 @@ verity.readFields = (fields, withFingerprint, signsUnless, signLimits) => {
   }
   const fingerprint = withFingerprint ? verity.fingerprint() : null;
   const changed = fingerprint && signsUnless && fingerprint.digest !== signsUnless;
-  const signs = changed ? {...verity.pageSigns(...signLimits), title: document.title} : null;
+  const signs = changed ? {...verity.pageSigns(...signLimits), title: verity.title()} : null;
   // What covers the page as the values are read: a layer slid or faded in over them changes
   // neither the page's text nor its tags, so the fingerprint does not see it.
   const cover = signs ? signs.cover : verity.coveringLayer(signLimits[0]);

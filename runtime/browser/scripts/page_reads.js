@@ -90,30 +90,39 @@ verity.fingerprint = () => {
   return {url: location.href, structure: tags.join(','), fields: fields.join('\u0001'), text: verity.allText(roots)};
 };
 
+// A document's headings as blocker detection reads them: the main heading first (the judge reads
+// the first as the page's own): the first heading of the main content (<main>, role=main; its h1
+// if it has one), else the first h1, else the first heading. A site's logo or a sidebar heading
+// before the content is not what the page says it is. The others follow in page order. Open
+// shadow roots count (verity.deepAll). `doc` may be a same-origin frame's (script_writes.js).
+const shownEl = (el) => !el.checkVisibility || el.checkVisibility({visibilityProperty: true});
+verity.headingsOf = (doc = document, roots = verity.shadowRoots(doc)) => {
+  const found = verity.deepAll('h1,h2,h3', roots, doc).filter(shownEl);
+  const main = verity.deepAll('main, [role=main]', roots, doc)[0];
+  const inMain = main ? found.filter((h) => main.contains(h)) : [];
+  const first = inMain.find((h) => h.tagName === 'H1') || inMain[0] || found.find((h) => h.tagName === 'H1') || found[0];
+  return (first ? [first, ...found.filter((h) => h !== first)] : found)
+    .map((h) => h.innerText.replace(/\s+/g, ' ').trim()).filter(Boolean).slice(0, 30);
+};
+verity.showsPassword = (doc = document, roots = verity.shadowRoots(doc)) =>
+  verity.deepAll('input[type=password]', roots, doc).some(shownEl);
+
 // What blocker detection needs that the readable text loses: headings, the visible text (the shown
 // text on a page of up to `shownLimit` characters of innerText, else the innerText), a password
 // field, a captcha widget (the common providers' frames and containers), and the layer that
 // covers the page, if one does. Open shadow roots count as the document: a wall drawn by a web
-// component is a wall.
+// component is a wall. What an agent's model's own script erased (a wall's heading, its form, its
+// words) still counts: the page said it (script_writes.js, `erasedSigns`).
 verity.pageSigns = (limit, shownLimit) => {
-  const shown = (el) => !el.checkVisibility || el.checkVisibility({visibilityProperty: true});
-  const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
-  // The main heading first (blocker detection reads the first as the page's own): the first
-  // heading of the main content (<main>, role=main; its h1 if it has one), else the first h1, else
-  // the first heading. A site's logo or a sidebar heading before the content is not what the page
-  // says it is. The others follow in page order. Open shadow roots count (verity.deepAll).
   const roots = verity.shadowRoots();
-  const found = verity.deepAll('h1,h2,h3', roots).filter(shown);
-  const main = verity.deepAll('main, [role=main]', roots)[0];
-  const inMain = main ? found.filter((h) => main.contains(h)) : [];
-  const first = inMain.find((h) => h.tagName === 'H1') || inMain[0] || found.find((h) => h.tagName === 'H1') || found[0];
-  const headings = (first ? [first, ...found.filter((h) => h !== first)] : found)
-    .map(h => squash(h.innerText)).filter(Boolean).slice(0, 30);
-  const password = verity.deepAll('input[type=password]', roots).some(shown);
+  const erased = verity.scriptWrites.erasedSigns();
+  const now = verity.headingsOf(document, roots);
+  const headings = erased.headings.length ? [...erased.headings, ...now.filter((h) => !erased.headings.includes(h))].slice(0, 30) : now;
+  const password = verity.showsPassword(document, roots) || erased.password;
   const captcha = verity.deepAll(verity.captchaSelector, roots).length > 0;
   const inner = verity.allText(roots);
   const source = inner.length <= shownLimit ? 'shown' : 'inner_text';
-  const text = source === 'shown' ? verity.shownText() : inner;
+  const text = [...erased.lines, source === 'shown' ? verity.shownText() : inner].join('\n');
   // A layer drawn over the content is judged as what a person meets first (covering_layer.js).
   return {headings, password, captcha, text: text.slice(0, limit), source, cover: verity.coveringLayer(limit)};
 };
@@ -125,7 +134,7 @@ verity.captchaSelector = 'iframe[src*="recaptcha"],iframe[src*="hcaptcha"],' +
 // a value read inside a frame is judged by the frame document it came from.
 // Its origin too: a srcdoc or about:blank frame's URL says nothing of where its content is from.
 verity.frameSigns = function (limit, shownLimit) {
-  return {...verity.pageSigns(limit, shownLimit), title: document.title, url: location.href, origin: location.origin};
+  return {...verity.pageSigns(limit, shownLimit), title: verity.title(), url: location.href, origin: location.origin};
 };
 
 // Everything prepare_page reads, in one JavaScript task: the HTML, URL, title, signs and
@@ -133,7 +142,7 @@ verity.frameSigns = function (limit, shownLimit) {
 verity.pageReads = (visibleChars, shownLimit) => ({
   html: document.documentElement ? document.documentElement.outerHTML : '',
   url: location.href,
-  title: document.title,
+  title: verity.title(),
   signs: verity.pageSigns(visibleChars, shownLimit),
   fingerprint: verity.fingerprint(),
 });

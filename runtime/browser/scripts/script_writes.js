@@ -12,7 +12,11 @@
 // - the title, when it changed it, and the title the page had before; the same for the URL, which
 //   history.pushState or a fragment moves without the page going anywhere;
 // - the lines of shown text it erased (removed, overwrote or hid), which a check that the page
-//   does *not* say something still counts (`erasedShown`).
+//   does *not* say something still counts (`erasedShown`);
+// - what the document said about itself that it erased: headings, a shown password field, those
+//   lines (`erasedSigns`). Blocker detection reads them with what the page shows now
+//   (page_reads.js), so a function that strips a sign-in wall's heading and form does not turn the
+//   wall into the target.
 //
 // The same holds inside every same-origin frame the function can reach from the top document (an
 // iframe, a nested one, a srcdoc one, one it made itself, and their shadow roots): the top
@@ -33,7 +37,7 @@ const records = new WeakMap();
 let watching = null;
 
 const recordOf = (doc) => {
-  if (!records.has(doc)) records.set(doc, {texts: new WeakMap(), attrs: new WeakMap(), inserted: new WeakSet(), values: new WeakMap(), sent: new WeakSet(), title: null, url: null, erased: []});
+  if (!records.has(doc)) records.set(doc, {texts: new WeakMap(), attrs: new WeakMap(), inserted: new WeakSet(), values: new WeakMap(), sent: new WeakSet(), title: null, url: null, erased: [], headings: [], password: false});
   return records.get(doc);
 };
 
@@ -99,6 +103,16 @@ const markInserted = (rec, node) => {
   for (const child of node.childNodes) markInserted(rec, child);
 };
 
+// What a document says about itself, as blocker detection reads it: its title, its headings, whether
+// it shows a password field, and its rendered lines (a frame's; the top document's lines are its
+// shown text, read once by `begin` for `erasedShown`).
+const signsOf = (doc, roots) => ({
+  title: doc.title,
+  headings: verity.headingsOf(doc, roots),
+  password: verity.showsPassword(doc, roots),
+  lines: doc === document || !doc.body ? [] : doc.body.innerText.split('\n').map(squash).filter(Boolean),
+});
+
 // Before the model's function runs: what the documents hold now, and an observer of their changes
 // (a frame document that loads meanwhile is watched from its load on).
 const begin = () => {
@@ -112,7 +126,7 @@ const begin = () => {
     for (const {doc, roots} of documents(start)) {
       if (watched.has(doc)) continue;
       for (const root of [doc, ...roots]) observer.observe(root, OPTIONS);
-      watched.set(doc, {roots: new Set(roots), values: controlValues(doc, roots)});
+      watched.set(doc, {roots: new Set(roots), values: controlValues(doc, roots), signs: signsOf(doc, roots)});
       const loaded = (e) => {
         const frame = e.target;
         if (frame.tagName !== 'IFRAME' && frame.tagName !== 'FRAME') return;
@@ -129,8 +143,8 @@ const begin = () => {
     }
   };
   watch(document);
-  const shown = verity.shownText().split('\n').map(squash).filter(Boolean);
-  watching = {doc: document, observer, found, watched, sent, stops, title: document.title, url: location.href, shown};
+  watched.get(document).signs.lines = verity.shownText().split('\n').map(squash).filter(Boolean);
+  watching = {doc: document, observer, found, watched, sent, stops, url: location.href};
 };
 
 // A source whose document is written by whoever writes the URL (data:, blob:, about:, javascript:).
@@ -153,9 +167,11 @@ const end = () => {
       rec.attrs.get(r.target).set(r.attributeName, r.target.getAttribute(r.attributeName));
     } else for (const node of r.addedNodes) if (node.isConnected) markInserted(rec, node);
   }
+  const shownNow = squash(verity.shownText());
   for (const {doc, roots} of documents()) {
     const rec = recordOf(doc);
     const before = watch.watched.get(doc);
+    if (before) keepErased(rec, before.signs, doc, roots, doc === document ? shownNow : null);
     // A frame document that began while the function ran, from a source it wrote (a srcdoc, a
     // blank frame, a data: URL), is all its own; one a server sent is that server's.
     if (!before && !madeSource(doc.URL)) continue;
@@ -163,14 +179,22 @@ const end = () => {
     for (const root of roots) if (!before || !before.roots.has(root)) markInserted(rec, root);
     for (const [el, value] of controlValues(doc, roots)) if (!before || before.values.get(el) !== value) rec.values.set(el, value);
   }
-  const rec = recordOf(document);
-  if (document.title !== watch.title) rec.title = {now: document.title, before: watch.title};
-  if (location.href !== watch.url) rec.url = {now: location.href, before: watch.url};
-  const after = squash(verity.shownText());
-  for (const line of watch.shown) {
+  if (location.href !== watch.url) recordOf(document).url = {now: location.href, before: watch.url};
+};
+
+// What the function erased of what `doc` said about itself (`before`, read by `begin`), added to
+// its record; and the title it set, beside the one the page gave itself (which stays the page's
+// through several functions).
+const keepErased = (rec, before, doc, roots, shownNow) => {
+  const after = shownNow !== null ? shownNow : squash(doc.body ? doc.body.innerText : '');
+  for (const line of before.lines) {
     if (rec.erased.length >= ERASED_LINES) break;
-    if (!after.includes(line)) rec.erased.push(line.slice(0, ERASED_LINE_CHARS));
+    if (!after.includes(line) && !rec.erased.includes(line)) rec.erased.push(line.slice(0, ERASED_LINE_CHARS));
   }
+  const headings = verity.headingsOf(doc, roots);
+  if (before.headings.some((h) => !headings.includes(h))) rec.headings = [...before.headings, ...rec.headings.filter((h) => !before.headings.includes(h))].slice(0, 30);
+  if (before.password && !verity.showsPassword(doc, roots)) rec.password = true;
+  if (doc.title !== before.title) rec.title = {now: doc.title, before: rec.title && rec.title.now === before.title ? rec.title.before : before.title};
 };
 
 // The URL the page is at by its own doing: the one it had before the model's script moved it
@@ -179,6 +203,14 @@ const pageUrl = () => {
   const record = mine();
   const url = record && record.url;
   return url && location.href === url.now ? url.before : location.href;
+};
+
+// What this document said about itself before the model's script erased it: headings (in the
+// order blocker detection reads them), a shown password field, lines of text.
+const NOTHING_ERASED = Object.freeze({headings: [], password: false, lines: []});
+const erasedSigns = () => {
+  const record = mine();
+  return record ? {headings: record.headings, password: record.password, lines: record.erased} : NOTHING_ERASED;
 };
 
 // Whether the text `wanted` (whitespace collapsed) was shown before the model's script erased it.
@@ -253,5 +285,5 @@ verity.frameSentByModel = function () {
   if (keeper()) keeper().scriptWrites.recordOf(this.ownerDocument).sent.add(this);
 };
 
-verity.scriptWrites = {begin, end, recorded, recordOf, wroteText, wroteRead, pageTitle, pageUrl, erasedShown, inserted};
+verity.scriptWrites = {begin, end, recorded, recordOf, wroteText, wroteRead, pageTitle, pageUrl, erasedShown, erasedSigns, inserted};
 verity.pageUrl = pageUrl;

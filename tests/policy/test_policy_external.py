@@ -2,7 +2,8 @@
 
 Each scenario puts a logging xdg-open (tests/fixtures/external_protocols/site.py) first on this
 process's PATH, then starts a Chromium of its own: Verity's launch (POLICY-033) or one started the
-way an operator starts one for --browser-ws (POLICY-034), which inherits that PATH as it is.
+way an operator starts one for --browser-ws (POLICY-034, POLICY-040), with that PATH as it is or
+less its openers.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import asyncio
 import os
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 from runtime.artifacts import ArtifactStore
 from runtime.browser import LaunchOptions, SessionPolicy, connect_browser, find_chromium, launch_browser, open_session
 from runtime.browser.launch.desktop_handlers import handler_attempts
+from runtime.browser.vocabulary.errors import LaunchErrorCode
 from runtime.execute import BrowserProvider
 from runtime.policy import EXTERNAL_PROTOCOL, NetworkPolicy
 from tests.fixtures.browser_loop import LoopThread
@@ -38,6 +41,13 @@ PAGE_CEILING_MS = 60_000
 @pytest.fixture
 def world() -> dict[str, Any]:
     return {}
+
+
+@pytest.fixture
+def chromiums() -> Iterator[ExitStack]:
+    """Chromiums a scenario starts, stopped when it ends (a later step may reach one again)."""
+    with ExitStack() as stack:
+        yield stack
 
 
 @given("the external-protocols page and a logging xdg-open first on the PATH", target_fixture="site")
@@ -104,8 +114,48 @@ def _nothing_asked(world: dict[str, Any]) -> None:
     assert world["handlers"].calls() == [], world["handlers"].calls()
 
 
-@when("the page opens in a session with the network policy on a Chromium started without Verity's stubs, attached through --browser-ws")
-def _unstubbed(loop_thread: LoopThread, site: ExternalProtocolSite, tmp_path: Path, world: dict[str, Any]) -> None:
+@when(parsers.re(r"a recipe reads the page through the run API on a (?P<binary>desktop Chromium|headless shell) started with "
+                 r"that PATH(?P<less>( less its openers)?), attached through --browser-ws"))
+def _attached(loop_thread: LoopThread, site: ExternalProtocolSite, chromiums: ExitStack, tmp_path: Path, world: dict[str, Any],
+              binary: str, less: str) -> None:
+    desktop = binary == "desktop Chromium"
+    world["ws_endpoint"] = chromiums.enter_context(external_chromium(tmp_path / "attached-profile", desktop=desktop, openers=not less))
+    provider = BrowserProvider(ws_endpoint=world["ws_endpoint"])
+
+    async def run() -> Any:
+        try:
+            return await run_recipe(provider, site.recipe_text(), site.page_url(), tmp_path / "attached-run")
+        finally:
+            world["refusal"] = provider.last_error
+            await provider.close()  # disconnects; the Chromium runs on for a later step
+
+    world["run"] = loop_thread.run(run(), RUN_CEILING_SECONDS)
+
+
+@then("the run ends browser_crashed as handlers_not_fenced, naming the logging xdg-open and what to do")
+def _refused(world: dict[str, Any]) -> None:
+    run, refusal = world["run"], world["refusal"]
+    assert refusal is not None and refusal.code == LaunchErrorCode.HANDLERS_NOT_FENCED, (refusal, run.written)
+    summary = run.written["summary"]
+    assert run.verdict.stop_reason.value == "browser_crashed", run.written
+    assert str(world["handlers"].directory / "xdg-open") in summary and "headless shell" in summary and "PATH" in summary, summary
+
+
+@then("the page was never requested, and the logging xdg-open was never asked")
+def _untouched(site: ExternalProtocolSite, world: dict[str, Any]) -> None:
+    assert site.requested == [], site.requested
+    assert world["handlers"].calls() == [], world["handlers"].calls()
+
+
+@then("the logging xdg-open was never asked")
+def _never_asked(world: dict[str, Any]) -> None:
+    # A desktop Chromium hands the frames' mailto: over within the run (POLICY-033 waits for Verity's
+    # stub to hear it); the run has ended, so by now any hand-off to the logging one would be logged.
+    assert world["handlers"].calls() == [], world["handlers"].calls()
+
+
+@when("the page opens in a session with the network policy on that Chromium, reached without Verity's attach checks")
+def _unchecked(loop_thread: LoopThread, site: ExternalProtocolSite, tmp_path: Path, world: dict[str, Any]) -> None:
     async def run(ws_endpoint: str) -> None:
         browser = await connect_browser(ws_endpoint)
         try:
@@ -122,8 +172,7 @@ def _unstubbed(loop_thread: LoopThread, site: ExternalProtocolSite, tmp_path: Pa
         finally:
             await browser.close()
 
-    with external_chromium(tmp_path / "unstubbed-profile", desktop=True) as ws_endpoint:
-        loop_thread.run(run(ws_endpoint), RUN_CEILING_SECONDS)
+    loop_thread.run(run(world["ws_endpoint"]), RUN_CEILING_SECONDS)
 
 
 @then("the logging xdg-open was asked to open the mailto URL")

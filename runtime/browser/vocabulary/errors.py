@@ -80,6 +80,8 @@ class LaunchErrorCode(str, Enum):
     UDP_NOT_FENCED = "udp_not_fenced"
     # An attached browser that may look up names its pages choose (supply/dns_fence.py).
     DNS_NOT_FENCED = "dns_not_fenced"
+    # An attached browser whose pages may start a program outside it (supply/handler_fence.py).
+    HANDLERS_NOT_FENCED = "handlers_not_fenced"
 
 
 class BrowserLaunchError(Exception):

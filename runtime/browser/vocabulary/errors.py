@@ -84,6 +84,10 @@ class LaunchErrorCode(str, Enum):
     HANDLERS_NOT_FENCED = "handlers_not_fenced"
 
 
+# The refusals of an attached browser by one of the fence's checks (ListBrowsers: refused_by_fence_probe).
+FENCE_REFUSALS = frozenset({LaunchErrorCode.UDP_NOT_FENCED, LaunchErrorCode.DNS_NOT_FENCED, LaunchErrorCode.HANDLERS_NOT_FENCED})
+
+
 class BrowserLaunchError(Exception):
     """Chromium could not be found, started or reached. `code` is typed, `str()` says what to do."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -21,13 +22,16 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from runtime.artifacts import ArtifactStore
 from runtime.browser import LaunchOptions, SessionPolicy, connect_browser, find_chromium, launch_browser, open_session
-from runtime.browser.launch.desktop_handlers import handler_attempts
+from runtime.browser.launch.desktop_handlers import handler_attempts, install_handler_stubs
+from runtime.browser.supply.handler_fence import openers_on_path, process_problem, same_process
 from runtime.browser.vocabulary.errors import LaunchErrorCode
 from runtime.execute import BrowserProvider
 from runtime.policy import EXTERNAL_PROTOCOL, NetworkPolicy
 from tests.fixtures.browser_loop import LoopThread
 from tests.fixtures.external_chromium import external_chromium
-from tests.fixtures.external_protocols.site import CALL_CEILING_SECONDS, FRAME_URLS, QUOTE, URLS, ExternalProtocolSite, LoggingHandlers
+from tests.fixtures.external_protocols.site import (
+    CALL_CEILING_SECONDS, FRAME_URLS, LOGGED_PROGRAMS, QUOTE, URLS, ExternalProtocolSite, LoggingHandlers,
+)
 from tests.policy.corpus_runs import run_recipe
 
 scenarios("policy_external.feature")
@@ -184,3 +188,56 @@ def _called(world: dict[str, Any]) -> None:
 def _recorded(world: dict[str, Any]) -> None:
     blocked = world["blocked"]
     assert {b.target for b in blocked} == set(FRAME_URLS) and all(b.kind == "external_protocol" for b in blocked), blocked
+
+
+# --- the judgement of a desktop Chromium's process, without a browser (POLICY-040) -----------------
+
+DEBIAN_STARTED = ["/usr/lib/chromium/chromium", "--load-extension=", "about:blank", "--headless", "--remote-debugging-port=0"]
+# What CDP reported for that process (measured on 156): Chromium's own switches added, `--name=`
+# written `--name`, the URL moved after the switches.
+DEBIAN_REPORTED = ["/usr/lib/chromium/chromium", "--load-extension", "--headless", "--remote-debugging-port=0", "--noerrdialogs", "about:blank"]
+
+
+@pytest.mark.parametrize(
+    ("started", "same"),
+    [
+        (DEBIAN_STARTED, True),
+        (["/usr/lib/chromium/chromium", "--headless", "--load-extension=", "--remote-debugging-port=0", "about:blank"], False),  # switches reordered
+        (["/usr/lib/chromium/chromium", "--load-extension=", "--headless", "--remote-debugging-port=9222", "about:blank"], False),  # another value
+        (["/usr/lib/chromium/chromium", "--load-extension=", "--headless", "--remote-debugging-port=0", "chrome://version"], False),  # another URL
+        (["/usr/bin/python3", "--load-extension=", "--headless", "--remote-debugging-port=0", "about:blank"], False),  # another program
+        ([], False),
+    ],
+)
+def test_a_process_is_the_browser_only_when_its_command_line_is_the_one_cdp_reports(started: list[str], same: bool) -> None:
+    assert same_process(DEBIAN_REPORTED, started) is same
+
+
+def test_the_first_program_of_each_name_on_the_path_must_be_missing_or_veritys_stub(tmp_path: Path) -> None:
+    stubs = install_handler_stubs(tmp_path / "profile")
+    logging = LoggingHandlers(tmp_path / "logging")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    root = Path("/")
+    # Expected: nothing found on an empty directory; our stubs first hide whatever follows them;
+    # the logging programs found first are named, each by the path the process would run.
+    assert openers_on_path(str(empty), root, root) == []
+    assert openers_on_path(f"{stubs}:{logging.directory}", root, root) == []
+    assert openers_on_path(f"{empty}:{logging.directory}:{stubs}", root, root) == [str(logging.directory / p) for p in LOGGED_PROGRAMS]
+    # A stub of ours edited, or copied elsewhere, is not ours: it names another log or runs something else.
+    (stubs / "xdg-open").write_text((stubs / "xdg-open").read_text() + "xdg-open-real \"$@\"\n")
+    assert openers_on_path(f"{stubs}:{empty}", root, root) == [str(stubs / "xdg-open")]
+    # Relative entries are the process's working directory's; no PATH at all is execvp's default.
+    assert openers_on_path("logging", root, tmp_path) == [f"logging/{p}" for p in LOGGED_PROGRAMS]
+    assert openers_on_path(None, root / "nonexistent", root) == []
+
+
+def test_a_process_that_cannot_be_read_or_is_another_is_refused() -> None:
+    # Expected: this test's own process is not a Chromium, and pid 0 is not a process at all.
+    mine = Path("/proc/self/cmdline").read_bytes().decode().split("\0")[:-1]
+    assert "not the browser CDP describes" in (process_problem(os.getpid(), DEBIAN_REPORTED) or "")
+    assert "not one this machine can read" in (process_problem(0, DEBIAN_REPORTED) or "")
+    # The same process, described as it is: judged by its PATH, and names the xdg-open found there.
+    found = shutil.which("xdg-open")
+    problem = process_problem(os.getpid(), mine)
+    assert (problem is None) if found is None else (problem is not None and f"its PATH holds {found}" in problem), problem

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -241,3 +242,15 @@ def test_a_process_that_cannot_be_read_or_is_another_is_refused() -> None:
     found = shutil.which("xdg-open")
     problem = process_problem(os.getpid(), mine)
     assert (problem is None) if found is None else (problem is not None and f"its PATH holds {found}" in problem), problem
+    # A process whose files are another mount namespace's (a container, a snap): its PATH proves
+    # nothing here, whatever it holds. unshare (root, as the DNS scenarios) execs sleep in a new one.
+    other = subprocess.Popen(["unshare", "--mount", "--", "sleep", "60"], env={**os.environ, "PATH": "/nonexistent:/usr/bin:/bin"})
+    try:
+        deadline = time.monotonic() + CALL_CEILING_SECONDS
+        while Path(f"/proc/{other.pid}/cmdline").read_bytes() != b"sleep\x0060\x00":
+            assert other.poll() is None and time.monotonic() < deadline, "unshare --mount did not start sleep (it needs root)"
+            time.sleep(0.01)  # until unshare has exec'd; nothing to wait on but the process
+        assert "another mount namespace" in (process_problem(other.pid, ["sleep", "60"]) or ""), process_problem(other.pid, ["sleep", "60"])
+    finally:
+        other.kill()
+        other.wait()

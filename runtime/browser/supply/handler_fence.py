@@ -15,9 +15,9 @@ where the desktop binary says `Chrome/...` even with `--headless`: a headless sh
 as it is. A desktop Chromium is accepted only on this machine, where its browser process can be
 read: the pid `SystemInfo.getProcessInfo` names, trusted only when its /proc command line is the
 one CDP reports (a pid seen from another machine or namespace names some other process here).
-Its PATH, from /proc/<pid>/environ, and its files, through /proc/<pid>/root, must give each
-program Chromium would run either nothing or Verity's own stub. Anything that cannot be read is
-refused: no proof, no run.
+Its PATH, from /proc/<pid>/environ, must give each program Chromium would run either nothing or
+Verity's own stub, its files read here (so it must share Verity's mount namespace). Anything that
+cannot be read is refused: no proof, no run.
 """
 
 from __future__ import annotations
@@ -59,8 +59,9 @@ def _switch(argument: str) -> tuple[str, str]:
 
 def openers_on_path(path: str | None, root: Path, cwd: Path) -> list[str]:
     """The program a process with `path` would run for each handler name, where that is not
-    Verity's stub, as that process names it; its files are read under `root` (its /proc root)
-    and `cwd` (for relative entries). A name present in any form counts: nothing found runs."""
+    Verity's stub, as that process names it; its files are read under `root` (a process of
+    Verity's mount namespace: /) and `cwd` (its working directory, for relative entries). A name
+    present in any form counts: nothing found runs."""
     found: list[str] = []
     entries = (path if path is not None else _DEFAULT_PATH).split(os.pathsep)
     for program in HANDLER_PROGRAMS:
@@ -97,10 +98,15 @@ def process_problem(pid: int, reported: Sequence[str], proc: Path = _PROC) -> st
         return f"process {pid} here is not the browser CDP describes ({reported[0] if reported else 'no command line'}): a browser on another machine or in another namespace cannot be checked"
     try:
         environment = (process / "environ").read_bytes().split(b"\0")
+        same_files = os.readlink(process / "ns" / "mnt") == os.readlink(proc / "self" / "ns" / "mnt")
     except OSError as error:
-        return f"its environment (/proc/{pid}/environ) cannot be read here ({error.strerror or error})"
+        return f"its environment (/proc/{pid}) cannot be read here ({error.strerror or error})"
+    if not same_files:
+        # Its PATH names files of another mount namespace (a container, a snap): their symbolic
+        # links would be followed here, among other files. Nothing read here proves anything there.
+        return f"its files (process {pid}) are in another mount namespace than Verity's, so its PATH cannot be checked"
     path = next((entry[5:].decode("utf-8", "replace") for entry in environment if entry.startswith(b"PATH=")), None)
-    openers = openers_on_path(path, process / "root", process / "cwd")
+    openers = openers_on_path(path, Path("/"), process / "cwd")
     if openers:
         return f"its PATH holds {', '.join(openers)}, which Chromium runs to hand a page's mailto: or ssh: URL to the desktop"
     return None
@@ -119,9 +125,9 @@ async def handler_fence_problem(browser: Browser) -> str | None:
             return None
         reported = [str(argument) for argument in (await browser.send("Browser.getBrowserCommandLine")).get("arguments", [])]
         processes = (await browser.send("SystemInfo.getProcessInfo")).get("processInfo", [])
+        pids = [int(process["id"]) for process in processes if process.get("type") == "browser"]
     except Exception as error:  # noqa: BLE001 - a browser that does not say proves nothing: not fenced
         return f"it does not say what it is or where it runs ({error}; start it with --enable-automation)"
-    pids = [int(process["id"]) for process in processes if process.get("type") == "browser"]
     if len(pids) != 1:
         return f"it names {len(pids)} browser processes, so its own cannot be checked"
     return process_problem(pids[0], reported)

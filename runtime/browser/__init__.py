@@ -28,9 +28,10 @@ Each layer is a folder and imports only the ones below it (tests/architecture pr
   and reported by `tab_tracking`; with `SessionPolicy(network=...)` every request of the context
   goes through the session's own policy proxy), its typed `verbs` and its `storage`.
 - `supply/`: where runs get sessions: `BrowserProvider` (one Chromium shared by a process's runs,
-  replaced when it dies), `BrowserPool` (several attached ones), and `udp_fence`:
-  `require_udp_fence(browser)` refuses an attached browser whose pages can send WebRTC UDP around
-  the session's proxy.
+  replaced when it dies), `BrowserPool` (several attached ones), and the checks of an attached
+  browser: `udp_fence` refuses one whose pages can send WebRTC UDP around the session's proxy,
+  `dns_fence` one that may look names up itself, `handler_fence` one whose pages may start a
+  program outside it.
 
 `await session.perform(Action(name=..., action_id=..., tab_id=..., params=..., timeout_ms=...))`
 -> `ActionResult(ok, data, error)`: serial per session, idempotent by `action_id`, always ends

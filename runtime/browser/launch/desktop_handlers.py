@@ -31,12 +31,17 @@ def install_handler_stubs(user_data_dir: Path) -> Path:
     """Write the stubs into a directory of the browser's profile (removed with it); its path."""
     directory = user_data_dir / STUB_DIRECTORY
     directory.mkdir(parents=True, exist_ok=True)
-    log = shlex.quote(str(directory / ATTEMPTS_FILE))
     for program in HANDLER_PROGRAMS:
         stub = directory / program
-        stub.write_text(f'#!/bin/sh\n# Verity: no program outside the browser starts.\nprintf "%s\\t%s\\n" {program} "$*" >> {log}\nexit 1\n')
+        stub.write_text(stub_script(directory, program))
         stub.chmod(0o755)
     return directory
+
+
+def stub_script(directory: Path, program: str) -> str:
+    """The text of our stub for `program` in `directory`: it logs its call there and exits 1."""
+    log = shlex.quote(str(directory / ATTEMPTS_FILE))
+    return f'#!/bin/sh\n# Verity: no program outside the browser starts.\nprintf "%s\\t%s\\n" {program} "$*" >> {log}\nexit 1\n'
 
 
 def path_with_stubs(stubs: Path, path: str | None) -> str:

@@ -31,9 +31,10 @@ from runtime.browser.launch.chromium_start import LaunchOptions
 from runtime.browser.launch.reservation import ContextReservation
 from runtime.browser.launch.starting import StartingChromium, launch_browser
 from runtime.browser.session.browser_session import BrowserSession, open_session
-from runtime.browser.vocabulary.errors import BrowserLaunchError, LaunchErrorCode
+from runtime.browser.vocabulary.errors import FENCE_REFUSALS, BrowserLaunchError, LaunchErrorCode
 from runtime.browser.vocabulary.policy import SessionPolicy
 from runtime.browser.supply.dns_fence import require_dns_fence
+from runtime.browser.supply.handler_fence import require_handler_fence
 from runtime.browser.supply.endpoint_specs import LOCAL_BROWSER_ID, BrowserDescription, BrowserPin, BrowserState
 from runtime.browser.supply.udp_fence import require_udp_fence
 from runtime.browser.supply.retry_schedule import RETRY_DELAYS
@@ -128,10 +129,12 @@ class BrowserProvider:
             if current is None or current == self._ws_endpoint:
                 raise
             browser = await connect_browser(current)
-        # Someone else started it: it must look up no name itself, and its pages must not reach
-        # past the fence over WebRTC UDP.
+        # Someone else started it: it must look up no name itself, its pages must start no
+        # program outside it, and they must not reach past the fence over WebRTC UDP (the only
+        # check that opens a page: it comes last).
         try:
             await require_dns_fence(browser)
+            await require_handler_fence(browser)
             await require_udp_fence(browser)
         except BrowserLaunchError:
             await browser.close()  # disconnects; that Chromium keeps running
@@ -269,6 +272,6 @@ def provider_state(provider: BrowserProvider, *, lost_until_started: bool = Fals
     if provider.available is True or (provider.available is None and not lost_until_started):
         return BrowserState.READY
     error = provider.last_error
-    if error is not None and error.code in (LaunchErrorCode.UDP_NOT_FENCED, LaunchErrorCode.DNS_NOT_FENCED):
+    if error is not None and error.code in FENCE_REFUSALS:
         return BrowserState.REFUSED_BY_FENCE_PROBE
     return BrowserState.LOST

@@ -80,6 +80,12 @@ class LaunchErrorCode(str, Enum):
     UDP_NOT_FENCED = "udp_not_fenced"
     # An attached browser that may look up names its pages choose (supply/dns_fence.py).
     DNS_NOT_FENCED = "dns_not_fenced"
+    # An attached browser whose pages may start a program outside it (supply/handler_fence.py).
+    HANDLERS_NOT_FENCED = "handlers_not_fenced"
+
+
+# The refusals of an attached browser by one of the fence's checks (ListBrowsers: refused_by_fence_probe).
+FENCE_REFUSALS = frozenset({LaunchErrorCode.UDP_NOT_FENCED, LaunchErrorCode.DNS_NOT_FENCED, LaunchErrorCode.HANDLERS_NOT_FENCED})
 
 
 class BrowserLaunchError(Exception):

@@ -16,12 +16,13 @@ from grpc_reflection.v1alpha import reflection
 from opentelemetry.instrumentation.grpc import aio_server_interceptor
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 
-from runtime.browser import LaunchErrorCode, LaunchOptions
+from runtime.browser import LaunchOptions
 from runtime.browser.launch.chromium_process import reap_stale_profiles
 from runtime.execute import BrowserProvider
 from runtime.policy.upstream import Resolver, system_resolver
 from runtime.browser.supply.browser_pool import BrowserPool
 from runtime.browser.supply.retry_schedule import retry_delays_up_to
+from runtime.browser.vocabulary.errors import FENCE_REFUSALS
 from runtime.service.api.agent_service import AgentServicer
 from runtime.service.api.auth import BearerTokenInterceptor
 from runtime.service.api.recipe_service import RecipeServicer
@@ -239,7 +240,7 @@ class VerityServer:
         if not (self._owns_browser and isinstance(self._browser, BrowserPool)):
             return
         failed = await self._browser.start_all()
-        unfenced = [error for _, error in failed if error.code in (LaunchErrorCode.UDP_NOT_FENCED, LaunchErrorCode.DNS_NOT_FENCED)]
+        unfenced = [error for _, error in failed if error.code in FENCE_REFUSALS]
         if unfenced:
             await self._browser.close()
             raise ServiceConfigError(f"--browser-ws: {unfenced[0].message}") from None

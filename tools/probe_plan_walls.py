@@ -169,6 +169,30 @@ PROBES = (
     Probe("covered-benign-gradient", "covered-benign-gradient.html", ("completed", None), "Q-5104"),
     Probe("covered-benign-header-signin", "covered-benign-header-signin.html", ("completed", None), "Q-5105"),
     Probe("covered-benign-lightbox", "covered-benign-lightbox.html", ("completed", None), "Q-5106"),
+    # 5. walls that are not fixed layers (h14), expected before running: a wall drawn absolute or
+    # sticky over the article, one the pointer passes through, one in a frame drawn over the page,
+    # at load or after validation, is that wall; a sign-in or newsletter popup a person can dismiss
+    # ("Maybe later", "No thanks", a close button) is no wall, nor is a hero image, a sticky header,
+    # a tooltip, a sticky cookie bar or a corner box.
+    Probe("walls-absolute-long", "walls-absolute-long.html", WALL),
+    Probe("walls-absolute-short", "walls-absolute-short.html", WALL),
+    Probe("walls-absolute-login", "walls-absolute-login.html", WALL),
+    Probe("walls-absolute-truncated", "walls-absolute-truncated.html", WALL),
+    Probe("walls-sticky-long", "walls-sticky-long.html", WALL),
+    Probe("walls-pointer-none", "walls-pointer-none.html", WALL),
+    Probe("walls-pointer-none-absolute", "walls-pointer-none-absolute.html", WALL),
+    Probe("walls-late-absolute", "walls-late-absolute.html", WALL, middle='  - wait: {until: {element: {css: "#gate"}}}\n'),
+    Probe("walls-late-pointer-none", "walls-late-pointer-none.html", WALL, middle='  - wait: {until: {element: {css: "body[data-gate=shown]"}}}\n'),
+    Probe("walls-iframe-same", "walls-iframe-same.html", WALL),
+    Probe("walls-iframe-other", "walls-iframe-other.html", WALL),
+    Probe("walls-dismissible-signin", "walls-dismissible-signin.html", ("completed", None), "Q-6012"),
+    Probe("walls-dismissible-continue", "walls-dismissible-continue.html", ("completed", None), "Q-6013"),
+    Probe("walls-dismissible-newsletter", "walls-dismissible-newsletter.html", ("completed", None), "Q-6014"),
+    Probe("walls-benign-hero", "walls-benign-hero.html", ("completed", None), "Q-6015"),
+    Probe("walls-benign-sticky-header", "walls-benign-sticky-header.html", ("completed", None), "Q-6016"),
+    Probe("walls-benign-tooltip", "walls-benign-tooltip.html", ("completed", None), "Q-6017"),
+    Probe("walls-benign-cookie-bar", "walls-benign-cookie-bar.html", ("completed", None), "Q-6018"),
+    Probe("walls-benign-corner-newsletter", "walls-benign-corner-newsletter.html", ("completed", None), "Q-6019"),
 )
 
 RECIPE = """

@@ -1,42 +1,77 @@
 // The layer drawn over a page's content (runtime/execute/judges/page_blockers.py judges it): a
-// sign-in box, a paywall, a captcha or an "Access denied" notice a site puts in a fixed layer over
-// an article whose text is still in the DOM underneath, shown, often blurred.
+// sign-in box, a paywall, a captcha or an "Access denied" notice a site draws over an article whose
+// text is still in the DOM underneath, shown, often blurred.
 //
-// What a person meets is what the pointer meets: the viewport is probed on a grid with
-// elementFromPoint (through open and adopted closed shadow roots), and each hit's outermost fixed
-// ancestor under <body> is a layer. A layer counts when it holds the viewport's centre or a
-// quarter of its area (a header, a cookie bar, a corner dialog do neither), and the layers that
-// count cover the page when they are hit at half the grid's points, or when the page is held under
-// them: a modal dialog, aria-modal, the rest of the page inert or blurred, its scrolling locked.
-// A layer the pointer passes through (pointer-events: none, a decorative gradient) is never hit.
+// What a person meets is what is drawn on top: the viewport is probed on a grid (and at the centre
+// of each value read, when one is given) with elementsFromPoint, through open and adopted closed
+// shadow roots, while a sheet makes every element meet the pointer (a wall drawn with
+// pointer-events: none is drawn all the same). A hit's layer is its outermost fixed ancestor
+// under <body>, or else its outermost absolute or sticky ancestor drawn over something outside it
+// (a paywall laid over its article's wrapper); a transparent one is no layer. A layer counts when
+// it holds the viewport's centre or a quarter of its area (a header, a cookie bar, a corner dialog
+// do neither) or lies over a value read, and the layers that count cover the page when they are
+// hit at half the grid's points, lie over a value, or hold the page under them: a modal dialog,
+// aria-modal, the rest of the page inert or blurred, its scrolling locked. A layer that is a frame
+// is read through the frame's document where the page can read it (same origin).
 
 const GRID = 5;
 const SHARE = 0.5;
 // A layer's text past this is a long page's to the judge, which reads no more: the signs stay small.
 const TEXT_CHARS = 4000;
+// The controls a layer offers (its buttons and links), by name, for the judge to find a way past it.
+const CONTROLS = 16;
+const CONTROL_CHARS = 60;
+const CONTROL = 'button,a[href],[role=button],input[type=button],input[type=submit]';
 
-// The element a person's pointer meets at (x, y), inside shadow roots.
-const hitAt = (x, y) => {
-  let el = document.elementFromPoint(x, y);
+// Every element meets the pointer while the page is probed. The sheet is added and removed in the
+// same task, so no page script runs while it is on.
+let everyHit = null;
+const probing = (probe) => {
+  if (!everyHit) {
+    everyHit = new CSSStyleSheet();
+    everyHit.replaceSync('*, *::before, *::after { pointer-events: auto !important; }');
+  }
+  const sheets = [...document.adoptedStyleSheets];
+  document.adoptedStyleSheets = [...sheets, everyHit];
+  try { return probe(); } finally { document.adoptedStyleSheets = sheets; }
+};
+
+const parentOf = (el) => el.parentElement || (el.getRootNode() instanceof ShadowRoot ? el.getRootNode().host : null);
+
+// Whether `outer` holds `el`, across shadow roots.
+const inside = (outer, el) => {
+  for (let node = el; node; node = parentOf(node)) if (node === outer) return true;
+  return false;
+};
+
+// What is drawn at (x, y), top first: the document's stack, with the top element taken inside shadow roots.
+const stackAt = (x, y) => {
+  const stack = document.elementsFromPoint(x, y);
+  let el = stack[0];
   for (let depth = 0; el && depth < 16; depth++) {
     const root = verity.rootOf(el);
     const inner = root && root.elementFromPoint(x, y);
     if (!inner || inner === el) break;
     el = inner;
   }
-  return el;
+  return {top: el, stack};
 };
 
-const parentOf = (el) => el.parentElement || (el.getRootNode() instanceof ShadowRoot ? el.getRootNode().host : null);
+const isPage = (el) => !!el.querySelector('main,[role=main]');
 
-// The outermost fixed element holding `el`, below <body> (a body fixed to lock scrolling is the page).
-const layerOf = (el, styles) => {
-  let layer = null;
-  for (let node = el; node && node !== document.body && node !== document.documentElement; node = parentOf(node)) {
+// The layer `top` belongs to: its outermost fixed ancestor below <body> (a body fixed to lock
+// scrolling is the page; a fixed frame holding the page's main content is the page itself), or
+// else its outermost absolute or sticky ancestor over something of the stack outside it.
+const layerOf = (top, stack, styles) => {
+  let fixed = null, over = null;
+  for (let node = top; node && node !== document.body && node !== document.documentElement; node = parentOf(node)) {
     if (!styles.has(node)) styles.set(node, getComputedStyle(node).position);
-    if (styles.get(node) === 'fixed') layer = node;
+    const position = styles.get(node);
+    if (position === 'fixed') fixed = node;
+    else if ((position === 'absolute' || position === 'sticky') && stack.some((el) => !inside(node, el) && !inside(el, node))) over = node;
   }
-  return layer;
+  const layer = fixed && !isPage(fixed) ? fixed : over;
+  return layer && (!layer.checkVisibility || layer.checkVisibility({opacityProperty: true, visibilityProperty: true})) ? layer : null;
 };
 
 // Every shadow root under `el`, its own included.
@@ -73,46 +108,86 @@ const describe = (el) => {
   return `${el.tagName.toLowerCase()}${id}${cls}${role}`;
 };
 
-// The layer covering the page, as blocker detection reads a page (headings, text, a password
-// field, a captcha widget) with the share of the grid it covers and why the page is held; null
-// when no layer covers it.
-verity.coveringLayer = (limit) => {
+const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
+const shown = (el) => !el.checkVisibility || el.checkVisibility({visibilityProperty: true});
+
+// The documents of the frames among `frames` the page can read (same origin), and the origins of those it cannot.
+const frameDocuments = (frames) => {
+  const read = [], unread = [];
+  for (const frame of frames) {
+    let doc = null;
+    try { doc = frame.contentDocument; } catch { doc = null; }
+    if (doc && doc.body) read.push(doc);
+    else {
+      try { unread.push(new URL(frame.src, location.href).origin); } catch { unread.push('about:blank'); }
+    }
+  }
+  return {read, unread};
+};
+
+// The layers drawn over the page, with the share of the grid's points they were met at and
+// whether one lies over a value read (`values`, elements).
+const probeLayers = (values) => {
   const width = innerWidth, height = innerHeight;
-  if (!document.body || !width || !height) return null;
-  const styles = new Map(), hits = new Map();
+  const styles = new Map(), hits = new Map(), overValue = new Set();
+  const layerAt = (x, y) => {
+    const {top, stack} = stackAt(x, y);
+    return top ? layerOf(top, stack, styles) : null;
+  };
   for (let i = 0; i < GRID; i++) {
     for (let j = 0; j < GRID; j++) {
-      const hit = hitAt((i + 0.5) * width / GRID, (j + 0.5) * height / GRID);
-      const layer = hit && layerOf(hit, styles);
+      const layer = layerAt((i + 0.5) * width / GRID, (j + 0.5) * height / GRID);
       if (layer) hits.set(layer, (hits.get(layer) || 0) + 1);
     }
   }
+  for (const value of values) {
+    const box = value.getBoundingClientRect();
+    const x = box.left + box.width / 2, y = box.top + box.height / 2;
+    if (!box.width || !box.height || x < 0 || y < 0 || x > width || y > height) continue;
+    const layer = layerAt(x, y);
+    if (layer && !inside(layer, value)) { overValue.add(layer); if (!hits.has(layer)) hits.set(layer, 0); }
+  }
+  return {hits, overValue};
+};
+
+// The layer covering the page, as blocker detection reads a page (headings, text, a password
+// field, a captcha widget, and the frames' documents it holds) with the share of the grid it
+// covers, why the page is held and the controls it offers; null when no layer covers it.
+verity.coveringLayer = (limit, values = []) => {
+  const width = innerWidth, height = innerHeight;
+  if (!document.body || !width || !height) return null;
+  const {hits, overValue} = probing(() => probeLayers(values));
   if (!hits.size) return null;
   const counts = (layer) => {
+    if (overValue.has(layer)) return true;
     const box = layer.getBoundingClientRect();
     const area = Math.max(0, Math.min(box.right, width) - Math.max(box.left, 0)) * Math.max(0, Math.min(box.bottom, height) - Math.max(box.top, 0));
     const centre = box.left <= width / 2 && box.right >= width / 2 && box.top <= height / 2 && box.bottom >= height / 2;
-    return centre || area >= width * height / 4;
+    return (centre || area >= width * height / 4) && !isPage(layer);
   };
-  // A fixed frame holding the page's main content (an app drawn in a fixed box) is the page itself.
-  const layers = [...hits.keys()].filter((layer) => counts(layer) && !layer.querySelector('main,[role=main]'));
+  const layers = [...hits.keys()].filter(counts);
   if (!layers.length) return null;
   const share = layers.reduce((sum, layer) => sum + hits.get(layer), 0) / (GRID * GRID);
   const held = heldBy(layers);
+  if (layers.some((layer) => overValue.has(layer))) held.push('over a value read');
   if (share < SHARE && !held.length) return null;
   const roots = layers.flatMap(rootsUnder);
   const within = (selector) => [...layers.flatMap((l) => [...(l.matches(selector) ? [l] : []), ...l.querySelectorAll(selector)]),
     ...roots.flatMap((r) => Array.from(r.querySelectorAll(selector)))];
-  const shown = (el) => !el.checkVisibility || el.checkVisibility({visibilityProperty: true});
-  const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
-  const text = [...layers.map((l) => l.innerText || ''), ...roots.map(verity.shadowText)].filter(Boolean).join('\n');
+  const frames = frameDocuments(within('iframe,frame'));
+  const inFrames = (selector) => frames.read.flatMap((doc) => Array.from(doc.querySelectorAll(selector)));
+  const text = [...layers.map((l) => l.innerText || ''), ...roots.map(verity.shadowText), ...frames.read.map((doc) => doc.body.innerText || '')]
+    .filter(Boolean).join('\n');
+  const named = (el) => squash(el.getAttribute('aria-label') || el.innerText || el.value || el.title).slice(0, CONTROL_CHARS);
   return {
     layers: layers.map(describe),
     share,
     held,
-    headings: within('h1,h2,h3').filter(shown).map((h) => squash(h.innerText)).filter(Boolean).slice(0, 10),
-    password: within('input[type=password]').some(shown),
-    captcha: within(verity.captchaSelector).length > 0,
+    headings: [...within('h1,h2,h3'), ...inFrames('h1,h2,h3')].filter(shown).map((h) => squash(h.innerText)).filter(Boolean).slice(0, 10),
+    password: [...within('input[type=password]'), ...inFrames('input[type=password]')].some(shown),
+    captcha: within(verity.captchaSelector).length + inFrames(verity.captchaSelector).length > 0,
+    controls: [...within(CONTROL), ...inFrames(CONTROL)].filter(shown).map(named).filter(Boolean).slice(0, CONTROLS),
+    unread_frames: [...new Set(frames.unread)],
     text: text.slice(0, Math.min(limit, TEXT_CHARS)),
   };
 };

@@ -95,7 +95,7 @@ verity.fingerprint = () => {
 // field, a captcha widget (the common providers' frames and containers), and the layer that
 // covers the page, if one does. Open shadow roots count as the document: a wall drawn by a web
 // component is a wall.
-verity.pageSigns = (limit, shownLimit) => {
+verity.pageSigns = (limit, shownLimit, values = []) => {
   const shown = (el) => !el.checkVisibility || el.checkVisibility({visibilityProperty: true});
   const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
   // The main heading first (blocker detection reads the first as the page's own): the first
@@ -114,8 +114,9 @@ verity.pageSigns = (limit, shownLimit) => {
   const inner = verity.allText(roots);
   const source = inner.length <= shownLimit ? 'shown' : 'inner_text';
   const text = source === 'shown' ? verity.shownText() : inner;
-  // A layer drawn over the content is judged as what a person meets first (covering_layer.js).
-  return {headings, password, captcha, text: text.slice(0, limit), source, cover: verity.coveringLayer(limit)};
+  // A layer drawn over the content is judged as what a person meets first (covering_layer.js), and
+  // one over a value read (`values`, elements) as what covers that value.
+  return {headings, password, captcha, text: text.slice(0, limit), source, cover: verity.coveringLayer(limit, values)};
 };
 verity.captchaSelector = 'iframe[src*="recaptcha"],iframe[src*="hcaptcha"],' +
   'iframe[src*="challenges.cloudflare.com"],.g-recaptcha,.h-captcha,.cf-turnstile,[data-sitekey],' +

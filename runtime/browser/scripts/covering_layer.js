@@ -111,19 +111,51 @@ const describe = (el) => {
 const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
 const shown = (el) => !el.checkVisibility || el.checkVisibility({visibilityProperty: true});
 
-// The documents of the frames among `frames` the page can read (same origin), and the origins of those it cannot.
+// The frames the page cannot read (another origin) of the latest layer found: the driver reads
+// their documents in their own worlds (runtime/browser/tab/cover_frames.py).
+let unreadFrames = [];
+
+// The documents of the frames among `frames` the page can read (same origin), and those it cannot.
 const frameDocuments = (frames) => {
   const read = [], unread = [];
   for (const frame of frames) {
     let doc = null;
     try { doc = frame.contentDocument; } catch { doc = null; }
     if (doc && doc.body) read.push(doc);
-    else {
-      try { unread.push(new URL(frame.src, location.href).origin); } catch { unread.push('about:blank'); }
-    }
+    else unread.push(frame);
   }
   return {read, unread};
 };
+
+// What blocker detection reads of `layers`, as of a page (headings, text, a password field, a
+// captcha widget, in their shadow roots and the documents of their frames the page can read),
+// with the controls they offer.
+const signsOf = (layers, limit) => {
+  const roots = layers.flatMap(rootsUnder);
+  const within = (selector) => [...layers.flatMap((l) => [...(l.matches(selector) ? [l] : []), ...l.querySelectorAll(selector)]),
+    ...roots.flatMap((r) => Array.from(r.querySelectorAll(selector)))];
+  const frames = frameDocuments(within('iframe,frame'));
+  const all = (selector) => [...within(selector), ...frames.read.flatMap((doc) => Array.from(doc.querySelectorAll(selector)))];
+  const text = [...layers.map((l) => l.innerText || ''), ...roots.map(verity.shadowText), ...frames.read.map((doc) => doc.body.innerText || '')]
+    .filter(Boolean).join('\n');
+  const named = (el) => squash(el.getAttribute('aria-label') || el.innerText || el.value || el.title).slice(0, CONTROL_CHARS);
+  const origin = (frame) => { try { return new URL(frame.src, location.href).origin; } catch { return 'about:blank'; } };
+  unreadFrames = frames.unread;
+  return {
+    headings: all('h1,h2,h3').filter(shown).map((h) => squash(h.innerText)).filter(Boolean).slice(0, 10),
+    password: all('input[type=password]').some(shown),
+    captcha: all(verity.captchaSelector).length > 0,
+    controls: all(CONTROL).filter(shown).map(named).filter(Boolean).slice(0, CONTROLS),
+    unread_frames: frames.unread.map(origin),
+    text: text.slice(0, Math.min(limit, TEXT_CHARS)),
+  };
+};
+
+// Which of the latest layer's unread frames this frame element is (-1 for none).
+verity.coverFrameIndex = function () { return unreadFrames.indexOf(this); };
+
+// A frame's document as a layer, read in its own world: what signsOf reads of one.
+verity.frameLayer = (limit) => (document.body ? signsOf([document.body], limit) : null);
 
 // The layers drawn over the page, with the share of the grid's points they were met at and
 // whether one lies over a value read (`values`, elements).
@@ -159,11 +191,12 @@ verity.coveringLayer = (limit, values = []) => {
   const {hits, overValue} = probing(() => probeLayers(values));
   if (!hits.size) return null;
   const counts = (layer) => {
+    if (isPage(layer)) return false;
     if (overValue.has(layer)) return true;
     const box = layer.getBoundingClientRect();
     const area = Math.max(0, Math.min(box.right, width) - Math.max(box.left, 0)) * Math.max(0, Math.min(box.bottom, height) - Math.max(box.top, 0));
     const centre = box.left <= width / 2 && box.right >= width / 2 && box.top <= height / 2 && box.bottom >= height / 2;
-    return (centre || area >= width * height / 4) && !isPage(layer);
+    return centre || area >= width * height / 4;
   };
   const layers = [...hits.keys()].filter(counts);
   if (!layers.length) return null;
@@ -171,23 +204,5 @@ verity.coveringLayer = (limit, values = []) => {
   const held = heldBy(layers);
   if (layers.some((layer) => overValue.has(layer))) held.push('over a value read');
   if (share < SHARE && !held.length) return null;
-  const roots = layers.flatMap(rootsUnder);
-  const within = (selector) => [...layers.flatMap((l) => [...(l.matches(selector) ? [l] : []), ...l.querySelectorAll(selector)]),
-    ...roots.flatMap((r) => Array.from(r.querySelectorAll(selector)))];
-  const frames = frameDocuments(within('iframe,frame'));
-  const inFrames = (selector) => frames.read.flatMap((doc) => Array.from(doc.querySelectorAll(selector)));
-  const text = [...layers.map((l) => l.innerText || ''), ...roots.map(verity.shadowText), ...frames.read.map((doc) => doc.body.innerText || '')]
-    .filter(Boolean).join('\n');
-  const named = (el) => squash(el.getAttribute('aria-label') || el.innerText || el.value || el.title).slice(0, CONTROL_CHARS);
-  return {
-    layers: layers.map(describe),
-    share,
-    held,
-    headings: [...within('h1,h2,h3'), ...inFrames('h1,h2,h3')].filter(shown).map((h) => squash(h.innerText)).filter(Boolean).slice(0, 10),
-    password: [...within('input[type=password]'), ...inFrames('input[type=password]')].some(shown),
-    captcha: within(verity.captchaSelector).length + inFrames(verity.captchaSelector).length > 0,
-    controls: [...within(CONTROL), ...inFrames(CONTROL)].filter(shown).map(named).filter(Boolean).slice(0, CONTROLS),
-    unread_frames: [...new Set(frames.unread)],
-    text: text.slice(0, Math.min(limit, TEXT_CHARS)),
-  };
+  return {layers: layers.map(describe), share, held, ...signsOf(layers, limit)};
 };

@@ -139,14 +139,15 @@ const signsOf = (layers, limit) => {
   const text = [...layers.map((l) => l.innerText || ''), ...roots.map(verity.shadowText), ...frames.read.map((doc) => doc.body.innerText || '')]
     .filter(Boolean).join('\n');
   const named = (el) => squash(el.getAttribute('aria-label') || el.innerText || el.value || el.title).slice(0, CONTROL_CHARS);
-  const origin = (frame) => { try { return new URL(frame.src, location.href).origin; } catch { return 'about:blank'; } };
+  const source = (frame) => { try { return new URL(frame.src || 'about:blank', location.href).href; } catch { return 'about:blank'; } };
   unreadFrames = frames.unread;
   return {
     headings: all('h1,h2,h3').filter(shown).map((h) => squash(h.innerText)).filter(Boolean).slice(0, 10),
     password: all('input[type=password]').some(shown),
     captcha: all(verity.captchaSelector).length > 0,
     controls: all(CONTROL).filter(shown).map(named).filter(Boolean).slice(0, CONTROLS),
-    unread_frames: frames.unread.map(origin),
+    frames: [...frames.read.map((doc) => doc.URL), ...frames.unread.map(source)],
+    unread_frames: frames.unread.map(source),
     text: text.slice(0, Math.min(limit, TEXT_CHARS)),
   };
 };

@@ -23,11 +23,16 @@ async def read_cover_frames(worlds: FrameWorlds, cdp: Any, cover: dict[str, Any]
         if frame.get("parentId") != top:
             continue
         try:
+            # Which of the layer's unread frames this one is, asked of its element in the top document.
             owner = await cdp.send("DOM.getFrameOwner", {"frameId": frame["id"]})
             handle = await cdp.send("DOM.resolveNode", {"backendNodeId": owner["backendNodeId"], "executionContextId": await worlds.top_context()})
             index = (await call_page_script(cdp, {"objectId": handle["object"]["objectId"]}, "coverFrameIndex", [])).get("result", {}).get("value")
             if not isinstance(index, int) or not 0 <= index < len(unread):
                 continue
+            # Where the frame is now, which its `src` need not say (a redirect, a navigation).
+            where = str(frame.get("url") or unread[index])
+            merged["frames"] = [where if url == unread[index] else url for url in merged.get("frames") or ()]
+            unread[index] = where
             reply = await worlds.call(await worlds.context_for(frame), "frameLayer", limit)
         except Exception:  # noqa: BLE001 - the frame went meanwhile: it stays unread
             continue

@@ -41,8 +41,10 @@ class CoveringLayer:
     text: str = ""
     has_password_field: bool = False
     has_captcha_widget: bool = False
-    # The names of the buttons and links it offers, and the origins of frames in it the page cannot read.
+    # The names of the buttons and links it offers; the URLs of the frames in it, and of those
+    # whose documents could not be read.
     controls: tuple[str, ...] = ()
+    frames: tuple[str, ...] = ()
     unread_frames: tuple[str, ...] = ()
 
     @classmethod
@@ -59,7 +61,8 @@ class CoveringLayer:
             has_password_field=bool(raw.get("password")),
             has_captcha_widget=bool(raw.get("captcha")),
             controls=tuple(str(name) for name in raw.get("controls") or ()),
-            unread_frames=tuple(str(origin) for origin in raw.get("unread_frames") or ()),
+            frames=tuple(str(url) for url in raw.get("frames") or ()),
+            unread_frames=tuple(str(url) for url in raw.get("unread_frames") or ()),
         )
 
     def dismissal(self) -> str | None:
@@ -80,6 +83,7 @@ class CoveringLayer:
             "headings": list(self.headings),
             "text": " ".join(self.text.split())[:EVIDENCE_TEXT_CHARS],
             **({"dismissed_by": dismissal} if (dismissal := self.dismissal()) else {}),
+            **({"frames": list(self.frames)} if self.frames else {}),
             **({"unread_frames": list(self.unread_frames)} if self.unread_frames else {}),
         }
 

@@ -4,10 +4,11 @@
 //
 // What a person meets is what is drawn on top: the viewport is probed on a grid (and at the centre
 // of each value read, when one is given) with elementsFromPoint, through open and adopted closed
-// shadow roots, while a sheet makes every element meet the pointer (a wall drawn with
-// pointer-events: none is drawn all the same). A hit's layer is its outermost fixed ancestor
-// under <body>, or else its outermost absolute or sticky ancestor drawn over something outside it
-// (a paywall laid over its article's wrapper); a transparent one is no layer. A layer counts when
+// shadow roots. A hit's layer is its outermost fixed ancestor under <body>, or else its outermost
+// absolute or sticky ancestor drawn over something outside it (a paywall laid over its article's
+// wrapper); a transparent one is no layer. A wall drawn with pointer-events: none is drawn all the
+// same though the pointer passes through it: at each point, the positioned elements beside the
+// hit's ancestors that the pointer passes through are taken by their boxes and paint order. A layer counts when
 // it holds the viewport's centre or a quarter of its area (a header, a cookie bar, a corner dialog
 // do neither) or lies over a value read, and the layers that count cover the page when they are
 // hit at half the grid's points, lie over a value, or hold the page under them: a modal dialog,
@@ -22,19 +23,6 @@ const TEXT_CHARS = 4000;
 const CONTROLS = 16;
 const CONTROL_CHARS = 60;
 const CONTROL = 'button,a[href],[role=button],input[type=button],input[type=submit]';
-
-// Every element meets the pointer while the page is probed. The sheet is added and removed in the
-// same task, so no page script runs while it is on.
-let everyHit = null;
-const probing = (probe) => {
-  if (!everyHit) {
-    everyHit = new CSSStyleSheet();
-    everyHit.replaceSync('*, *::before, *::after { pointer-events: auto !important; }');
-  }
-  const sheets = [...document.adoptedStyleSheets];
-  document.adoptedStyleSheets = [...sheets, everyHit];
-  try { return probe(); } finally { document.adoptedStyleSheets = sheets; }
-};
 
 const parentOf = (el) => el.parentElement || (el.getRootNode() instanceof ShadowRoot ? el.getRootNode().host : null);
 
@@ -55,6 +43,61 @@ const stackAt = (x, y) => {
     el = inner;
   }
   return {top: el, stack};
+};
+
+// A parent with more children than this holds rows of content (a table's, a list's), not layers.
+const SIBLINGS = 64;
+const styleOf = (el) => getComputedStyle(el);
+const drawn = (el) => !el.checkVisibility || el.checkVisibility({opacityProperty: true, visibilityProperty: true});
+const holdsPoint = (el, x, y) => {
+  const box = el.getBoundingClientRect();
+  return box.width > 0 && box.height > 0 && x >= box.left && x <= box.right && y >= box.top && y <= box.bottom;
+};
+
+// Whether `el` paints something at (x, y): a background, a backdrop, or a child (a few levels down) that does.
+const paintsAt = (el, x, y, depth = 0) => {
+  if (!holdsPoint(el, x, y)) return false;
+  const s = styleOf(el);
+  const transparent = s.backgroundColor === 'transparent' || /,\s*0\)$/.test(s.backgroundColor);
+  if (!transparent || s.backgroundImage !== 'none' || s.backdropFilter !== 'none' || ['IMG', 'SVG', 'CANVAS', 'VIDEO', 'IFRAME'].includes(el.tagName.toUpperCase())) return true;
+  return depth < 3 && Array.from(el.children).slice(0, SIBLINGS).some((child) => paintsAt(child, x, y, depth + 1));
+};
+
+// The children of `parent` the pointer passes through that are drawn apart from the flow (fixed,
+// absolute, sticky), shown: what hit testing cannot meet. Cached per probe.
+const passedThrough = (parent, cache) => {
+  if (!cache.has(parent)) {
+    const children = parent.children && parent.children.length <= SIBLINGS ? Array.from(parent.children) : [];
+    cache.set(parent, children.filter((el) => {
+      const s = styleOf(el);
+      return s.pointerEvents === 'none' && ['fixed', 'absolute', 'sticky'].includes(s.position) && drawn(el);
+    }));
+  }
+  return cache.get(parent);
+};
+
+const zIndex = (el) => { const z = parseInt(styleOf(el).zIndex, 10); return Number.isNaN(z) ? 0 : z; };
+
+// Whether `layer`, a positioned element, is painted over its sibling `node` (null: the parent's own content).
+const paintedOver = (layer, node) => {
+  if (!node || styleOf(node).position === 'static') return zIndex(layer) >= 0;
+  if (zIndex(layer) !== zIndex(node)) return zIndex(layer) > zIndex(node);
+  return !!(node.compareDocumentPosition(layer) & Node.DOCUMENT_POSITION_FOLLOWING);
+};
+
+// The outermost element the pointer passes through that is painted over `top` at (x, y).
+const passedOver = (top, x, y, cache) => {
+  let found = null;
+  const chain = top === document.body || top === document.documentElement ? [[null, document.body]] : [];
+  for (let node = top; node && node !== document.body && node !== document.documentElement; node = parentOf(node)) {
+    chain.push([node, node.parentElement || node.parentNode]);
+  }
+  for (const [node, parent] of chain) {
+    if (!parent) continue;
+    const over = passedThrough(parent, cache).find((el) => el !== node && paintedOver(el, node) && paintsAt(el, x, y));
+    if (over) found = over;
+  }
+  return found;
 };
 
 const isPage = (el) => !!el.querySelector('main,[role=main]');
@@ -162,10 +205,12 @@ verity.frameLayer = (limit) => (document.body ? signsOf([document.body], limit) 
 // whether one lies over a value read (`values`, elements).
 const probeLayers = (values) => {
   const width = innerWidth, height = innerHeight;
-  const styles = new Map(), hits = new Map(), overValue = new Set();
+  const styles = new Map(), hits = new Map(), overValue = new Set(), cache = new Map();
   const layerAt = (x, y) => {
     const {top, stack} = stackAt(x, y);
-    return top ? layerOf(top, stack, styles) : null;
+    if (!top) return null;
+    const over = passedOver(top, x, y, cache);
+    return over ? layerOf(over, [...stack, top], styles) : layerOf(top, stack, styles);
   };
   for (let i = 0; i < GRID; i++) {
     for (let j = 0; j < GRID; j++) {
@@ -189,7 +234,7 @@ const probeLayers = (values) => {
 verity.coveringLayer = (limit, values = []) => {
   const width = innerWidth, height = innerHeight;
   if (!document.body || !width || !height) return null;
-  const {hits, overValue} = probing(() => probeLayers(values));
+  const {hits, overValue} = probeLayers(values);
   if (!hits.size) return null;
   const counts = (layer) => {
     if (isPage(layer)) return false;

@@ -13,6 +13,9 @@ Popups that hand a URL to the desktop from their first script (ext-popup-*) are 
 POLICY-039: a new tab waits, paused, until a watch of its hand-offs is on its flat session. Closed shadow roots' walls (closed-*, late-closed-*) are
 judged since BROWSER-078. A wall drawn in a layer over the quote (covered-*) is judged since
 VERDICT-041; on the code before it, 11 of its 12 walls ended completed with the value under them.
+Walls that are not fixed layers (walls-*) are judged since VERDICT-042; on the code before it, 10
+of its 11 walls ended completed with the value under them, and 2 of its 3 dismissible popups
+ended login_required.
 """
 
 from __future__ import annotations

@@ -191,6 +191,9 @@ PROBES = (
     Probe("walls-dismissible-signin", "walls-dismissible-signin.html", ("completed", None), "Q-6012"),
     Probe("walls-dismissible-continue", "walls-dismissible-continue.html", ("completed", None), "Q-6013"),
     Probe("walls-dismissible-newsletter", "walls-dismissible-newsletter.html", ("completed", None), "Q-6014"),
+    # The lead is free; the paywall is laid over the rest of the article from below the first
+    # screen, the value with it (off the viewport: no point there can be hit-tested).
+    Probe("walls-below-fold", "walls-below-fold.html", WALL),
     Probe("walls-benign-hero", "walls-benign-hero.html", ("completed", None), "Q-6015"),
     Probe("walls-benign-sticky-header", "walls-benign-sticky-header.html", ("completed", None), "Q-6016"),
     Probe("walls-benign-tooltip", "walls-benign-tooltip.html", ("completed", None), "Q-6017"),

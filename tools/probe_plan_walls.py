@@ -194,6 +194,7 @@ PROBES = (
     # The lead is free; the paywall is laid over the rest of the article from below the first
     # screen, the value with it (off the viewport: no point there can be hit-tested).
     Probe("walls-below-fold", "walls-below-fold.html", WALL),
+    Probe("walls-benign-below-fold", "walls-benign-below-fold.html", ("completed", None), "Q-6021"),
     Probe("walls-benign-hero", "walls-benign-hero.html", ("completed", None), "Q-6015"),
     Probe("walls-benign-sticky-header", "walls-benign-sticky-header.html", ("completed", None), "Q-6016"),
     Probe("walls-benign-tooltip", "walls-benign-tooltip.html", ("completed", None), "Q-6017"),

@@ -4,7 +4,8 @@
 //
 // What a person meets is what is drawn on top: the viewport is probed on a grid (and at the centre
 // of each value read, when one is given) with elementsFromPoint, through open and adopted closed
-// shadow roots. A hit's layer is its outermost fixed ancestor under <body>, or else its outermost
+// shadow roots; a value off the viewport, where nothing can be hit-tested, is judged by the boxes
+// and paint order of the positioned elements beside its ancestors. A hit's layer is its outermost fixed ancestor under <body>, or else its outermost
 // absolute or sticky ancestor drawn over something outside it (a paywall laid over its article's
 // wrapper); a transparent one is no layer. A wall drawn with pointer-events: none is drawn all the
 // same though the pointer passes through it: at each point, the positioned elements beside the
@@ -63,15 +64,13 @@ const paintsAt = (el, x, y, depth = 0) => {
   return depth < 3 && Array.from(el.children).slice(0, SIBLINGS).some((child) => paintsAt(child, x, y, depth + 1));
 };
 
-// The children of `parent` the pointer passes through that are drawn apart from the flow (fixed,
-// absolute, sticky), shown: what hit testing cannot meet. Cached per probe.
-const passedThrough = (parent, cache) => {
+// The children of `parent` drawn apart from the flow (fixed, absolute, sticky), shown, with
+// whether the pointer passes through each (what hit testing cannot meet). Cached per probe.
+const drawnApart = (parent, cache) => {
   if (!cache.has(parent)) {
     const children = parent.children && parent.children.length <= SIBLINGS ? Array.from(parent.children) : [];
-    cache.set(parent, children.filter((el) => {
-      const s = styleOf(el);
-      return s.pointerEvents === 'none' && ['fixed', 'absolute', 'sticky'].includes(s.position) && drawn(el);
-    }));
+    cache.set(parent, children.filter((el) => ['fixed', 'absolute', 'sticky'].includes(styleOf(el).position) && drawn(el))
+      .map((el) => ({el, passes: styleOf(el).pointerEvents === 'none'})));
   }
   return cache.get(parent);
 };
@@ -85,8 +84,10 @@ const paintedOver = (layer, node) => {
   return !!(node.compareDocumentPosition(layer) & Node.DOCUMENT_POSITION_FOLLOWING);
 };
 
-// The outermost element the pointer passes through that is painted over `top` at (x, y).
-const passedOver = (top, x, y, cache) => {
+// The outermost element drawn apart from the flow that is painted over `top` at (x, y), beside
+// one of its ancestors: of those the pointer passes through only (`passing`), where hit testing
+// met `top`; of any, at a point off the viewport, where nothing can be hit-tested.
+const drawnOver = (top, x, y, cache, passing) => {
   let found = null;
   const chain = top === document.body || top === document.documentElement ? [[null, document.body]] : [];
   for (let node = top; node && node !== document.body && node !== document.documentElement; node = parentOf(node)) {
@@ -94,8 +95,8 @@ const passedOver = (top, x, y, cache) => {
   }
   for (const [node, parent] of chain) {
     if (!parent) continue;
-    const over = passedThrough(parent, cache).find((el) => el !== node && paintedOver(el, node) && paintsAt(el, x, y));
-    if (over) found = over;
+    const over = drawnApart(parent, cache).find(({el, passes}) => (passes || !passing) && el !== node && paintedOver(el, node) && paintsAt(el, x, y));
+    if (over) found = over.el;
   }
   return found;
 };
@@ -209,7 +210,7 @@ const probeLayers = (values) => {
   const layerAt = (x, y) => {
     const {top, stack} = stackAt(x, y);
     if (!top) return null;
-    const over = passedOver(top, x, y, cache);
+    const over = drawnOver(top, x, y, cache, true);
     return over ? layerOf(over, [...stack, top], styles) : layerOf(top, stack, styles);
   };
   for (let i = 0; i < GRID; i++) {
@@ -221,8 +222,10 @@ const probeLayers = (values) => {
   for (const value of values) {
     const box = value.getBoundingClientRect();
     const x = box.left + box.width / 2, y = box.top + box.height / 2;
-    if (!box.width || !box.height || x < 0 || y < 0 || x > width || y > height) continue;
-    const layer = layerAt(x, y);
+    if (!box.width || !box.height) continue;
+    const onScreen = x >= 0 && y >= 0 && x <= width && y <= height;
+    const over = onScreen ? null : drawnOver(value, x, y, cache, false);
+    const layer = onScreen ? layerAt(x, y) : over && layerOf(over, [value], styles);
     if (layer && !inside(layer, value)) { overValue.add(layer); if (!hits.has(layer)) hits.set(layer, 0); }
   }
   return {hits, overValue};

@@ -2,19 +2,19 @@
 // sign-in box, a paywall, a captcha or an "Access denied" notice a site draws over an article whose
 // text is still in the DOM underneath, shown, often blurred.
 //
-// What a person meets is what is drawn on top: the viewport is probed on a grid (and at the centre
-// of each value read, when one is given) with elementsFromPoint, through open and adopted closed
-// shadow roots; a value off the viewport, where nothing can be hit-tested, is judged by the boxes
-// and paint order of the positioned elements beside its ancestors. A hit's layer is its outermost fixed ancestor under <body>, or else its outermost
+// What a person meets is what is drawn on top. The viewport is probed on a grid, and at the centre
+// of each value read when values are given, with elementsFromPoint, through open and adopted closed
+// shadow roots. A hit's layer is its outermost fixed ancestor under <body>, or else its outermost
 // absolute or sticky ancestor drawn over something outside it (a paywall laid over its article's
-// wrapper); a transparent one is no layer. A wall drawn with pointer-events: none is drawn all the
-// same though the pointer passes through it: at each point, the positioned elements beside the
-// hit's ancestors that the pointer passes through are taken by their boxes and paint order. A layer counts when
-// it holds the viewport's centre or a quarter of its area (a header, a cookie bar, a corner dialog
-// do neither) or lies over a value read, and the layers that count cover the page when they are
-// hit at half the grid's points, lie over a value, or hold the page under them: a modal dialog,
-// aria-modal, the rest of the page inert or blurred, its scrolling locked. A layer that is a frame
-// is read through the frame's document where the page can read it (same origin).
+// wrapper); a transparent one is no layer. What hit testing cannot meet is taken by box and paint
+// order among the positioned elements beside the hit's ancestors: a wall drawn with
+// pointer-events: none (the pointer passes through it, a person does not), and whatever lies over a
+// value off the viewport. A layer counts when it holds the viewport's centre or a quarter of its
+// area (a header, a cookie bar, a corner dialog do neither) or lies over a value read, and the
+// layers that count cover the page when they are hit at half the grid's points, lie over a value,
+// or hold the page under them: a modal dialog, aria-modal, the rest of the page inert or blurred,
+// its scrolling locked. A frame in a layer is read by its document: here when the page can read it
+// (same origin), else by the driver in the frame's own world (runtime/browser/tab/cover_frames.py).
 
 const GRID = 5;
 const SHARE = 0.5;
@@ -33,17 +33,18 @@ const inside = (outer, el) => {
   return false;
 };
 
-// What is drawn at (x, y), top first: the document's stack, with the top element taken inside shadow roots.
+// What is drawn at (x, y): the top element, taken inside shadow roots, and the document's whole
+// stack there, top first, asked only when needed (a list hit test costs more on a big page).
 const stackAt = (x, y) => {
-  const stack = document.elementsFromPoint(x, y);
-  let el = stack[0];
+  let el = document.elementFromPoint(x, y);
   for (let depth = 0; el && depth < 16; depth++) {
     const root = verity.rootOf(el);
     const inner = root && root.elementFromPoint(x, y);
     if (!inner || inner === el) break;
     el = inner;
   }
-  return {top: el, stack};
+  let stack = null;
+  return {top: el, stack: () => (stack = stack || document.elementsFromPoint(x, y))};
 };
 
 // A parent with more children than this holds rows of content (a table's, a list's), not layers.
@@ -105,17 +106,18 @@ const isPage = (el) => !!el.querySelector('main,[role=main]');
 
 // The layer `top` belongs to: its outermost fixed ancestor below <body> (a body fixed to lock
 // scrolling is the page; a fixed frame holding the page's main content is the page itself), or
-// else its outermost absolute or sticky ancestor over something of the stack outside it.
+// else its outermost absolute or sticky ancestor over something of `stack()` (what is drawn
+// there) outside it.
 const layerOf = (top, stack, styles) => {
   let fixed = null, over = null;
   for (let node = top; node && node !== document.body && node !== document.documentElement; node = parentOf(node)) {
-    if (!styles.has(node)) styles.set(node, getComputedStyle(node).position);
+    if (!styles.has(node)) styles.set(node, styleOf(node).position);
     const position = styles.get(node);
     if (position === 'fixed') fixed = node;
-    else if ((position === 'absolute' || position === 'sticky') && stack.some((el) => !inside(node, el) && !inside(el, node))) over = node;
+    else if ((position === 'absolute' || position === 'sticky') && stack().some((el) => !inside(node, el) && !inside(el, node))) over = node;
   }
   const layer = fixed && !isPage(fixed) ? fixed : over;
-  return layer && (!layer.checkVisibility || layer.checkVisibility({opacityProperty: true, visibilityProperty: true})) ? layer : null;
+  return layer && drawn(layer) ? layer : null;
 };
 
 // Every shadow root under `el`, its own included.
@@ -211,7 +213,7 @@ const probeLayers = (values) => {
     const {top, stack} = stackAt(x, y);
     if (!top) return null;
     const over = drawnOver(top, x, y, cache, true);
-    return over ? layerOf(over, [...stack, top], styles) : layerOf(top, stack, styles);
+    return over ? layerOf(over, () => [...stack(), top], styles) : layerOf(top, stack, styles);
   };
   for (let i = 0; i < GRID; i++) {
     for (let j = 0; j < GRID; j++) {
@@ -225,7 +227,7 @@ const probeLayers = (values) => {
     if (!box.width || !box.height) continue;
     const onScreen = x >= 0 && y >= 0 && x <= width && y <= height;
     const over = onScreen ? null : drawnOver(value, x, y, cache, false);
-    const layer = onScreen ? layerAt(x, y) : over && layerOf(over, [value], styles);
+    const layer = onScreen ? layerAt(x, y) : over && layerOf(over, () => [value], styles);
     if (layer && !inside(layer, value)) { overValue.add(layer); if (!hits.has(layer)) hits.set(layer, 0); }
   }
   return {hits, overValue};

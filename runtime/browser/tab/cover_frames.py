@@ -45,5 +45,5 @@ async def read_cover_frames(worlds: FrameWorlds, cdp: Any, cover: dict[str, Any]
             merged[key] = [*(merged.get(key) or []), *(signs.get(key) or [])]
         merged["password"] = bool(merged.get("password") or signs.get("password"))
         merged["captcha"] = bool(merged.get("captcha") or signs.get("captcha"))
-    merged["unread_frames"] = [origin for origin in unread if origin]
+    merged["unread_frames"] = [url for url in unread if url]
     return merged

@@ -103,3 +103,28 @@ Feature: A blocked page is named for what it is
       | cover-benign-lightbox   |
       | cover-benign-newsletter |
       | cover-benign-loading    |
+
+  @VERDICT-042
+  Scenario Outline: A sign-in prompt over the page with a way past it is a popup, not a wall
+    Given the labelled page "<case>"
+    When its blocker is detected
+    Then no blocker is found
+    And the covering layer's way past it is "<control>"
+
+    Examples:
+      | case                       | control                     |
+      | cover-dismissible-signin   | ×                           |
+      | cover-dismissible-zh       | 暂不登录                    |
+      | cover-dismissible-continue | Continue without signing in |
+
+  @VERDICT-042
+  Scenario Outline: A layer that offers only ways in, or a captcha with a close button, is still a wall
+    Given the labelled page "<case>"
+    When its blocker is detected
+    Then the blocker kind is "<kind>"
+    And the evidence names the covering layer
+
+    Examples:
+      | case                  | kind           |
+      | cover-paywall-ways-in | login_required |
+      | cover-captcha-close   | captcha        |

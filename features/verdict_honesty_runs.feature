@@ -95,3 +95,11 @@ Feature: Every honesty corpus case ends as its label says when it really runs
     Then no case ends completed against its label
     And no benign case fails
     And every case ends with its labelled stop reason, blocker kind, evidence and values
+
+  @VERDICT-042
+  Scenario: A wall drawn absolute or sticky, one the pointer passes through and one in a frame over the page are walls, and a popup with a way past it is none
+    Given the honesty corpus's "walls-" cases
+    When every case runs in Chromium against the corpus site
+    Then no case ends completed against its label
+    And no benign case fails
+    And every case ends with its labelled stop reason, blocker kind, evidence and values

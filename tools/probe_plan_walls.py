@@ -13,6 +13,9 @@ Popups that hand a URL to the desktop from their first script (ext-popup-*) are 
 POLICY-039: a new tab waits, paused, until a watch of its hand-offs is on its flat session. Closed shadow roots' walls (closed-*, late-closed-*) are
 judged since BROWSER-078. A wall drawn in a layer over the quote (covered-*) is judged since
 VERDICT-041; on the code before it, 11 of its 12 walls ended completed with the value under them.
+Walls that are not fixed layers (walls-*) are judged since VERDICT-042; on the code before it, 10
+of its 11 walls ended completed with the value under them, and 2 of its 3 dismissible popups
+ended login_required.
 """
 
 from __future__ import annotations
@@ -169,6 +172,34 @@ PROBES = (
     Probe("covered-benign-gradient", "covered-benign-gradient.html", ("completed", None), "Q-5104"),
     Probe("covered-benign-header-signin", "covered-benign-header-signin.html", ("completed", None), "Q-5105"),
     Probe("covered-benign-lightbox", "covered-benign-lightbox.html", ("completed", None), "Q-5106"),
+    # 5. walls that are not fixed layers (h14), expected before running: a wall drawn absolute or
+    # sticky over the article, one the pointer passes through, one in a frame drawn over the page,
+    # at load or after validation, is that wall; a sign-in or newsletter popup a person can dismiss
+    # ("Maybe later", "No thanks", a close button) is no wall, nor is a hero image, a sticky header,
+    # a tooltip, a sticky cookie bar or a corner box.
+    Probe("walls-absolute-long", "walls-absolute-long.html", WALL),
+    Probe("walls-absolute-short", "walls-absolute-short.html", WALL),
+    Probe("walls-absolute-login", "walls-absolute-login.html", WALL),
+    Probe("walls-absolute-truncated", "walls-absolute-truncated.html", WALL),
+    Probe("walls-sticky-long", "walls-sticky-long.html", WALL),
+    Probe("walls-pointer-none", "walls-pointer-none.html", WALL),
+    Probe("walls-pointer-none-absolute", "walls-pointer-none-absolute.html", WALL),
+    Probe("walls-late-absolute", "walls-late-absolute.html", WALL, middle='  - wait: {until: {element: {css: "#gate"}}}\n'),
+    Probe("walls-late-pointer-none", "walls-late-pointer-none.html", WALL, middle='  - wait: {until: {element: {css: "body[data-gate=shown]"}}}\n'),
+    Probe("walls-iframe-same", "walls-iframe-same.html", WALL),
+    Probe("walls-iframe-other", "walls-iframe-other.html", WALL),
+    Probe("walls-dismissible-signin", "walls-dismissible-signin.html", ("completed", None), "Q-6012"),
+    Probe("walls-dismissible-continue", "walls-dismissible-continue.html", ("completed", None), "Q-6013"),
+    Probe("walls-dismissible-newsletter", "walls-dismissible-newsletter.html", ("completed", None), "Q-6014"),
+    # The lead is free; the paywall is laid over the rest of the article from below the first
+    # screen, the value with it (off the viewport: no point there can be hit-tested).
+    Probe("walls-below-fold", "walls-below-fold.html", WALL),
+    Probe("walls-benign-below-fold", "walls-benign-below-fold.html", ("completed", None), "Q-6021"),
+    Probe("walls-benign-hero", "walls-benign-hero.html", ("completed", None), "Q-6015"),
+    Probe("walls-benign-sticky-header", "walls-benign-sticky-header.html", ("completed", None), "Q-6016"),
+    Probe("walls-benign-tooltip", "walls-benign-tooltip.html", ("completed", None), "Q-6017"),
+    Probe("walls-benign-cookie-bar", "walls-benign-cookie-bar.html", ("completed", None), "Q-6018"),
+    Probe("walls-benign-corner-newsletter", "walls-benign-corner-newsletter.html", ("completed", None), "Q-6019"),
 )
 
 RECIPE = """

@@ -17,8 +17,10 @@ from tests.verdict.labelled_page import LONG_ARTICLE, BlockerCase
 QUOTE_PAGE = f"AU2606 gold futures Last 612.35 CNY/g {LONG_ARTICLE}"
 
 
-def _covered(text: str, *headings: str, password: bool = False, captcha: bool = False, held: tuple[str, ...] = ()) -> PageSignals:
-    layer = CoveringLayer(("div#gate",), 1.0 if not held else 0.08, held, headings, text, password, captcha)
+def _covered(
+    text: str, *headings: str, password: bool = False, captcha: bool = False, held: tuple[str, ...] = (), controls: tuple[str, ...] = ()
+) -> PageSignals:
+    layer = CoveringLayer(("div#gate",), 1.0 if not held else 0.08, held, headings, text, password, captcha, controls)
     page_text = f"{QUOTE_PAGE} {text}"
     return PageSignals(url="https://quotes.example/au2606", status=200, title="AU2606 gold futures quote", text=page_text,
                        headings=("AU2606 gold futures", *headings), has_password_field=password, has_captcha_widget=captcha, cover=layer)
@@ -42,4 +44,30 @@ COVER_CASES: tuple[BlockerCase, ...] = (
     BlockerCase("cover-benign-lightbox", _covered("The trading floor at the open Photo: dealers at the morning auction. Close", "The trading floor at the open"), None),
     BlockerCase("cover-benign-newsletter", _covered("Get our morning briefing Subscribe to our newsletter. Email Subscribe", "Get our morning briefing"), None),
     BlockerCase("cover-benign-loading", _covered("Loading the latest prices…"), None),
+    # VERDICT-042: a sign-in prompt with a way past it is a popup, not a wall; a wall offers a way
+    # in (sign in, subscribe) and no way past, and a captcha's close button does not put it away.
+    BlockerCase(
+        "cover-dismissible-signin",
+        _covered(f"Sign in for a better experience {LOGIN} Maybe later", "Sign in for a better experience", password=True, controls=("×", "Sign in", "Maybe later")),
+        None,
+    ),
+    BlockerCase(
+        "cover-dismissible-zh",
+        _covered("登录后查看更多行情 手机号 密码 登录 暂不登录", "登录后查看更多行情", password=True, controls=("登录", "暂不登录")),
+        None,
+    ),
+    BlockerCase(
+        "cover-dismissible-continue",
+        _covered("Sign in to continue Save your watchlist. Sign in Continue without signing in", "Sign in to continue", controls=("Sign in", "Continue without signing in")),
+        None,
+    ),
+    BlockerCase(
+        "cover-paywall-ways-in", _covered(PAYWALL, "Subscribe to continue reading", controls=("Subscribe", "Already a subscriber? Sign in")), K.LOGIN_REQUIRED, True,
+        {"signal": "covering_layer"},
+    ),
+    BlockerCase(
+        "cover-captcha-close",
+        _covered("One more step Verify you are human to see this page. Close", "One more step", captcha=True, controls=("Close",)), K.CAPTCHA, True,
+        {"signal": "covering_layer"},
+    ),
 )

@@ -80,6 +80,12 @@ def no_blocker(detection: dict[str, object]) -> None:
     assert detection["finding"] is None, detection["finding"]
 
 
+@then(parsers.parse("the covering layer's way past it is \"{control}\""))
+def way_past(detection: dict[str, object], control: str) -> None:
+    layer = detection["case"].page.cover  # type: ignore[attr-defined]
+    assert layer is not None and layer.dismissal() == control, layer
+
+
 @then(parsers.parse('the replan guidance says to wait "{wait}" before asking again'))
 def guidance_waits(detection: dict[str, object], wait: str) -> None:
     sentence = replan_guidance(_finding(detection))

@@ -13,6 +13,7 @@ from runtime.browser.vocabulary.actions import Action, Target
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.tab.locate import choose_match, chosen_index, invalid_locator, locate_spec
 from runtime.browser.vocabulary.observation import PageFingerprint
+from runtime.browser.tab.cover_frames import read_cover_frames
 from runtime.browser.tab.model_frames import framed_by_model
 from runtime.browser.tab.tab import Tab
 
@@ -132,6 +133,11 @@ async def extract(scope: ActionScope, action: Action) -> Result:
             # The read's fingerprint and signs see a closed root attached since validation.
             await tab.adopt_closed_roots()
         reads = await _read_in_one(tab, in_batch, with_fingerprint, signs_unless)
+        if reads.get("cover"):
+            # A frame of another origin in the layer is read in its own world.
+            reads["cover"] = await read_cover_frames(tab.worlds, tab.cdp, reads["cover"], VISIBLE_TEXT_CHARS)
+            if reads.get("signs"):
+                reads["signs"]["cover"] = reads["cover"]
         url = str(reads["url"])
         if with_fingerprint:
             fingerprint = fingerprint_from(reads["fingerprint"], tab)
@@ -163,7 +169,7 @@ async def extract(scope: ActionScope, action: Action) -> Result:
         url = await tab.current_url()
     if not in_batch and not with_fingerprint:
         # Read by ref or inside a frame only: what covers the top document, asked on its own.
-        cover = await tab.call_script("coveringLayer", VISIBLE_TEXT_CHARS)
+        cover = await read_cover_frames(tab.worlds, tab.cdp, await tab.call_script("coveringLayer", VISIBLE_TEXT_CHARS), VISIBLE_TEXT_CHARS)
     ordered = {name: values.get(name) for name in requests}
     missing = [name for name, value in ordered.items() if value is None or value == []]
     read_from = tab.document()

@@ -17,6 +17,7 @@ from runtime.browser.vocabulary.actions import Action, Target
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError, document_replaced
 from runtime.browser.vocabulary.observation import Observation, PageSigns, PreparedPage, Snapshot
 from runtime.browser.launch.readable_text import readable_text
+from runtime.browser.tab.cover_frames import read_cover_frames
 from runtime.browser.tab.snapshot_pages import SnapshotQuery
 from runtime.browser.tab.tab import ResolvedElement, Tab
 
@@ -200,6 +201,8 @@ async def _prepare_once(scope: ActionScope, tab: Tab) -> PreparedPage:
             await asyncio.gather(capture, return_exceptions=True)
         await wait_until_loaded(tab)
     html, url, title, signs = str(reads["html"] or ""), str(reads["url"]), reads["title"], reads["signs"]
+    # A frame of another origin in the layer over the page is read in its own world.
+    signs["cover"] = await read_cover_frames(tab.worlds, tab.cdp, signs.get("cover"), VISIBLE_TEXT_CHARS)
     fingerprint = fingerprint_from(reads["fingerprint"], tab)
     limit = scope.policy.readable_html_limit_bytes
     (png, _, _), (text, source, note) = await asyncio.gather(

@@ -38,7 +38,7 @@ const whence = (el, how, control) => {
 // `signsUnless` (what it showed when it was validated), also what it shows about itself now
 // (verity.pageSigns, with `signLimits`), so a page rewritten into a wall is judged by this one read.
 verity.readFields = (fields, withFingerprint, signsUnless, signLimits) => {
-  const values = {}, located = {};
+  const values = {}, located = {}, elements = [];
   for (const [name, field] of Object.entries(fields)) {
     if (field.all) { values[name] = Array.from(document.querySelectorAll(field.selector)).map((el) => read(el, field.how)); continue; }
     let found;
@@ -47,13 +47,14 @@ verity.readFields = (fields, withFingerprint, signsUnless, signLimits) => {
     if (found.scope_error) continue;
     const el = verity.located(field.index);
     values[name] = el ? read(el, field.how) : null;
+    if (el) elements.push(el);
   }
   const fingerprint = withFingerprint ? verity.fingerprint() : null;
   const changed = fingerprint && signsUnless && fingerprint.digest !== signsUnless;
-  const signs = changed ? {...verity.pageSigns(...signLimits), title: verity.title()} : null;
-  // What covers the page as the values are read: a layer slid or faded in over them changes
-  // neither the page's text nor its tags, so the fingerprint does not see it.
-  const cover = signs ? signs.cover : verity.coveringLayer(signLimits[0]);
+  const signs = changed ? {...verity.pageSigns(...signLimits, elements), title: verity.title()} : null;
+  // What covers the page, or a value read, as the values are read: a layer slid or faded in over
+  // them changes neither the page's text nor its tags, so the fingerprint does not see it.
+  const cover = signs ? signs.cover : verity.coveringLayer(signLimits[0], elements);
   return {values, located, url: location.href, fingerprint, signs, cover};
 };
 

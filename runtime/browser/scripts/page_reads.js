@@ -113,7 +113,7 @@ verity.showsPassword = (doc = document, roots = verity.shadowRoots(doc)) =>
 // covers the page, if one does. Open shadow roots count as the document: a wall drawn by a web
 // component is a wall. What an agent's model's own script erased (a wall's heading, its form, its
 // words) still counts: the page said it (script_writes.js, `erasedSigns`).
-verity.pageSigns = (limit, shownLimit) => {
+verity.pageSigns = (limit, shownLimit, values = []) => {
   const roots = verity.shadowRoots();
   const erased = verity.scriptWrites.erasedSigns();
   const now = verity.headingsOf(document, roots);
@@ -123,8 +123,9 @@ verity.pageSigns = (limit, shownLimit) => {
   const inner = verity.allText(roots);
   const source = inner.length <= shownLimit ? 'shown' : 'inner_text';
   const text = [...erased.lines, source === 'shown' ? verity.shownText() : inner].join('\n');
-  // A layer drawn over the content is judged as what a person meets first (covering_layer.js).
-  return {headings, password, captcha, text: text.slice(0, limit), source, cover: verity.coveringLayer(limit)};
+  // A layer drawn over the content is judged as what a person meets first (covering_layer.js), and
+  // one over a value read (`values`, elements) as what covers that value.
+  return {headings, password, captcha, text: text.slice(0, limit), source, cover: verity.coveringLayer(limit, values)};
 };
 verity.captchaSelector = 'iframe[src*="recaptcha"],iframe[src*="hcaptcha"],' +
   'iframe[src*="challenges.cloudflare.com"],.g-recaptcha,.h-captcha,.cf-turnstile,[data-sitekey],' +

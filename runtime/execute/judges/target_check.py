@@ -122,6 +122,16 @@ def judge_page_url(url: str, allowed_domains: list[str]) -> UrlJudgement:
     return judgement
 
 
+def _refused_frame(layer: CoveringLayer, allowed_domains: list[str]) -> UrlJudgement | None:
+    """The judgement on the first web frame in `layer` from a site the recipe does not allow."""
+    for url in layer.frames:
+        if url.startswith(("http://", "https://")):
+            judgement = judge_page_url(url, allowed_domains)
+            if not judgement.allowed:
+                return judgement
+    return None
+
+
 def validate_target(
     observation: PageObservation,
     *,
@@ -157,6 +167,13 @@ def validate_target(
     layer = CoveringLayer.from_dict(observation.cover)
     if layer is not None:  # a layer over the page that is no wall: no blocker, but on the record
         evidence["covering_layer"] = layer.evidence()
+        # A frame drawn over the page from a site the recipe does not allow: what a person meets
+        # there is unknown to the run (the policy refused it), so the page under it is not judged valid.
+        refused = _refused_frame(layer, allowed_domains)
+        if refused is not None:
+            assert refused.blocker_kind is not None
+            reason = f"{url} is covered by {layer.named()}, a frame from {refused.url}: {refused.reason}"
+            return blocked(refused.blocker_kind, reason, signal="covering_layer", url_judgement=refused.evidence())
     # The keywords must be in what the page shows: its title or its visible text. The readable
     # text (trafilatura, from the HTML) also holds text the page hides, which a page could fill
     # with any keyword, so it never counts, not even on a page that shows no text at all.

@@ -118,13 +118,14 @@ Feature: A blocked page is named for what it is
       | cover-dismissible-continue | Continue without signing in |
 
   @VERDICT-042
-  Scenario Outline: A layer that offers only ways in, or a captcha with a close button, is still a wall
+  Scenario Outline: A layer that offers only ways in, a captcha with a close button, or a prompt holding the value read, is still a wall
     Given the labelled page "<case>"
     When its blocker is detected
     Then the blocker kind is "<kind>"
     And the evidence names the covering layer
 
     Examples:
-      | case                  | kind           |
-      | cover-paywall-ways-in | login_required |
-      | cover-captcha-close   | captcha        |
+      | case                              | kind           |
+      | cover-paywall-ways-in             | login_required |
+      | cover-captcha-close               | captcha        |
+      | cover-dismissible-holds-the-value | login_required |

@@ -18,9 +18,10 @@ QUOTE_PAGE = f"AU2606 gold futures Last 612.35 CNY/g {LONG_ARTICLE}"
 
 
 def _covered(
-    text: str, *headings: str, password: bool = False, captcha: bool = False, held: tuple[str, ...] = (), controls: tuple[str, ...] = ()
+    text: str, *headings: str, password: bool = False, captcha: bool = False, held: tuple[str, ...] = (), controls: tuple[str, ...] = (),
+    holds_value: bool = False,
 ) -> PageSignals:
-    layer = CoveringLayer(("div#gate",), 1.0 if not held else 0.08, held, headings, text, password, captcha, controls)
+    layer = CoveringLayer(("div#gate",), 1.0 if not held else 0.08, held, headings, text, password, captcha, controls, holds_value=holds_value)
     page_text = f"{QUOTE_PAGE} {text}"
     return PageSignals(url="https://quotes.example/au2606", status=200, title="AU2606 gold futures quote", text=page_text,
                        headings=("AU2606 gold futures", *headings), has_password_field=password, has_captcha_widget=captcha, cover=layer)
@@ -60,6 +61,14 @@ COVER_CASES: tuple[BlockerCase, ...] = (
         "cover-dismissible-continue",
         _covered("Sign in to continue Save your watchlist. Sign in Continue without signing in", "Sign in to continue", controls=("Sign in", "Continue without signing in")),
         None,
+    ),
+    # The same prompt, but the value read lies inside it ("Last seen 999.99"): the prompt's own word,
+    # behind a sign-in, however it can be put away.
+    BlockerCase(
+        "cover-dismissible-holds-the-value",
+        _covered(f"Sign in to see the live price Last seen 999.99 {LOGIN} Maybe later", "Sign in to see the live price", password=True,
+                 controls=("×", "Sign in", "Maybe later"), holds_value=True),
+        K.LOGIN_REQUIRED, True, {"signal": "covering_layer"},
     ),
     BlockerCase(
         "cover-paywall-ways-in", _covered(PAYWALL, "Subscribe to continue reading", controls=("Subscribe", "Already a subscriber? Sign in")), K.LOGIN_REQUIRED, True,

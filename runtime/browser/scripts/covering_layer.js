@@ -255,5 +255,7 @@ verity.coveringLayer = (limit, values = []) => {
   const held = heldBy(layers);
   if (layers.some((layer) => overValue.has(layer))) held.push('over a value read');
   if (share < SHARE && !held.length) return null;
-  return {layers: layers.map(describe), share, held, ...signsOf(layers, limit)};
+  // A value read inside a layer is the layer's word, not the page's under it.
+  const holdsValue = values.some((value) => layers.some((layer) => inside(layer, value)));
+  return {layers: layers.map(describe), share, held, holds_value: holdsValue, ...signsOf(layers, limit)};
 };

@@ -44,6 +44,8 @@ class CoveringLayer:
     # The names of the buttons and links it offers; the URLs of the frames in it, and of those
     # whose documents could not be read.
     controls: tuple[str, ...] = ()
+    # Whether a value read lies inside it: then it is what the layer says, not the page under it.
+    holds_value: bool = False
     frames: tuple[str, ...] = ()
     unread_frames: tuple[str, ...] = ()
 
@@ -61,6 +63,7 @@ class CoveringLayer:
             has_password_field=bool(raw.get("password")),
             has_captcha_widget=bool(raw.get("captcha")),
             controls=tuple(str(name) for name in raw.get("controls") or ()),
+            holds_value=bool(raw.get("holds_value")),
             frames=tuple(str(url) for url in raw.get("frames") or ()),
             unread_frames=tuple(str(url) for url in raw.get("unread_frames") or ()),
         )
@@ -83,6 +86,7 @@ class CoveringLayer:
             "headings": list(self.headings),
             "text": " ".join(self.text.split())[:EVIDENCE_TEXT_CHARS],
             **({"dismissed_by": dismissal} if (dismissal := self.dismissal()) else {}),
+            **({"holds_value": True} if self.holds_value else {}),
             **({"frames": list(self.frames)} if self.frames else {}),
             **({"unread_frames": list(self.unread_frames)} if self.unread_frames else {}),
         }

@@ -36,7 +36,8 @@ Pure: target validation passes what the browser saw as `PageSignals` and gets a 
    judged by them as a page of their own (a short one, as such a layer is), so a sign-in box, a
    paywall or a captcha over a long article is that wall. A layer that is no wall is no blocker,
    nor is a sign-in or subscribe prompt that offers a way past it (a close button, "Maybe later",
-   "Continue without signing in"): a popup over a page a person reads once it is put away.
+   "Continue without signing in"): a popup over a page a person reads once it is put away, unless
+   the value read lies inside the prompt itself.
 """
 
 from __future__ import annotations
@@ -302,9 +303,10 @@ def _covered(page: PageSignals, expected_status: int, now: datetime | None) -> B
         has_password_field=layer.has_password_field, has_captcha_widget=layer.has_captcha_widget,
     )
     finding = detect_blocker(met, expected_status=expected_status, now=now)
-    if finding is None or (finding.kind is BlockerKind.LOGIN_REQUIRED and layer.dismissal() is not None):
+    if finding is None or (finding.kind is BlockerKind.LOGIN_REQUIRED and layer.dismissal() is not None and not layer.holds_value):
         # A sign-in or subscribe prompt with a way past it ("Maybe later", "×") is a popup over a
-        # page served to anyone, not a wall: the evidence records it and the control.
+        # page served to anyone, not a wall: the evidence records it and the control. A value read
+        # inside it is the prompt's own ("Last seen 999.99"): there it stays a wall.
         return None
     said = finding.reason.removeprefix(f"{page.url} ").removeprefix(f"answered HTTP {page.status} but ")
     reason = f"{page.url} is covered by {layer.named()}, a layer that {said}"

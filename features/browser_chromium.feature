@@ -18,6 +18,12 @@ Feature: Verity finds Chromium, attaches to a running one, and notices when it d
     And the connected session's snapshot lists button "Place order"
     And after disconnecting, that Chromium is still running
 
+  @BROWSER-082
+  Scenario: Attaching at the old address of a restarted Chromium fails at once, naming the refusal
+    Given a Chromium on a fixed loopback DevTools port, killed and started again on that port
+    When I connect to the first one's DevTools endpoint with a 10 minute attach timeout
+    Then the connect fails with "connect_failed" saying "HTTP 404" within the test's 60 s ceiling
+
   @BROWSER-017
   Scenario: Launching without any Chromium says how to install one
     Given no Chromium on PATH and no VERITY_CHROME

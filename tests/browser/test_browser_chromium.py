@@ -18,6 +18,7 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from tests.browser.harness import SessionHarness, find_element, remember
+from tests.fixtures.external_chromium import RestartableChromium
 from tests.fixtures.browser_loop import LoopThread
 from runtime.artifacts import ArtifactStore
 from runtime.browser import Browser, BrowserLaunchError, connect_browser, find_chromium, launch_browser, open_session
@@ -113,6 +114,39 @@ def _still_running(harness: SessionHarness, external: tuple[subprocess.Popen[byt
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/version", timeout=30) as answer:
         assert answer.status == 200 and "Browser" in json.loads(answer.read())
     assert external[0].poll() is None
+
+
+@pytest.fixture
+def restarted_chromium(tmp_path: Path) -> Iterator[tuple[str, str]]:
+    chromium = RestartableChromium(tmp_path / "restarted")
+    first = chromium.start()
+    chromium.kill()
+    yield first, chromium.start()
+    chromium.kill()
+
+
+@given("a Chromium on a fixed loopback DevTools port, killed and started again on that port", target_fixture="endpoints")
+def _restarted(restarted_chromium: tuple[str, str]) -> tuple[str, str]:
+    first, second = restarted_chromium
+    assert urlsplit(first).netloc == urlsplit(second).netloc and first != second  # same address, a new browser id
+    return restarted_chromium
+
+
+@when("I connect to the first one's DevTools endpoint with a 10 minute attach timeout", target_fixture="attach_error")
+def _connect_to_old(loop_thread: LoopThread, endpoints: tuple[str, str]) -> BrowserLaunchError:
+    # Expected: refused at once. Before the transport failed the commands of a websocket that never
+    # opened, this waited out the attach timeout, so loop_thread.run's 60 s ceiling failed the test.
+    async def attach() -> BrowserLaunchError:
+        with pytest.raises(BrowserLaunchError) as caught:
+            await connect_browser(endpoints[0], timeout_ms=600_000)
+        return caught.value
+
+    return loop_thread.run(attach(), timeout=60)
+
+
+@then(parsers.parse('the connect fails with "{code}" saying "{said}" within the test\'s 60 s ceiling'))
+def _refused_at_once(attach_error: BrowserLaunchError, code: str, said: str) -> None:
+    assert attach_error.code.value == code and said in str(attach_error), attach_error
 
 
 # --- launch errors ---------------------------------------------------------------------------------------

@@ -104,6 +104,13 @@ def _run(runner: ExecRunner, case: dict[str, Any], path: Path, inputs: dict[str,
 @when(parsers.parse('I run the copied "login-save" with {which} password'))
 def run_save(runner: ExecRunner, members_site: MembersSite, case: dict[str, Any], which: str) -> None:
     password = MEMBERS["ada"][0] if which == "the right" else "not-the-password"
+    if which != "the right":
+        # A refused sign-in stays on the login page, which nothing changes later: the copy checks
+        # the URL for 1.5 s (guards.timeouts.verify_ms) instead of the shipped default 5 s.
+        path = case["dir"] / "login-save.yaml"
+        text = path.read_text(encoding="utf-8")
+        assert "\nguards:" not in text and "\nplan:\n" in text
+        path.write_text(text.replace("\nplan:\n", "\nguards:\n  timeouts: {verify_ms: 1500}\nplan:\n"), encoding="utf-8")
     _run(runner, case, case["dir"] / "login-save.yaml", {"site": members_site.base(), "username": "ada", "password": password})
 
 

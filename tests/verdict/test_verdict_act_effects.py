@@ -52,6 +52,10 @@ def _run_act(runner: ExecRunner, case: dict[str, Any], tmp_path: Path, act: dict
         "name": "act-effects-case",
         "goal": "用浏览器 act once on the page",
         "target": {"start_url": case["start_url"], "allow_private_network": True},
+        # The act's effect is judged after its settle (effects.py), before the first check: a
+        # later re-check sees nothing new on these pages. 1.5 s (the honesty corpus's window)
+        # instead of the default 5 s the unverified cases would wait out.
+        "guards": {"timeouts": {"verify_ms": 1500}},
         "plan": [{"id": "open", "navigate": "{start_url}"}, {"id": "act", "act": act}, {"close": None}],
     }
     path = tmp_path / "case.yaml"

@@ -1,5 +1,6 @@
-"""pyppeteer as the CDP transport, with two patches of ours: commands whose caller gave up do not
-kill the connection, and the DevTools websocket is opened without compression.
+"""pyppeteer as the CDP transport, with patches of ours: commands whose caller gave up do not
+kill the connection, the DevTools websocket is opened without compression, and a websocket that
+never opens fails the commands waiting for it.
 
 Imported before anything else of pyppeteer's is used (`browser.py` imports it first).
 """
@@ -80,12 +81,26 @@ def _uncompressed_devtools_socket() -> None:
         self._ws = pyppeteer.connection.ws_connect(
             self._url, max_size=None, loop=self._loop, ping_interval=None, ping_timeout=None, compression=None
         )
+        self._recv_fut.add_done_callback(lambda receiving: _fail_if_never_opened(self, receiving))
 
     connection_class.__init__ = connection_init
     connection_class._verity_uncompressed = True
 
 
 _uncompressed_devtools_socket()
+
+
+def _fail_if_never_opened(connection: Any, receiving: asyncio.Task[None]) -> None:
+    """pyppeteer sends a command only once its websocket is open, and waits for that forever: a
+    refused handshake (a restarted Chromium answers its old browser id with HTTP 404) ended the
+    receive task with the error and left `connect` waiting out its caller's whole timeout. The
+    commands waiting then fail with that error at once."""
+    if receiving.cancelled() or receiving.exception() is None or connection._connected:
+        return
+    error = pyppeteer.connection.NetworkError(f"the DevTools websocket did not open: {receiving.exception()}")
+    for waiting in connection._callbacks.values():
+        if not waiting.done():
+            waiting.set_exception(error)
 
 
 def send_in_flat_session(connection: Any, session_id: str, method: str, params: dict[str, Any] | None = None) -> asyncio.Future[Any]:

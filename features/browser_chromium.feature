@@ -23,6 +23,7 @@ Feature: Verity finds Chromium, attaches to a running one, and notices when it d
     Given a Chromium on a fixed loopback DevTools port, killed and started again on that port
     When I connect to the first one's DevTools endpoint with a 10 minute attach timeout
     Then the connect fails with "connect_failed" saying "HTTP 404" within the test's 60 s ceiling
+    And no command of that connection is still waiting to be sent
 
   @BROWSER-017
   Scenario: Launching without any Chromium says how to install one

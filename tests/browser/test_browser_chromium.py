@@ -3,6 +3,8 @@ attaching to one already running, and a killed one failing the next action inste
 
 from __future__ import annotations
 
+import asyncio
+
 import json
 import os
 import signal
@@ -136,17 +138,28 @@ def _restarted(restarted_chromium: tuple[str, str]) -> tuple[str, str]:
 def _connect_to_old(loop_thread: LoopThread, endpoints: tuple[str, str]) -> BrowserLaunchError:
     # Expected: refused at once. Before the transport failed the commands of a websocket that never
     # opened, this waited out the attach timeout, so loop_thread.run's 60 s ceiling failed the test.
-    async def attach() -> BrowserLaunchError:
+    async def attach() -> tuple[BrowserLaunchError, list[str]]:
         with pytest.raises(BrowserLaunchError) as caught:
             await connect_browser(endpoints[0], timeout_ms=600_000)
-        return caught.value
+        # The commands' sends, which waited for the socket to open, end too: before they did, each
+        # spun on sleep(0) for the life of the process, a core kept busy.
+        for _ in range(3):
+            await asyncio.sleep(0)
+        sending = [task.get_coro().__qualname__ for task in asyncio.all_tasks() if "async_send" in task.get_coro().__qualname__]
+        return caught.value, sending
 
     return loop_thread.run(attach(), timeout=60)
 
 
 @then(parsers.parse('the connect fails with "{code}" saying "{said}" within the test\'s 60 s ceiling'))
-def _refused_at_once(attach_error: BrowserLaunchError, code: str, said: str) -> None:
-    assert attach_error.code.value == code and said in str(attach_error), attach_error
+def _refused_at_once(attach_error: tuple[BrowserLaunchError, list[str]], code: str, said: str) -> None:
+    error, _ = attach_error
+    assert error.code.value == code and said in str(error), error
+
+
+@then("no command of that connection is still waiting to be sent")
+def _no_send_left(attach_error: tuple[BrowserLaunchError, list[str]]) -> None:
+    assert attach_error[1] == [], attach_error[1]
 
 
 # --- launch errors ---------------------------------------------------------------------------------------

@@ -83,7 +83,19 @@ def _uncompressed_devtools_socket() -> None:
         )
         self._recv_fut.add_done_callback(lambda receiving: _fail_if_never_opened(self, receiving))
 
+    send_when_open = connection_class._async_send
+
+    async def async_send(self: Any, message: str, callback_id: int) -> None:
+        # pyppeteer's own wait for the socket spins (sleep(0)) until it opens: one that never
+        # opens would keep a core busy for the life of the process.
+        while not self._connected:
+            if self._recv_fut.done():
+                return  # never opened: _fail_if_never_opened failed the command
+            await asyncio.sleep(self._delay)
+        await send_when_open(self, message, callback_id)
+
     connection_class.__init__ = connection_init
+    connection_class._async_send = async_send
     connection_class._verity_uncompressed = True
 
 

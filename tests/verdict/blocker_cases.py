@@ -11,6 +11,7 @@ from typing import Any
 from runtime.execute.judges.page_blockers import PageSignals
 from runtime.outcomes import BlockerKind
 from tests.verdict.cover_cases import COVER_CASES
+from tests.verdict.language_cases import LANGUAGE_CASES
 from tests.verdict.labelled_page import LONG_ARTICLE, LONG_ARTICLE_ZH, NAV_AND_FOOTER, BlockerCase
 from tests.verdict.stand_in_cases import STAND_IN_CASES
 
@@ -292,6 +293,6 @@ CASES: tuple[BlockerCase, ...] = (
         None,
     ),
 )
-# Pages that stand in for the site's content (a default page, a parked domain, a gate ...), and
-# long pages under a layer that is a wall, or is not.
-CASES = (*CASES, *STAND_IN_CASES, *COVER_CASES)
+# Pages that stand in for the site's content (a default page, a parked domain, a gate ...), long
+# pages under a layer that is a wall, or is not, and the pages of the languages added last.
+CASES = (*CASES, *STAND_IN_CASES, *COVER_CASES, *LANGUAGE_CASES)

@@ -35,6 +35,7 @@ LANGUAGE_CASES: tuple[BlockerCase, ...] = (
     _case("zh-hant-soft404", NF, "範例網", "很抱歉，您要找的網頁不存在或已被移除。返回首頁"),
     _case("zh-hant-login", LOGIN, "AU2606 行情 - 範例網", "此內容需要登入後才能瀏覽，請先登入。 登入 註冊"),
     _case("zh-hant-login-title", LOGIN, "請登入 | 範例網", NAV_AND_FOOTER, "請登入"),
+    _case("zh-hant-session", LOGIN, "AU2606 行情", "登入逾時，請重新登入。 999.99"),
     _case("zh-hant-captcha", CAPTCHA, "安全驗證", "請輸入驗證碼以繼續。我不是機器人"),
     _case("zh-hant-denied", DENIED, "提示", "拒絕存取：您沒有權限瀏覽此頁面。"),
     _case("zh-hant-blocked", BLOCKED, "範例網", "系統偵測到您的網路有異常流量，您的存取已被封鎖。"),

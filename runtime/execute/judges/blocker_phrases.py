@@ -30,7 +30,7 @@ __all__ = ["FILLERS", "LOGIN_PATH", "PHRASES", "PhraseSet"]
 
 # A search's query as a results page echoes it: "for “AU2606”", "与“AU2606”".
 _QUERY = r"(?:\s*(?:for|matching|with|on)?\s*[\"“'‘«]?[^\"”'’»\n.!?]{0,60}[\"”'’»]?)?"
-_QUERY_ZH = r"(?:与|和|关于)?(?:[“\"「].{0,40}?[”\"」]|[^\s，。,]{0,20}?)"
+_QUERY_ZH = r"(?:与|和|关于|與|關於|符合)?(?:[“\"「].{0,40}?[”\"」]|[^\s，。,]{0,20}?)"
 
 # The order is the order of precedence when a page shows several (a captcha on a rate-limit page
 # is reported as rate_limited).
@@ -42,7 +42,7 @@ _OWN: tuple[PhraseSet, ...] = (
             r"rate limit (?:exceeded|reached)",
             r"you(?:'ve| have) been rate[- ]limited",
             r"you are being rate[- ]limited",
-            r"请求过于频繁",
+            r"[请請]求[过過][于於][频頻]繁",
             r"请求太频繁",
             r"访问频率过高",
             r"访问过于频繁",
@@ -55,6 +55,7 @@ _OWN: tuple[PhraseSet, ...] = (
             r"zu viele anfragen",
             r"trop de requêtes",
             r"demasiadas solicitudes",
+            r"요청(?:이|을)? 너무 많|너무 많은 요청|muitas (?:solicitações|requisições)|demasiados pedidos|слишком много запросов|troppe richieste",
         ),
         _compile(r"\b429\b", r"\brate[- ]limited\b"),
     ),
@@ -69,11 +70,9 @@ _OWN: tuple[PhraseSet, ...] = (
             r"please complete the security check",
             r"enter the characters (?:you see|shown)",
             r"press (?:&|and) hold",
-            r"人机验证",
-            r"请完成安全验证",
-            r"请完成验证",
-            r"请输入验证码",
-            r"输入验证码",
+            r"人[机機][验驗][证證]",
+            r"[请請]完成(?:安全)?[验驗][证證]",
+            r"[输輸]入[验驗][证證][码碼]",
             r"拖动(?:下方)?滑块",
             r"向右滑动",
             r"ロボットではありません",
@@ -84,8 +83,10 @@ _OWN: tuple[PhraseSet, ...] = (
             r"je ne suis pas un robot",
             r"no soy un robot",
             r"verifica que eres humano",
+            r"我不是[机機]器人|로봇이 아닙니다|보안\s?문자를 입력|não sou um robô|(?:confirme|verifique) que (?:você )?não é um robô"
+            r"|я не робот|(?:подтвердите|докажите),? что вы не робот|non sono un robot|(?:conferma|verifica) di non essere un robot",
         ),
-        _compile(r"\b(?:re|h)?captcha\b", r"\brobot check\b", r"\bsecurity check\b", r"验证码", r"安全验证", r"安全检查"),
+        _compile(r"\b(?:re|h)?captcha\b", r"\brobot check\b", r"\bsecurity check\b", r"[验驗][证證][码碼]", r"安全[验驗][证證]", r"安全[检檢]查"),
     ),
     PhraseSet(
         BlockerKind.ACCESS_BLOCKED,
@@ -104,12 +105,14 @@ _OWN: tuple[PhraseSet, ...] = (
             r"访问被拦截",
             r"请求被拦截",
             r"疑似机器人",
-            r"异常流量",
+            r"[异異]常流量",
             r"检测到异常访问",
             r"アクセスがブロックされました",
             r"ihre anfrage wurde blockiert",
             r"requête bloquée",
             r"solicitud bloqueada",
+            r"(?:存取|訪問|請求)(?:已)?被(?:封鎖|攔截)|비정상적인 (?:트래픽|접근)|(?:접근|요청)이 차단|(?:solicitação|requisição|acesso) (?:foi )?bloquead[oa]"
+            r"|tráfego (?:incomum|suspeito)|(?:запрос|доступ)\w* (?:был\w* )?заблокирован|похожи на автоматические|richiesta (?:è stata )?bloccata|traffico insolito",
         ),
         _compile(r"\b(?:access )?blocked\b", r"已被拦截"),
     ),
@@ -120,11 +123,11 @@ _OWN: tuple[PhraseSet, ...] = (
             r"you (?:must|need to) (?:be logged in|be signed in|log ?in|sign ?in)",
             r"log ?in required",
             r"sign[- ]?in required",
-            r"请先登录",
-            r"请登录后",
-            r"登录后(?:查看|继续|访问|才能|可见|阅读)",
-            r"需要登录",
-            r"您(?:还)?未登录",
+            r"[请請]先登[录錄入]",
+            r"[请請]登[录錄入][后後]",
+            r"登[录錄入][后後](?:查看|继续|繼續|访问|訪問|浏览|瀏覽|才能|可见|可見|阅读|閱讀)",
+            r"需要登[录錄入]",
+            r"您(?:还|還|尚)?未登[录錄入]",
             r"ログインしてください",
             r"ログインが必要",
             r"bitte melden sie sich an",
@@ -133,14 +136,17 @@ _OWN: tuple[PhraseSet, ...] = (
             r"connectez-vous pour",
             r"inicia sesión para",
             r"debes iniciar sesión",
+            r"로그인(?:이 필요|해 ?주세요|하십시오)|faça (?:o )?login para|(?:você )?precisa (?:fazer login|entrar)|(?:é )?necessário (?:fazer login|iniciar sessão)"
+            r"|войдите,? чтобы|(?:необходимо|нужно) (?:войти|авторизоваться)|требуется (?:авторизация|вход)"
+            r"|accedi per (?:continuare|visualizzare|leggere|vedere)|devi (?:effettuare l'accesso|accedere)|(?:è )?necessario (?:effettuare l'accesso|accedere)",
             # A paywall, and an expired session: a login wall in other words.
             r"subscribe (?:now )?to (?:continue|keep) reading",
             r"you(?:'ve| have) been (?:logged|signed) out",
             r"(?:your )?session (?:has )?(?:expired|timed out)",
             r"(?:log|sign) ?in again",
-            r"登录(?:状态)?(?:已)?(?:过期|超时|失效)",
+            r"登[录錄入](?:状态|狀態)?(?:已)?(?:过期|過期|超时|超時|逾時|失效)",
             r"会话(?:已)?(?:过期|超时|失效)",
-            r"请重新登录",
+            r"[请請]重新登[录錄入]",
             r"セッション(?:の有効期限)?が切れ",
             r"再(?:度)?ログイン",
             r"(?:ihre )?sitzung ist abgelaufen",
@@ -149,6 +155,8 @@ _OWN: tuple[PhraseSet, ...] = (
             r"veuillez vous reconnecter",
             r"(?:su )?sesión (?:ha )?(?:expirado|caducado)",
             r"vuelva a iniciar sesión",
+            r"세션이 만료|다시 로그인|sua sessão expirou|sessão expirada|faça (?:o )?login novamente|сесси[яи] (?:истекла|устарела)|войдите (?:снова|ещё раз|еще раз)"
+            r"|sessione (?:è )?scaduta|accedi di nuovo",
         ),
         _compile(
             r"\b(?:log ?in|sign[- ]?in|login)\b",
@@ -159,6 +167,7 @@ _OWN: tuple[PhraseSet, ...] = (
             r"\bse connecter\b",
             r"\bconnexion\b",
             r"\biniciar sesión\b",
+            r"로그인|\b(?:entrar|fazer login|войти|вход|accedi)\b",
             r"(?:subscription|subscribers?|members) only",
         ),
     ),
@@ -171,10 +180,10 @@ _OWN: tuple[PhraseSet, ...] = (
             r"(?:this|the) page (?:is|has been) (?:gone|removed|deleted)",
             r"404 not found",
             r"error 404",
-            r"页面不存在",
-            r"网页不存在",
-            r"找不到(?:该|此|您要的)?(?:页面|网页)",
-            r"页面(?:找不到|未找到|已删除|走丢了|丢失了)",
+            r"[页頁]面不存在",
+            r"[网網][页頁]不存在",
+            r"找不到(?:该|該|此|您要的)?(?:[页頁]面|[网網][页頁])",
+            r"[页頁]面(?:找不到|未找到|已删除|已刪除|走丢了|丢失了)",
             r"ページが見つかりません",
             r"ページは見つかりませんでした",
             r"seite (?:wurde )?nicht gefunden",
@@ -182,6 +191,8 @@ _OWN: tuple[PhraseSet, ...] = (
             r"page non trouvée",
             r"página no encontrada",
             r"no se encontró la página",
+            r"페이지를 찾을 수 없|(?:존재하지 않는|삭제된) 페이지|página não (?:encontrada|existe)|página (?:que (?:você )?(?:procura|solicitou) )?não (?:foi encontrada|existe)"
+            r"|страница не найдена|(?:такой )?страницы не существует|pagina non trovata|pagina (?:che stai cercando |richiesta )?non (?:esiste|è stata trovata)",
             r"(?:can(?:no|')t|could ?n[o']t|could not|were unable to|are unable to|unable to) (?:find|locate) "
             r"(?:the |that |this |your |any )?(?:page|item|product|listing|content|article)(?: you(?:'re| are) looking for| you requested)?",
             r"(?:page|item|product|content|article|listing|url|resource) (?:you(?:'re| are| were)? )?"
@@ -215,7 +226,7 @@ _OWN: tuple[PhraseSet, ...] = (
             r"[^\s、。！]{0,12}が見つかりません(?:でした)?",
             r"(?:\S+\s+){0,3}?(?:wurde )?nicht gefunden",
             r"(?:\S+\s+){0,3}?introuvable",
-            r"(?:\S+\s+){0,3}?no encontrad[oa]",
+            r"(?:\S+\s+){0,3}?(?:no encontrad[oa]|não encontrad[oa]|non trovat[oa]|не найден[аы]?\b)",
             r"(?:\S+\s+){0,4}?(?:ist )?nicht mehr verfügbar",
             r"(?:\S+\s+){0,4}?n'est plus disponible",
             r"(?:\S+\s+){0,4}?ya no está disponible",
@@ -230,13 +241,15 @@ _OWN: tuple[PhraseSet, ...] = (
             r"no (?:search )?results for" + _QUERY,
             r"(?:we )?(?:found|returned) no (?:search )?results" + _QUERY,
             r"your search" + _QUERY + r" (?:did not|didn't) match any",
-            r"(?:没有|未)(?:找到|搜索到|检索到)" + _QUERY_ZH + r"(?:相关|匹配|符合条件)?的?(?:结果|内容|商品|记录)",
-            r"(?:无|暂无)(?:相关|搜索)?结果",
+            r"(?:(?:没有|沒有|未)(?:找到|搜索到|搜尋到|检索到|檢索到)|找不到)" + _QUERY_ZH
+            + r"(?:相关|相關|匹配|符合条件|符合條件)?的?(?:搜[索尋])?(?:结果|結果|内容|內容|商品|记录|記錄)",
+            r"(?:[无無]|[暂暫][无無])(?:相[关關]|搜[索尋])?[结結]果",
             r"検索結果(?:は|が)?(?:ありません|0件)",
             r"に一致する(?:情報|結果|ページ)は見つかりませんでした",
             r"keine (?:ergebnisse|treffer)(?: gefunden)?",
             r"aucun résultat",
             r"no se (?:encontraron|han encontrado) resultados",
+            r"검색 결과가 없습니다|nenhum resultado|nessun risultato|ничего не найдено",
             r"nothing (?:matches|matched) your search",
             r"\b0 results (?:found|for)" + _QUERY,
         ),
@@ -249,16 +262,18 @@ _OWN: tuple[PhraseSet, ...] = (
             r"permission denied",
             r"you (?:do not|don't) have permission",
             r"403 forbidden",
-            r"访问被拒绝",
-            r"拒绝访问",
-            r"无权(?:限)?访问",
-            r"没有(?:访问)?权限",
+            r"(?:访问|訪問|存取)(?:被|遭)拒",
+            r"拒[绝絕](?:访问|訪問|存取)",
+            r"[无無][权權](?:限)?(?:访问|訪問|存取|瀏覽)",
+            r"[没沒]有(?:访问|訪問|存取)?[权權]限",
             r"アクセスが拒否されました",
             r"(?:is |are )?not available in your (?:country|region|location)",
             r"(?:您所在的)?(?:地区|国家)(?:暂)?(?:无法|不能)访问",
             r"zugriff verweigert",
             r"accès refusé",
             r"acceso denegado",
+            r"(?:접근|액세스)(?:이|가)? 거부|접근 권한이 없|acc?esso neg(?:ado|ato)|não tem permissão para|доступ (?:запрещ[её]н|закрыт)"
+            r"|нет прав (?:для|на) (?:просмотра|доступа)|non hai (?:l'autorizzazione|i permessi)",
         ),
         _compile(r"\bforbidden\b", r"\b40[13]\b", r"\bunauthori[sz]ed\b"),
     ),
@@ -269,9 +284,9 @@ _OWN: tuple[PhraseSet, ...] = (
             r"service (?:is )?(?:temporarily )?unavailable",
             r"bad gateway",
             r"gateway time-?out",
-            r"服务器(?:内部)?错误",
+            r"(?:服务器|伺服器|服務器)(?:内部|內部)?(?:发生|發生)?(?:错误|錯誤)",
             r"服务(?:暂时)?不可用",
-            r"系统繁忙",
+            r"系[统統]繁忙",
             r"サーバーエラー",
             r"interner serverfehler",
             r"erreur interne du serveur",
@@ -280,7 +295,7 @@ _OWN: tuple[PhraseSet, ...] = (
             r"something went wrong(?: on our (?:end|side)| here)?",
             # A site down for maintenance shows no content: a server error of its own kind.
             r"(?:site|service|system|website|page|we) (?:is|are|'re) (?:currently |temporarily )?(?:down for|under(?: scheduled)?) maintenance",
-            r"系统(?:正在)?(?:升级)?维护(?:中)?",
+            r"系[统統](?:正在)?(?:升[级級])?[维維][护護](?:中)?",
             r"メンテナンス中",
             r"wegen wartungsarbeiten",
             r"en (?:cours de )?maintenance",
@@ -296,6 +311,10 @@ _OWN: tuple[PhraseSet, ...] = (
             r"une erreur (?:inattendue )?(?:s'est produite|est survenue)",
             r"(?:se ha producido|ha ocurrido) un error",
             r"algo salió mal",
+            r"서버 (?:내부 )?오류|오류가 발생(?:했습니다|하였습니다)|(?:서비스|시스템|서버) 점검 ?중(?:입니다)?|erro interno (?:do|no) servidor|ocorreu um erro|algo deu errado"
+            r"|(?:(?:site|sistema|serviço) )?(?:está )?em manutenção|внутренняя ошибка сервера|что-то пошло не так|произошла (?:непредвиденная )?ошибка"
+            r"|(?:ведутся|проводятся) (?:технические|профилактические) работы|на техническом обслуживании|errore interno del server"
+            r"|si è verificato un errore|qualcosa è andato storto|(?:(?:sito|sistema|servizio) )?(?:è )?in manutenzione",
         ),
         _compile(r"\b50[0-4]\b", r"(?:[\w'-]+\s+){0,3}?(?:down for|under(?: scheduled)?) maintenance"),
     ),
@@ -312,7 +331,8 @@ FILLERS = re.compile(
     r"\b(?:oops|whoops|sorry|uh|oh|hmm|error|http|status|code|the|this|that|we|we're|it|it's|looks|like|seems|"
     r"please|here|is|are|you|your|to|for|a|an|again|later|try|wait|we've|there)\b|\b\d{3}\b"
     r"|抱歉|对不起|哎呀|啊哦|糟糕|很遗憾|您访问的|你访问的|您要访问的|您所访问的|您要找的|你要找的|该|此|出错了|错误|请稍后再试|请稍后重试"
-    r"|申し訳ございません|申し訳ありません|エラー|お探しの|entschuldigung|fehler|désolé|erreur|lo sentimos",
+    r"|申し訳ございません|申し訳ありません|エラー|お探しの|entschuldigung|fehler|désolé|erreur|lo sentimos"
+    r"|请|請|죄송합니다|오류|desculpe|ops|errore|erro|spiacenti|извините|ошибка",
     re.IGNORECASE,
 )
 

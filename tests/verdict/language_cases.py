@@ -64,6 +64,7 @@ LANGUAGE_CASES: tuple[BlockerCase, ...] = (
     _case("ko-parked", NF, "quotes.example", "이 도메인은 판매 중입니다. 구매 문의는 아래로 연락해 주세요."),
     _case("ko-coming-soon", NF, "오픈 예정", "홈페이지 준비 중입니다. 곧 찾아뵙겠습니다."),
     _case("benign-ko-quote-login-link", None, "금 시세 | 예시", "금 1돈 412,000원 10:00 기준 로그인 회원가입", "금 시세"),
+    _case("benign-ko-comment-box", None, "금 시세 | 예시", "금 1돈 412,000원 10:00 기준 댓글 0개 댓글을 쓰려면 로그인해 주세요.", "금 시세"),
     _case("benign-ko-404-article", None, "404 오류 해결 방법 | 도움말", ARTICLE_KO, "404 오류 해결 방법"),
     _case("benign-ko-loading-done", None, "금 시세 | 예시", "로딩 완료. 금 1돈 412,000원 10:00 기준", "금 시세"),
     # --- Portuguese (Brazil, Portugal) ------------------------------------------------------------------
@@ -81,6 +82,7 @@ LANGUAGE_CASES: tuple[BlockerCase, ...] = (
     _case("pt-parked", NF, "quotes.example", "Este domínio está à venda. Faça uma oferta."),
     _case("pt-coming-soon", NF, "Em breve", "Site em construção. Em breve!", "Em breve"),
     _case("benign-pt-quote-login-link", None, "Cotação do ouro hoje | Exemplo", "Ouro R$ 412,35/g Atualizado 10:00 Entrar Cadastre-se", "Cotação do ouro hoje"),
+    _case("benign-pt-comment-box", None, "Cotação do ouro hoje", "Ouro R$ 412,35/g Comentários (0) Faça login para comentar.", "Cotação do ouro hoje"),
     _case("benign-pt-404-article", None, "O que significa Página não encontrada? | Ajuda", ARTICLE_PT, "O que significa Página não encontrada?"),
     _case("benign-pt-loading-done", None, "Cotação do ouro", "Carregamento concluído. Ouro R$ 412,35/g", "Cotação do ouro"),
     # --- Russian --------------------------------------------------------------------------------------
@@ -98,6 +100,7 @@ LANGUAGE_CASES: tuple[BlockerCase, ...] = (
     _case("ru-parked", NF, "quotes.example", "Этот домен продаётся. Узнать цену"),
     _case("ru-coming-soon", NF, "Пример", "Сайт находится в разработке. Скоро открытие!"),
     _case("benign-ru-quote-login-link", None, "Курс золота сегодня", "Золото 7 512,30 ₽/г Обновлено 10:00 Войти Регистрация", "Курс золота сегодня"),
+    _case("benign-ru-comment-box", None, "Курс золота сегодня", "Золото 7 512,30 ₽/г Комментарии (0) Войдите, чтобы оставить комментарий.", "Курс золота сегодня"),
     _case("benign-ru-404-article", None, "Что делать, если страница не найдена | Справка", ARTICLE_RU, "Что делать, если страница не найдена"),
     _case("benign-ru-loading-done", None, "Курс золота", "Загрузка завершена. Золото 7 512,30 ₽/г", "Курс золота"),
     # --- Italian --------------------------------------------------------------------------------------

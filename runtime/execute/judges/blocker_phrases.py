@@ -136,8 +136,8 @@ _OWN: tuple[PhraseSet, ...] = (
             r"connectez-vous pour",
             r"inicia sesión para",
             r"debes iniciar sesión",
-            r"로그인(?:이 필요|해 ?주세요|하십시오)|faça (?:o )?login para|(?:você )?precisa (?:fazer login|entrar)|(?:é )?necessário (?:fazer login|iniciar sessão)"
-            r"|войдите,? чтобы|(?:необходимо|нужно) (?:войти|авторизоваться)|требуется (?:авторизация|вход)"
+            r"로그인이 필요|faça (?:o )?login para (?:continuar|ver|acessar|ler|visualizar)|(?:você )?precisa (?:fazer login|entrar)|(?:é )?necessário (?:fazer login|iniciar sessão)"
+            r"|войдите,? чтобы (?:продолжить|увидеть|просмотреть|читать|прочитать|получить доступ)|(?:необходимо|нужно) (?:войти|авторизоваться)|требуется (?:авторизация|вход)"
             r"|accedi per (?:continuare|visualizzare|leggere|vedere)|devi (?:effettuare l'accesso|accedere)|(?:è )?necessario (?:effettuare l'accesso|accedere)",
             # A paywall, and an expired session: a login wall in other words.
             r"subscribe (?:now )?to (?:continue|keep) reading",

@@ -1,7 +1,7 @@
 Feature: A blocked page is named for what it is
   A run that meets a soft 404, a login wall, a captcha, a bot wall or a rate limit says so with
-  the right blocker kind and the evidence, in English and in Chinese; an ordinary page that only
-  mentions those words is not a blocker.
+  the right blocker kind and the evidence, in English, Chinese and the other languages the phrases
+  cover; an ordinary page that only mentions those words is not a blocker.
 
   @VERDICT-003
   Scenario Outline: Blocker pages get their kind
@@ -129,3 +129,105 @@ Feature: A blocked page is named for what it is
       | cover-paywall-ways-in             | login_required |
       | cover-captcha-close               | captcha        |
       | cover-dismissible-holds-the-value | login_required |
+
+  @VERDICT-045
+  Scenario Outline: Blocker and stand-in pages get their kind in other languages
+    Given the labelled page "<case>"
+    When its blocker is detected
+    Then the blocker kind is "<kind>"
+
+    Examples:
+      | case                | kind              |
+      | zh-hant-soft404     | page_not_found    |
+      | zh-hant-login       | login_required    |
+      | zh-hant-login-title | login_required    |
+      | zh-hant-session     | login_required    |
+      | zh-hant-captcha     | captcha           |
+      | zh-hant-denied      | access_denied     |
+      | zh-hant-blocked     | access_blocked    |
+      | zh-hant-rate        | rate_limited      |
+      | zh-hant-error       | server_error      |
+      | zh-hant-maintenance | server_error      |
+      | zh-hant-no-results  | no_search_results |
+      | zh-hant-js          | access_blocked    |
+      | zh-hant-parked      | page_not_found    |
+      | zh-hant-coming-soon | page_not_found    |
+      | ko-soft404          | page_not_found    |
+      | ko-login            | login_required    |
+      | ko-session          | login_required    |
+      | ko-captcha          | captcha           |
+      | ko-denied           | access_denied     |
+      | ko-blocked          | access_blocked    |
+      | ko-rate             | rate_limited      |
+      | ko-error            | server_error      |
+      | ko-maintenance      | server_error      |
+      | ko-no-results       | no_search_results |
+      | ko-js               | access_blocked    |
+      | ko-parked           | page_not_found    |
+      | ko-coming-soon      | page_not_found    |
+      | pt-soft404          | page_not_found    |
+      | pt-login            | login_required    |
+      | pt-session          | login_required    |
+      | pt-captcha          | captcha           |
+      | pt-denied           | access_denied     |
+      | pt-blocked          | access_blocked    |
+      | pt-rate             | rate_limited      |
+      | pt-error            | server_error      |
+      | pt-maintenance      | server_error      |
+      | pt-no-results       | no_search_results |
+      | pt-js               | access_blocked    |
+      | pt-parked           | page_not_found    |
+      | pt-coming-soon      | page_not_found    |
+      | ru-soft404          | page_not_found    |
+      | ru-login            | login_required    |
+      | ru-session          | login_required    |
+      | ru-captcha          | captcha           |
+      | ru-denied           | access_denied     |
+      | ru-blocked          | access_blocked    |
+      | ru-rate             | rate_limited      |
+      | ru-error            | server_error      |
+      | ru-maintenance      | server_error      |
+      | ru-no-results       | no_search_results |
+      | ru-js               | access_blocked    |
+      | ru-parked           | page_not_found    |
+      | ru-coming-soon      | page_not_found    |
+      | it-soft404          | page_not_found    |
+      | it-login            | login_required    |
+      | it-session          | login_required    |
+      | it-captcha          | captcha           |
+      | it-denied           | access_denied     |
+      | it-blocked          | access_blocked    |
+      | it-rate             | rate_limited      |
+      | it-error            | server_error      |
+      | it-maintenance      | server_error      |
+      | it-no-results       | no_search_results |
+      | it-js               | access_blocked    |
+      | it-parked           | page_not_found    |
+      | it-coming-soon      | page_not_found    |
+
+  @VERDICT-045
+  Scenario Outline: Pages in other languages that only mention blocker words are not blockers
+    Given the labelled page "<case>"
+    When its blocker is detected
+    Then no blocker is found
+
+    Examples:
+      | case                            |
+      | benign-zh-hant-quote-login-link |
+      | benign-zh-hant-404-article      |
+      | benign-zh-hant-loading-done     |
+      | benign-ko-quote-login-link      |
+      | benign-ko-comment-box           |
+      | benign-ko-404-article           |
+      | benign-ko-loading-done          |
+      | benign-pt-quote-login-link      |
+      | benign-pt-comment-box           |
+      | benign-pt-404-article           |
+      | benign-pt-loading-done          |
+      | benign-ru-quote-login-link      |
+      | benign-ru-comment-box           |
+      | benign-ru-404-article           |
+      | benign-ru-loading-done          |
+      | benign-it-quote-login-link      |
+      | benign-it-js-help               |
+      | benign-it-loading-done          |

@@ -1,5 +1,7 @@
-"""The words blocker pages use, per blocker kind, in English, Chinese, Japanese, German, French and
-Spanish. Data only; `page_blockers` decides where on a page a phrase counts.
+"""The words blocker pages use, per blocker kind, in English, Chinese (Simplified and Traditional:
+a character class such as `[页頁]` takes both), Japanese, Korean, German, French, Spanish,
+Portuguese, Russian and Italian. Data only; `page_blockers` decides where on a page a phrase counts.
+The languages added last share one alternation per kind and tier: every page pays for each pattern.
 
 Each kind has three tiers:
 

@@ -1,6 +1,7 @@
 """The words of pages an allowed site answers with HTTP 200 that stand in for its content, per the
-blocker kind a user would expect, in English, Chinese, Japanese, German, French and Spanish. Data
-only, in the tiers `phrase_set.PhraseSet` describes; `blocker_phrases` adds them to its kinds.
+blocker kind a user would expect, in the languages `blocker_phrases` names (Korean, Portuguese,
+Russian and Italian for a parked domain, "coming soon" and a JavaScript notice). Data only, in the
+tiers `phrase_set.PhraseSet` describes; `blocker_phrases` adds them to its kinds.
 
 - page_not_found: the content asked for is not at this address. A web server's default page (no
   site is configured there), a parked, for-sale or expired domain, "coming soon" and "under

@@ -57,7 +57,7 @@ _OWN: tuple[PhraseSet, ...] = (
             r"zu viele anfragen",
             r"trop de requêtes",
             r"demasiadas solicitudes",
-            r"요청(?:이|을)? 너무 많|너무 많은 요청|muitas (?:solicitações|requisições)|demasiados pedidos|слишком много запросов|troppe richieste",
+            r"요청(?:이|을)? 너무 많(?:습니다|아요)?|너무 많은 요청|muitas (?:solicitações|requisições)|demasiados pedidos|слишком много запросов|troppe richieste",
         ),
         _compile(r"\b429\b", r"\brate[- ]limited\b"),
     ),
@@ -85,7 +85,7 @@ _OWN: tuple[PhraseSet, ...] = (
             r"je ne suis pas un robot",
             r"no soy un robot",
             r"verifica que eres humano",
-            r"我不是[机機]器人|로봇이 아닙니다|보안\s?문자를 입력|não sou um robô|(?:confirme|verifique) que (?:você )?não é um robô"
+            r"我不是[机機]器人|로봇이 아닙니다|보안\s?문자를 입력(?:해 ?주세요|하세요)?|não sou um robô|(?:confirme|verifique) que (?:você )?não é um robô"
             r"|я не робот|(?:подтвердите|докажите),? что вы не робот|non sono un robot|(?:conferma|verifica) di non essere un robot",
         ),
         _compile(r"\b(?:re|h)?captcha\b", r"\brobot check\b", r"\bsecurity check\b", r"[验驗][证證][码碼]", r"安全[验驗][证證]", r"安全[检檢]查"),
@@ -113,8 +113,8 @@ _OWN: tuple[PhraseSet, ...] = (
             r"ihre anfrage wurde blockiert",
             r"requête bloquée",
             r"solicitud bloqueada",
-            r"(?:存取|訪問|請求)(?:已)?被(?:封鎖|攔截)|비정상적인 (?:트래픽|접근)|(?:접근|요청)이 차단|(?:solicitação|requisição|acesso) (?:foi )?bloquead[oa]"
-            r"|tráfego (?:incomum|suspeito)|(?:запрос|доступ)\w* (?:был\w* )?заблокирован|похожи на автоматические|richiesta (?:è stata )?bloccata|traffico insolito",
+            r"(?:存取|訪問|請求)(?:已)?被(?:封鎖|攔截)|비정상적인 (?:트래픽|접근)|(?:접근|요청)이 차단(?:되었습니다)?|(?:sua )?(?:solicitação|requisição|acesso) (?:foi )?bloquead[oa]"
+            r"|tráfego (?:incomum|suspeito)|(?:ваш\w* )?(?:запрос|доступ)\w* (?:был\w* )?заблокирован\w*|похожи на автоматические|(?:la tua )?richiesta (?:è stata )?bloccata|traffico insolito",
         ),
         _compile(r"\b(?:access )?blocked\b", r"已被拦截"),
     ),
@@ -138,7 +138,7 @@ _OWN: tuple[PhraseSet, ...] = (
             r"connectez-vous pour",
             r"inicia sesión para",
             r"debes iniciar sesión",
-            r"로그인이 필요|faça (?:o )?login para (?:continuar|ver|acessar|ler|visualizar)|(?:você )?precisa (?:fazer login|entrar)|(?:é )?necessário (?:fazer login|iniciar sessão)"
+            r"로그인이 필요(?:합니다|한 (?:서비스|페이지)입니다)?|faça (?:o )?login para (?:continuar|ver|acessar|ler|visualizar)|(?:você )?precisa (?:fazer login|entrar)|(?:é )?necessário (?:fazer login|iniciar sessão)"
             r"|войдите,? чтобы (?:продолжить|увидеть|просмотреть|читать|прочитать|получить доступ)|(?:необходимо|нужно) (?:войти|авторизоваться)|требуется (?:авторизация|вход)"
             r"|accedi per (?:continuare|visualizzare|leggere|vedere)|devi (?:effettuare l'accesso|accedere)|(?:è )?necessario (?:effettuare l'accesso|accedere)",
             # A paywall, and an expired session: a login wall in other words.
@@ -157,8 +157,8 @@ _OWN: tuple[PhraseSet, ...] = (
             r"veuillez vous reconnecter",
             r"(?:su )?sesión (?:ha )?(?:expirado|caducado)",
             r"vuelva a iniciar sesión",
-            r"세션이 만료|다시 로그인|sua sessão expirou|sessão expirada|faça (?:o )?login novamente|сесси[яи] (?:истекла|устарела)|войдите (?:снова|ещё раз|еще раз)"
-            r"|sessione (?:è )?scaduta|accedi di nuovo",
+            r"세션이 만료(?:되었습니다)?|다시 로그인(?:해 ?주세요|하세요)?|(?:sua )?sessão expirou|sessão expirada|faça (?:o )?login novamente|сесси[яи] (?:истекла|устарела)|войдите (?:снова|ещё раз|еще раз)"
+            r"|(?:la tua |la )?sessione (?:è )?scaduta|accedi di nuovo",
         ),
         _compile(
             r"\b(?:log ?in|sign[- ]?in|login)\b",
@@ -193,7 +193,7 @@ _OWN: tuple[PhraseSet, ...] = (
             r"page non trouvée",
             r"página no encontrada",
             r"no se encontró la página",
-            r"페이지를 찾을 수 없|(?:존재하지 않는|삭제된) 페이지|página não (?:encontrada|existe)|página (?:que (?:você )?(?:procura|solicitou) )?não (?:foi encontrada|existe)"
+            r"(?:요청하신 )?페이지를 찾을 수 없(?:습니다|어요)?|(?:존재하지 않는|삭제된) 페이지|página não (?:encontrada|existe)|página (?:que (?:você )?(?:procura|solicitou) )?não (?:foi encontrada|existe)"
             r"|страница не найдена|(?:такой )?страницы не существует|pagina non trovata|pagina (?:che stai cercando |richiesta )?non (?:esiste|è stata trovata)",
             r"(?:can(?:no|')t|could ?n[o']t|could not|were unable to|are unable to|unable to) (?:find|locate) "
             r"(?:the |that |this |your |any )?(?:page|item|product|listing|content|article)(?: you(?:'re| are) looking for| you requested)?",
@@ -251,7 +251,7 @@ _OWN: tuple[PhraseSet, ...] = (
             r"keine (?:ergebnisse|treffer)(?: gefunden)?",
             r"aucun résultat",
             r"no se (?:encontraron|han encontrado) resultados",
-            r"검색 결과가 없습니다|nenhum resultado|nessun risultato|ничего не найдено",
+            r"검색 결과가 없습니다|nenhum resultado(?: encontrado)?|nessun risultato(?: trovato)?|ничего не найдено",
             r"nothing (?:matches|matched) your search",
             r"\b0 results (?:found|for)" + _QUERY,
         ),
@@ -274,7 +274,7 @@ _OWN: tuple[PhraseSet, ...] = (
             r"zugriff verweigert",
             r"accès refusé",
             r"acceso denegado",
-            r"(?:접근|액세스)(?:이|가)? 거부|접근 권한이 없|acc?esso neg(?:ado|ato)|não tem permissão para|доступ (?:запрещ[её]н|закрыт)"
+            r"(?:접근|액세스)(?:이|가)? 거부(?:되었습니다|됨)?|접근 권한이 없(?:습니다)?|acc?esso neg(?:ado|ato)|não tem permissão para|доступ (?:запрещ[её]н|закрыт)"
             r"|нет прав (?:для|на) (?:просмотра|доступа)|non hai (?:l'autorizzazione|i permessi)",
         ),
         _compile(r"\bforbidden\b", r"\b40[13]\b", r"\bunauthori[sz]ed\b"),

@@ -55,7 +55,7 @@ STAND_INS: tuple[PhraseSet, ...] = (
             r"[\w-]+(?:\.[\w-]+)+ (?:is|may be) for sale",
             r"(?:make an offer|inquire) (?:on|about|for) this domain",
             r"this domain (?:name )?(?:has expired|is parked)",
-            r"(?:此|该|該|本)?(?:域名|網域)(?:正在|已)?(?:出售|转让|轉讓|待售)",
+            r"(?:此|该|該|本)?(?:域名|網域)(?:正在|已)?(?:出售|转让|轉讓|待售)中?",
             r"(?:此|该|本)?域名已(?:过期|到期)",
             r"このドメインは(?:現在)?(?:販売中|売り出し中|売却可能)",
             r"このドメインは.{1,20}で取得されています",
@@ -63,7 +63,7 @@ STAND_INS: tuple[PhraseSet, ...] = (
             r"diese domain kaufen",
             r"(?:ce )?(?:nom de )?domaine (?:est )?à vendre",
             r"(?:este |questo )?dom[ií]nio (?:está |è )?(?:a la venta|en venta|in vendita|à venda)",
-            r"(?:이 )?도메인(?:은|을)? (?:판매 ?중|판매합니다)|домен (?:[\w.-]+ )?(?:прода[её]тся|выставлен на продажу)",
+            r"(?:이 )?도메인(?:은|을)? (?:판매 ?중(?:입니다)?|판매합니다)|(?:этот )?домен (?:[\w.-]+ )?(?:прода[её]тся|выставлен на продажу)",
             # A "this page has moved" notice.
             # "has moved" then the end of the sentence, "to" or "here": not "This article has moved me".
             r"(?:this|the) (?:page|site|website|content|article|document|blog) (?:has |was )?(?:been )?(?:moved|relocated)"
@@ -248,7 +248,7 @@ STAND_INS: tuple[PhraseSet, ...] = (
             r"(?:veuillez )?(?:activer|activez) (?:le )?javascript",
             r"(?:habilita|habilite|activa|active|ative|abilita|attiva) (?:el |o |il )?javascript",
             r"javascript (?:está |è )?(?:desactivado|desativado|disabilitato)",
-            r"(?:자바스크립트|javascript)(?:를|을)? ?(?:활성화|사용하도록 설정)(?:해|하여|하십시오|하세요)|(?:자바스크립트|javascript)(?:가|이)? ?비활성화"
+            r"(?:자바스크립트|javascript)(?:를|을)? ?(?:활성화|사용하도록 설정)(?:해 ?주세요|해|하여|하십시오|하세요)|(?:자바스크립트|javascript)(?:가|이)? ?비활성화"
             r"|включите javascript|(?:необходимо|нужно|требуется) включить javascript|javascript отключ[её]н"
             r"|(?:é )?necessário (?:ativar|habilitar) o javascript|(?:è )?necessario (?:abilitare|attivare) (?:il )?javascript",
         ),

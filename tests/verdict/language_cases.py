@@ -2,7 +2,9 @@
 Korean, Portuguese, Russian and Italian, one page per blocker or stand-in kind, each worded as a
 site in that language words it, and benign pages per language that use the same words on pages
 that are what they say (a quote page with a sign-in link in its header, a help article about an
-error, a note that loading finished). Each was labelled before the detector was run on it.
+error, a note that loading finished); and the usual wordings of the earlier languages that their
+phrases missed ("お探しのページは存在しません", "Cette page n'existe pas"), as the heading of a long page.
+Each was labelled before the detector was run on it.
 """
 
 from __future__ import annotations
@@ -60,6 +62,25 @@ LANGUAGE_CASES: tuple[BlockerCase, ...] = (
     _case("ru-parked-heading", NF, "quotes.example", NAV_AND_FOOTER, "Этот домен продаётся"),
     _case("it-session-heading", LOGIN, "AU2606", NAV_AND_FOOTER, "La tua sessione è scaduta"),
     _case("it-no-results-heading", EMPTY, "Ricerca", NAV_AND_FOOTER, "Nessun risultato trovato"),
+    # The earlier languages' other usual wordings, as the main heading of a long page.
+    _case("ja-soft404-not-exist", NF, "例", NAV_AND_FOOTER, "お探しのページは存在しません"),
+    _case("ja-login-heading", LOGIN, "例", NAV_AND_FOOTER, "ログインが必要です"),
+    _case("ja-denied-restricted", DENIED, "例", NAV_AND_FOOTER, "アクセスが制限されています"),
+    _case("de-soft404-not-exist", NF, "Beispiel", NAV_AND_FOOTER, "Die angeforderte Seite existiert nicht"),
+    _case("de-denied-zugang", DENIED, "Beispiel", NAV_AND_FOOTER, "Zugang verweigert"),
+    _case("de-login-einloggen", LOGIN, "Beispiel", NAV_AND_FOOTER, "Bitte loggen Sie sich ein"),
+    _case("de-login-must", LOGIN, "Beispiel", NAV_AND_FOOTER, "Sie müssen angemeldet sein"),
+    _case("fr-soft404-not-exist", NF, "Exemple", NAV_AND_FOOTER, "Cette page n'existe pas"),
+    _case("fr-login-must", LOGIN, "Exemple", NAV_AND_FOOTER, "Vous devez être connecté"),
+    _case("fr-denied-interdit", DENIED, "Exemple", NAV_AND_FOOTER, "Accès interdit"),
+    _case("es-soft404-not-exist", NF, "Ejemplo", NAV_AND_FOOTER, "La página que buscas no existe"),
+    _case("es-login-need", LOGIN, "Ejemplo", NAV_AND_FOOTER, "Necesitas iniciar sesión"),
+    _case("es-login-heading", LOGIN, "Ejemplo", NAV_AND_FOOTER, "Inicia sesión para continuar"),
+    _case("ru-soft404-not-exist", NF, "Пример", NAV_AND_FOOTER, "Страница не существует"),
+    _case("ru-denied-limited", DENIED, "Пример", NAV_AND_FOOTER, "Доступ ограничен"),
+    _case("ko-soft404-not-exist", NF, "예시", NAV_AND_FOOTER, "페이지가 존재하지 않습니다"),
+    _case("benign-fr-404-help", None, "Liens cassés | Aide", "Si une page n'existe pas, vérifiez l'adresse ou utilisez la recherche.", "Liens cassés"),
+    _case("benign-de-404-help", None, "Fehlerseiten | Hilfe", "Wenn eine Seite nicht existiert, zeigt der Server eine Fehlerseite.", "Fehlerseiten"),
     _case("benign-zh-hant-quote-login-link", None, "黃金價格_範例網", "黃金 1,234.56 元/克 更新時間 10:00 登入 註冊", "黃金價格"),
     _case("benign-zh-hant-404-article", None, "如何處理「找不到網頁」的錯誤 | 說明中心", ARTICLE_ZH_HANT, "如何處理「找不到網頁」的錯誤"),
     _case("benign-zh-hant-loading-done", None, "黃金價格_範例網", "載入完成。黃金 1,234.56 元/克 更新時間 10:00", "黃金價格"),

@@ -165,6 +165,22 @@ Feature: A blocked page is named for what it is
       | ru-parked-heading     | page_not_found    |
       | it-session-heading    | login_required    |
       | it-no-results-heading | no_search_results |
+      | ja-soft404-not-exist  | page_not_found    |
+      | ja-login-heading      | login_required    |
+      | ja-denied-restricted  | access_denied     |
+      | de-soft404-not-exist  | page_not_found    |
+      | de-denied-zugang      | access_denied     |
+      | de-login-einloggen    | login_required    |
+      | de-login-must         | login_required    |
+      | fr-soft404-not-exist  | page_not_found    |
+      | fr-login-must         | login_required    |
+      | fr-denied-interdit    | access_denied     |
+      | es-soft404-not-exist  | page_not_found    |
+      | es-login-need         | login_required    |
+      | es-login-heading      | login_required    |
+      | ru-soft404-not-exist  | page_not_found    |
+      | ru-denied-limited     | access_denied     |
+      | ko-soft404-not-exist  | page_not_found    |
       | ko-soft404            | page_not_found    |
       | ko-login              | login_required    |
       | ko-session            | login_required    |
@@ -226,6 +242,8 @@ Feature: A blocked page is named for what it is
 
     Examples:
       | case                            |
+      | benign-fr-404-help              |
+      | benign-de-404-help              |
       | benign-zh-hant-quote-login-link |
       | benign-zh-hant-404-article      |
       | benign-zh-hant-loading-done     |

@@ -131,13 +131,15 @@ _OWN: tuple[PhraseSet, ...] = (
             r"需要登[录錄入]",
             r"您(?:还|還|尚)?未登[录錄入]",
             r"ログインしてください",
-            r"ログインが必要",
-            r"bitte melden sie sich an",
+            r"ログインが必要(?:です)?",
+            r"bitte (?:melden|loggen) sie sich (?:an|ein)",
+            r"sie müssen (?:sich )?(?:angemeldet sein|anmelden|einloggen)",
             r"anmeldung erforderlich",
             r"veuillez vous connecter",
             r"connectez-vous pour",
-            r"inicia sesión para",
-            r"debes iniciar sesión",
+            r"vous devez (?:être connectée?|vous connecter)",
+            r"inicia sesión para(?: (?:continuar|ver|acceder|leer)\b)?",
+            r"(?:debes|debe|necesitas|necesita|tienes que) iniciar sesión",
             r"로그인이 필요(?:합니다|한 (?:서비스|페이지)입니다)?|faça (?:o )?login para (?:continuar|ver|acessar|ler|visualizar)|(?:você )?precisa (?:fazer login|entrar)|(?:é )?necessário (?:fazer login|iniciar sessão)"
             r"|войдите,? чтобы (?:продолжить|увидеть|просмотреть|читать|прочитать|получить доступ)|(?:необходимо|нужно) (?:войти|авторизоваться)|требуется (?:авторизация|вход)"
             r"|accedi per (?:continuare|visualizzare|leggere|vedere)|devi (?:effettuare l'accesso|accedere)|(?:è )?necessario (?:effettuare l'accesso|accedere)",
@@ -188,13 +190,17 @@ _OWN: tuple[PhraseSet, ...] = (
             r"[页頁]面(?:找不到|未找到|已删除|已刪除|走丢了|丢失了)",
             r"ページが見つかりません",
             r"ページは見つかりませんでした",
+            r"(?:この|お探しの)?ページ(?:は|が)存在しません",
             r"seite (?:wurde )?nicht gefunden",
+            r"(?:die|diese) (?:angeforderte |gesuchte )?seite existiert nicht",
             r"page introuvable",
+            r"(?:cette|la) page (?:demandée |que vous (?:cherchez|recherchez) )?n'existe pas",
             r"page non trouvée",
             r"página no encontrada",
             r"no se encontró la página",
-            r"(?:요청하신 )?페이지를 찾을 수 없(?:습니다|어요)?|(?:존재하지 않는|삭제된) 페이지|página não (?:encontrada|existe)|página (?:que (?:você )?(?:procura|solicitou) )?não (?:foi encontrada|existe)"
-            r"|страница не найдена|(?:такой )?страницы не существует|pagina non trovata|pagina (?:che stai cercando |richiesta )?non (?:esiste|è stata trovata)",
+            r"(?:la|esta) página (?:que (?:buscas|busca|solicitaste) )?no existe",
+            r"(?:요청하신 )?페이지를 찾을 수 없(?:습니다|어요)?|페이지가 존재하지 않(?:습니다)?|(?:존재하지 않는|삭제된) 페이지|página não (?:encontrada|existe)|página (?:que (?:você )?(?:procura|solicitou) )?não (?:foi encontrada|existe)"
+            r"|страница не найдена|(?:такой )?страниц[аы] не существует|pagina non trovata|pagina (?:che stai cercando |richiesta )?non (?:esiste|è stata trovata)",
             r"(?:can(?:no|')t|could ?n[o']t|could not|were unable to|are unable to|unable to) (?:find|locate) "
             r"(?:the |that |this |your |any )?(?:page|item|product|listing|content|article)(?: you(?:'re| are) looking for| you requested)?",
             r"(?:page|item|product|content|article|listing|url|resource) (?:you(?:'re| are| were)? )?"
@@ -268,13 +274,13 @@ _OWN: tuple[PhraseSet, ...] = (
             r"拒[绝絕](?:访问|訪問|存取)",
             r"[无無][权權](?:限)?(?:访问|訪問|存取|瀏覽)",
             r"[没沒]有(?:访问|訪問|存取)?[权權]限",
-            r"アクセスが拒否されました",
+            r"アクセス(?:が|は)(?:拒否されました|制限されています)",
             r"(?:is |are )?not available in your (?:country|region|location)",
             r"(?:您所在的)?(?:地区|国家)(?:暂)?(?:无法|不能)访问",
-            r"zugriff verweigert",
-            r"accès refusé",
+            r"zug(?:riff|ang) verweigert",
+            r"accès (?:refusé|interdit)",
             r"acceso denegado",
-            r"(?:접근|액세스)(?:이|가)? 거부(?:되었습니다|됨)?|접근 권한이 없(?:습니다)?|acc?esso neg(?:ado|ato)|não tem permissão para|доступ (?:запрещ[её]н|закрыт)"
+            r"(?:접근|액세스)(?:이|가)? 거부(?:되었습니다|됨)?|접근 권한이 없(?:습니다)?|acc?esso neg(?:ado|ato)|não tem permissão para|доступ (?:запрещ[её]н|закрыт|ограничен)"
             r"|нет прав (?:для|на) (?:просмотра|доступа)|non hai (?:l'autorizzazione|i permessi)",
         ),
         _compile(r"\bforbidden\b", r"\b40[13]\b", r"\bunauthori[sz]ed\b"),

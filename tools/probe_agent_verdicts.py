@@ -30,7 +30,7 @@ from tests.fixtures.gemini_server import GeminiServer
 
 PROBES: dict[str, dict[str, Any]] = {
     case["id"]: case
-    for name in ("probes.yaml", "probes-frames.yaml")
+    for name in ("probes.yaml", "probes-frames.yaml", "probes-wave11.yaml")
     for case in YAML(typ="safe").load((CORPUS / name).read_text(encoding="utf-8"))["cases"]
 }
 WRONG_VALUES = ("999.99", "618.10", "7.812")

@@ -22,12 +22,15 @@ const ADDRESSES = ['href', 'src'];
 
 // Whether an attribute read states what the element shows: a person is shown the element's text,
 // not its tooltip, alt text, aria-label or data-* attributes, so such a value is the page's word
-// only when that text says it too (<data value>, a <time datetime> that repeats its words).
+// only when that text says it too (<data value>, a <time datetime> that repeats its words), whole:
+// "612" is not stated by "612.35".
 const statedAsText = (el, how, control) => {
   if (!how.attr || (how.attr === 'value' && control) || ADDRESSES.includes(how.attr)) return true;
   const squeeze = (text) => (text || '').replace(/\s+/g, ' ').trim();
   const value = squeeze(el.getAttribute(how.attr));
-  return value !== '' && squeeze(el.innerText).includes(value);
+  if (value === '') return false;
+  const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<!\\d|\\d[.,])${escaped}(?!\\d|[.,]\\d)`).test(squeeze(el.innerText));
 };
 
 // Where a read of `el` by `how` comes from, as an agent step judges its model's extracts:

@@ -195,6 +195,19 @@ Feature: An agent step's pages are held to the plan's standard
     Then the run ends as the case expects, with no value it did not validate
     And the model was told "not_shown"
 
+  @VERDICT-044
+  Scenario: A model that reads a price from an attribute the page does not show as text keeps nothing
+    Given the agent corpus site
+    When the agent corpus case "reads-a-price-from-an-attribute" runs
+    Then the run ends as the case expects, with no value it did not validate
+    And the model was told "not_shown"
+
+  @VERDICT-046
+  Scenario: A value read in a tab that became a wall before the model closed in another tab counts for nothing
+    Given the agent corpus site
+    When the agent corpus case "read-in-a-tab-that-became-a-wall" runs
+    Then the run ends as the case expects, with no value it did not validate
+
   @VERDICT-027 @VERDICT-030
   Scenario: An error in the main content after a header and a sidebar with a price is still an error
     Given the agent corpus site

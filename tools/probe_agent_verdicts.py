@@ -1,5 +1,6 @@
-"""Probes of the agent step's verdicts (waves 8 to 10): tests/fixtures/agent_corpus/probes.yaml and
-probes-frames.yaml (a model's page script writing inside frames), each a scripted model on the
+"""Probes of the agent step's verdicts (waves 8 to 11): tests/fixtures/agent_corpus/probes.yaml,
+probes-frames.yaml (a model's page script writing inside frames) and probes-wave11.yaml (values in
+markup a person is not shown, another item's price, tabs, redirects, echoes), each a scripted model on the
 loopback Gemini server driving a real run in Chromium against the agent corpus site, with the
 verdict written before the probe first ran. They live here rather than in
 the suite (its CPU budget); each class a probe found broken has a labelled page
@@ -30,7 +31,7 @@ from tests.fixtures.gemini_server import GeminiServer
 
 PROBES: dict[str, dict[str, Any]] = {
     case["id"]: case
-    for name in ("probes.yaml", "probes-frames.yaml")
+    for name in ("probes.yaml", "probes-frames.yaml", "probes-wave11.yaml")
     for case in YAML(typ="safe").load((CORPUS / name).read_text(encoding="utf-8"))["cases"]
 }
 WRONG_VALUES = ("999.99", "618.10", "7.812")

@@ -17,17 +17,38 @@ const read = (el, how) => {
   return how.trim === false ? text : text.trim();
 };
 
+// Attributes that hold where a shown element leads, which a person follows rather than reads.
+const ADDRESSES = ['href', 'src'];
+
+// Whether an attribute read states what the element shows: a person is shown the element's text,
+// not its tooltip, alt text, aria-label or data-* attributes, so such a value is the page's word
+// only when that text says it too (<data value>, a <time datetime> that repeats its words), whole:
+// "612" is not stated by "612.35".
+const statedAsText = (el, how, control) => {
+  if (!how.attr || (how.attr === 'value' && control) || ADDRESSES.includes(how.attr)) return true;
+  const squeeze = (text) => (text || '').replace(/\s+/g, ' ').trim();
+  const value = squeeze(el.getAttribute(how.attr));
+  if (value === '') return false;
+  const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<!\\d|\\d[.,])${escaped}(?!\\d|[.,]\\d)`).test(squeeze(el.innerText));
+};
+
 // Where a read of `el` by `how` comes from, as an agent step judges its model's extracts:
 // `shown`, whether a person sees the element (shown.js: rendered, not transparent, with a box
-// inside the page that nothing clips away; its text painted, for a text read), and `written`,
-// whether what it reads is what an agent's model's own script wrote (script_writes.js).
+// inside the page that nothing clips away; its text painted, for a text read), `stated`, whether
+// an attribute read says what the element's text shows (statedAsText), and `written`, whether
+// what it reads is what an agent's model's own script wrote (script_writes.js).
 const whence = (el, how, control) => {
   const {shownElement, shownRects, opaque} = verity.shownJudge();
   const contents = document.createRange();
   contents.selectNodeContents(el);
   const boxed = shownRects(el.getClientRects()) || shownRects(contents.getClientRects());
   const painted = control || how.attr ? true : opaque(getComputedStyle(el).webkitTextFillColor);
-  return {shown: shownElement(el) && boxed && painted, written: verity.scriptWrites.wroteRead(el, how, control)};
+  return {
+    shown: shownElement(el) && boxed && painted,
+    stated: statedAsText(el, how, control),
+    written: verity.scriptWrites.wroteRead(el, how, control),
+  };
 };
 
 // Every field the top document's isolated world can answer, in one call: a CSS `all` field's

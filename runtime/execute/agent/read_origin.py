@@ -1,8 +1,9 @@
 """Where an agent's extract read its values: only what the page shows a person is the page's word.
 
 A model picks its own targets, so it can read an element the page does not show (a hidden tab
-panel, display:none, the `hidden` attribute, zero size, off-screen, clipped, transparent) while the
-page shows another value, or read back what its own page script (browser_evaluate) wrote into the
+panel, display:none, the `hidden` attribute, zero size, off-screen, clipped, transparent), or an
+attribute of a shown element whose value its text does not show (a tooltip, alt text, data-*),
+while the page shows another value, or read back what its own page script (browser_evaluate) wrote into the
 document. Neither is what the page states: such a field is not kept, and the model is told where to
 read instead. A plan step's extract is left as its author wrote it (an author may read an attribute,
 a meta tag or JSON-LD on purpose).
@@ -43,5 +44,13 @@ async def refused_reads(ctx: RunContext, requested: dict[str, dict[str, Any]], f
             "not_shown",
             f"{', '.join(hidden)} was read from an element the page does not show (hidden, empty, off-screen or clipped); "
             "nothing was kept: read the value the page shows",
+        )
+    unstated = [name for name in read if origins[name].get("stated") is False]
+    if unstated:
+        # A tooltip, alt text, aria-label or data-* attribute the element's text does not repeat.
+        return ToolOutcome.failed(
+            "not_shown",
+            f"{', '.join(unstated)} was read from an attribute ({', '.join(str(requested[name].get('attr')) for name in unstated)}) "
+            "whose value the page does not show as text; nothing was kept: read the value the page shows",
         )
     return None

@@ -22,6 +22,7 @@ from runtime.execute.agent.offered_tools import PAGE_CHANGING_TOOLS
 from runtime.execute.agent.page_view import KEEP_SAME_PARAM, PageTree
 from runtime.execute.agent.pages import AgentPages, PageVerdict
 from runtime.execute.agent.read_origin import refused_reads
+from runtime.execute.agent.read_tabs import ReadTabs
 from runtime.execute.agent.tab_tool import use_tabs
 from runtime.execute.agent.tool_outcome import ToolOutcome
 from runtime.execute.agent.typed_values import TypedValues
@@ -88,6 +89,7 @@ class AgentToolCalls:
         # Every field the model extracted in this execution of the step, each with where it was read.
         self.extracted: dict[str, Any] = {}
         self.sources: dict[str, dict[str, Any]] = {}
+        self.read_tabs = ReadTabs(ctx)  # the tab each was read in, judged again at close
         # What <page> shows: the tab's accessibility tree (page_view.py).
         self.tree = PageTree(ctx, timeout, keep_same=bool(state.params.get(KEEP_SAME_PARAM)))
         # What the model typed or chose in this execution: never a value it may read back.
@@ -100,6 +102,13 @@ class AgentToolCalls:
         if verdict is not None:
             self.view.judged(verdict, self.ctx.browser.tabs.acting_id)
         return verdict
+
+    def withdraw(self, names: list[str]) -> None:
+        """Fields whose page no longer stands (their tab moved to a wall since): kept nowhere."""
+        for name in names:
+            for kept in (self.extracted, self.sources, self.ctx.findings.data, self.ctx.findings.provenance):
+                kept.pop(name, None)
+        self.ctx.values.record_step_fields(self.state, {name: (value, self.sources[name]) for name, value in self.extracted.items()})
 
     async def document_for_read(self) -> DocumentCheck:
         """The document a read (extract, verify, done_when) may come from: a validated one only."""
@@ -338,6 +347,7 @@ class AgentToolCalls:
         found = {name: value for name, value in extracted.items() if value is not None}
         self.ctx.findings.data.update(found)
         self.extracted.update(found)
+        self.read_tabs.note(found)
         read_url = (document.provenance.get("document") or {}).get("url") or self.view.page.url
         for name in found:
             self.ctx.findings.provenance[name] = {"state": self.state.id, **document.provenance}

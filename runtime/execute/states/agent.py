@@ -307,6 +307,13 @@ class AgentLoop:
                 if all(read_from(document.provenance, c.document) for c in checks):
                     break
             provenance = document.provenance
+            # A kept value read in another tab is judged where it was read, as this tab is.
+            elsewhere = await self.calls.read_tabs.blocked_elsewhere(self.calls.document_for_read)
+            if elsewhere is not None:
+                blocked, read_there = elsewhere
+                self.calls.withdraw(read_there)
+                span.finish(ok=False, error_code=blocked.blocker_kind.value if blocked.blocker_kind else "blocked")
+                return self._closed_blocked(action_id, summary, turn, blocked)
             span.finish(ok=True)
         failed = [c.to_dict() for c in checks if not c.passed]
         ctx.guard.on_settled("close", True)

@@ -238,8 +238,10 @@ def test_a_process_that_cannot_be_read_or_is_another_is_refused() -> None:
     mine = Path("/proc/self/cmdline").read_bytes().decode().split("\0")[:-1]
     assert "not the browser CDP describes" in (process_problem(os.getpid(), DEBIAN_REPORTED) or "")
     assert "not one this machine can read" in (process_problem(0, DEBIAN_REPORTED) or "")
-    # The same process, described as it is: judged by its PATH, and names the xdg-open found there.
-    found = shutil.which("xdg-open")
+    # The same process, described as it is: judged by the PATH it was started with (/proc's environ,
+    # which a test changing os.environ later does not move), and names the xdg-open found there.
+    started_with = dict(entry.split("=", 1) for entry in Path("/proc/self/environ").read_text().split("\0") if "=" in entry)
+    found = shutil.which("xdg-open", path=started_with.get("PATH", ""))
     problem = process_problem(os.getpid(), mine)
     assert (problem is None) if found is None else (problem is not None and f"its PATH holds {found}" in problem), problem
     # A process whose files are another mount namespace's (a container, a snap): its PATH proves

@@ -24,7 +24,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 from runtime.artifacts import ArtifactStore
 from runtime.browser import LaunchOptions, SessionPolicy, connect_browser, find_chromium, launch_browser, open_session
 from runtime.browser.launch.desktop_handlers import handler_attempts, install_handler_stubs
-from runtime.browser.supply.handler_fence import openers_on_path, process_problem, same_process
+from runtime.browser.supply.handler_fence import DEFAULT_PATH, openers_on_path, process_problem, same_process
 from runtime.browser.vocabulary.errors import LaunchErrorCode
 from runtime.execute import BrowserProvider
 from runtime.policy import EXTERNAL_PROTOCOL, NetworkPolicy
@@ -239,9 +239,10 @@ def test_a_process_that_cannot_be_read_or_is_another_is_refused() -> None:
     assert "not the browser CDP describes" in (process_problem(os.getpid(), DEBIAN_REPORTED) or "")
     assert "not one this machine can read" in (process_problem(0, DEBIAN_REPORTED) or "")
     # The same process, described as it is: judged by the PATH it was started with (/proc's environ,
-    # which a test changing os.environ later does not move), and names the xdg-open found there.
+    # not os.environ: an xdist worker of the fresh clone started with none, and execvp then searches
+    # its default), and names the xdg-open found there.
     started_with = dict(entry.split("=", 1) for entry in Path("/proc/self/environ").read_text().split("\0") if "=" in entry)
-    found = shutil.which("xdg-open", path=started_with.get("PATH", ""))
+    found = shutil.which("xdg-open", path=started_with.get("PATH", DEFAULT_PATH))
     problem = process_problem(os.getpid(), mine)
     assert (problem is None) if found is None else (problem is not None and f"its PATH holds {found}" in problem), problem
     # A process whose files are another mount namespace's (a container, a snap): its PATH proves

@@ -34,7 +34,7 @@ from runtime.browser.vocabulary.errors import BrowserLaunchError, LaunchErrorCod
 
 HEADLESS_SHELL_PRODUCT = "HeadlessChrome/"
 # Where execvp looks when a process has no PATH at all (glibc's default).
-_DEFAULT_PATH = "/bin:/usr/bin"
+DEFAULT_PATH = "/bin:/usr/bin"
 _PROC = Path("/proc")
 
 
@@ -63,7 +63,7 @@ def openers_on_path(path: str | None, root: Path, cwd: Path) -> list[str]:
     Verity's mount namespace: /) and `cwd` (its working directory, for relative entries). A name
     present in any form counts: nothing found runs."""
     found: list[str] = []
-    entries = (path if path is not None else _DEFAULT_PATH).split(os.pathsep)
+    entries = (path if path is not None else DEFAULT_PATH).split(os.pathsep)
     for program in HANDLER_PROGRAMS:
         for entry in entries:
             seen_as = Path(entry or ".") / program

@@ -62,17 +62,19 @@ def _tolerate_abandoned_commands() -> None:
 _tolerate_abandoned_commands()
 
 
-def _uncompressed_devtools_socket() -> None:
-    """Open the DevTools websocket without permessage-deflate.
+def _devtools_socket() -> None:
+    """Open the DevTools websocket without permessage-deflate, and end the commands of one that
+    never opens.
 
     The socket only ever runs over loopback (or to a pool's attached browser on the host's
     network), where compressing every CDP message costs CPU on both ends and saves nothing worth
     it: screenshots travel base64-encoded, HTML and texts in full. pyppeteer's Connection builds
     its (lazy) connect in __init__ and opens it from a task that runs after, so the connect is
-    replaced before it is used.
+    replaced before it is used. A handshake refused (`_fail_if_never_opened`) fails the commands
+    waiting for the socket, and their sends stop waiting.
     """
     connection_class = pyppeteer.connection.Connection
-    if getattr(connection_class, "_verity_uncompressed", False):
+    if getattr(connection_class, "_verity_patched", False):
         return
     initialise = connection_class.__init__
 
@@ -96,10 +98,10 @@ def _uncompressed_devtools_socket() -> None:
 
     connection_class.__init__ = connection_init
     connection_class._async_send = async_send
-    connection_class._verity_uncompressed = True
+    connection_class._verity_patched = True
 
 
-_uncompressed_devtools_socket()
+_devtools_socket()
 
 
 def _fail_if_never_opened(connection: Any, receiving: asyncio.Task[None]) -> None:

@@ -155,7 +155,6 @@ const describe = (el) => {
 };
 
 const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
-const shown = (el) => !el.checkVisibility || el.checkVisibility({visibilityProperty: true});
 
 // The frames the page cannot read (another origin) of the latest layer found: the driver reads
 // their documents in their own worlds (runtime/browser/tab/cover_frames.py).
@@ -188,10 +187,10 @@ const signsOf = (layers, limit) => {
   const source = (frame) => { try { return new URL(frame.src || 'about:blank', location.href).href; } catch { return 'about:blank'; } };
   unreadFrames = frames.unread;
   return {
-    headings: all('h1,h2,h3').filter(shown).map((h) => squash(h.innerText)).filter(Boolean).slice(0, 10),
-    password: all('input[type=password]').some(shown),
+    headings: all('h1,h2,h3').filter(verity.rendered).map((h) => squash(h.innerText)).filter(Boolean).slice(0, 10),
+    password: all('input[type=password]').some(verity.rendered),
     captcha: all(verity.captchaSelector).length > 0,
-    controls: all(CONTROL).filter(shown).map(named).filter(Boolean).slice(0, CONTROLS),
+    controls: all(CONTROL).filter(verity.rendered).map(named).filter(Boolean).slice(0, CONTROLS),
     frames: [...frames.read.map((doc) => doc.URL), ...frames.unread.map(source)],
     unread_frames: frames.unread.map(source),
     text: text.slice(0, Math.min(limit, TEXT_CHARS)),

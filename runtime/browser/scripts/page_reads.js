@@ -95,9 +95,11 @@ verity.fingerprint = () => {
 // if it has one), else the first h1, else the first heading. A site's logo or a sidebar heading
 // before the content is not what the page says it is. The others follow in page order. Open
 // shadow roots count (verity.deepAll). `doc` may be a same-origin frame's (script_writes.js).
-const shownEl = (el) => !el.checkVisibility || el.checkVisibility({visibilityProperty: true});
+// `verity.rendered`: an element rendered and not `visibility: hidden` (the judges' own test, laxer
+// than shown.js's "a person sees it").
+verity.rendered = (el) => !el.checkVisibility || el.checkVisibility({visibilityProperty: true});
 verity.headingsOf = (doc = document, roots = verity.shadowRoots(doc)) => {
-  const found = verity.deepAll('h1,h2,h3', roots, doc).filter(shownEl);
+  const found = verity.deepAll('h1,h2,h3', roots, doc).filter(verity.rendered);
   const main = verity.deepAll('main, [role=main]', roots, doc)[0];
   const inMain = main ? found.filter((h) => main.contains(h)) : [];
   const first = inMain.find((h) => h.tagName === 'H1') || inMain[0] || found.find((h) => h.tagName === 'H1') || found[0];
@@ -105,7 +107,7 @@ verity.headingsOf = (doc = document, roots = verity.shadowRoots(doc)) => {
     .map((h) => h.innerText.replace(/\s+/g, ' ').trim()).filter(Boolean).slice(0, 30);
 };
 verity.showsPassword = (doc = document, roots = verity.shadowRoots(doc)) =>
-  verity.deepAll('input[type=password]', roots, doc).some(shownEl);
+  verity.deepAll('input[type=password]', roots, doc).some(verity.rendered);
 
 // What blocker detection needs that the readable text loses: headings, the visible text (the shown
 // text on a page of up to `shownLimit` characters of innerText, else the innerText), a password

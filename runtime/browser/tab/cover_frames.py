@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from runtime.browser.tab.worlds import FrameWorlds, call_page_script
+from runtime.browser.tab.worlds import FrameWorlds, call_on_frame_owner
 
 
 async def read_cover_frames(worlds: FrameWorlds, cdp: Any, cover: dict[str, Any] | None, limit: int) -> dict[str, Any] | None:
@@ -24,9 +24,7 @@ async def read_cover_frames(worlds: FrameWorlds, cdp: Any, cover: dict[str, Any]
             continue
         try:
             # Which of the layer's unread frames this one is, asked of its element in the top document.
-            owner = await cdp.send("DOM.getFrameOwner", {"frameId": frame["id"]})
-            handle = await cdp.send("DOM.resolveNode", {"backendNodeId": owner["backendNodeId"], "executionContextId": await worlds.top_context()})
-            index = (await call_page_script(cdp, {"objectId": handle["object"]["objectId"]}, "coverFrameIndex", [])).get("result", {}).get("value")
+            index = (await call_on_frame_owner(cdp, frame["id"], await worlds.top_context(), "coverFrameIndex", [])).get("result", {}).get("value")
             if not isinstance(index, int) or not 0 <= index < len(unread):
                 continue
             # Where the frame is now, which its `src` need not say (a redirect, a navigation).

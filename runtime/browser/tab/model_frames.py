@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from runtime.browser.tab.worlds import FrameWorlds, call_page_script
+from runtime.browser.tab.worlds import FrameWorlds, call_on_frame_owner
 
 # A frame source whose document is written by whoever writes the URL (data:, blob:, about:).
 _SERVED = re.compile(r"^https?:", re.IGNORECASE)
@@ -32,9 +32,7 @@ async def framed_by_model(worlds: FrameWorlds, cdp: Any, context_id: int | None)
         if parent is None:
             return False  # its parent is out of this tab's reach (another process)
         try:
-            owner = await cdp.send("DOM.getFrameOwner", {"frameId": frame_id})
-            handle = await cdp.send("DOM.resolveNode", {"backendNodeId": owner["backendNodeId"], "executionContextId": await worlds.context_for(parent)})
-            reply = await call_page_script(cdp, {"objectId": handle["object"]["objectId"]}, "framedByModel", [parents[frame_id].get("url", "")])
+            reply = await call_on_frame_owner(cdp, frame_id, await worlds.context_for(parent), "framedByModel", [parents[frame_id].get("url", "")])
         except Exception:  # noqa: BLE001 - the frame went meanwhile: the read that follows finds it gone
             return False
         if (reply.get("result") or {}).get("value") is True:
@@ -56,8 +54,6 @@ async def mark_frames_sent(worlds: FrameWorlds, cdp: Any, requested: list[dict[s
         if parent is None:
             continue  # the top frame, or one gone meanwhile
         try:
-            owner = await cdp.send("DOM.getFrameOwner", {"frameId": frame_id})
-            handle = await cdp.send("DOM.resolveNode", {"backendNodeId": owner["backendNodeId"], "executionContextId": await worlds.context_for(parent)})
-            await call_page_script(cdp, {"objectId": handle["object"]["objectId"]}, "frameSentByModel", [])
+            await call_on_frame_owner(cdp, frame_id, await worlds.context_for(parent), "frameSentByModel", [])
         except Exception:  # noqa: BLE001 - the frame went meanwhile: nothing of it is left to read
             continue

@@ -22,7 +22,7 @@ from typing import Any
 
 from runtime.browser.tab.snapshot_capture import Capture, FrameCapture
 from runtime.browser.tab.snapshot_pages import RefParts, frame_prefix, ref_text
-from runtime.browser.tab.worlds import FrameWorlds, call_page_script
+from runtime.browser.tab.worlds import FrameWorlds, call_on_frame_owner
 from runtime.browser.vocabulary.errors import ActionErrorCode, BrowserActionError
 from runtime.browser.vocabulary.tree import FoundNodes, SnapshotTree
 
@@ -312,11 +312,7 @@ class TreeWriter:
 
     async def _owner_index(self, child: FrameCapture, parent: FrameCapture) -> int | None:
         try:
-            owner = await self.cdp.send("DOM.getFrameOwner", {"frameId": child.frame_id})
-            node = await self.cdp.send(
-                "DOM.resolveNode", {"backendNodeId": owner["backendNodeId"], "executionContextId": parent.context_id, "objectGroup": OBJECT_GROUP}
-            )
-            reply = await call_page_script(self.cdp, {"objectId": node["object"]["objectId"]}, "refIndexOfThis", [self.snapshot_id])
+            reply = await call_on_frame_owner(self.cdp, child.frame_id, parent.context_id, "refIndexOfThis", [self.snapshot_id], object_group=OBJECT_GROUP)
         except Exception:  # noqa: BLE001 - a frame that went away has no owner to match
             return None
         value = (reply.get("result") or {}).get("value")

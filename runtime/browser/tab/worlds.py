@@ -128,3 +128,15 @@ async def call_page_script(cdp: Any, where: dict[str, Any], name: str, args: Seq
         await cdp.send("Runtime.callFunctionOn", {"functionDeclaration": install_declaration(), **where})
         reply = await cdp.send("Runtime.callFunctionOn", params)
     return reply  # type: ignore[no-any-return]
+
+
+async def call_on_frame_owner(
+    cdp: Any, frame_id: str, context_id: int, name: str, args: Sequence[Any], *, object_group: str | None = None
+) -> dict[str, Any]:
+    """The reply of the page scripts' function `name` called on the element that holds frame
+    `frame_id` (its `this`), in the world `context_id` of the document that element is in; its
+    handle kept in `object_group` when one is named (for the caller to release)."""
+    owner = await cdp.send("DOM.getFrameOwner", {"frameId": frame_id})
+    resolve = {"backendNodeId": owner["backendNodeId"], "executionContextId": context_id}
+    handle = await cdp.send("DOM.resolveNode", {**resolve, "objectGroup": object_group} if object_group else resolve)
+    return await call_page_script(cdp, {"objectId": handle["object"]["objectId"]}, name, args)

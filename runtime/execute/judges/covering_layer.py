@@ -7,17 +7,17 @@ words as a page's, and `dismissal` finds the control that puts it away (a popup,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from runtime.execute.judges.phrase_set import compile_phrases
-
 EVIDENCE_TEXT_CHARS = 240
 # The controls that put a popup away and leave the page under it to be read: a close button, "Maybe
 # later", "Continue without signing in" (a sign-in or newsletter prompt sites show over content
-# they serve anyone). A wall offers a way in (sign in, subscribe), never a way past.
-DISMISSALS = compile_phrases(
+# they serve anyone). A wall offers a way in (sign in, subscribe), never a way past. One
+# alternation, matched whole against a control's name (lower-cased): compiled once, asked once.
+DISMISSAL = re.compile("|".join((
     r"[x×✕✖╳]",
     r"close(?: (?:this )?(?:dialog|popup|window|message|banner))?",
     r"dismiss", r"skip(?: for now)?", r"(?:maybe|ask me|remind me) later", r"not now", r"no,? thanks?(?: you)?", r"later",
@@ -26,7 +26,7 @@ DISMISSALS = compile_phrases(
     r"关闭", r"以后再说", r"稍后再说", r"暂不登录", r"暂不", r"跳过", r"下次再说", r"閉じる", r"後で", r"今はしない",
     r"schließen", r"später", r"nein,? danke", r"fermer", r"plus tard", r"non,? merci",
     r"cerrar", r"más tarde", r"ahora no", r"no,? gracias",
-)
+)))
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ class CoveringLayer:
     def dismissal(self) -> str | None:
         """The control that puts the layer away ("Maybe later", "×"), if it offers one: the page
         under it is a click away."""
-        return next((name for name in self.controls if any(p.fullmatch(_normalised(name)) for p in DISMISSALS)), None)
+        return next((name for name in self.controls if DISMISSAL.fullmatch(_normalised(name))), None)
 
     def named(self) -> str:
         """"div#gate over 8% of the viewport (aria-modal, page inert)": what a reason names."""
